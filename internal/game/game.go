@@ -1,0 +1,134 @@
+// Package game is the registry of the card games cardcat serves. A game is
+// configuration: its path prefix, its marketplace identifiers and how the
+// TCGplayer extendedData names map onto the API's card_info fields.
+package game
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Game describes one game served under /{Code}/.
+type Game struct {
+	Code string // path prefix and card-id prefix ("dbs" serves /dbs/... and ids dbs_...)
+	Name string
+
+	// TCGCategories are the TCGplayer categoryIds whose groups are this game's sets.
+	TCGCategories []int
+	// CardmarketGame is Cardmarket's idGame.
+	CardmarketGame int
+	// CardmarketSlug is the game's segment in Cardmarket product URLs.
+	CardmarketSlug string
+
+	// CardText, CardType, Rarity and Number list the extendedData names that
+	// fill the common card_info fields, first match wins.
+	CardText []string
+	CardType []string
+	Rarity   []string
+	Number   []string
+	// Extra are the game-specific card_info fields, in output order.
+	Extra []Field
+}
+
+// Field maps extendedData names onto one snake_case card_info key.
+type Field struct {
+	Key   string   // card_info key, snake_case
+	Names []string // extendedData names; compared with NormName
+}
+
+// IDPrefix is the prefix of the game's card ids ("dbs_").
+func (g Game) IDPrefix() string { return g.Code + "_" }
+
+// HasCategory reports whether a TCGplayer category belongs to the game.
+func (g Game) HasCategory(id int) bool {
+	for _, c := range g.TCGCategories {
+		if c == id {
+			return true
+		}
+	}
+	return false
+}
+
+// NormName folds an extendedData name for matching: lower case, letters and
+// digits only, so "Combo Power", "ComboPower" and "combo_power" are equal.
+func NormName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// Registry holds the configured games in a fixed order.
+type Registry struct {
+	games []Game
+}
+
+// NewRegistry returns a registry of the given games.
+func NewRegistry(games ...Game) *Registry { return &Registry{games: games} }
+
+// All returns the games in registry order.
+func (r *Registry) All() []Game { return r.games }
+
+// Get returns the game with the code.
+func (r *Registry) Get(code string) (Game, bool) {
+	for _, g := range r.games {
+		if g.Code == code {
+			return g, true
+		}
+	}
+	return Game{}, false
+}
+
+// Default is cardcat's default registry: Dragon Ball Super (Masters and
+// Fusion World) and Magic: The Gathering.
+func Default() *Registry {
+	return NewRegistry(DragonBallSuper(), Magic())
+}
+
+func fields(keys ...string) []Field {
+	fs := make([]Field, len(keys))
+	for i, k := range keys {
+		fs[i] = Field{Key: k, Names: []string{k}}
+	}
+	return fs
+}
+
+// DragonBallSuper spans TCGplayer's Masters (27) and Fusion World (80)
+// categories; Cardmarket sells both as game 13.
+func DragonBallSuper() Game {
+	g := Game{
+		Code:           "dbs",
+		Name:           "Dragon Ball Super Card Game",
+		TCGCategories:  []int{27, 80},
+		CardmarketGame: 13,
+		CardmarketSlug: "DragonBallSuper",
+		CardText:       []string{"Description"},
+		CardType:       []string{"CardType"},
+		Rarity:         []string{"Rarity"},
+		Number:         []string{"Number"},
+		Extra: fields("color", "power", "combo_power", "energy_color_cost", "character", "era",
+			"special_trait", "combo_energy", "character_traits", "cost", "publisher_disclaimer",
+			"z_energy_cost", "gtin"),
+	}
+	return g
+}
+
+// Magic is Magic: The Gathering, TCGplayer category 1, Cardmarket game 1.
+func Magic() Game {
+	g := Game{
+		Code:           "mtg",
+		Name:           "Magic: The Gathering",
+		TCGCategories:  []int{1},
+		CardmarketGame: 1,
+		CardmarketSlug: "Magic",
+		CardText:       []string{"OracleText", "Description"},
+		CardType:       []string{"CardType"},
+		Rarity:         []string{"Rarity"},
+		Number:         []string{"Number"},
+		Extra:          fields("sub_type", "flavor_text", "p", "t", "upc"),
+	}
+	return g
+}

@@ -1,0 +1,148 @@
+// Package ingest turns the marketplaces' public files into one linked, priced
+// catalogue per game and writes it to the store as a new version.
+//
+// The flow: read (a mirror directory or the live sources) ► normalise each
+// game ► link TCGplayer and Cardmarket products ► carry over price times that
+// did not change ► one store transaction ► version+1.
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/store"
+)
+
+// Options tune a build.
+type Options struct {
+	// Workers read groups in parallel; default GOMAXPROCS.
+	Workers int
+	// Log receives progress lines; nil for none.
+	Log *slog.Logger
+}
+
+// Build reads every game of reg from src and returns the normalised catalogue
+// (Version 0) with every price stamped now. It writes nothing.
+func Build(ctx context.Context, src Source, reg *game.Registry, now time.Time, opts Options) (*catalog.Catalog, *Report, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	rep := &Report{Started: now}
+	cat := &catalog.Catalog{CreatedAt: now}
+	for _, g := range reg.All() {
+		if opts.Log != nil {
+			opts.Log.Info("reading", "game", g.Code)
+		}
+		u, err := readUpstream(ctx, src, g, opts.Workers)
+		if err != nil {
+			return nil, nil, err
+		}
+		gc, gr, err := buildGame(u, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		if opts.Log != nil {
+			opts.Log.Info("normalised", "game", g.Code, "sets", gr.Sets, "cards", gr.Cards,
+				"linked", gr.Linked, "cardmarket_only", gr.CardmarketOnly, "ambiguous", gr.Ambiguous)
+		}
+		cat.Games = append(cat.Games, *gc)
+		rep.Games = append(rep.Games, *gr)
+	}
+	return cat, rep, nil
+}
+
+// BuildFromMirror builds the catalogue of a local mirror directory.
+func BuildFromMirror(ctx context.Context, dir string, reg *game.Registry, now time.Time) (*catalog.Catalog, *Report, error) {
+	return Build(ctx, DirSource{Dir: dir}, reg, now, Options{})
+}
+
+// Run builds the catalogue from src and writes it to st as a new version.
+// Prices whose values did not change keep their previous updated_at. On any
+// failure nothing is written and the previous catalogue stays in place.
+func Run(ctx context.Context, st store.Store, src Source, reg *game.Registry, now time.Time, opts Options) (*Report, error) {
+	start := time.Now()
+	base, err := st.CatalogVersion(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	cat, rep, err := Build(ctx, src, reg, now, opts)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	if base > 0 {
+		prev, err := st.LoadCatalog(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("ingest: previous catalogue: %w", err)
+		}
+		for i := range cat.Games {
+			changed, unchanged := CarryPriceTimes(prev.Game(cat.Games[i].Game), &cat.Games[i])
+			rep.Games[i].PricesChanged, rep.Games[i].PricesUnchanged = changed, unchanged
+		}
+	} else {
+		for i, g := range rep.Games {
+			rep.Games[i].PricesChanged = g.TCGPrices + g.CMPrices
+		}
+	}
+	rep.Source = src.Describe(".")
+	rep.Duration = time.Since(start)
+	js, err := json.Marshal(rep)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: report: %w", err)
+	}
+	if opts.Log != nil {
+		opts.Log.Info("writing", "games", len(cat.Games))
+	}
+	v, err := st.ReplaceCatalog(ctx, base, cat.Games, string(js), cat.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	rep.Version = v
+	rep.Duration = time.Since(start)
+	return rep, nil
+}
+
+// CarryPriceTimes gives every price of next whose values equal the same
+// card's same finish in prev that earlier updated_at, so updated_at says when
+// a price last changed, not when it was last read. It returns how many prices
+// changed (or are new) and how many did not.
+func CarryPriceTimes(prev, next *catalog.GameCatalog) (changed, unchanged int) {
+	type key struct{ card, finish string }
+	tcg := map[key]catalog.TCGPrice{}
+	cm := map[key]catalog.CMPrice{}
+	if prev != nil {
+		for i := range prev.Cards {
+			c := &prev.Cards[i]
+			for _, p := range c.TCGPrices {
+				tcg[key{c.ID, p.SubType}] = p
+			}
+			for _, p := range c.CMPrices {
+				cm[key{c.CMID, p.Variant}] = p
+			}
+		}
+	}
+	for i := range next.Cards {
+		c := &next.Cards[i]
+		for j := range c.TCGPrices {
+			p := &c.TCGPrices[j]
+			if old, ok := tcg[key{c.ID, p.SubType}]; ok && old.SameValues(*p) {
+				p.UpdatedAt = old.UpdatedAt
+				unchanged++
+			} else {
+				changed++
+			}
+		}
+		for j := range c.CMPrices {
+			p := &c.CMPrices[j]
+			if old, ok := cm[key{c.CMID, p.Variant}]; ok && old.SameValues(*p) {
+				p.UpdatedAt = old.UpdatedAt
+				unchanged++
+			} else {
+				changed++
+			}
+		}
+	}
+	return changed, unchanged
+}

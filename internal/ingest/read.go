@@ -1,0 +1,307 @@
+package ingest
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
+	"github.com/cardcat/cardcat/internal/ingest/mtgjson"
+	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+)
+
+// upstream is everything read for one game, before normalisation.
+type upstream struct {
+	game     game.Game
+	groups   []tcgplayer.Group             // every group of the game's categories, file order
+	products map[int][]tcgplayer.Product   // by groupId
+	prices   map[int][]tcgplayer.Price     // by productId
+	cmSingle []cardmarket.Product          // products_singles
+	cmSealed []cardmarket.Product          // products_nonsingles
+	cmGuide  map[int]cardmarket.PriceGuide // by idProduct
+	cmExp    map[int]cardmarket.Expansion  // by idExpansion (optional file)
+	links    []explicitLink
+	warnings []string
+}
+
+// explicitLink is a TCGplayer↔Cardmarket pair given by a linking file.
+type explicitLink struct {
+	tcg, cm int
+	from    string // file that gave it
+}
+
+// fileError names the file (and, through the wrapped error, the record) that stopped the ingest.
+func fileError(src Source, name string, err error) error {
+	return fmt.Errorf("%s: %w", src.Describe(name), err)
+}
+
+// readFile opens and decodes one file. Missing files return an error
+// matching fs.ErrNotExist.
+func readFile[T any](ctx context.Context, src Source, name string, decode func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	rc, err := src.Open(ctx, name)
+	if err != nil {
+		if isNotExist(err) {
+			return zero, fmt.Errorf("%s: %w", src.Describe(name), fs.ErrNotExist)
+		}
+		return zero, fileError(src, name, err)
+	}
+	defer rc.Close()
+	v, err := decode(rc)
+	if err != nil {
+		return zero, fileError(src, name, err)
+	}
+	return v, nil
+}
+
+// readUpstream reads every file of one game from src.
+func readUpstream(ctx context.Context, src Source, g game.Game, workers int) (*upstream, error) {
+	u := &upstream{
+		game:     g,
+		products: map[int][]tcgplayer.Product{},
+		prices:   map[int][]tcgplayer.Price{},
+		cmGuide:  map[int]cardmarket.PriceGuide{},
+		cmExp:    map[int]cardmarket.Expansion{},
+	}
+	for _, cat := range g.TCGCategories {
+		name := join("tcgplayer", strconv.Itoa(cat), "groups.json")
+		groups, err := readFile(ctx, src, name, tcgplayer.DecodeGroups)
+		if err != nil {
+			return nil, err
+		}
+		for i := range groups {
+			if groups[i].CategoryID == 0 {
+				groups[i].CategoryID = cat
+			}
+		}
+		u.groups = append(u.groups, groups...)
+	}
+	if err := u.readGroups(ctx, src, workers); err != nil {
+		return nil, err
+	}
+	if err := u.readCardmarket(ctx, src); err != nil {
+		return nil, err
+	}
+	if err := u.readLinks(ctx, src); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// readGroups reads the products and prices of every group, a few at a time.
+// A group without products.json has no products yet; without prices.json,
+// its products are unpriced.
+func (u *upstream) readGroups(ctx context.Context, src Source, workers int) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type result struct {
+		group    int
+		products []tcgplayer.Product
+		prices   []tcgplayer.Price
+		err      error
+	}
+	jobs := make(chan tcgplayer.Group)
+	results := make(chan result)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for grp := range jobs {
+				r := result{group: grp.GroupID}
+				dir := join("tcgplayer", strconv.Itoa(grp.CategoryID), strconv.Itoa(grp.GroupID))
+				r.products, r.err = readFile(ctx, src, join(dir, "products.json"), tcgplayer.DecodeProducts)
+				if isNotExist(r.err) {
+					r.err = nil
+				} else if r.err == nil && len(r.products) > 0 {
+					r.prices, r.err = readFile(ctx, src, join(dir, "prices.json"), tcgplayer.DecodePrices)
+					if isNotExist(r.err) {
+						r.err = nil
+					}
+				}
+				select {
+				case results <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, g := range u.groups {
+			select {
+			case jobs <- g:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	var errs []error
+	for r := range results {
+		if r.err != nil {
+			errs = append(errs, r.err)
+			cancel()
+			continue
+		}
+		for i := range r.products {
+			r.products[i].GroupID = r.group
+		}
+		u.products[r.group] = r.products
+		for _, p := range r.prices {
+			u.prices[p.ProductID] = append(u.prices[p.ProductID], p)
+		}
+	}
+	if len(errs) > 0 {
+		// Report the first real failure, not a cancellation it caused.
+		for _, err := range errs {
+			if !errors.Is(err, context.Canceled) {
+				return err
+			}
+		}
+		return errs[0]
+	}
+	return ctx.Err()
+}
+
+func (u *upstream) readCardmarket(ctx context.Context, src Source) error {
+	dir := join("cardmarket", strconv.Itoa(u.game.CardmarketGame))
+	for _, f := range []struct {
+		name string
+		into *[]cardmarket.Product
+	}{{"products_singles.json", &u.cmSingle}, {"products_nonsingles.json", &u.cmSealed}} {
+		l, err := readFile(ctx, src, join(dir, f.name), cardmarket.DecodeProducts)
+		if isNotExist(err) {
+			u.warnings = append(u.warnings, fmt.Sprintf("no Cardmarket %s for game %d", f.name, u.game.CardmarketGame))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		*f.into = l.Products
+	}
+	guide, err := readFile(ctx, src, join(dir, "price_guide.json"), cardmarket.DecodePriceGuide)
+	switch {
+	case isNotExist(err):
+		if len(u.cmSingle)+len(u.cmSealed) > 0 {
+			u.warnings = append(u.warnings, fmt.Sprintf("no Cardmarket price guide for game %d", u.game.CardmarketGame))
+		}
+	case err != nil:
+		return err
+	default:
+		for _, pg := range guide.PriceGuides {
+			u.cmGuide[pg.IDProduct] = pg
+		}
+	}
+	exps, err := readFile(ctx, src, join(dir, "expansions.json"), cardmarket.DecodeExpansions)
+	if err != nil && !isNotExist(err) {
+		return err
+	}
+	for _, e := range exps {
+		u.cmExp[e.IDExpansion] = e
+	}
+	return nil
+}
+
+// mtgjsonSets are the mtg-sealed-content files read for Magic. The live
+// source has no listing, so the set codes come from the game's groups.
+func (u *upstream) mtgjsonSets() []string {
+	seen := map[string]bool{}
+	var codes []string
+	for _, g := range u.groups {
+		c := strings.ToUpper(g.Abbreviation)
+		if c != "" && !seen[c] && fs.ValidPath(c) && !strings.Contains(c, "/") {
+			seen[c] = true
+			codes = append(codes, c)
+		}
+	}
+	sort.Strings(codes)
+	return codes
+}
+
+func (u *upstream) readLinks(ctx context.Context, src Source) error {
+	if u.game.Code == "mtg" {
+		for _, code := range u.mtgjsonSets() {
+			name := join("links", "mtg-sealed-content", code+".json")
+			links, err := readFile(ctx, src, name, mtgjson.DecodeSealedLinks)
+			if isNotExist(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			for _, l := range links {
+				u.links = append(u.links, explicitLink{tcg: l.TCGplayerProductID, cm: l.CardmarketID, from: name})
+			}
+		}
+	}
+	name := join("links", "links.csv")
+	rows, err := readFile(ctx, src, name, decodeLinksCSV)
+	if isNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.game == u.game.Code {
+			u.links = append(u.links, explicitLink{tcg: r.tcg, cm: r.cm, from: name})
+		}
+	}
+	return nil
+}
+
+type csvLink struct {
+	game    string
+	tcg, cm int
+}
+
+// decodeLinksCSV reads the operator's links.csv:
+// game,tcgplayer_product_id,cardmarket_id_product (header required).
+func decodeLinksCSV(r io.Reader) ([]csvLink, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = 3
+	cr.TrimLeadingSpace = true
+	cr.Comment = '#'
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	if strings.Join(header, ",") != "game,tcgplayer_product_id,cardmarket_id_product" {
+		return nil, fmt.Errorf("header is %q, want game,tcgplayer_product_id,cardmarket_id_product", strings.Join(header, ","))
+	}
+	var out []csvLink
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		line, _ := cr.FieldPos(0)
+		tcg, err1 := strconv.Atoi(rec[1])
+		cm, err2 := strconv.Atoi(rec[2])
+		if rec[0] == "" || err1 != nil || err2 != nil || tcg <= 0 || cm <= 0 {
+			return nil, fmt.Errorf("line %d: want game,positive tcgplayer_product_id,positive cardmarket_id_product, got %q", line, strings.Join(rec, ","))
+		}
+		out = append(out, csvLink{game: rec[0], tcg: tcg, cm: cm})
+	}
+}
