@@ -40,6 +40,21 @@ func (s DirSource) Describe(name string) string {
 	return filepath.Join(s.Dir, filepath.FromSlash(name))
 }
 
+// FSSource reads a mirror held in an fs.FS, such as the sample embedded in
+// the binary.
+type FSSource struct {
+	FS   fs.FS
+	Name string // how messages name the mirror, e.g. "embedded sample"
+}
+
+// Open opens a file of the mirror.
+func (s FSSource) Open(_ context.Context, name string) (io.ReadCloser, error) {
+	return s.FS.Open(name)
+}
+
+// Describe names the file inside the mirror.
+func (s FSSource) Describe(name string) string { return s.Name + ":" + name }
+
 // HTTPSource reads the live upstream: tcgcsv.com for TCGplayer, Cardmarket's
 // public downloads for Cardmarket. Linking files come from a local directory.
 type HTTPSource struct {

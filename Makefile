@@ -1,0 +1,24 @@
+# cardcat: the card-catalogue and price API.
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+export CGO_ENABLED ?= 0
+
+.PHONY: build run test lint sample bench
+
+build: ## build bin/cardcat
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/cardcat ./cmd/cardcat
+
+run: build ## serve the API on the embedded default (SQLite, sample data) at :8080
+	./bin/cardcat serve
+
+test: ## run every test (PostgreSQL/Redis tests run when CARDCAT_TEST_POSTGRES_URL / CARDCAT_TEST_REDIS_URL are set)
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+lint: ## formatting and vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+
+sample: ## regenerate the bundled sample from ../shared/data
+	$(GO) run ./cmd/cardcat synth --from ../shared/data --out sample --seed 1

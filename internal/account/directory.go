@@ -1,0 +1,83 @@
+package account
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// Directory answers key lookups from memory: no store round trip per
+// request. It reloads the active keys when the store's accounts version
+// changes, so a revoked key or a plan change reaches every replica within one
+// poll interval.
+type Directory struct {
+	st   Store
+	log  *slog.Logger
+	view atomic.Pointer[directoryView]
+}
+
+type directoryView struct {
+	version int64
+	byHash  map[string]*Account
+}
+
+// NewDirectory loads the active keys once.
+func NewDirectory(ctx context.Context, st Store, log *slog.Logger) (*Directory, error) {
+	d := &Directory{st: st, log: log}
+	d.view.Store(&directoryView{version: -1})
+	if err := d.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Lookup returns the account of a well-formed key, or false.
+func (d *Directory) Lookup(key string) (*Account, bool) {
+	a, ok := d.view.Load().byHash[HashKey(key)]
+	return a, ok
+}
+
+// Refresh reloads the keys when the accounts version changed.
+func (d *Directory) Refresh(ctx context.Context) error {
+	v, err := d.st.AccountsVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if v == d.view.Load().version {
+		return nil
+	}
+	kas, err := d.st.ActiveKeys(ctx)
+	if err != nil {
+		return err
+	}
+	accounts := map[int64]*Account{}
+	byHash := make(map[string]*Account, len(kas))
+	for _, ka := range kas {
+		a := accounts[ka.Account.ID]
+		if a == nil {
+			acc := ka.Account
+			a = &acc
+			accounts[a.ID] = a
+		}
+		byHash[ka.Key.Hash] = a
+	}
+	d.view.Store(&directoryView{version: v, byHash: byHash})
+	return nil
+}
+
+// Watch refreshes every interval until ctx ends; failures keep the last view.
+func (d *Directory) Watch(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := d.Refresh(ctx); err != nil && ctx.Err() == nil && d.log != nil {
+				d.log.Error("key directory refresh failed; keeping the last view", "err", err)
+			}
+		}
+	}
+}
