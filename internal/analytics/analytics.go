@@ -1,0 +1,222 @@
+package analytics
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// Options tunes Build. The zero value gives the product's behaviour.
+type Options struct {
+	// MinAvg30 is the growth and trending threshold: a card takes part when
+	// its Cardmarket avg30 is at least this many euro cents. 0 means 100 (1 EUR).
+	MinAvg30 int64
+}
+
+func (o Options) minAvg30() int64 {
+	if o.MinAvg30 <= 0 {
+		return 100
+	}
+	return o.MinAvg30
+}
+
+// Game holds the precomputed paid answers of one game at one catalogue
+// version. It is immutable once Build returns (the lazily rendered list
+// prefixes are rendered under a sync.Once), so any number of goroutines may
+// read it.
+type Game struct {
+	sets     map[string]*setAnswers
+	trending *itemList
+	top      [numTopLists]*itemList
+}
+
+// setAnswers are the bodies of the per-set endpoints of one set.
+type setAnswers struct {
+	prices     [numSources][]byte
+	statistics [2][]byte // normal, foil
+	completion []byte
+}
+
+// Build precomputes the paid answers of one game. cardInfo renders a card's
+// card_info JSON object; the snapshot owner supplies it so that card_info is
+// byte for byte the free endpoints' (it must not be nil; it is called only
+// for the cards of the top-cards lists). gc is only read and is not
+// referenced after Build returns.
+//
+// Sets without any product get no answers (the snapshot does not list them
+// either). Cards whose set_id names no set of gc are ignored. A nil gc is an
+// empty game.
+func Build(gc *catalog.GameCatalog, cardInfo func(c *catalog.Card) []byte, opts Options) *Game {
+	if gc == nil {
+		gc = &catalog.GameCatalog{}
+	}
+	g := &Game{sets: make(map[string]*setAnswers, len(gc.Sets))}
+	minAvg30 := opts.minAvg30()
+
+	setPos := make(map[string]int, len(gc.Sets))
+	for i := range gc.Sets {
+		if _, dup := setPos[gc.Sets[i].ID]; !dup {
+			setPos[gc.Sets[i].ID] = i
+		}
+	}
+	members := make([][]*catalog.Card, len(gc.Sets))
+	for i := range gc.Cards {
+		c := &gc.Cards[i]
+		if p, ok := setPos[c.SetID]; ok {
+			members[p] = append(members[p], c)
+		}
+	}
+
+	var (
+		r        renderer
+		trending []trendingSet
+		top      = newTopCollector(minAvg30)
+	)
+	for i := range gc.Sets {
+		s, cards := &gc.Sets[i], members[i]
+		if len(cards) == 0 || g.sets[s.ID] != nil {
+			continue
+		}
+		slices.SortFunc(cards, compareListing)
+		a := &setAnswers{}
+		a.prices = r.pricesBySet(s, cards)
+		a.statistics[0] = r.statistics(s, cards, VariantNormal)
+		a.statistics[1] = r.statistics(s, cards, VariantFoil)
+		a.completion = r.completion(s, cards)
+		g.sets[s.ID] = a
+		if t, ok := trendOfSet(s, cards, minAvg30); ok {
+			trending = append(trending, t)
+		}
+		for _, c := range cards {
+			top.add(c)
+		}
+	}
+	g.trending = trendingList(trending)
+	for l := range g.top {
+		g.top[l] = top.list(topList(l), cardInfo)
+	}
+	return g
+}
+
+// PricesBySet returns the body of GET /{game}/prices/:set for a set_id and
+// a source ("" or "both", "tcg", "cm"); nil when the game has no listed set
+// with that id or the source is unknown.
+func (g *Game) PricesBySet(setID, source string) []byte {
+	a := g.sets[setID]
+	s, ok := sourceIndex(source)
+	if a == nil || !ok {
+		return nil
+	}
+	return a.prices[s]
+}
+
+// Statistics returns the body of GET /{game}/sets/:set/statistics for a
+// set_id and a variant ("" or "normal", "foil"); nil when the set is unknown
+// or the variant is.
+func (g *Game) Statistics(setID, variant string) []byte {
+	a := g.sets[setID]
+	if a == nil {
+		return nil
+	}
+	switch variant {
+	case "", VariantNormal:
+		return a.statistics[0]
+	case VariantFoil:
+		return a.statistics[1]
+	}
+	return nil
+}
+
+// CompletionValue returns the body of GET /{game}/sets/:set/completion-value
+// for a set_id; nil when the set is unknown.
+func (g *Game) CompletionValue(setID string) []byte {
+	if a := g.sets[setID]; a != nil {
+		return a.completion
+	}
+	return nil
+}
+
+// Trending returns the body of GET /{game}/sets/trending?period=7d for a
+// limit, clamped to [1, TrendingMaxLimit].
+func (g *Game) Trending(limit int) []byte {
+	return g.trending.body(limit)
+}
+
+// TopCards returns the body of GET /{game}/analytics/top-cards for a metric
+// ("price", "growth"), a source ("tcg", "cm"; "" means the metric's
+// default) and a limit clamped to [1, TopCardsMaxLimit]; nil for an unknown
+// metric or source or the unsupported growth with tcg.
+func (g *Game) TopCards(metric, source string, limit int) []byte {
+	l, ok := topListOf(metric, source)
+	if !ok {
+		return nil
+	}
+	return g.top[l].body(limit)
+}
+
+// renderer renders bodies into reusable scratch buffers and keeps only
+// exact-size copies, so that append's spare capacity is not kept per set.
+type renderer struct {
+	buf  []byte
+	rows [numSources][]byte
+}
+
+func (r *renderer) keep(b []byte) []byte { return bytes.Clone(b) }
+
+// itemList is a list of pre-rendered items answered by prefix: the body for
+// a limit k is head, the first k items joined by commas, tail. Each prefix
+// is rendered once, on first use, so a request only picks a body.
+type itemList struct {
+	head, tail []byte
+	items      []byte // the items back to back, comma-separated
+	ends       []int  // ends[i]: end of item i in items
+	maxLimit   int    // the largest limit
+	bodies     []lazyBody
+}
+
+type lazyBody struct {
+	once sync.Once
+	b    []byte
+}
+
+func newItemList(head, tail string, maxLimit int) *itemList {
+	return &itemList{head: []byte(head), tail: []byte(tail), maxLimit: maxLimit}
+}
+
+// add appends one rendered item; items beyond maxLimit are not kept.
+func (l *itemList) add(item []byte) {
+	if len(l.ends) == l.maxLimit {
+		return
+	}
+	if len(l.ends) > 0 {
+		l.items = append(l.items, ',')
+	}
+	l.items = append(l.items, item...)
+	l.ends = append(l.ends, len(l.items))
+}
+
+// done freezes the list.
+func (l *itemList) done() *itemList {
+	l.items = bytes.Clone(l.items)
+	l.bodies = make([]lazyBody, len(l.ends)+1)
+	return l
+}
+
+// body returns the answer for a limit, clamped to [1, maxLimit].
+func (l *itemList) body(limit int) []byte {
+	k := min(max(limit, 1), l.maxLimit, len(l.ends))
+	lb := &l.bodies[k]
+	lb.once.Do(func() {
+		var items []byte
+		if k > 0 {
+			items = l.items[:l.ends[k-1]]
+		}
+		b := make([]byte, 0, len(l.head)+len(items)+len(l.tail))
+		b = append(b, l.head...)
+		b = append(b, items...)
+		lb.b = append(b, l.tail...)
+	})
+	return lb.b
+}

@@ -1,0 +1,168 @@
+package analytics
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+var (
+	benchCards = flag.Int("analytics.cards", 100_000, "cards of the generated catalogue of the benchmarks")
+	benchSets  = flag.Int("analytics.sets", 500, "sets of the generated catalogue of the benchmarks")
+)
+
+// generated returns a deterministic catalogue of cards products over sets
+// sets, shaped like the real ones: about 5% sealed products, most cards with
+// a TCGplayer Normal price, some with Foil or Holofoil, most on Cardmarket
+// with normal and some with foil prices, prices spread from cents to
+// hundreds of euros.
+func generated(cards, sets int) *catalog.GameCatalog {
+	r := rand.New(rand.NewPCG(1, 2))
+	at := time.Date(2025, 6, 1, 20, 0, 0, 0, time.UTC)
+	price := func() int64 { return int64(1 + r.ExpFloat64()*300) }
+	money := func(p float64, c int64) catalog.Money {
+		if r.Float64() < p {
+			return catalog.Cents(c)
+		}
+		return catalog.Money{}
+	}
+	rarities := []string{"Common", "Uncommon", "Rare", "Super Rare", "Secret Rare", ""}
+	gc := &catalog.GameCatalog{Game: "dbs"}
+	for s := range sets {
+		gc.Sets = append(gc.Sets, catalog.Set{Game: "dbs", ID: strconv.Itoa(1000 + s), Code: fmt.Sprintf("BT%d", s),
+			Name: fmt.Sprintf("Generated Set %d", s), ReleaseDate: fmt.Sprintf("20%02d-01-01T00:00:00", s%25)})
+	}
+	for i := range cards {
+		set := &gc.Sets[i%sets]
+		c := catalog.Card{Game: "dbs", ID: catalog.TCGCardID("dbs", i+1), SetID: set.ID, TCGProductID: i + 1,
+			Name: fmt.Sprintf("Card %d", i), CardNumber: fmt.Sprintf("%s-%03d", set.Code, i/sets+1),
+			Rarity: rarities[r.IntN(len(rarities))], ProductType: catalog.ProductCard}
+		if r.IntN(20) == 0 {
+			c.ProductType, c.CardNumber, c.Rarity = catalog.ProductSealed, "", ""
+		}
+		base := price()
+		if r.IntN(10) < 9 {
+			c.TCGPrices = append(c.TCGPrices, catalog.TCGPrice{SubType: "Normal", Low: catalog.Cents(base * 8 / 10),
+				Mid: catalog.Cents(base), High: catalog.Cents(base * 3), Market: money(0.95, base), DirectLow: money(0.3, base*9/10), UpdatedAt: at})
+		}
+		if foil := r.IntN(10); foil < 4 {
+			sub := "Foil"
+			if foil == 0 {
+				sub = "Holofoil"
+			}
+			c.TCGPrices = append(c.TCGPrices, catalog.TCGPrice{SubType: sub, Low: catalog.Cents(base * 3),
+				Mid: catalog.Cents(base * 4), High: catalog.Cents(base * 9), Market: money(0.95, base*4), UpdatedAt: at})
+		}
+		if r.IntN(10) < 8 {
+			c.CMProductID = i + 1
+			c.CMID = catalog.CMCardID("dbs", 13, i+1)
+			for _, v := range []string{catalog.CMNormal, catalog.CMFoil} {
+				if v == catalog.CMFoil && r.IntN(3) != 0 {
+					continue
+				}
+				avg30 := price()
+				c.CMPrices = append(c.CMPrices, catalog.CMPrice{Variant: v, Avg: money(0.9, avg30), Low: catalog.Cents(avg30 / 2),
+					Trend: money(0.9, avg30), Avg1: money(0.5, avg30), Avg7: money(0.95, avg30*int64(80+r.IntN(41))/100),
+					Avg30: money(0.95, avg30), UpdatedAt: at})
+			}
+		}
+		gc.Cards = append(gc.Cards, c)
+	}
+	return gc
+}
+
+var benchCatalog = sync.OnceValue(func() *catalog.GameCatalog { return generated(*benchCards, *benchSets) })
+
+// benchCardInfo renders a card_info of a realistic size (~400 bytes).
+func benchCardInfo(c *catalog.Card) []byte {
+	b := testCardInfo(c)
+	b = b[:len(b)-1]
+	b = append(b, `,"card_text":`...)
+	b = catalog.AppendJSONString(b, "When this card is played, draw a card. <strong>Auto</strong> When this card attacks, choose up to 1 of your opponent's Battle Cards with an energy cost of 3 or less and KO it. This effect can only be used once per turn.")
+	return append(b, '}')
+}
+
+// answerBytes is the size of every precomputed body of g (list prefixes
+// not included: they are rendered on demand).
+func answerBytes(g *Game) int {
+	n := 0
+	for _, a := range g.sets {
+		for _, b := range a.prices {
+			n += len(b)
+		}
+		n += len(a.statistics[0]) + len(a.statistics[1]) + len(a.completion)
+	}
+	n += len(g.trending.items)
+	for _, l := range g.top {
+		n += len(l.items)
+	}
+	return n
+}
+
+// BenchmarkBuild reports the cost of precomputing every answer, per card of
+// the catalogue, and what the answers keep: answer-B/card is the size of the
+// bodies, heap-B/card the heap Build's result retains.
+func BenchmarkBuild(b *testing.B) {
+	gc := benchCatalog()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	g := Build(gc, benchCardInfo, Options{})
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	answerB := float64(answerBytes(g)) / float64(len(gc.Cards))
+	heapB := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(len(gc.Cards))
+	runtime.KeepAlive(g)
+
+	b.ReportAllocs()
+	for b.Loop() {
+		g = Build(gc, benchCardInfo, Options{})
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(gc.Cards)), "ns/card")
+	b.ReportMetric(answerB, "answer-B/card")
+	b.ReportMetric(heapB, "heap-B/card")
+}
+
+// BenchmarkAnswers shows that answering is picking a precomputed body: a
+// map lookup, or an index for the lists, with no allocation.
+func BenchmarkAnswers(b *testing.B) {
+	gc := benchCatalog()
+	g := Build(gc, benchCardInfo, Options{})
+	set := gc.Sets[len(gc.Sets)/2].ID
+	cases := []struct {
+		name   string
+		answer func() []byte
+	}{
+		{"PricesBySet/both", func() []byte { return g.PricesBySet(set, "") }},
+		{"PricesBySet/tcg", func() []byte { return g.PricesBySet(set, SourceTCG) }},
+		{"PricesBySet/cm", func() []byte { return g.PricesBySet(set, SourceCM) }},
+		{"Statistics/normal", func() []byte { return g.Statistics(set, VariantNormal) }},
+		{"Statistics/foil", func() []byte { return g.Statistics(set, VariantFoil) }},
+		{"CompletionValue", func() []byte { return g.CompletionValue(set) }},
+		{"Trending/10", func() []byte { return g.Trending(10) }},
+		{"Trending/50", func() []byte { return g.Trending(50) }},
+		{"TopCards/price-tcg-10", func() []byte { return g.TopCards(MetricPrice, SourceTCG, 10) }},
+		{"TopCards/price-cm-100", func() []byte { return g.TopCards(MetricPrice, SourceCM, 100) }},
+		{"TopCards/growth-10", func() []byte { return g.TopCards(MetricGrowth, SourceCM, 10) }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			body := c.answer() // the first call of a list prefix renders it
+			if len(body) == 0 {
+				b.Fatal("no answer")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				body = c.answer()
+			}
+			b.ReportMetric(float64(len(body)), "body-B")
+		})
+	}
+}

@@ -1,0 +1,232 @@
+package catalog
+
+import (
+	"github.com/cardcat/cardcat/internal/game"
+)
+
+// cardSpan locates, inside one rendered card, the contents of its two prices
+// arrays (between "[" and "]") and its Cardmarket id, relative to the card's
+// first byte. The listing form of a card is the detail form with both price
+// arrays emptied, so one body per card serves both.
+type cardSpan struct {
+	tPrices [2]uint32 // market_t.prices contents; {0, 0} when market_t is null
+	cPrices [2]uint32 // market_c.prices contents; {len, len} when market_c is null
+	cmid    uint32    // start of the 64-hex Cardmarket id; 0 when none
+}
+
+// appendCard appends the API's card object (the card detail body) to b and
+// says where its price arrays are. Keys come in the spec's order; card_info's
+// game fields follow the game's Extra order and appear only when present.
+func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
+	var sp cardSpan
+	start := len(b)
+	b = append(b, `{"id":`...)
+	b = AppendJSONString(b, c.ID)
+
+	b = append(b, `,"card_info":{"name":`...)
+	b = AppendJSONString(b, c.Name)
+	b = appendKey(b, "clean_name", false)
+	b = AppendJSONString(b, c.CleanName)
+	b = appendKey(b, "set_name", false)
+	b = AppendJSONString(b, s.Name)
+	b = appendKey(b, "set_code", false)
+	b = appendNullableString(b, s.Code)
+	b = appendKey(b, "set_id", false)
+	b = AppendJSONString(b, s.ID)
+	b = appendKey(b, "card_number", false)
+	b = appendNullableString(b, c.CardNumber)
+	b = appendKey(b, "rarity", false)
+	b = appendNullableString(b, c.Rarity)
+	b = appendKey(b, "card_type", false)
+	b = appendNullableString(b, c.CardType)
+	b = appendKey(b, "product_type", false)
+	b = appendNullableString(b, c.ProductType)
+	b = appendKey(b, "variants", false)
+	b = append(b, '[')
+	for i, v := range c.Variants {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, v)
+	}
+	b = append(b, ']')
+	b = appendKey(b, "card_text", false)
+	b = appendNullableString(b, c.CardText)
+	for _, f := range g.Extra {
+		if v, ok := extraValue(c.Extra, f.Key); ok {
+			b = appendKey(b, f.Key, false)
+			b = AppendJSONString(b, v)
+		}
+	}
+	b = append(b, '}')
+
+	b = append(b, `,"images":{"languages":`...)
+	if c.OnTCG() && c.ImageCount > 0 {
+		b = append(b, `["en"]}`...)
+	} else {
+		b = append(b, `[]}`...)
+	}
+
+	b = append(b, `,"market_t":`...)
+	if !c.OnTCG() {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"product_id":`...)
+		b = appendInt(b, c.TCGProductID)
+		b = appendKey(b, "url", false)
+		b = AppendJSONString(b, c.TCGURL)
+		b = append(b, `,"prices":[`...)
+		sp.tPrices[0] = uint32(len(b) - start)
+		for i := range c.TCGPrices {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendTCGPrice(b, &c.TCGPrices[i])
+		}
+		sp.tPrices[1] = uint32(len(b) - start)
+		b = append(b, "]}"...)
+	}
+
+	b = append(b, `,"market_c":`...)
+	if !c.OnCM() {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"id":`...)
+		sp.cmid = uint32(len(b) - start + 1)
+		b = AppendJSONString(b, c.CMID)
+		b = appendKey(b, "product_id", false)
+		b = appendInt(b, c.CMProductID)
+		b = appendKey(b, "product_name", false)
+		b = AppendJSONString(b, c.CMProductName)
+		if c.CMProductURL != "" {
+			b = appendKey(b, "product_url", false)
+			b = AppendJSONString(b, c.CMProductURL)
+		}
+		b = append(b, `,"prices":[`...)
+		sp.cPrices[0] = uint32(len(b) - start)
+		n := 0
+		for i := range c.CMPrices {
+			if c.CMPrices[i].Empty() {
+				continue // an unpriced finish is left out
+			}
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = appendCMPrice(b, &c.CMPrices[i])
+			n++
+		}
+		sp.cPrices[1] = uint32(len(b) - start)
+		b = append(b, "]}"...)
+	}
+	b = append(b, '}')
+	if !c.OnCM() {
+		// Keep 0 <= tPrices <= cPrices <= len: an empty range at the end.
+		end := uint32(len(b) - start)
+		sp.cPrices = [2]uint32{end, end}
+	}
+	return b, sp
+}
+
+func extraValue(extra []ExtraField, key string) (string, bool) {
+	for _, f := range extra {
+		if f.Key == key && f.Value != "" {
+			return f.Value, true
+		}
+	}
+	return "", false
+}
+
+func appendTCGPrice(b []byte, p *TCGPrice) []byte {
+	b = append(b, `{"sub_type_name":`...)
+	b = AppendJSONString(b, p.SubType)
+	b = append(b, `,"low_price":`...)
+	b = p.Low.AppendJSON(b)
+	b = append(b, `,"mid_price":`...)
+	b = p.Mid.AppendJSON(b)
+	b = append(b, `,"high_price":`...)
+	b = p.High.AppendJSON(b)
+	b = append(b, `,"market_price":`...)
+	b = p.Market.AppendJSON(b)
+	b = append(b, `,"direct_low_price":`...)
+	b = p.DirectLow.AppendJSON(b)
+	b = append(b, `,"updated_at":`...)
+	b = appendTime(b, p.UpdatedAt)
+	return append(b, '}')
+}
+
+func appendCMPrice(b []byte, p *CMPrice) []byte {
+	b = append(b, `{"variant_type":`...)
+	b = AppendJSONString(b, p.Variant)
+	b = append(b, `,"avg":`...)
+	b = p.Avg.AppendJSON(b)
+	b = append(b, `,"low":`...)
+	b = p.Low.AppendJSON(b)
+	b = append(b, `,"trend":`...)
+	b = p.Trend.AppendJSON(b)
+	b = append(b, `,"avg1":`...)
+	b = p.Avg1.AppendJSON(b)
+	b = append(b, `,"avg7":`...)
+	b = p.Avg7.AppendJSON(b)
+	b = append(b, `,"avg30":`...)
+	b = p.Avg30.AppendJSON(b)
+	b = append(b, `,"updated_at":`...)
+	b = appendTime(b, p.UpdatedAt)
+	return append(b, '}')
+}
+
+// appendSetSummary appends an item of the set list. card_count and
+// sealed_count are left out when zero: the spec never shows them as 0.
+func appendSetSummary(b []byte, s *SetInfo) []byte {
+	b = append(b, `{"name":`...)
+	b = AppendJSONString(b, s.Name)
+	b = appendKey(b, "set_code", false)
+	b = appendNullableString(b, s.Code)
+	b = appendKey(b, "set_id", false)
+	b = AppendJSONString(b, s.ID)
+	if s.CardCount > 0 {
+		b = appendKey(b, "card_count", false)
+		b = appendInt(b, s.CardCount)
+	}
+	if s.SealedCount > 0 {
+		b = appendKey(b, "sealed_count", false)
+		b = appendInt(b, s.SealedCount)
+	}
+	b = appendKey(b, "language", false)
+	b = appendNullableString(b, s.Language)
+	b = appendKey(b, "release_date", false)
+	b = appendNullableString(b, s.ReleaseDate)
+	return append(b, '}')
+}
+
+// appendSetHeader appends the set object of a set's card listing.
+func appendSetHeader(b []byte, s *SetInfo) []byte {
+	b = append(b, `{"name":`...)
+	b = AppendJSONString(b, s.Name)
+	b = appendKey(b, "set_code", false)
+	b = appendNullableString(b, s.Code)
+	b = appendKey(b, "set_id", false)
+	b = AppendJSONString(b, s.ID)
+	b = appendKey(b, "total_cards", false)
+	b = appendInt(b, s.Total)
+	b = appendKey(b, "language", false)
+	b = appendNullableString(b, s.Language)
+	b = appendKey(b, "release_date", false)
+	b = appendNullableString(b, s.ReleaseDate)
+	return append(b, '}')
+}
+
+// AppendSetCandidate appends a set candidate of a disambiguation answer (also
+// the shape of a "Set not found" suggestion).
+func AppendSetCandidate(b []byte, s *SetInfo) []byte {
+	b = append(b, `{"set_id":`...)
+	b = AppendJSONString(b, s.ID)
+	b = appendKey(b, "set_code", false)
+	b = appendNullableString(b, s.Code)
+	b = appendKey(b, "name", false)
+	b = AppendJSONString(b, s.Name)
+	b = appendKey(b, "language", false)
+	b = appendNullableString(b, s.Language)
+	b = appendKey(b, "release_date", false)
+	b = appendNullableString(b, s.ReleaseDate)
+	return append(b, '}')
+}

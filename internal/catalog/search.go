@@ -1,0 +1,303 @@
+package catalog
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxSearchMatches is the most matches one search returns; more set Truncated.
+const MaxSearchMatches = 1000
+
+// SearchResult is the outcome of a search: the matching cards in answer
+// order, whether more matched than were returned, and how many of the
+// returned cards each marketplace has.
+type SearchResult struct {
+	Cards     []CardRef
+	Truncated bool
+	Counts    SourceCounts
+}
+
+// SourceCounts counts cards by the marketplaces that have them.
+type SourceCounts struct {
+	TCG     int // with a TCGplayer product
+	CM      int // with a Cardmarket product
+	TCGOnly int
+	CMOnly  int
+	Both    int
+}
+
+// Search finds the game's cards that match q. The rules, on the folded forms
+// of q and of the names (see Fold):
+//
+//   - every word of q occurs in the name, anywhere and in any order;
+//   - or q equals or prefixes the card number;
+//   - a q of fewer than 3 characters matches only names and card numbers
+//     that start with it.
+//
+// Order: names equal to q, then names starting with q, then the rest; within
+// each group newer sets first, then the sets' listing order. At most
+// MaxSearchMatches cards are returned. Search stops with ctx's error when ctx
+// ends first.
+func (g *GameSnapshot) Search(ctx context.Context, q string) (SearchResult, error) {
+	if err := ctx.Err(); err != nil {
+		return SearchResult{}, err
+	}
+	refs, truncated, err := g.index.search(ctx, Fold(q), MaxSearchMatches)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	res := SearchResult{Cards: make([]CardRef, len(refs)), Truncated: truncated}
+	for i, r := range refs {
+		res.Cards[i] = CardRef(r)
+		tcg := g.cards[r].flags&flagTCG != 0
+		cm := g.cards[r].flags&flagCM != 0
+		switch {
+		case tcg && cm:
+			res.Counts.Both++
+		case tcg:
+			res.Counts.TCGOnly++
+		case cm:
+			res.Counts.CMOnly++
+		}
+	}
+	res.Counts.TCG = res.Counts.TCGOnly + res.Counts.Both
+	res.Counts.CM = res.Counts.CMOnly + res.Counts.Both
+	return res, nil
+}
+
+// search returns up to max refs matching the folded query qn, and whether
+// more matched.
+func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32, bool, error) {
+	if qn == "" {
+		return nil, false, nil
+	}
+	// Names equal to qn and names starting with it are ranges of byName.
+	lo, ex, hi := ix.nameRange(qn)
+	exact, prefixed := ix.byName[lo:ex], ix.byName[ex:hi]
+	out := make([]uint32, 0, min(max, hi-lo)+16)
+	if len(exact) > max {
+		return append(out, exact[:max]...), true, nil
+	}
+	out = append(out, exact...)
+	need := max - len(out)
+	if len(prefixed) > need {
+		return appendSmallest(out, prefixed, need), true, nil
+	}
+	out = appendSmallest(out, prefixed, len(prefixed))
+	need -= len(prefixed)
+
+	// The rest: card numbers starting with qn, and (for 3 characters or
+	// more) names holding every word, minus the names already taken. Take
+	// enough numbers that dropping the taken ones still leaves need+1.
+	startsWithQ := func(r uint32) bool { return strings.HasPrefix(ix.name(r), qn) }
+	nlo, nhi := ix.numRange(qn)
+	nums := appendSmallest(nil, ix.byNum[nlo:nhi], need+1+hi-lo)
+	nums = slices.DeleteFunc(nums, startsWithQ)
+	var words *wordMatcher
+	if utf8.RuneCountInString(qn) >= 3 {
+		words = ix.matchWords(qn)
+	}
+	nextWord := func() (uint32, bool, error) {
+		for words != nil {
+			r, ok, err := words.next(ctx)
+			if err != nil || !ok {
+				return 0, false, err
+			}
+			if !startsWithQ(r) {
+				return r, true, nil
+			}
+		}
+		return 0, false, nil
+	}
+	w, wok, err := nextWord()
+	if err != nil {
+		return nil, false, err
+	}
+	taken := 0
+	for taken <= need && (len(nums) > 0 || wok) {
+		var r uint32
+		switch {
+		case wok && (len(nums) == 0 || w < nums[0]):
+			r = w
+			w, wok, err = nextWord()
+		case wok && w == nums[0]:
+			r = w
+			nums = nums[1:]
+			w, wok, err = nextWord()
+		default:
+			r = nums[0]
+			nums = nums[1:]
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, r)
+		taken++
+	}
+	if taken > need {
+		return out[:max], true, nil
+	}
+	return out, false, nil
+}
+
+// nameRange returns the bounds in byName of the names equal to qn [lo, ex)
+// and starting with qn but longer [ex, hi).
+func (ix *searchIndex) nameRange(qn string) (lo, ex, hi int) {
+	return prefixRange(ix.byName, ix.name, qn)
+}
+
+// numRange returns the bounds in byNum of the numbers starting with qn.
+func (ix *searchIndex) numRange(qn string) (lo, hi int) {
+	lo, _, hi = prefixRange(ix.byNum, ix.num, qn)
+	return lo, hi
+}
+
+func prefixRange(sorted []uint32, key func(uint32) string, p string) (lo, ex, hi int) {
+	n := len(sorted)
+	lo = searchFirst(n, func(i int) bool { return key(sorted[i]) >= p })
+	ex = lo + searchFirst(n-lo, func(i int) bool { return key(sorted[lo+i]) != p })
+	hi = ex + searchFirst(n-ex, func(i int) bool { return !strings.HasPrefix(key(sorted[ex+i]), p) })
+	return lo, ex, hi
+}
+
+// searchFirst returns the first i in [0, n) for which f is true (n if none);
+// f must be false then true.
+func searchFirst(n int, f func(int) bool) int {
+	i, j := 0, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if !f(h) {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
+}
+
+// appendSmallest appends the k smallest values of src to dst, ascending.
+// It selects with a bounded max-heap, so a long src costs one pass.
+func appendSmallest(dst, src []uint32, k int) []uint32 {
+	if k <= 0 {
+		return dst
+	}
+	if k >= len(src) {
+		start := len(dst)
+		dst = append(dst, src...)
+		slices.Sort(dst[start:])
+		return dst
+	}
+	h := make([]uint32, k)
+	copy(h, src[:k])
+	for i := k/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	for _, v := range src[k:] {
+		if v < h[0] {
+			h[0] = v
+			siftDown(h, 0)
+		}
+	}
+	slices.Sort(h)
+	return append(dst, h...)
+}
+
+func siftDown(h []uint32, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r] > h[l] {
+			m = r
+		}
+		if h[i] >= h[m] {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// wordMatcher yields, in ascending order, the refs whose name holds every
+// word: it walks the shortest posting list of the words' grams, skips ahead
+// in the others (galloping), and checks the surviving names.
+type wordMatcher struct {
+	ix    *searchIndex
+	words []string
+	lists [][]uint32
+	pos   []int
+	steps int
+}
+
+func (ix *searchIndex) matchWords(qn string) *wordMatcher {
+	m := &wordMatcher{ix: ix}
+	for _, w := range strings.Split(qn, " ") {
+		if w == "" || slices.Contains(m.words, w) {
+			continue
+		}
+		m.words = append(m.words, w)
+		if len(w) < 3 {
+			m.lists = append(m.lists, ix.list(w))
+			continue
+		}
+		for i := 0; i+3 <= len(w); i++ {
+			m.lists = append(m.lists, ix.list(w[i:i+3]))
+		}
+	}
+	slices.SortFunc(m.lists, func(a, b []uint32) int { return len(a) - len(b) })
+	m.pos = make([]int, len(m.lists))
+	return m
+}
+
+func (m *wordMatcher) next(ctx context.Context) (uint32, bool, error) {
+	if len(m.lists) == 0 {
+		return 0, false, nil
+	}
+	drive := m.lists[0]
+outer:
+	for m.pos[0] < len(drive) {
+		r := drive[m.pos[0]]
+		m.pos[0]++
+		if m.steps++; m.steps&0xfff == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, false, err
+			}
+		}
+		for j := 1; j < len(m.lists); j++ {
+			l := m.lists[j]
+			p := gallop(l, m.pos[j], r)
+			m.pos[j] = p
+			if p == len(l) {
+				m.pos[0] = len(drive)
+				return 0, false, nil
+			}
+			if l[p] != r {
+				continue outer
+			}
+		}
+		if containsAll(m.ix.name(r), m.words) {
+			return r, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// gallop returns the first position at or after from where l[p] >= v.
+func gallop(l []uint32, from int, v uint32) int {
+	if from >= len(l) || l[from] >= v {
+		return from
+	}
+	step := 1
+	lo := from
+	for lo+step < len(l) && l[lo+step] < v {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(l))
+	// l[lo] < v, and l[hi] >= v or hi == len(l).
+	return lo + 1 + searchFirst(hi-lo-1, func(i int) bool { return l[lo+1+i] >= v })
+}

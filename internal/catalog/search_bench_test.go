@@ -1,0 +1,96 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchQueries is a realistic query mix over the generated names: one word,
+// two words in either order, 2-character prefixes, 3-character fragments,
+// card numbers, and misses.
+func benchQueries(g *GameSnapshot, n int) []string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var qs []string
+	for len(qs) < n {
+		r := CardRef(rng.IntN(g.Len()))
+		words := strings.Fields(g.index.name(uint32(r)))
+		w := words[rng.IntN(len(words))]
+		switch len(qs) % 8 {
+		case 0:
+			qs = append(qs, w)
+		case 1:
+			if len(words) > 1 {
+				qs = append(qs, words[0]+" "+words[1])
+			} else {
+				qs = append(qs, w)
+			}
+		case 2:
+			if len(words) > 1 {
+				qs = append(qs, words[1]+" "+words[0])
+			} else {
+				qs = append(qs, w+" "+benchWords[rng.IntN(len(benchWords))])
+			}
+		case 3:
+			qs = append(qs, string([]rune(w)[:min(2, len([]rune(w)))]))
+		case 4:
+			qs = append(qs, fmt.Sprintf("S%04d-%03d", rng.IntN(4000), 1+rng.IntN(250)))
+		case 5:
+			qs = append(qs, string([]rune(w)[:min(3, len([]rune(w)))]))
+		case 6:
+			qs = append(qs, "zqx"+w)
+		case 7:
+			qs = append(qs, g.index.name(uint32(r))) // a whole name
+		}
+	}
+	return qs
+}
+
+// BenchmarkSearch runs the query mix on a 1,000,000-card game and reports
+// the median and 99th percentile of the latency of one search.
+func BenchmarkSearch(b *testing.B) {
+	s := benchMillion(b)
+	g := s.Game("dbs")
+	qs := benchQueries(g, 4000)
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, 1<<16)
+	matches := 0
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := g.Search(ctx, qs[i%len(qs)])
+		if len(lat) < cap(lat) {
+			lat = append(lat, time.Since(t0))
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		matches += len(res.Cards)
+		i++
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+	b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds()), "max-ns")
+	b.ReportMetric(float64(matches)/float64(b.N), "matches/op")
+}
+
+// BenchmarkSearchKinds runs each kind of query alone.
+func BenchmarkSearchKinds(b *testing.B) {
+	s := benchMillion(b)
+	g := s.Game("dbs")
+	ctx := context.Background()
+	for _, q := range []string{"goku", "son goku", "goku son", "so", "g", "S0123-04", "dra", "zqxgoku", "ancient lost dragon"} {
+		b.Run(q, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := g.Search(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

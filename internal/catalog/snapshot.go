@@ -1,0 +1,335 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/game"
+)
+
+// Snapshot is the immutable in-memory read model of one catalogue version:
+// what the API serves, with every answer that does not depend on the request
+// prepared once when the snapshot is built. It never changes after
+// NewSnapshot returns, so any number of goroutines may read it; a new
+// catalogue version is a new Snapshot.
+//
+// To keep a million-card catalogue small, a snapshot keeps no per-card Go
+// strings or structs with pointers: each card is its pre-rendered detail JSON
+// inside a few large string chunks, the offsets of its price arrays (the
+// listing form is the detail form with both emptied), and search data in
+// flat arrays of uint32 card indexes.
+type Snapshot struct {
+	Version   int64
+	CreatedAt time.Time
+	games     []*GameSnapshot // registry order
+}
+
+// CardRef designates a card inside one GameSnapshot. Cards are numbered in
+// the order of the set list, then of each set's listing, so that a set's
+// cards are one range and a lower CardRef means a newer set.
+type CardRef uint32
+
+// GameSnapshot is one game's part of a Snapshot.
+type GameSnapshot struct {
+	game game.Game
+
+	sets       []ListedSet        // set-list order; only sets with cards
+	setByID    map[string]int32   // set_id -> position in sets
+	setsByCode map[string][]int32 // lower-cased set_code -> positions in sets
+	setList    []byte             // the /sets response body
+
+	cards  []cardEntry
+	chunks []string // pre-rendered card bodies, back to back
+
+	byTCG   map[uint64]CardRef // "{game}_" + 16 hex ids, by the hex's value
+	byCM    map[uint64]CardRef // 64-hex ids, by their first 16 hex (verified on lookup)
+	byOther map[string]CardRef // ids of any other form, and the rare byCM collisions
+
+	index searchIndex
+}
+
+// cardEntry is one card: where its body is, and what search metadata needs.
+type cardEntry struct {
+	chunk, off, n uint32
+	span          cardSpan
+	flags         uint8
+}
+
+const (
+	flagTCG uint8 = 1 << iota
+	flagCM
+)
+
+// SetInfo is a set as the API describes it.
+type SetInfo struct {
+	ID          string
+	Code        string // "" = null
+	Name        string
+	Language    string // "" = null
+	ReleaseDate string // "" = null
+	CardCount   int    // products of type card
+	SealedCount int    // products of type sealed
+	Total       int    // every product the listing contains
+}
+
+// ListedSet is a set of the snapshot: one with at least one product.
+type ListedSet struct {
+	SetInfo
+	first, end CardRef
+	header     []byte // the set object of the set's card listing
+	folded     string // folded name, for suggestions
+}
+
+// HeaderJSON returns the pre-rendered set object of the set's card listing.
+func (s *ListedSet) HeaderJSON() []byte { return s.header }
+
+// Cards returns the set's cards as the range [first, end), in listing order.
+func (s *ListedSet) Cards() (first, end CardRef) { return s.first, s.end }
+
+// chunkSize is the size of the string chunks holding the card bodies; large
+// enough that a million cards make only a few thousand allocations.
+const chunkSize = 1 << 20
+
+// ErrInvalidCatalog is wrapped by NewSnapshot's errors about an inconsistent catalogue.
+var ErrInvalidCatalog = errors.New("catalog: inconsistent catalogue")
+
+// NewSnapshot builds the snapshot of c for the games of reg, in registry
+// order. A game of reg that c lacks is served empty; a game of c that reg
+// lacks is not served. c is only read, and is not referenced afterwards.
+func NewSnapshot(c *Catalog, reg *game.Registry) (*Snapshot, error) {
+	s := &Snapshot{Version: c.Version, CreatedAt: c.CreatedAt}
+	for _, g := range reg.All() {
+		gs, err := newGameSnapshot(g, c.Game(g.Code))
+		if err != nil {
+			return nil, fmt.Errorf("catalog: snapshot of game %s: %w", g.Code, err)
+		}
+		s.games = append(s.games, gs)
+	}
+	return s, nil
+}
+
+// Game returns the snapshot of one game, or nil when the game is not served.
+func (s *Snapshot) Game(code string) *GameSnapshot {
+	for _, g := range s.games {
+		if g.game.Code == code {
+			return g
+		}
+	}
+	return nil
+}
+
+// Games returns the games' snapshots in registry order.
+func (s *Snapshot) Games() []*GameSnapshot { return s.games }
+
+// Game returns the game's configuration.
+func (g *GameSnapshot) Game() game.Game { return g.game }
+
+// Len returns the number of cards (products) of the game.
+func (g *GameSnapshot) Len() int { return len(g.cards) }
+
+// SetListJSON returns the pre-rendered body of GET /{game}/sets.
+func (g *GameSnapshot) SetListJSON() []byte { return g.setList }
+
+// Sets returns the listed sets in set-list order. The caller must not modify them.
+func (g *GameSnapshot) Sets() []ListedSet { return g.sets }
+
+func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
+	gs := &GameSnapshot{
+		game:       g,
+		setByID:    map[string]int32{},
+		setsByCode: map[string][]int32{},
+		byTCG:      map[uint64]CardRef{},
+		byCM:       map[uint64]CardRef{},
+		byOther:    map[string]CardRef{},
+	}
+	if gc == nil {
+		gc = &GameCatalog{Game: g.Code}
+	}
+
+	// Group the products by set, dropping sets without any.
+	setPos := make(map[string]int, len(gc.Sets))
+	for i := range gc.Sets {
+		if _, dup := setPos[gc.Sets[i].ID]; dup {
+			return nil, fmt.Errorf("%w: set_id %q appears twice", ErrInvalidCatalog, gc.Sets[i].ID)
+		}
+		setPos[gc.Sets[i].ID] = i
+	}
+	members := make([][]int32, len(gc.Sets))
+	for i := range gc.Cards {
+		p, ok := setPos[gc.Cards[i].SetID]
+		if !ok {
+			return nil, fmt.Errorf("%w: card %s is in unknown set %q", ErrInvalidCatalog, gc.Cards[i].ID, gc.Cards[i].SetID)
+		}
+		members[p] = append(members[p], int32(i))
+	}
+	type listed struct {
+		info  SetInfo
+		model int
+	}
+	var order []listed
+	for i := range gc.Sets {
+		if len(members[i]) == 0 {
+			continue
+		}
+		s := &gc.Sets[i]
+		info := SetInfo{ID: s.ID, Code: s.Code, Name: s.Name, Language: s.Language,
+			ReleaseDate: s.ReleaseDate, Total: len(members[i])}
+		for _, ci := range members[i] {
+			switch gc.Cards[ci].ProductType {
+			case ProductCard:
+				info.CardCount++
+			case ProductSealed:
+				info.SealedCount++
+			}
+		}
+		order = append(order, listed{info, i})
+	}
+	slices.SortFunc(order, func(a, b listed) int { return compareSetList(&a.info, &b.info) })
+
+	gs.sets = make([]ListedSet, len(order))
+	gs.cards = make([]cardEntry, len(gc.Cards))
+	ib := newIndexBuilder(len(gc.Cards))
+	r := renderer{gs: gs, buf: make([]byte, 0, chunkSize)}
+	next := CardRef(0)
+	for pos, o := range order {
+		set := &gc.Sets[o.model]
+		ls := &gs.sets[pos]
+		ls.SetInfo = o.info
+		ls.header = appendSetHeader(nil, &ls.SetInfo)
+		ls.folded = Fold(set.Name)
+		ls.first = next
+		gs.setByID[set.ID] = int32(pos)
+		if set.Code != "" {
+			k := strings.ToLower(set.Code)
+			gs.setsByCode[k] = append(gs.setsByCode[k], int32(pos))
+		}
+
+		ms := members[o.model]
+		slices.SortFunc(ms, func(a, b int32) int { return compareListing(&gc.Cards[a], &gc.Cards[b]) })
+		for _, ci := range ms {
+			c := &gc.Cards[ci]
+			if err := gs.addCard(&r, next, set, c); err != nil {
+				return nil, err
+			}
+			ib.add(c.Name, c.CardNumber)
+			next++
+		}
+		ls.end = next
+	}
+	r.flush()
+	gs.chunks = r.chunks
+	gs.index = ib.build()
+
+	var b []byte
+	b = append(b, `{"success":true,"data":[`...)
+	for i := range gs.sets {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendSetSummary(b, &gs.sets[i].SetInfo)
+	}
+	b = append(b, `],"total":`...)
+	b = appendInt(b, len(gs.sets))
+	gs.setList = append(b, '}')
+	return gs, nil
+}
+
+// renderer appends card bodies into chunkSize buffers and turns each full
+// buffer into one string.
+type renderer struct {
+	gs      *GameSnapshot
+	buf     []byte
+	scratch []byte
+	chunks  []string
+}
+
+func (r *renderer) flush() {
+	if len(r.buf) > 0 {
+		r.chunks = append(r.chunks, string(r.buf))
+		r.buf = r.buf[:0]
+	}
+}
+
+func (gs *GameSnapshot) addCard(r *renderer, ref CardRef, set *Set, c *Card) error {
+	var sp cardSpan
+	r.scratch, sp = appendCard(r.scratch[:0], &gs.game, set, c)
+	if len(r.buf)+len(r.scratch) > cap(r.buf) {
+		r.flush()
+		if len(r.scratch) > cap(r.buf) {
+			r.buf = make([]byte, 0, len(r.scratch))
+		}
+	}
+	e := cardEntry{chunk: uint32(len(r.chunks)), off: uint32(len(r.buf)), n: uint32(len(r.scratch)), span: sp}
+	r.buf = append(r.buf, r.scratch...)
+	if c.OnTCG() {
+		e.flags |= flagTCG
+	}
+	if c.OnCM() {
+		e.flags |= flagCM
+	}
+	gs.cards[ref] = e
+
+	if err := gs.indexID(c.ID, ref); err != nil {
+		return err
+	}
+	if c.CMID != "" && c.CMID != c.ID {
+		if err := gs.indexID(c.CMID, ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexID makes id resolve to ref.
+func (gs *GameSnapshot) indexID(id string, ref CardRef) error {
+	dup := func() error { return fmt.Errorf("%w: card id %q appears twice", ErrInvalidCatalog, id) }
+	if hex, ok := strings.CutPrefix(id, gs.game.IDPrefix()); ok && len(hex) == TCGLen {
+		if k, ok := parseHex64(hex); ok && hex == strings.ToLower(hex) {
+			if _, taken := gs.byTCG[k]; taken {
+				return dup()
+			}
+			gs.byTCG[k] = ref
+			return nil
+		}
+	}
+	if len(id) == CMLen && id == strings.ToLower(id) {
+		if k, ok := parseHex64(id[:16]); ok && IsHex(id) {
+			if _, taken := gs.byCM[k]; !taken {
+				gs.byCM[k] = ref
+				return nil
+			}
+		}
+	}
+	if _, taken := gs.byOther[id]; taken {
+		return dup()
+	}
+	gs.byOther[id] = ref
+	return nil
+}
+
+// parseHex64 parses 16 hex digits, either case.
+func parseHex64(s string) (uint64, bool) {
+	if len(s) != 16 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < 16; i++ {
+		c := s[i]
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, true
+}

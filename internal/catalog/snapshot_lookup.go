@@ -1,0 +1,141 @@
+package catalog
+
+import (
+	"strings"
+)
+
+// IDForm is the form of a card id as a game's card route sees it.
+type IDForm int
+
+const (
+	IDMalformed  IDForm = iota // neither form below
+	IDCanonical                // "{game}_" + 16 hex (either case)
+	IDCardmarket               // 64 hex (either case)
+)
+
+// ClassifyCardID tells which form id has for the game gameCode.
+func ClassifyCardID(gameCode, id string) IDForm {
+	if hex, ok := strings.CutPrefix(id, gameCode+"_"); ok {
+		if len(hex) == TCGLen && IsHex(hex) {
+			return IDCanonical
+		}
+		return IDMalformed
+	}
+	if len(id) == CMLen && IsHex(id) {
+		return IDCardmarket
+	}
+	return IDMalformed
+}
+
+// LookupCard finds a card by its canonical id or by its 64-hex Cardmarket
+// id (which resolves also when the card is linked to a TCGplayer product);
+// hex digits may be in either case.
+func (g *GameSnapshot) LookupCard(id string) (CardRef, bool) {
+	if len(g.byOther) > 0 {
+		if r, ok := g.byOther[id]; ok {
+			return r, true
+		}
+	}
+	if hex, ok := strings.CutPrefix(id, g.game.IDPrefix()); ok {
+		k, ok := parseHex64(hex)
+		if !ok {
+			return 0, false
+		}
+		r, ok := g.byTCG[k]
+		return r, ok
+	}
+	if len(id) != CMLen {
+		return 0, false
+	}
+	k, ok := parseHex64(id[:16])
+	if !ok {
+		return 0, false
+	}
+	r, ok := g.byCM[k]
+	if !ok {
+		return 0, false
+	}
+	// Only the first 16 hex digits were compared: check the whole id.
+	body := g.CardJSON(r)
+	e := &g.cards[r]
+	const idAt = len(`{"id":"`)
+	if len(body) >= idAt+CMLen && strings.EqualFold(body[idAt:idAt+CMLen], id) {
+		return r, true
+	}
+	if at := int(e.span.cmid); at != 0 && len(body) >= at+CMLen && strings.EqualFold(body[at:at+CMLen], id) {
+		return r, true
+	}
+	return 0, false
+}
+
+// CardJSON returns the pre-rendered card detail body of a card.
+func (g *GameSnapshot) CardJSON(r CardRef) string {
+	e := &g.cards[r]
+	return g.chunks[e.chunk][e.off : e.off+e.n]
+}
+
+// AppendListing appends the card's listing form: its detail form with both
+// prices arrays empty.
+func (g *GameSnapshot) AppendListing(b []byte, r CardRef) []byte {
+	body := g.CardJSON(r)
+	sp := &g.cards[r].span
+	b = append(b, body[:sp.tPrices[0]]...)
+	b = append(b, body[sp.tPrices[1]:sp.cPrices[0]]...)
+	return append(b, body[sp.cPrices[1]:]...)
+}
+
+// ListingLen returns the length of the card's listing form.
+func (g *GameSnapshot) ListingLen(r CardRef) int {
+	e := &g.cards[r]
+	return int(e.n) - int(e.span.tPrices[1]-e.span.tPrices[0]) - int(e.span.cPrices[1]-e.span.cPrices[0])
+}
+
+// SetByID returns the listed set with the set_id (exact).
+func (g *GameSnapshot) SetByID(id string) (*ListedSet, bool) {
+	p, ok := g.setByID[id]
+	if !ok {
+		return nil, false
+	}
+	return &g.sets[p], true
+}
+
+// SetsByCode returns the listed sets whose set_code equals code, compared
+// case-insensitively, in set-list order.
+func (g *GameSnapshot) SetsByCode(code string) []*ListedSet {
+	ps := g.setsByCode[strings.ToLower(code)]
+	out := make([]*ListedSet, len(ps))
+	for i, p := range ps {
+		out[i] = &g.sets[p]
+	}
+	return out
+}
+
+// SuggestSets returns up to max listed sets whose name contains every word
+// of text (folded; "-" and "_" count as spaces, so a slug like
+// "awakened-pulse" works), in set-list order.
+func (g *GameSnapshot) SuggestSets(text string, max int) []*ListedSet {
+	words := strings.Fields(strings.NewReplacer("-", " ", "_", " ").Replace(Fold(text)))
+	if len(words) == 0 {
+		return nil
+	}
+	var out []*ListedSet
+	for i := range g.sets {
+		s := &g.sets[i]
+		if containsAll(s.folded, words) {
+			out = append(out, s)
+			if len(out) == max {
+				break
+			}
+		}
+	}
+	return out
+}
+
+func containsAll(s string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// The benchmarks run the whole handler (middleware chain, routing, key
+// check) on a generated 1,000,000-card game, next to a "ceiling" handler that
+// writes the same card bytes with no routing or checks at all.
+
+var benchWords = strings.Fields(`son goku vegeta gohan trunks piccolo frieza cell buu beerus whis broly gogeta
+vegito krillin android bulma goten bardock cooler janemba hit jiren zamasu black rose golden super saiyan blue
+ultra instinct awakened pulse fusion world dragon energy wrath fury power strike flash kamehameha final
+explosion spirit bomb alania pathmaker fabled passage forest island bloomburrow otter wizard rabbit bat lizard
+mouse frog warren season loss truce heist talent doctor tenth tardis dalek exterminate æther vial jötun grunt
+lim-dûl necromancer shivan serra angel llanowar elves counterspell lightning bolt knight champion guardian
+ancient eternal forgotten hidden lost sacred crown blade shield tower gate temple throne grove hollow marsh`)
+
+func benchCatalog(n int) *catalog.Catalog {
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string { w := benchWords[rng.IntN(len(benchWords))]; return strings.ToUpper(w[:1]) + w[1:] }
+	const perSet = 250
+	gc := catalog.GameCatalog{Game: "dbs"}
+	at := time.Date(2026, 1, 30, 20, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		si := i / perSet
+		setID, code := fmt.Sprint(100000+si), fmt.Sprintf("S%04d", si)
+		if i%perSet == 0 {
+			gc.Sets = append(gc.Sets, catalog.Set{Game: "dbs", ID: setID, Code: code, Name: word() + " " + word(),
+				Language: "en", ReleaseDate: at.AddDate(0, 0, -rng.IntN(7300)).Format("2006-01-02T15:04:05"), TCGGroupID: 1})
+		}
+		name := word()
+		for w := rng.IntN(3); w > 0; w-- {
+			name += " " + word()
+		}
+		text := "<strong>[Activate: Main]</strong>"
+		for w := 15 + rng.IntN(25); w > 0; w-- {
+			text += " " + strings.ToLower(word())
+		}
+		pid := 1_000_000 + i
+		c := catalog.Card{Game: "dbs", ID: catalog.TCGCardID("dbs", pid), SetID: setID, TCGProductID: pid,
+			Name: name, CleanName: name, CardNumber: fmt.Sprintf("%s-%03d", code, i%perSet+1), Rarity: "Rare",
+			CardType: "Battle", ProductType: catalog.ProductCard, CardText: text, ImageCount: 1,
+			Extra:     []catalog.ExtraField{{Key: "color", Value: "Red"}, {Key: "power", Value: "15000"}},
+			TCGURL:    fmt.Sprintf("https://www.tcgplayer.com/product/%d", pid),
+			Variants:  []string{"Normal", "Foil"},
+			TCGPrices: []catalog.TCGPrice{{SubType: "Normal", Low: catalog.Cents(12), Mid: catalog.Cents(30), High: catalog.Cents(99), Market: catalog.Cents(25), UpdatedAt: at}, {SubType: "Foil", Low: catalog.Cents(120), Mid: catalog.Cents(300), High: catalog.Cents(990), Market: catalog.Cents(250), UpdatedAt: at}},
+		}
+		if rng.IntN(10) < 6 {
+			c.CMProductID = 2_000_000 + i
+			c.CMID = catalog.CMCardID("dbs", 13, c.CMProductID)
+			c.CMProductName = name
+			c.CMProductURL = "https://www.cardmarket.com/en/DragonBallSuper/Products/Singles/x"
+			c.CMPrices = []catalog.CMPrice{{Variant: "normal", Avg: catalog.Cents(20), Low: catalog.Cents(10), Trend: catalog.Cents(22), Avg1: catalog.Cents(21), Avg7: catalog.Cents(20), Avg30: catalog.Cents(19), UpdatedAt: at}}
+		}
+		gc.Cards = append(gc.Cards, c)
+	}
+	return &catalog.Catalog{Version: 1, CreatedAt: at, Games: []catalog.GameCatalog{gc}}
+}
+
+var (
+	benchOnce sync.Once
+	benchSnap *catalog.Snapshot
+)
+
+func benchSnapshot(b *testing.B) *catalog.Snapshot {
+	benchOnce.Do(func() { benchSnap = mustSnapshot(b, benchCatalog(1_000_000)) })
+	return benchSnap
+}
+
+// sink is a ResponseWriter that keeps nothing, so that the benchmarks
+// measure the handler rather than a recorder.
+type sink struct{ h http.Header }
+
+func (s *sink) Header() http.Header                 { return s.h }
+func (s *sink) Write(b []byte) (int, error)         { return len(b), nil }
+func (s *sink) WriteString(str string) (int, error) { return len(str), nil }
+func (s *sink) WriteHeader(int)                     {}
+
+func serve(b *testing.B, h http.Handler, targets []string) {
+	reqs := make([]*http.Request, len(targets))
+	for i, t := range targets {
+		reqs[i] = httptest.NewRequest(http.MethodGet, t, nil)
+		reqs[i].Header.Set("X-API-Key", testKey)
+	}
+	w := &sink{h: http.Header{}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		clear(w.h)
+		h.ServeHTTP(w, reqs[i%len(reqs)])
+		i++
+	}
+}
+
+func BenchmarkHandler(b *testing.B) {
+	snap := benchSnapshot(b)
+	g := snap.Game("dbs")
+	h := mustServer(b, Config{}, testDeps(snap))
+	rng := rand.New(rand.NewPCG(7, 8))
+	cards := make([]string, 4096)
+	for i := range cards {
+		body := g.CardJSON(catalog.CardRef(rng.IntN(g.Len())))
+		cards[i] = "/dbs/cards/" + body[7:7+20]
+	}
+	b.Run("Ceiling", func(b *testing.B) {
+		bodies := make(map[string]string, len(cards))
+		for _, c := range cards {
+			r, _ := g.LookupCard(strings.TrimPrefix(c, "/dbs/cards/"))
+			bodies[c] = g.CardJSON(r)
+		}
+		ceiling := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.(*sink).WriteString(bodies[r.URL.Path])
+		})
+		serve(b, ceiling, cards)
+	})
+	b.Run("CardDetail", func(b *testing.B) { serve(b, h, cards) })
+	b.Run("SetPage50", func(b *testing.B) {
+		var targets []string
+		for _, s := range g.Sets()[:512] {
+			targets = append(targets, "/dbs/sets/"+s.ID)
+		}
+		serve(b, h, targets)
+	})
+	b.Run("Search", func(b *testing.B) {
+		var targets []string
+		for i := 0; i < 2048; i++ {
+			w1, w2 := benchWords[rng.IntN(len(benchWords))], benchWords[rng.IntN(len(benchWords))]
+			switch i % 5 {
+			case 0:
+				targets = append(targets, "/dbs/search?q="+url.QueryEscape(w1))
+			case 1:
+				targets = append(targets, "/dbs/search?q="+url.QueryEscape(w1+" "+w2))
+			case 2:
+				targets = append(targets, "/dbs/search?q="+url.QueryEscape(string([]rune(w1)[:2])))
+			case 3:
+				targets = append(targets, fmt.Sprintf("/dbs/search?q=S%04d-%03d", rng.IntN(4000), 1+rng.IntN(250)))
+			case 4:
+				targets = append(targets, "/dbs/search?q=zq"+url.QueryEscape(w1))
+			}
+		}
+		serve(b, h, targets)
+	})
+}

@@ -1,0 +1,181 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// endpointNotFound is the 404 of a path no route serves. did_you_mean is
+// always sent: the corrected path when one can be inferred, else null.
+func (s *Server) endpointNotFound(r *http.Request) *apiError {
+	e := newError(http.StatusNotFound, errEndpointNotFound,
+		"No endpoint answers GET "+r.URL.Path+". Game endpoints live under their game's prefix (see /games).")
+	e.Body.Docs = s.docsURL()
+	if p := s.suggestPath(r.URL.Path); p != "" {
+		if r.URL.RawQuery != "" {
+			p += "?" + r.URL.RawQuery
+		}
+		e.Body.DidYouMean = p
+		e.Body.Message = "No endpoint answers GET " + r.URL.Path + "; the path in did_you_mean is probably the one you want."
+	} else {
+		e.Body.DidYouMean = json.RawMessage("null")
+	}
+	return e
+}
+
+// gameResources are the second segments of game routes and the words people
+// type for them.
+var gameResources = map[string]string{
+	"sets": "sets", "set": "sets", "expansions": "sets", "expansion": "sets",
+	"cards": "cards", "card": "cards",
+	"search": "search", "searches": "search", "find": "search", "query": "search",
+}
+
+// suggestPath infers the path a caller meant, or returns "": repeated
+// slashes collapsed, case lowered, a misspelled game prefix or public route
+// corrected by edit distance, a singular/plural or misspelled resource
+// fixed, and a game path asked without its game (/cards/x, /sets, /search)
+// given one. Only a path that a route serves is suggested.
+func (s *Server) suggestPath(path string) string {
+	var segs []string
+	for _, seg := range strings.Split(path, "/") {
+		if seg != "" && seg != "." && seg != ".." {
+			segs = append(segs, seg)
+		}
+	}
+	if len(segs) == 0 {
+		return "/"
+	}
+	ok := func(segs ...string) string {
+		p := "/" + strings.Join(segs, "/")
+		if s.routed(p) {
+			return p
+		}
+		return ""
+	}
+	first := strings.ToLower(segs[0])
+
+	if len(segs) == 1 {
+		for _, public := range []string{"games", "health"} {
+			if near(first, public) {
+				return ok(public)
+			}
+		}
+	}
+	game := s.closestGame(first)
+	if game == "" {
+		if _, isResource := gameResources[first]; !isResource {
+			return ""
+		}
+		// A base-API path without a game: the id's game when it has one,
+		// else the first game.
+		game = s.gameOfPath(segs)
+		segs = append([]string{game}, segs...)
+	}
+	segs[0] = game
+	if len(segs) == 1 {
+		return ok(game, "sets")
+	}
+	res := s.closestResource(strings.ToLower(segs[1]))
+	if res == "" {
+		return ""
+	}
+	segs[1] = res
+	// Extra trailing segments (/dbs/cards/x/prices): the longest served prefix.
+	for n := len(segs); n >= 2; n-- {
+		if p := ok(segs[:n]...); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// near reports whether a is within the edit distance allowed for b's length.
+func near(a, b string) bool {
+	d := editDistance(a, b)
+	if len(b) <= 3 {
+		return d <= 1
+	}
+	return d <= 2
+}
+
+func (s *Server) closestGame(seg string) string {
+	best, bestD := "", 3
+	for _, g := range s.deps.Games.All() {
+		if d := editDistance(seg, g.Code); near(seg, g.Code) && d < bestD {
+			best, bestD = g.Code, d
+		}
+	}
+	return best
+}
+
+func (s *Server) closestResource(seg string) string {
+	if r, ok := gameResources[seg]; ok {
+		return r
+	}
+	best, bestD := "", 3
+	for word, r := range gameResources {
+		if d := editDistance(seg, word); near(seg, word) && (d < bestD || d == bestD && r < best) {
+			best, bestD = r, d
+		}
+	}
+	return best
+}
+
+// gameOfPath guesses the game of a path without one from a card id in it.
+func (s *Server) gameOfPath(segs []string) string {
+	games := s.deps.Games.All()
+	if len(segs) >= 2 {
+		id := segs[len(segs)-1]
+		for _, g := range games {
+			if catalog.ClassifyCardID(g.Code, id) == catalog.IDCanonical {
+				return g.Code
+			}
+		}
+		if snap := s.deps.Snapshot(); snap != nil && len(id) == catalog.CMLen && catalog.IsHex(id) {
+			for _, g := range games {
+				if gs := snap.Game(g.Code); gs != nil {
+					if _, found := gs.LookupCard(id); found {
+						return g.Code
+					}
+				}
+			}
+		}
+	}
+	if len(games) == 0 {
+		return ""
+	}
+	return games[0].Code
+}
+
+// editDistance is the optimal string alignment distance of a and b
+// (insertions, deletions, substitutions and transpositions), bytewise.
+func editDistance(a, b string) int {
+	if a == b {
+		return 0
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

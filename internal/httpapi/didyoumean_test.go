@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+func TestEndpointNotFoundGolden(t *testing.T) {
+	h := fixtureHandler(t)
+	runGolden(t, h, []goldenCase{
+		{"errors_not_found_misspelled_game", "/dsb/sets", 404, nil},
+		{"errors_not_found_singular", "/dbs/set/FB01?page=2", 404, nil},
+		{"errors_not_found_base_api_path", "/cards/" + catalog.TCGCardID("mtg", 541300), 404, nil},
+		{"errors_not_found_repeated_slashes", "/dbs//sets", 404, nil},
+		{"errors_not_found_unknown", "/v2/whatever", 404, []string{"X-API-Key", ""}},
+	})
+}
+
+func TestDidYouMean(t *testing.T) {
+	h := fixtureHandler(t)
+	mtgCM := catalog.CMCardID("mtg", 1, 780002)
+	tests := []struct{ path, want string }{
+		{"/dsb/sets", "/dbs/sets"},
+		{"/mgt/sets", "/mtg/sets"},
+		{"/db/sets", "/dbs/sets"},
+		{"/DBS/sets", "/dbs/sets"},
+		{"/dbs/set", "/dbs/sets"},
+		{"/dbs/set/FB01", "/dbs/sets/FB01"},
+		{"/dbs/card/dbs_0123456789abcdef", "/dbs/cards/dbs_0123456789abcdef"},
+		{"/dbs/crads/x", "/dbs/cards/x"},
+		{"/dbs/serch?q=goku", "/dbs/search?q=goku"},
+		{"/dbs/searches?q=goku", "/dbs/search?q=goku"},
+		{"/dbs", "/dbs/sets"},
+		{"/sets", "/dbs/sets"},
+		{"/set/FB01", "/dbs/sets/FB01"},
+		{"/search?q=goku", "/dbs/search?q=goku"},
+		{"/cards/mtg_0123456789abcdef", "/mtg/cards/mtg_0123456789abcdef"},
+		{"/cards/" + mtgCM, "/mtg/cards/" + mtgCM},
+		{"/cards/x", "/dbs/cards/x"},
+		{"/dbs//sets", "/dbs/sets"},
+		{"//dbs/sets", "/dbs/sets"},
+		{"/dbs/sets//", "/dbs/sets"},
+		{"/dbs/./sets", "/dbs/sets"},
+		{"/dbs/cards/x/prices", "/dbs/cards/x"},
+		{"/gmaes", "/games"},
+		{"/helth", "/health"},
+		{"/dbs/cards", ""},
+		{"/pokemon/sets", ""},
+		{"/v2/whatever", ""},
+		{"/dbs/xyzzy", ""},
+	}
+	for _, tt := range tests {
+		w := get(h, tt.path)
+		var body struct {
+			Error      string
+			DidYouMean *string `json:"did_you_mean"`
+			Docs       string
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if body.DidYouMean != nil {
+			got = *body.DidYouMean
+		}
+		if w.Code != 404 || body.Error != "Endpoint not found" || got != tt.want || body.Docs != "https://api.cardcat.test/docs" {
+			t.Errorf("GET %s: %d %q did_you_mean %q docs %q; want 404 %q", tt.path, w.Code, body.Error, got, body.Docs, tt.want)
+		}
+		if !contains(w.Body.String(), `"did_you_mean":`) {
+			t.Errorf("GET %s: did_you_mean missing: %s", tt.path, w.Body)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"dbs", "dbs", 0}, {"dsb", "dbs", 1}, {"db", "dbs", 1}, {"mgt", "mtg", 1}, {"serch", "search", 1},
+		{"crads", "cards", 1}, {"", "abc", 3}, {"abc", "", 3}, {"kitten", "sitting", 3},
+	} {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+)
+
+// apiHandler is a handler that returns its failure; adapt turns the failure
+// into the answer. An *apiError is sent as it is; any other error is logged
+// and answered with a 500 that tells nothing of its cause.
+type apiHandler func(w http.ResponseWriter, r *http.Request) error
+
+// apiError is an answer with an error status: {error, message, ...}.
+type apiError struct {
+	Status int
+	Body   errorBody
+	Header map[string]string // extra headers: Retry-After, Allow, WWW-Authenticate
+}
+
+func (e *apiError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Body.Error, e.Body.Message)
+}
+
+// errorBody is the JSON of every error answer; fields other than error and
+// message appear when the error has them.
+type errorBody struct {
+	Error       string `json:"error"`
+	Message     string `json:"message"`
+	DidYouMean  any    `json:"did_you_mean,omitempty"` // a path, or null where the key is always sent
+	Docs        string `json:"docs,omitempty"`
+	Suggestions any    `json:"suggestions,omitempty"`
+	Example     string `json:"example,omitempty"`
+}
+
+func newError(status int, code, message string) *apiError {
+	return &apiError{Status: status, Body: errorBody{Error: code, Message: message}}
+}
+
+// Error values of the spec.
+const (
+	errEndpointNotFound   = "Endpoint not found"
+	errMethodNotAllowed   = "Method not allowed"
+	errInvalidParameter   = "Invalid parameter"
+	errInvalidCardID      = "Invalid or corrupted card ID"
+	errCardNotFound       = "Card not found"
+	errSetNotFound        = "Set not found"
+	errQueryRequired      = "Query parameter required"
+	errQueryRejected      = "Search query rejected"
+	errSearchUnavailable  = "Search temporarily unavailable"
+	errInternal           = "Internal server error"
+	errServiceUnavailable = "Service unavailable"
+	errKeyRequired        = "API key required"
+	errKeyInvalid         = "Invalid API key"
+)
+
+func (s *Server) adapt(h apiHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// writeError answers with err: an *apiError as it says, anything else as a
+// logged 500.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		// The client went away: nobody reads an answer, nothing failed here.
+		s.log.LogAttrs(r.Context(), slog.LevelDebug, "request canceled by the client",
+			slog.String("request_id", requestID(r.Context())))
+		return
+	}
+	if !errors.As(err, &ae) {
+		id := requestID(r.Context())
+		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
+			slog.String("request_id", id), slog.String("path", r.URL.Path), slog.Any("error", err))
+		ae = internalError(id)
+	}
+	h := w.Header()
+	for k, v := range ae.Header {
+		h.Set(k, v)
+	}
+	writeJSON(w, ae.Status, ae.Body)
+}
+
+func internalError(requestID string) *apiError {
+	return newError(http.StatusInternalServerError, errInternal,
+		"The server failed to answer this request; it has been logged (request id "+requestID+"). Please try again later.")
+}
+
+var jsonContentType = []string{"application/json; charset=utf-8"}
+
+// writeJSON marshals v as the answer. The values marshalled here are the
+// API's own types, so a marshalling failure is a programming error.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: marshal %T: %v", v, err))
+	}
+	writeBody(w, status, b)
+}
+
+// writeBody sends a ready JSON body.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// writeBodyString sends a ready JSON body held in a string (a pre-rendered
+// card), without copying it.
+func writeBodyString(w http.ResponseWriter, status int, body string) {
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	if sw, ok := w.(interface{ WriteString(string) (int, error) }); ok {
+		sw.WriteString(body)
+		return
+	}
+	w.Write([]byte(body))
+}

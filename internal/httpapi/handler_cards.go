@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// GET /{game}/cards/{id}: the pre-rendered card, found by its canonical id
+// or its 64-hex Cardmarket id (a linked card answers with its canonical id).
+func (s *Server) handleCard(code string) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		snap, g, err := s.gameSnapshot(code)
+		if err != nil {
+			return err
+		}
+		id := r.PathValue("id")
+		switch catalog.ClassifyCardID(code, id) {
+		case catalog.IDCanonical:
+			if ref, ok := g.LookupCard(id); ok {
+				writeBodyString(w, http.StatusOK, g.CardJSON(ref))
+				return nil
+			}
+			return cardNotFound(id)
+		case catalog.IDCardmarket:
+			if ref, ok := g.LookupCard(id); ok {
+				writeBodyString(w, http.StatusOK, g.CardJSON(ref))
+				return nil
+			}
+			// Cardmarket ids are per game: maybe another game's card.
+			for _, other := range snap.Games() {
+				if other != g {
+					if _, ok := other.LookupCard(id); ok {
+						return wrongGameID(other.Game().Code, id)
+					}
+				}
+			}
+			return cardNotFound(id)
+		}
+		for _, other := range s.deps.Games.All() {
+			if other.Code != code && catalog.ClassifyCardID(other.Code, id) == catalog.IDCanonical {
+				return wrongGameID(other.Code, id)
+			}
+		}
+		return newError(http.StatusBadRequest, errInvalidCardID,
+			"A card id is \""+code+"_\" followed by 16 hex characters, or a 64-character Cardmarket id.")
+	}
+}
+
+func cardNotFound(id string) *apiError {
+	return newError(http.StatusNotFound, errCardNotFound, "No card has the id "+id+".")
+}
+
+// wrongGameID is the 400 of an id of another game, pointing at its path.
+func wrongGameID(game, id string) *apiError {
+	e := newError(http.StatusBadRequest, errInvalidCardID,
+		"This id belongs to the game "+game+"; ask for it under /"+game+"/.")
+	e.Body.DidYouMean = "/" + game + "/cards/" + id
+	return e
+}

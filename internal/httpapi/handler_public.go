@@ -1,0 +1,186 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// GET / describes the API. Its body depends on nothing but the
+// configuration, so it is rendered once.
+func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) error {
+	writeBody(w, http.StatusOK, s.rootBody)
+	return nil
+}
+
+type rootBody struct {
+	Name           string                  `json:"name"`
+	Version        string                  `json:"version"`
+	Status         string                  `json:"status"`
+	Authentication rootAuth                `json:"authentication"`
+	Endpoints      map[string]rootEndpoint `json:"endpoints"`
+	RateLimits     RateLimits              `json:"rate_limits"`
+}
+
+type rootAuth struct {
+	Required bool   `json:"required"`
+	Method   string `json:"method"`
+	Header   string `json:"header"`
+	Format   string `json:"format"`
+}
+
+type rootEndpoint struct {
+	Path         string `json:"path"`
+	AuthRequired bool   `json:"auth_required"`
+}
+
+func (s *Server) renderRoot() ([]byte, error) {
+	b := rootBody{
+		Name:    "cardcat",
+		Version: s.deps.Version,
+		Status:  "operational",
+		Authentication: rootAuth{
+			Required: true,
+			Method:   "api_key",
+			Header:   "X-API-Key",
+			Format: "pk_live_ (production) or pk_test_ (development) followed by 32 letters and digits; " +
+				"sent in the header X-API-Key or as Authorization: Bearer followed by the key. GET /, /games and /health need no key.",
+		},
+		Endpoints:  map[string]rootEndpoint{},
+		RateLimits: s.cfg.DefaultLimits,
+	}
+	for _, d := range s.docs {
+		b.Endpoints[d.Label] = rootEndpoint{Path: d.Path, AuthRequired: d.AuthRequired}
+	}
+	return json.Marshal(b)
+}
+
+// GET /games lists the games with their route templates.
+func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) error {
+	writeBody(w, http.StatusOK, s.gamesBody)
+	return nil
+}
+
+type gamesBody struct {
+	Success bool       `json:"success"`
+	Data    []gameItem `json:"data"`
+}
+
+type gameItem struct {
+	Code      string        `json:"code"`
+	Name      string        `json:"name"`
+	Endpoints gameEndpoints `json:"endpoints"`
+}
+
+type gameEndpoints struct {
+	Sets   string `json:"sets"`
+	Set    string `json:"set"`
+	Card   string `json:"card"`
+	Search string `json:"search"`
+	Image  string `json:"image"`
+}
+
+func (s *Server) renderGames() ([]byte, error) {
+	b := gamesBody{Success: true, Data: []gameItem{}}
+	for _, g := range s.deps.Games.All() {
+		p := "/" + g.Code
+		b.Data = append(b.Data, gameItem{Code: g.Code, Name: g.Name, Endpoints: gameEndpoints{
+			Sets: p + "/sets", Set: p + "/sets/:set", Card: p + "/cards/:id", Search: p + "/search",
+			Image: p + "/images/:id",
+		}})
+	}
+	return json.Marshal(b)
+}
+
+// GET /health runs the dependency checks at once, each within HealthTimeout.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	start := s.now()
+	checks := map[string]*healthCheckResult{}
+	var unhealthy []string
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, name := range []string{"database", "cache", "storage"} {
+		// A dependency without a check is in process and cannot fail.
+		checks[name] = &healthCheckResult{Status: "healthy", ResponseTime: ptr(0.0)}
+	}
+	for _, hc := range s.deps.Health {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HealthTimeout)
+			defer cancel()
+			t0 := s.now()
+			err := hc.Check(ctx)
+			res := &healthCheckResult{Status: "healthy"}
+			if err != nil {
+				s.log.LogAttrs(r.Context(), slog.LevelWarn, "health check failed",
+					slog.String("check", hc.Name), slog.Any("error", err))
+				res.Status = "unhealthy"
+				res.Message = hc.Name + " check failed"
+				if ctx.Err() != nil {
+					res.Message = hc.Name + " check timed out"
+				}
+			} else {
+				res.ResponseTime = ptr(elapsedMillis(s.now().Sub(t0)))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			checks[hc.Name] = res
+			if err != nil && hc.Critical {
+				unhealthy = append(unhealthy, hc.Name)
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(unhealthy)
+
+	body := healthBody{
+		Status:    "healthy",
+		Timestamp: s.now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		Version:   s.deps.Version,
+		Checks:    checks,
+		Region:    s.deps.Region,
+	}
+	if s.deps.Snapshot() == nil {
+		unhealthy = append(unhealthy, "catalogue (not loaded yet)")
+	}
+	status := http.StatusOK
+	if len(unhealthy) > 0 {
+		status = http.StatusServiceUnavailable
+		body.Status = "unhealthy"
+		body.Message = "Critical services unavailable: " + strings.Join(unhealthy, ", ")
+	}
+	body.ResponseTime = elapsedMillis(s.now().Sub(start))
+	writeJSON(w, status, body)
+	return nil
+}
+
+type healthBody struct {
+	Status       string                        `json:"status"`
+	Timestamp    string                        `json:"timestamp"`
+	Version      string                        `json:"version"`
+	Message      string                        `json:"message,omitempty"`
+	Checks       map[string]*healthCheckResult `json:"checks"`
+	ResponseTime float64                       `json:"responseTime"`
+	Region       string                        `json:"region"`
+}
+
+type healthCheckResult struct {
+	Status       string   `json:"status"`
+	ResponseTime *float64 `json:"responseTime"` // ms; null when the check failed
+	Message      string   `json:"message,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// unavailable is the answer while no catalogue is loaded.
+func unavailable() *apiError {
+	e := newError(http.StatusServiceUnavailable, errServiceUnavailable,
+		"The catalogue is being loaded; please retry in a few seconds.")
+	e.Header = map[string]string{"Retry-After": "5"}
+	return e
+}

@@ -1,0 +1,161 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// gameSnapshot returns the current snapshot of a game: read once per
+// request, so one answer never mixes two catalogue versions.
+func (s *Server) gameSnapshot(code string) (*catalog.Snapshot, *catalog.GameSnapshot, error) {
+	snap := s.deps.Snapshot()
+	if snap == nil {
+		return nil, nil, unavailable()
+	}
+	g := snap.Game(code)
+	if g == nil {
+		return nil, nil, fmt.Errorf("httpapi: snapshot version %d has no game %q", snap.Version, code)
+	}
+	return snap, g, nil
+}
+
+// GET /{game}/sets: the pre-rendered set list.
+func (s *Server) handleSets(code string) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		_, g, err := s.gameSnapshot(code)
+		if err != nil {
+			return err
+		}
+		writeBody(w, http.StatusOK, g.SetListJSON())
+		return nil
+	}
+}
+
+// GET /{game}/sets/{set}: a page of a set's cards, assembled from
+// pre-rendered parts; or the disambiguation of a shared set code.
+func (s *Server) handleSetCards(code string) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		pg, err := parsePaging(r.URL.Query(), setPageDefault, setPageMax)
+		if err != nil {
+			return err
+		}
+		_, g, err := s.gameSnapshot(code)
+		if err != nil {
+			return err
+		}
+		key := r.PathValue("set")
+		set, shared, err := findSet(g, key)
+		if err != nil {
+			return err
+		}
+		if set == nil {
+			writeBody(w, http.StatusOK, disambiguation(key, shared))
+			return nil
+		}
+
+		bp := getBuffer()
+		defer putBuffer(bp)
+		b := append(*bp, `{"success":true,"set":`...)
+		b = append(b, set.HeaderJSON()...)
+		b = append(b, `,"cards":[`...)
+		first, end := set.Cards()
+		from, to := pg.window(int(end - first))
+		for i := from; i < to; i++ {
+			if i > from {
+				b = append(b, ',')
+			}
+			b = g.AppendListing(b, first+catalog.CardRef(i))
+		}
+		b = append(b, `],"pagination":`...)
+		b = pg.appendJSON(b, set.Total)
+		b = append(b, '}')
+		*bp = b
+		writeBody(w, http.StatusOK, b)
+		return nil
+	}
+}
+
+// findSet resolves :set: a set_id, else a set_code compared
+// case-insensitively. A code shared by several sets returns them instead
+// (set == nil), for the disambiguation answer; no set is a 404.
+func findSet(g *catalog.GameSnapshot, key string) (set *catalog.ListedSet, shared []*catalog.ListedSet, err error) {
+	if set, ok := g.SetByID(key); ok {
+		return set, nil, nil
+	}
+	switch sets := g.SetsByCode(key); len(sets) {
+	case 0:
+		return nil, nil, setNotFound(g, key)
+	case 1:
+		return sets[0], nil, nil
+	default:
+		return nil, sets, nil
+	}
+}
+
+// disambiguation is the 200 answer for a set_code that several sets share.
+func disambiguation(key string, sets []*catalog.ListedSet) []byte {
+	b := []byte(`{"disambiguation":true,"message":`)
+	b = catalog.AppendJSONString(b, fmt.Sprintf(
+		"The set code %q matches %d sets; repeat the request with the set_id of the one you want.", key, len(sets)))
+	b = append(b, `,"matches":[`...)
+	for i, s := range sets {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = catalog.AppendSetCandidate(b, &s.SetInfo)
+	}
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(len(sets)), 10)
+	return append(b, '}')
+}
+
+// setNotFound is the 404 of an unknown set. Unless :set has the form of a
+// set_id (digits, maybe after "-"), it carries suggestions: the sets whose
+// name holds every word of it (possibly none).
+func setNotFound(g *catalog.GameSnapshot, key string) *apiError {
+	e := newError(http.StatusNotFound, errSetNotFound,
+		fmt.Sprintf("No %s set has the set_id or set_code %q. GET /%s/sets lists them.", g.Game().Name, key, g.Game().Code))
+	if looksLikeSetID(key) {
+		return e
+	}
+	suggestions := []json.RawMessage{}
+	for _, s := range g.SuggestSets(key, 10) {
+		suggestions = append(suggestions, catalog.AppendSetCandidate(nil, &s.SetInfo))
+	}
+	e.Body.Suggestions = suggestions
+	if len(suggestions) > 0 {
+		e.Body.Message += " Sets whose name matches are in suggestions; ask for one by its set_id."
+	}
+	return e
+}
+
+func looksLikeSetID(key string) bool {
+	if len(key) > 0 && key[0] == '-' {
+		key = key[1:]
+	}
+	if key == "" {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < '0' || key[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Response buffers are reused; a set page of 200 cards is a few hundred KB.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+func getBuffer() *[]byte { bp := buffers.Get().(*[]byte); *bp = (*bp)[:0]; return bp }
+
+func putBuffer(bp *[]byte) {
+	if cap(*bp) <= 1<<20 {
+		buffers.Put(bp)
+	}
+}

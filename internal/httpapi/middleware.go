@@ -1,0 +1,268 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// The chain, outermost first (see New): common headers (request id, CORS) so
+// that every answer has them, 5xx and panics included; the access log; panic
+// recovery; the method check (405, CORS preflight); the path check (trailing
+// slash, repeated slashes); then the routes, where keyed routes add
+// authentication and the rate-limit slot.
+
+type ctxKey int
+
+const stateKey ctxKey = 0
+
+// requestState is what the middlewares learn about a request, kept in its
+// context once (one context and request copy per request, not one per fact).
+type requestState struct {
+	id        string
+	idHeader  [1]string // the X-Request-Id header's value slice, without its own allocation
+	caller    Caller    // set by requireKey
+	hasCaller bool
+}
+
+func stateOf(ctx context.Context) *requestState {
+	st, _ := ctx.Value(stateKey).(*requestState)
+	return st
+}
+
+// requestID returns the request's id ("" outside a request).
+func requestID(ctx context.Context) string {
+	if st := stateOf(ctx); st != nil {
+		return st.id
+	}
+	return ""
+}
+
+// requestIDs makes request ids: a random prefix per process and a counter,
+// unique without a system call per request.
+type requestIDs struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func newRequestIDs() requestIDs {
+	var b [4]byte
+	rand.Read(b[:])
+	return requestIDs{prefix: hex.EncodeToString(b[:]) + "-"}
+}
+
+func (g *requestIDs) next() string {
+	return g.prefix + strconv.FormatUint(g.n.Add(1), 16)
+}
+
+// validRequestID accepts a caller's X-Request-Id that is short and plain.
+func validRequestID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	corsOrigin  = []string{"*"}
+	corsExposed = []string{"X-RateLimit-Limit-Hour, X-RateLimit-Remaining-Hour, X-RateLimit-Limit-Day, " +
+		"X-RateLimit-Remaining-Day, Retry-After, ETag, X-Request-Id"}
+	nosniff = []string{"nosniff"}
+)
+
+// withCommonHeaders gives every answer its request id and the CORS headers.
+func (s *Server) withCommonHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = s.ids.next()
+		}
+		st := &requestState{id: id}
+		st.idHeader[0] = id
+		h := w.Header()
+		h["X-Request-Id"] = st.idHeader[:]
+		h["Access-Control-Allow-Origin"] = corsOrigin
+		h["Access-Control-Expose-Headers"] = corsExposed
+		h["X-Content-Type-Options"] = nosniff
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey, st)))
+	})
+}
+
+// recorder remembers the status and size of an answer for the access log.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (rec *recorder) WriteHeader(code int) {
+	if rec.status == 0 {
+		rec.status = code
+	}
+	rec.ResponseWriter.WriteHeader(code)
+}
+
+func (rec *recorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	n, err := rec.ResponseWriter.Write(b)
+	rec.bytes += n
+	return n, err
+}
+
+func (rec *recorder) WriteString(str string) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	n, err := rec.ResponseWriter.(interface{ WriteString(string) (int, error) }).WriteString(str)
+	rec.bytes += n
+	return n, err
+}
+
+func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// written reports whether the answer has started.
+func (rec *recorder) written() bool { return rec.status != 0 }
+
+// withAccessLog logs one structured line per request.
+func (s *Server) withAccessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := s.now()
+		rec := &recorder{ResponseWriter: w}
+		if _, ok := w.(interface{ WriteString(string) (int, error) }); !ok {
+			// recorder.WriteString needs it; net/http's writer has it.
+			w = stringWriter{w}
+			rec.ResponseWriter = w
+		}
+		next.ServeHTTP(rec, r)
+		if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+			return
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("request_id", requestID(r.Context())),
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.RequestURI()),
+			slog.Int("status", rec.status),
+			slog.Int("bytes", rec.bytes),
+			slog.Duration("duration", s.now().Sub(start)),
+			slog.String("remote", r.RemoteAddr),
+		)
+	})
+}
+
+type stringWriter struct{ http.ResponseWriter }
+
+func (w stringWriter) WriteString(s string) (int, error) { return w.ResponseWriter.Write([]byte(s)) }
+
+func (w stringWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// withRecover turns a panic into a logged 500.
+func (s *Server) withRecover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			id := requestID(r.Context())
+			s.log.LogAttrs(r.Context(), slog.LevelError, "panic",
+				slog.String("request_id", id), slog.String("path", r.URL.Path),
+				slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+			if rec, ok := w.(*recorder); ok && rec.written() {
+				return // too late for an error answer; the client sees a cut response
+			}
+			writeJSON(w, http.StatusInternalServerError, internalError(id).Body)
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withGETOnly answers CORS preflights and refuses every method but GET.
+func (s *Server) withGETOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != "" {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Methods", "GET")
+			h.Set("Access-Control-Allow-Headers", "X-API-Key, Authorization, Content-Type, X-Request-Id")
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		e := newError(http.StatusMethodNotAllowed, errMethodNotAllowed,
+			"This API is read-only and answers GET only; "+r.Method+" is not allowed.")
+		e.Header = map[string]string{"Allow": http.MethodGet}
+		s.writeError(w, r, e)
+	})
+}
+
+// withPathCheck ignores one trailing slash and refuses, with a 404 that
+// names the clean path, paths that are not in canonical form (repeated
+// slashes, "." or ".." segments), which ServeMux would otherwise redirect.
+func (s *Server) withPathCheck(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if len(p) > 1 && p[len(p)-1] == '/' && p[len(p)-2] != '/' {
+			r2 := new(http.Request)
+			*r2 = *r
+			u := *r.URL
+			u.Path = p[:len(p)-1]
+			u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+			r2.URL = &u
+			r = r2
+			p = u.Path
+		}
+		if !canonicalPath(p) {
+			s.writeError(w, r, s.endpointNotFound(r))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// canonicalPath reports whether p has no empty, "." or ".." segment.
+func canonicalPath(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	start := 1
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if seg := p[start:i]; seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+// elapsedMillis returns d in milliseconds, rounded to 0.01 ms.
+func elapsedMillis(d time.Duration) float64 {
+	return float64(d.Round(10*time.Microsecond).Microseconds()) / 1000
+}

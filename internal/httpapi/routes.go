@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+)
+
+// routes is the whole API in one place. Public routes need no key; keyed
+// routes pass authentication and then the rate-limit slot. A path that no
+// route matches falls through to "/", the 404 with did_you_mean, which is
+// therefore decided before authentication.
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	public := func(label, pattern string, h apiHandler) {
+		mux.Handle(pattern, s.adapt(h))
+		s.document(label, pattern, "", false)
+	}
+	keyed := func(label, pattern, game string, h apiHandler) {
+		mux.Handle(pattern, chain(s.adapt(h), s.requireKey, s.withRateLimit))
+		s.document(label, pattern, game, true)
+	}
+
+	public("root", "GET /{$}", s.handleRoot)
+	public("games", "GET /games", s.handleGames)
+	public("health", "GET /health", s.handleHealth)
+
+	for _, g := range s.deps.Games.All() {
+		p := "GET /" + g.Code
+		keyed("sets", p+"/sets", g.Code, s.handleSets(g.Code))
+		keyed("set_cards", p+"/sets/{set}", g.Code, s.handleSetCards(g.Code))
+		keyed("card", p+"/cards/{id}", g.Code, s.handleCard(g.Code))
+		keyed("search", p+"/search", g.Code, s.handleSearch(g.Code))
+
+		// Images (issue 6), keyed:
+		//   keyed("image", p+"/images/{id}", g.Code, s.handleImage(g.Code))
+		// Paid endpoints (issue 5), keyed, then the plan check (403):
+		//   p+"/prices/{set}", p+"/sets/{set}/statistics", p+"/sets/{set}/completion-value",
+		//   p+"/sets/trending" (more specific than /sets/{set}, so ServeMux prefers it),
+		//   p+"/analytics/top-cards"
+	}
+
+	mux.Handle("/", s.adapt(func(w http.ResponseWriter, r *http.Request) error { return s.endpointNotFound(r) }))
+	return mux
+}
+
+// endpointDoc is a route as GET / lists it.
+type endpointDoc struct {
+	Label        string
+	Path         string // template: /{game}/sets/:set
+	AuthRequired bool
+}
+
+// document records a route for GET /, once per label, with the game's
+// prefix written as {game} and wildcards as :name.
+func (s *Server) document(label, pattern, game string, auth bool) {
+	for _, d := range s.docs {
+		if d.Label == label {
+			return
+		}
+	}
+	path := strings.TrimPrefix(pattern, "GET ")
+	path = strings.TrimSuffix(path, "{$}")
+	if game != "" {
+		path = "/{game}" + strings.TrimPrefix(path, "/"+game)
+	}
+	path = strings.NewReplacer("{set}", ":set", "{id}", ":id").Replace(path)
+	s.docs = append(s.docs, endpointDoc{Label: label, Path: path, AuthRequired: auth})
+}
+
+// routed reports whether a GET of path reaches a route other than the 404.
+func (s *Server) routed(path string) bool {
+	r, err := http.NewRequest(http.MethodGet, path, nil)
+	if err != nil {
+		return false
+	}
+	_, pattern := s.mux.Handler(r)
+	return pattern != "" && pattern != "/"
+}

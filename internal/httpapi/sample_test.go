@@ -1,0 +1,132 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ingest"
+)
+
+// Real data: the bundled sample mirror (sample/ at the repository root) and
+// the real TCGplayer files of ../shared/data (beside the repository on the
+// development and CI machines). Each test skips, saying so, when its
+// directory is absent.
+var (
+	sampleDir = filepath.Join("..", "..", "sample")
+	sharedDir = filepath.Join("..", "..", "..", "shared", "data")
+)
+
+func mustMirror(t *testing.T, dir string) *catalog.Catalog {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "tcgplayer")); err != nil {
+		t.Skipf("no mirror at %s", dir)
+	}
+	c, _, err := ingest.BuildFromMirror(context.Background(), dir, game.Default(), testNow)
+	if err != nil {
+		t.Fatalf("ingest %s: %v", dir, err)
+	}
+	return c
+}
+
+// TestRealNames: every real card name passes the SQL check, and searching a
+// name (its first 100 characters) finds its card; every card's detail and
+// its set's listing answer.
+func TestRealNames(t *testing.T) {
+	for _, dir := range []string{sampleDir, sharedDir} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			c := mustMirror(t, dir)
+			h := mustServer(t, Config{}, testDeps(mustSnapshot(t, c)))
+			n := 0
+			for _, gc := range c.Games {
+				for _, card := range gc.Cards {
+					n++
+					if catalog.LooksLikeSQL(card.Name) {
+						t.Errorf("%s: %q looks like SQL", gc.Game, card.Name)
+					}
+					if w := get(h, "/"+gc.Game+"/cards/"+card.ID); w.Code != http.StatusOK {
+						t.Errorf("%s card %s: %d", gc.Game, card.ID, w.Code)
+					}
+					q := []rune(card.Name)
+					if len(q) > queryMax {
+						q = q[:queryMax]
+					}
+					if !searchFinds(t, h, gc.Game, string(q), card.ID) {
+						t.Errorf("%s: %q not found by searching its name", gc.Game, card.Name)
+					}
+				}
+			}
+			t.Logf("%d real cards checked", n)
+		})
+	}
+}
+
+// searchFinds pages through a search until it finds id.
+func searchFinds(t *testing.T, h http.Handler, game, q, id string) bool {
+	t.Helper()
+	for page := 1; page <= 10; page++ {
+		w := get(h, "/"+game+"/search?limit=100&page="+itoa(page)+"&q="+url.QueryEscape(q))
+		if w.Code != http.StatusOK {
+			t.Errorf("search %q: %d %s", q, w.Code, w.Body)
+			return false
+		}
+		var body struct {
+			Results []struct{ ID string }
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range body.Results {
+			if r.ID == id {
+				return true
+			}
+		}
+		if len(body.Results) < 100 {
+			return false
+		}
+	}
+	return false
+}
+
+// TestSampleGolden keeps the answers of every endpoint on the bundled sample,
+// for both games, in testdata/golden/sample_*.json.
+func TestSampleGolden(t *testing.T) {
+	c := mustMirror(t, sampleDir)
+	if _, err := os.Stat(filepath.Join("testdata", "golden", "sample_dbs_sets.json")); err != nil && !*update {
+		t.Skip("the sample's golden files are not written yet: run go test ./internal/httpapi -update")
+	}
+	snap := mustSnapshot(t, c)
+	h := mustServer(t, Config{}, testDeps(snap))
+	var cases []goldenCase
+	for _, g := range snap.Games() {
+		code := g.Game().Code
+		cases = append(cases, goldenCase{"sample_" + code + "_sets", "/" + code + "/sets", 200, nil})
+		sets := g.Sets()
+		if len(sets) == 0 {
+			continue
+		}
+		// The newest set, first page of 10; one card's detail; a search.
+		set := sets[0]
+		cases = append(cases,
+			goldenCase{"sample_" + code + "_set_cards", "/" + code + "/sets/" + url.PathEscape(set.ID) + "?limit=10", 200, nil})
+		first, _ := set.Cards()
+		var card struct {
+			ID       string
+			CardInfo struct{ Name string } `json:"card_info"`
+		}
+		json.Unmarshal([]byte(g.CardJSON(first)), &card)
+		cases = append(cases,
+			goldenCase{"sample_" + code + "_card", "/" + code + "/cards/" + card.ID, 200, nil},
+			goldenCase{"sample_" + code + "_search", "/" + code + "/search?limit=5&q=" + url.QueryEscape(card.CardInfo.Name), 200, nil})
+	}
+	cases = append(cases,
+		goldenCase{"sample_dbs_set_code_shared", "/dbs/sets/FB03_AR", 200, nil},
+		goldenCase{"sample_mtg_set_code_shared", "/mtg/sets/WHO", 200, nil})
+	runGolden(t, h, cases)
+}

@@ -1,0 +1,159 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+)
+
+// Config holds the API's tunables; zero values take the defaults.
+type Config struct {
+	// SearchTimeout bounds one search; past it the answer is 503 "Search
+	// temporarily unavailable". Default 2 s.
+	SearchTimeout time.Duration
+	// SearchConcurrency is how many searches run at once. Default 4 per CPU.
+	SearchConcurrency int
+	// SearchQueueWait is how long a search waits for a free slot before it is
+	// refused with 503. Default 100 ms.
+	SearchQueueWait time.Duration
+	// SearchRetryAfter is the Retry-After of a refused search. Default 1 s.
+	SearchRetryAfter time.Duration
+	// HealthTimeout bounds each health check. Default 2 s.
+	HealthTimeout time.Duration
+	// DefaultLimits are the rate limits GET / shows: the Free plan's by default.
+	DefaultLimits RateLimits
+}
+
+// RateLimits are the limits of a plan as GET / shows them.
+type RateLimits struct {
+	PerHour int    `json:"per_hour"`
+	PerDay  int    `json:"per_day"`
+	Plan    string `json:"plan"`
+}
+
+func (c Config) withDefaults() Config {
+	if c.SearchTimeout <= 0 {
+		c.SearchTimeout = 2 * time.Second
+	}
+	if c.SearchConcurrency <= 0 {
+		c.SearchConcurrency = 4 * runtime.GOMAXPROCS(0)
+	}
+	if c.SearchQueueWait <= 0 {
+		c.SearchQueueWait = 100 * time.Millisecond
+	}
+	if c.SearchRetryAfter <= 0 {
+		c.SearchRetryAfter = time.Second
+	}
+	if c.HealthTimeout <= 0 {
+		c.HealthTimeout = 2 * time.Second
+	}
+	if c.DefaultLimits == (RateLimits{}) {
+		c.DefaultLimits = RateLimits{PerHour: 100, PerDay: 1000, Plan: "free"}
+	}
+	return c
+}
+
+// Deps are what the API needs from the rest of the program.
+type Deps struct {
+	// Snapshot returns the current catalogue snapshot, nil before the first
+	// one is loaded. It is called once per request, so that one answer never
+	// mixes two catalogue versions.
+	Snapshot func() *catalog.Snapshot
+	// Games are the games served, each under /{code}/.
+	Games  *game.Registry
+	Logger *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Version is the build's version, shown by GET / and /health.
+	Version string
+	// Region is the deployment's region, shown by /health.
+	Region string
+	// PublicURL is the base URL callers use (no trailing slash), for the
+	// docs link and the example request of a 401.
+	PublicURL string
+	// Health are the dependency checks of /health: database, cache, storage.
+	Health []HealthCheck
+	// Auth decides whether a request's API key is good (a format check when nil).
+	Auth Authenticator
+	// RateLimit, when set, wraps every keyed route after authentication:
+	// the slot of the rate limiter (and its X-RateLimit-* headers).
+	RateLimit func(http.Handler) http.Handler
+}
+
+// HealthCheck is one dependency check of /health.
+type HealthCheck struct {
+	Name  string // database, cache or storage
+	Check func(ctx context.Context) error
+	// Critical checks make the whole service unhealthy (503) when they fail;
+	// a failing non-critical check is reported but the service stays healthy.
+	Critical bool
+}
+
+// Server is the HTTP API. Its Handler serves every route.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	now     func() time.Time
+	mux     *http.ServeMux
+	handler http.Handler
+	docs    []endpointDoc // routes as GET / lists them
+	slots   chan struct{} // the search concurrency limiter
+	ids     requestIDs
+
+	rootBody, gamesBody []byte
+}
+
+// New returns the API server.
+func New(cfg Config, deps Deps) (*Server, error) {
+	if deps.Snapshot == nil || deps.Games == nil {
+		return nil, errors.New("httpapi: Deps.Snapshot and Deps.Games are required")
+	}
+	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.deps.Auth == nil {
+		s.deps.Auth = KeyFormat{}
+	}
+	s.slots = make(chan struct{}, s.cfg.SearchConcurrency)
+	s.ids = newRequestIDs()
+	s.mux = s.routes()
+	s.handler = chain(s.mux,
+		s.withCommonHeaders,
+		s.withAccessLog,
+		s.withRecover,
+		s.withGETOnly,
+		s.withPathCheck,
+	)
+	var err error
+	if s.rootBody, err = s.renderRoot(); err != nil {
+		return nil, err
+	}
+	if s.gamesBody, err = s.renderGames(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Handler returns the handler of the whole API.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// chain wraps h in the middlewares, the first outermost.
+func chain(h http.Handler, mws ...func(http.Handler) http.Handler) http.Handler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+func (s *Server) docsURL() string { return s.deps.PublicURL + "/docs" }
