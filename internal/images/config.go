@@ -1,0 +1,95 @@
+package images
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults of Config.
+const (
+	DefaultSourceURL            = "https://tcgplayer-cdn.tcgplayer.com/product/{productId}_in_1000x1000.jpg"
+	DefaultTTL                  = 24 * time.Hour
+	DefaultRetryInterval        = time.Minute
+	DefaultFetchTimeout         = 10 * time.Second
+	DefaultStaleWait            = time.Second
+	DefaultMaxBytes             = 5 << 20
+	DefaultMaxConcurrentFetches = 8
+	DefaultUserAgent            = "cardcat (card image cache)"
+)
+
+// ProductIDPlaceholder is replaced by the product id in Config.SourceURL.
+const ProductIDPlaceholder = "{productId}"
+
+// SourceURLEnv names the environment variable of Config.SourceURL.
+const SourceURLEnv = "CARDCAT_TCGPLAYER_IMAGE_URL"
+
+// Config tunes a Service. A zero field takes its default.
+type Config struct {
+	// SourceURL is the image URL template, with ProductIDPlaceholder.
+	SourceURL string
+	// TTL is how long a fetched image is served from storage before it is
+	// refreshed from the source.
+	TTL time.Duration
+	// RetryInterval is how long after a failed fetch of one product the source
+	// is not asked again: the stale copy (or the same error) is given instead.
+	RetryInterval time.Duration
+	// FetchTimeout bounds one upstream fetch, waiting for a fetch slot included.
+	FetchTimeout time.Duration
+	// StaleWait is how long a caller that has a stale copy waits for its
+	// refresh before it is given the stale copy (the refresh goes on).
+	StaleWait time.Duration
+	// MaxBytes is the largest image accepted from the source; a larger one is
+	// rejected, not truncated.
+	MaxBytes int64
+	// MaxConcurrentFetches caps the upstream fetches in flight at once.
+	MaxConcurrentFetches int
+	// UserAgent is sent to the source.
+	UserAgent string
+}
+
+// ConfigFromEnv reads the settings that have environment variables
+// (CARDCAT_TCGPLAYER_IMAGE_URL); the rest keep their defaults.
+func ConfigFromEnv(getenv func(string) string) Config {
+	return Config{SourceURL: strings.TrimSpace(getenv(SourceURLEnv))}
+}
+
+// withDefaults fills zero fields and validates the result.
+func (c Config) withDefaults() (Config, error) {
+	if c.SourceURL == "" {
+		c.SourceURL = DefaultSourceURL
+	}
+	if c.TTL <= 0 {
+		c.TTL = DefaultTTL
+	}
+	if c.RetryInterval <= 0 {
+		c.RetryInterval = DefaultRetryInterval
+	}
+	if c.FetchTimeout <= 0 {
+		c.FetchTimeout = DefaultFetchTimeout
+	}
+	if c.StaleWait <= 0 {
+		c.StaleWait = DefaultStaleWait
+	}
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.MaxConcurrentFetches <= 0 {
+		c.MaxConcurrentFetches = DefaultMaxConcurrentFetches
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = DefaultUserAgent
+	}
+	if !strings.Contains(c.SourceURL, ProductIDPlaceholder) {
+		return c, fmt.Errorf("images: source URL %q: no %s placeholder", c.SourceURL, ProductIDPlaceholder)
+	}
+	u, err := url.Parse(strings.ReplaceAll(c.SourceURL, ProductIDPlaceholder, "1"))
+	if err != nil {
+		return c, fmt.Errorf("images: source URL %q: %w", c.SourceURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("images: source URL %q: want an absolute http or https URL", c.SourceURL)
+	}
+	return c, nil
+}

@@ -1,0 +1,94 @@
+// Package images serves card images: fetched from the TCGplayer CDN, kept in a
+// Storage (local disk in images/fsstore, S3-compatible object storage in
+// images/s3store; both pass images/storetest) and served from there for 24
+// hours.
+//
+// The HTTP handler resolves the card first (a card without a TCGplayer product
+// or with no image is a 404 before this package is asked), then:
+//
+//	img, err := svc.Get(r.Context(), card.TCGProductID)
+//	if err != nil {
+//		return err // errors.Is ErrNotFound → 404 "Image not found", ErrUnavailable → 502 "Image not available"
+//	}
+//	images.Write(w, r, img)
+//
+// The storage check of /health is svc.ProbeStorage(ctx): a write and read of a
+// small probe object, with its response time.
+package images
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// ErrNotFound means the source has no image for the product (it answered
+// 404 or 410), or the product id is not a valid one. The API answers 404
+// "Image not found".
+var ErrNotFound = errors.New("images: image not found")
+
+// ErrInvalidProduct is returned for a product id that is not a positive
+// integer; it is an ErrNotFound.
+var ErrInvalidProduct = fmt.Errorf("%w: invalid product id", ErrNotFound)
+
+// ErrUnavailable means the source could not give an image (timeout, 5xx,
+// unreachable, a non-image or oversized answer) and none is stored. The API
+// answers 502 "Image not available".
+var ErrUnavailable = errors.New("images: image not available")
+
+// ErrNotStored is returned by Storage.Get when the key holds no object.
+var ErrNotStored = errors.New("images: not stored")
+
+// ErrInvalidKey is returned by a Storage given the zero Key.
+var ErrInvalidKey = errors.New("images: invalid storage key")
+
+// Image is one stored image. Body is shared between the callers that asked for
+// the same image at once: treat it as read-only.
+type Image struct {
+	Body        []byte
+	ContentType string    // the source's image/* media type
+	ETag        string    // strong entity tag, quoted: a sha256 prefix of Body
+	FetchedAt   time.Time // when the source gave Body
+}
+
+// Storage keeps images by key. Implementations pass storetest.Run.
+type Storage interface {
+	// Get returns the object stored under key, with the content type, ETag and
+	// fetch time it was put with, or an error wrapping ErrNotStored.
+	Get(ctx context.Context, key Key) (*Image, error)
+	// Put stores img under key, replacing any earlier object. A concurrent Get
+	// sees the old object or the new one, never a mix.
+	Put(ctx context.Context, key Key, img *Image) error
+}
+
+// Key names an object in Storage. Keys are made only by this package, from a
+// validated product id (or for the health probe), so a Storage never sees a
+// key a client chose: no path traversal, no arbitrary names. Keys are
+// slash-separated lowercase ASCII letters, digits, '-' and '.', never "." or
+// "..", for example "tcgplayer/1234".
+type Key struct{ name string }
+
+// ProductKey is the key of the image of a TCGplayer product.
+func ProductKey(productID int) (Key, error) {
+	if productID <= 0 {
+		return Key{}, ErrInvalidProduct
+	}
+	return Key{name: "tcgplayer/" + strconv.Itoa(productID)}, nil
+}
+
+// String returns the key's slash-separated name ("" for the zero Key).
+func (k Key) String() string { return k.name }
+
+// Valid reports whether k was made by this package (the zero Key is not).
+func (k Key) Valid() bool { return k.name != "" }
+
+// ETagOf returns the strong entity tag of an image body: the first 16 bytes
+// of its sha256, in hex, quoted.
+func ETagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
