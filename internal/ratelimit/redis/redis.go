@@ -1,0 +1,329 @@
+// Package redis is the ratelimit.Limiter for many API replicas: the counters
+// live in Redis, so every replica and every game draws on one pool.
+//
+// Each Take is one round trip: a Lua script reads both windows, decides and
+// increments atomically, so concurrent replicas can never both take the last
+// unit. Rate limiting must not take the API down with it: when Redis does not
+// answer within a short timeout, requests are counted on a local fallback
+// limiter until a background probe sees Redis again.
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/cardcat/cardcat/internal/ratelimit"
+)
+
+var (
+	_ ratelimit.Limiter       = (*Limiter)(nil)
+	_ ratelimit.HealthChecker = (*Limiter)(nil)
+)
+
+const (
+	// DefaultPrefix starts every key, so that the counters can share a Redis
+	// with other data and be found with SCAN.
+	DefaultPrefix = "cardcat:rl:"
+	// DefaultTimeout bounds one call, connecting included. A request must not
+	// wait long for its rate limit: past this, the fallback answers.
+	DefaultTimeout = 100 * time.Millisecond
+	// DefaultProbeInterval is how often an unreachable Redis is tried again.
+	DefaultProbeInterval = time.Second
+	// expiryMargin keeps a window's key a little past the window's end, for
+	// replicas whose clocks lag behind and still count in that window.
+	expiryMargin = 5 * time.Minute
+)
+
+// Options tune a Limiter. The zero value is ready to use.
+type Options struct {
+	Prefix        string        // key prefix; "" means DefaultPrefix
+	Timeout       time.Duration // per call; 0 means DefaultTimeout
+	ProbeInterval time.Duration // while Redis is down; 0 means DefaultProbeInterval
+	Logger        *slog.Logger  // nil means slog.Default()
+}
+
+// takeScript counts one request in both windows if both have room, or with
+// ARGV[5] == "0" only reads them. The admission rule is ratelimit.Limits.Admits.
+//
+// KEYS: hour counter, day counter. ARGV: hour limit, day limit, hour key TTL,
+// day key TTL (seconds), take (1) or peek (0). Returns {allowed, hour used, day used}.
+//
+// The TTLs are computed by the caller from its own now, not as absolute times,
+// so that Redis's clock does not matter. They are set only when a key is
+// created: INCR keeps an existing TTL.
+const takeLua = `
+local hour = tonumber(redis.call('GET', KEYS[1]) or '0')
+local day = tonumber(redis.call('GET', KEYS[2]) or '0')
+if hour >= tonumber(ARGV[1]) or day >= tonumber(ARGV[2]) then
+	return {0, hour, day}
+end
+if ARGV[5] == '1' then
+	hour = redis.call('INCR', KEYS[1])
+	if hour == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+	day = redis.call('INCR', KEYS[2])
+	if day == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+end
+return {1, hour, day}
+`
+
+var takeScript = goredis.NewScript(takeLua)
+
+// Limiter is the Redis limiter. Create it with Open.
+type Limiter struct {
+	client        *goredis.Client
+	script        *goredis.Script
+	fallback      ratelimit.Limiter
+	prefix        string
+	timeout       time.Duration
+	probeInterval time.Duration
+	logger        *slog.Logger
+	addr          string // for log lines; never the password
+
+	down   atomic.Bool // read on every request; changed under mu
+	closed atomic.Bool
+
+	mu        sync.Mutex // orders state changes and the prober's start against Close
+	downSince time.Time
+	probing   bool // a prober runs; it alone ends an outage it was started for
+	stop      chan struct{}
+	probers   sync.WaitGroup
+}
+
+// Open connects to the Redis at url (redis://[user:password@]host:port/db or
+// rediss:// for TLS, as go-redis ParseURL reads it) and counts on fallback while
+// Redis is unreachable. The Limiter owns fallback from then on and closes it.
+//
+// An unreachable Redis is not an error here, so that the API starts and serves
+// during an outage; it is logged and probed. Only a bad URL is an error.
+// Timeouts given in the URL are replaced by opts.Timeout.
+func Open(ctx context.Context, url string, fallback ratelimit.Limiter, opts Options) (*Limiter, error) {
+	if fallback == nil {
+		return nil, errors.New("redis: open: nil fallback limiter")
+	}
+	o, err := goredis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis: open: %w", err)
+	}
+	l := &Limiter{
+		script:        takeScript,
+		fallback:      fallback,
+		prefix:        opts.Prefix,
+		timeout:       opts.Timeout,
+		probeInterval: opts.ProbeInterval,
+		logger:        opts.Logger,
+		addr:          o.Addr,
+		stop:          make(chan struct{}),
+	}
+	if l.prefix == "" {
+		l.prefix = DefaultPrefix
+	}
+	if l.timeout <= 0 {
+		l.timeout = DefaultTimeout
+	}
+	if l.probeInterval <= 0 {
+		l.probeInterval = DefaultProbeInterval
+	}
+	if l.logger == nil {
+		l.logger = slog.Default()
+	}
+
+	// Every wait is bounded by the call's timeout. No retries: a Take whose
+	// reply was lost may have counted already, and counting it again would
+	// charge the pool twice; the fallback answers instead, and the prober
+	// (not a waiting request) redials.
+	o.DialTimeout = l.timeout
+	o.ReadTimeout = l.timeout
+	o.WriteTimeout = l.timeout
+	o.PoolTimeout = l.timeout
+	o.ContextTimeoutEnabled = true
+	o.MaxRetries = -1
+	o.DialerRetries = 1
+	l.client = goredis.NewClient(o)
+
+	if err := l.ping(ctx); err != nil {
+		l.markDown(err)
+	}
+	return l, nil
+}
+
+// Take implements ratelimit.Limiter.
+func (l *Limiter) Take(ctx context.Context, key string, lim ratelimit.Limits, now time.Time) (ratelimit.Result, error) {
+	return l.do(ctx, key, lim, now, true)
+}
+
+// Peek implements ratelimit.Limiter.
+func (l *Limiter) Peek(ctx context.Context, key string, lim ratelimit.Limits, now time.Time) (ratelimit.Result, error) {
+	return l.do(ctx, key, lim, now, false)
+}
+
+func (l *Limiter) do(ctx context.Context, key string, lim ratelimit.Limits, now time.Time, take bool) (ratelimit.Result, error) {
+	if l.closed.Load() {
+		return ratelimit.Result{}, ratelimit.ErrClosed
+	}
+	if !l.down.Load() {
+		r, err := l.eval(ctx, key, lim, now, take)
+		if err == nil {
+			return r, nil
+		}
+		if ctx.Err() != nil {
+			// The caller gave up (client gone, server stopping): not Redis's
+			// fault, and nobody is waiting for an answer.
+			return ratelimit.Result{}, fmt.Errorf("redis: take: %w", ctx.Err())
+		}
+		l.markDown(err)
+	}
+	if take {
+		return l.fallback.Take(ctx, key, lim, now)
+	}
+	return l.fallback.Peek(ctx, key, lim, now)
+}
+
+func (l *Limiter) eval(ctx context.Context, key string, lim ratelimit.Limits, now time.Time, take bool) (ratelimit.Result, error) {
+	p := ratelimit.PeriodAt(now)
+	keys := l.keys(key, p)
+	flag := "0"
+	if take {
+		flag = "1"
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	// Run is EVALSHA, and EVAL only when Redis answers NOSCRIPT (after a
+	// restart or SCRIPT FLUSH), which also caches the script again.
+	v, err := l.script.Run(ctx, l.client, keys[:], lim.Hour, lim.Day, ttl(p.HourEnd(), now), ttl(p.DayEnd(), now), flag).Int64Slice()
+	if err != nil {
+		return ratelimit.Result{}, err
+	}
+	if len(v) != 3 {
+		return ratelimit.Result{}, fmt.Errorf("redis: unexpected script reply %v", v)
+	}
+	return ratelimit.NewResult(lim, p, v[1], v[2], v[0] == 1, now), nil
+}
+
+// keys names the counters of pool key in the windows of p. The pool key sits
+// in braces, a Redis Cluster hash tag, so that both counters of a pool are on
+// one node (a script may only touch keys of one slot); the fixed suffix after
+// the last brace keeps any two pool keys from naming the same counter.
+func (l *Limiter) keys(key string, p ratelimit.Period) [2]string {
+	buf := make([]byte, 0, len(l.prefix)+len(key)+2+3+20)
+	buf = append(buf, l.prefix...)
+	buf = append(buf, '{')
+	buf = append(buf, key...)
+	buf = append(buf, "}:h:"...)
+	n := len(buf) - 2 // the position of 'h'
+	buf = strconv.AppendInt(buf, p.Hour, 10)
+	hour := string(buf)
+	buf = append(buf[:n], 'd', ':')
+	buf = strconv.AppendInt(buf, p.Day, 10)
+	return [2]string{hour, string(buf)}
+}
+
+// ttl is the lifetime of a key whose window ends at end, in whole seconds
+// rounded up.
+func ttl(end, now time.Time) int64 {
+	d := end.Sub(now) + expiryMargin
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+func (l *Limiter) ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	return l.client.Ping(ctx).Err()
+}
+
+// markDown switches to the fallback and makes sure a prober runs, logging once
+// per outage rather than once per request.
+func (l *Limiter) markDown(cause error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.down.Load() || l.closed.Load() {
+		return
+	}
+	l.down.Store(true)
+	l.downSince = time.Now()
+	l.logger.Error("redis rate limiter unreachable; counting on the local limiter until it answers again", "addr", l.addr, "err", cause)
+	if !l.probing {
+		l.probing = true
+		l.probers.Add(1)
+		go l.probe()
+	}
+}
+
+// markUpLocked ends an outage; the caller holds mu.
+func (l *Limiter) markUpLocked() {
+	if !l.down.Load() {
+		return
+	}
+	l.down.Store(false)
+	l.logger.Info("redis rate limiter reachable again", "addr", l.addr, "outage", time.Since(l.downSince).Round(time.Millisecond))
+}
+
+// probe pings Redis until it answers or the limiter closes. Requests never
+// probe themselves, so that during an outage none of them waits for a timeout.
+func (l *Limiter) probe() {
+	defer l.probers.Done()
+	tick := time.NewTicker(l.probeInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-tick.C:
+		}
+		err := l.ping(context.Background())
+		l.mu.Lock()
+		if err == nil {
+			// Ending the outage and the prober in one step, so that a failure
+			// right after finds no prober and starts a new one.
+			l.markUpLocked()
+			l.probing = false
+			l.mu.Unlock()
+			return
+		}
+		l.mu.Unlock()
+	}
+}
+
+// Healthy pings Redis, for the /health cache check. Its answer also moves the
+// limiter to or from the fallback, so /health never contradicts the limiter.
+func (l *Limiter) Healthy(ctx context.Context) error {
+	if l.closed.Load() {
+		return ratelimit.ErrClosed
+	}
+	if err := l.ping(ctx); err != nil {
+		l.markDown(err)
+		return fmt.Errorf("redis: ping %s: %w", l.addr, err)
+	}
+	l.mu.Lock()
+	l.markUpLocked()
+	l.mu.Unlock()
+	return nil
+}
+
+// Close stops the prober and closes the Redis client and the fallback.
+// Closing twice is harmless.
+func (l *Limiter) Close() error {
+	l.mu.Lock()
+	if l.closed.Swap(true) {
+		l.mu.Unlock()
+		return nil
+	}
+	close(l.stop)
+	l.mu.Unlock()
+	l.probers.Wait()
+	var errs []error
+	if err := l.client.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("redis: close client: %w", err))
+	}
+	if err := l.fallback.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("redis: close fallback: %w", err))
+	}
+	return errors.Join(errs...)
+}
