@@ -1,0 +1,218 @@
+package synth
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
+	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+)
+
+// Hand-written encoders for the four records a synthetic mirror has millions
+// of. Each writes exactly the bytes of the lead's encoders
+// (tcgplayer.Encode: indented envelope; cardmarket.Encode: compact), which
+// encode_test.go checks; they exist because reflection and re-indenting made
+// encoding most of a million-card run's time.
+
+func indent(b []byte, n int) []byte {
+	for ; n > 0; n-- {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// key appends `<indent>"name": `.
+func key(b []byte, n int, name string) []byte {
+	b = indent(b, n)
+	b = append(b, '"')
+	b = append(b, name...)
+	return append(b, '"', ':', ' ')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString is encoding/json's string encoding with HTML escaping.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendFloat is encoding/json's float64 encoding.
+func appendFloat(b []byte, f *float64) []byte {
+	if f == nil {
+		return append(b, "null"...)
+	}
+	if abs := math.Abs(*f); abs != 0 && (abs < 1e-6 || abs >= 1e21) || math.IsNaN(*f) {
+		v, _ := json.Marshal(*f) // never for prices; kept exact anyway
+		return append(b, v...)
+	}
+	return strconv.AppendFloat(b, *f, 'f', -1, 64)
+}
+
+func appendStringPtr(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return appendString(b, *s)
+}
+
+func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
+
+// appendEnvelope appends a tcgcsv envelope around records appended by one.
+func appendEnvelope(b []byte, n int, withTotal bool, one func(b []byte, i int) []byte) []byte {
+	b = append(b, "{\n  \"errors\": [],\n  \"results\": "...)
+	if n == 0 {
+		b = append(b, "[]"...)
+	} else {
+		b = append(b, "[\n"...)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b = append(b, ",\n"...)
+			}
+			b = one(b, i)
+		}
+		b = append(b, "\n  ]"...)
+	}
+	b = append(b, ",\n  \"success\": true"...)
+	if withTotal {
+		b = append(b, ",\n  \"totalItems\": "...)
+		b = appendInt(b, n)
+	}
+	return append(b, "\n}\n"...)
+}
+
+// appendTCGProducts appends what tcgplayer.Encode(w, ps, true) writes.
+func appendTCGProducts(b []byte, ps []tcgplayer.Product) []byte {
+	return appendEnvelope(b, len(ps), true, func(b []byte, i int) []byte {
+		p := &ps[i]
+		b = append(b, "    {\n"...)
+		b = appendInt(key(b, 6, "categoryId"), p.CategoryID)
+		b = appendString(key(append(b, ",\n"...), 6, "cleanName"), p.CleanName)
+		b = key(append(b, ",\n"...), 6, "extendedData")
+		if len(p.ExtendedData) == 0 {
+			b = append(b, "[]"...)
+		} else {
+			b = append(b, "[\n"...)
+			for k, e := range p.ExtendedData {
+				if k > 0 {
+					b = append(b, ",\n"...)
+				}
+				b = append(b, "        {\n"...)
+				b = appendString(key(b, 10, "displayName"), e.DisplayName)
+				b = appendString(key(append(b, ",\n"...), 10, "name"), e.Name)
+				b = appendString(key(append(b, ",\n"...), 10, "value"), e.Value)
+				b = append(b, "\n        }"...)
+			}
+			b = append(b, "\n      ]"...)
+		}
+		b = appendInt(key(append(b, ",\n"...), 6, "groupId"), p.GroupID)
+		b = appendInt(key(append(b, ",\n"...), 6, "imageCount"), p.ImageCount)
+		b = appendString(key(append(b, ",\n"...), 6, "imageUrl"), p.ImageURL)
+		b = appendString(key(append(b, ",\n"...), 6, "modifiedOn"), p.ModifiedOn)
+		b = appendString(key(append(b, ",\n"...), 6, "name"), p.Name)
+		b = key(append(b, ",\n"...), 6, "presaleInfo")
+		b = append(b, "{\n"...)
+		b = strconv.AppendBool(key(b, 8, "isPresale"), p.PresaleInfo.IsPresale)
+		b = appendStringPtr(key(append(b, ",\n"...), 8, "note"), p.PresaleInfo.Note)
+		b = appendStringPtr(key(append(b, ",\n"...), 8, "releasedOn"), p.PresaleInfo.ReleasedOn)
+		b = append(b, "\n      }"...)
+		b = appendInt(key(append(b, ",\n"...), 6, "productId"), p.ProductID)
+		b = appendString(key(append(b, ",\n"...), 6, "url"), p.URL)
+		return append(b, "\n    }"...)
+	})
+}
+
+// appendTCGPrices appends what tcgplayer.Encode(w, ps, false) writes.
+func appendTCGPrices(b []byte, ps []tcgplayer.Price) []byte {
+	return appendEnvelope(b, len(ps), false, func(b []byte, i int) []byte {
+		p := &ps[i]
+		b = append(b, "    {\n"...)
+		b = appendInt(key(b, 6, "productId"), p.ProductID)
+		b = appendFloat(key(append(b, ",\n"...), 6, "lowPrice"), p.LowPrice)
+		b = appendFloat(key(append(b, ",\n"...), 6, "midPrice"), p.MidPrice)
+		b = appendFloat(key(append(b, ",\n"...), 6, "highPrice"), p.HighPrice)
+		b = appendFloat(key(append(b, ",\n"...), 6, "marketPrice"), p.MarketPrice)
+		b = appendFloat(key(append(b, ",\n"...), 6, "directLowPrice"), p.DirectLowPrice)
+		b = appendString(key(append(b, ",\n"...), 6, "subTypeName"), p.SubTypeName)
+		return append(b, "\n    }"...)
+	})
+}
+
+// appendCMProduct appends one product as cardmarket.Encode writes it in a list.
+func appendCMProduct(b []byte, p *cardmarket.Product) []byte {
+	b = appendInt(append(b, `{"idProduct":`...), p.IDProduct)
+	b = appendString(append(b, `,"name":`...), p.Name)
+	b = appendInt(append(b, `,"idCategory":`...), p.IDCategory)
+	b = appendString(append(b, `,"categoryName":`...), p.CategoryName)
+	b = appendInt(append(b, `,"idExpansion":`...), p.IDExpansion)
+	b = appendInt(append(b, `,"idMetacard":`...), p.IDMetacard)
+	b = appendString(append(b, `,"dateAdded":`...), p.DateAdded)
+	return append(b, '}')
+}
+
+// appendCMGuide appends one price guide entry as cardmarket.Encode writes it.
+func appendCMGuide(b []byte, g *cardmarket.PriceGuide) []byte {
+	b = appendInt(append(b, `{"idProduct":`...), g.IDProduct)
+	b = appendInt(append(b, `,"idCategory":`...), g.IDCategory)
+	b = appendFloat(append(b, `,"avg":`...), g.Avg)
+	b = appendFloat(append(b, `,"low":`...), g.Low)
+	b = appendFloat(append(b, `,"trend":`...), g.Trend)
+	b = appendFloat(append(b, `,"avg1":`...), g.Avg1)
+	b = appendFloat(append(b, `,"avg7":`...), g.Avg7)
+	b = appendFloat(append(b, `,"avg30":`...), g.Avg30)
+	b = appendFloat(append(b, `,"avg-foil":`...), g.AvgFoil)
+	b = appendFloat(append(b, `,"low-foil":`...), g.LowFoil)
+	b = appendFloat(append(b, `,"trend-foil":`...), g.TrendFoil)
+	b = appendFloat(append(b, `,"avg1-foil":`...), g.Avg1Foil)
+	b = appendFloat(append(b, `,"avg7-foil":`...), g.Avg7Foil)
+	b = appendFloat(append(b, `,"avg30-foil":`...), g.Avg30Foil)
+	return append(b, '}')
+}

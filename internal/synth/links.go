@@ -1,0 +1,109 @@
+package synth
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// writeLinksCSV writes links/links.csv: the explicit links between a
+// TCGplayer product and a Cardmarket product whose names do not match.
+func writeLinksCSV(out string, rows []linkRow) error {
+	slices.SortFunc(rows, func(a, b linkRow) int {
+		if c := strings.Compare(a.game, b.game); c != 0 {
+			return c
+		}
+		return a.tcgID - b.tcgID
+	})
+	dir := filepath.Join(out, "links")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "links.csv"))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("game,tcgplayer_product_id,cardmarket_id_product\n")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s,%d,%d\n", r.game, r.tcgID, r.cmID)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// MTGJSON's names and categories of sealed products, for the synthetic
+// mtg-sealed-content files. MTGJSON calls a display a box and drops the
+// " - " between set and product ("Bloomburrow - Play Booster Display" is
+// "Bloomburrow Play Booster Box"), so most of these names do not match
+// TCGplayer's and only the link joins them.
+
+func mtgjsonName(setName, tcgName string) string {
+	rest := strings.TrimPrefix(tcgName, setName+" - ")
+	rest = strings.ReplaceAll(rest, "Display", "Box")
+	return setName + " " + rest
+}
+
+func mtgjsonCategory(name string) (category, subtype string) {
+	w := wordsOf(name)
+	switch {
+	case w.has("case"):
+		category = "BOOSTER_CASE"
+	case w.has("display", "box"):
+		category = "BOOSTER_BOX"
+	case w.has("bundle"):
+		category = "BUNDLE"
+	case w.has("deck"):
+		category = "DECK"
+	case w.has("kit"):
+		category = "KIT"
+	default:
+		category = "BOOSTER_PACK"
+	}
+	for _, s := range []string{"collector", "commander", "prerelease", "play"} {
+		if w.has(s) {
+			return category, strings.ToUpper(s)
+		}
+	}
+	return category, "DEFAULT"
+}
+
+type mtgjsonProduct struct {
+	Category    string            `json:"category"`
+	Identifiers map[string]string `json:"identifiers"`
+	ReleaseDate string            `json:"release_date"`
+	Subtype     string            `json:"subtype"`
+}
+
+// writeMTGJSON writes links/mtg-sealed-content/{CODE}.json in the layout of
+// the real files (YAML converted to JSON, keys sorted, two-space indent).
+func writeMTGJSON(out, code string, links []sealedLink) error {
+	dir := filepath.Join(out, "links", "mtg-sealed-content")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	doc := struct {
+		Code     string                    `json:"code"`
+		Products map[string]mtgjsonProduct `json:"products"`
+	}{Code: strings.ToLower(code), Products: map[string]mtgjsonProduct{}}
+	for _, l := range links {
+		ids := map[string]string{"tcgplayerProductId": strconv.Itoa(l.tcgID)}
+		if l.mcmID > 0 {
+			ids["mcmId"] = strconv.Itoa(l.mcmID)
+		}
+		doc.Products[l.name] = mtgjsonProduct{Category: l.category, Identifiers: ids, ReleaseDate: l.release, Subtype: l.subtype}
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, code+".json"), b, 0o644)
+}

@@ -1,0 +1,286 @@
+package synth
+
+import (
+	"strings"
+
+	"github.com/cardcat/cardcat/internal/fold"
+)
+
+// Word lists for synthetic names. They are mixed so that search load tests see
+// names like the real ones: several words, commas ("Mabel, Heir to
+// Cragflame"), apostrophes in both spellings, accented letters, the odd quoted
+// word, and the same words again in many names.
+
+var mtgAdjectives = []string{
+	"Ember", "Verdant", "Hollow", "Gilded", "Ashen", "Thorn", "Storm", "Moon", "Silver", "Grim",
+	"Brave", "Sunlit", "Mossy", "Frost", "Wild", "Quiet", "Feral", "Radiant", "Twilight", "Iron",
+	"Copper", "Bramble", "Misty", "Stone", "Golden", "Shadow", "Crimson", "Azure", "Dusk", "Dawn",
+	"Clever", "Hungry", "Ancient", "Restless", "Gentle", "Burning", "Drowned", "Veiled", "Sacred", "Wary",
+}
+
+var mtgCreatures = []string{
+	"Fox", "Wolf", "Drake", "Heron", "Otter", "Mouse", "Toad", "Bat", "Raccoon", "Squirrel",
+	"Lizard", "Rabbit", "Hydra", "Sphinx", "Golem", "Badger", "Owl", "Weasel", "Stag", "Boar",
+	"Elk", "Lynx", "Salamander", "Wurm", "Griffin", "Kraken", "Phoenix", "Basilisk", "Beetle", "Crane",
+}
+
+var mtgRoles = []string{
+	"Warrior", "Sentry", "Seer", "Mage", "Scout", "Captain", "Druid", "Rogue", "Knight", "Bard",
+	"Alchemist", "Warden", "Forager", "Duelist", "Harbinger", "Artificer", "Shaman", "Archer", "Pilgrim", "Tinkerer",
+}
+
+var mtgSpells = []string{
+	"Bolt", "Ward", "Reprisal", "Harvest", "Rebuke", "Growth", "Insight", "Feast", "Vow", "Strike",
+	"Blessing", "Gambit", "Rally", "Requiem", "Downpour", "Uprising", "Talent", "Mettle", "Truce", "Reckoning",
+}
+
+var mtgPlaces = []string{
+	"Vale", "Hollow", "Spire", "Thicket", "Marsh", "Keep", "Bastion", "Grove", "Burrow", "Crossing",
+	"Ridge", "Harbor", "Sanctum", "Glade", "Fen", "Citadel", "Orchard", "Warren", "Cavern", "Meadow",
+}
+
+// people carry the accented letters and the apostrophes of the catalogue.
+var mtgPeople = []string{
+	"Éowyn", "Lórien", "Ærin", "Ödmund", "Séverine", "Zoë", "Björn", "Anaïs", "Ñalia", "Dûnan",
+	"Théoden", "Mabel", "Finneas", "Camellia", "Vren", "Alania", "Kastral", "Muerra", "Clement", "Lumra",
+	"Ral", "Glarb", "Helga", "Jötun", "D'Avenant", "O'Malley", "Niamh", "Søren", "Aurélie", "Ilyana",
+}
+
+var mtgTitles = []string{
+	"Heir to the Storm", "the Relentless", "Ace Archer", "Bellow of the Woods", "the Seedmiser",
+	"Trash Tactician", "Divergent Storm", "the Windcrested", "Crackling Wit", "the Worrywort",
+	"Keeper of the Vale", "Warden of Thorns", "Voice of the Burrow", "the Unbowed", "Last of the Guard",
+}
+
+var mtgSubtypes = []string{
+	"Creature — Fox Warrior", "Creature — Rabbit Soldier", "Creature — Bat Warlock", "Creature — Otter Wizard",
+	"Creature — Mouse Soldier", "Creature — Lizard Rogue", "Creature — Frog Druid", "Creature — Squirrel Warlock",
+	"Legendary Creature — Rabbit Archer", "Legendary Creature — Mouse Soldier",
+}
+
+var mtgSpellTypes = []string{"Instant", "Sorcery", "Enchantment", "Artifact", "Enchantment — Class", "Artifact — Equipment"}
+
+var basicLands = []string{"Plains", "Island", "Swamp", "Mountain", "Forest"}
+
+var mtgSetFirst = []string{
+	"Ember", "Verdant", "Hollow", "Gilded", "Ashen", "Storm", "Moon", "Silver", "Frost", "Twilight",
+	"Crimson", "Azure", "Shadow", "Golden", "Bramble", "Iron", "Sunken", "Shattered", "Lórien", "Eldritch",
+}
+
+var mtgSetSecond = []string{
+	"Reaches", "Vale", "Crossing", "Uprising", "Dominion", "Rising", "Horizons", "Legacy", "Tides", "Burrows",
+	"Thrones", "Echoes", "Frontier", "Awakening", "Depths", "Harvest", "Covenant", "Requiem", "Reckoning", "Spires",
+}
+
+var dbsCharacters = []string{
+	"Son Goku", "Vegeta", "Piccolo", "Son Gohan", "Trunks", "Frieza", "Cell", "Majin Buu", "Beerus", "Whis",
+	"Krillin", "Android 17", "Android 18", "Bulma", "Broly", "Son Goten", "Videl", "Pan", "Jiren", "Hit",
+	"Zamasu", "Goku Black", "Master Roshi", "Tien Shinhan", "Yamcha", "Cooler", "Gogeta", "Vegito", "Kale", "Caulifla",
+	"Cabba", "Toppo", "Dyspo", "Dr. Gero", "Bardock", "Raditz", "Nappa", "Ginyu", "Zarbon", "Chi-Chi",
+	"Mr. Satan", "Android 21", "Gotenks", "Uub", "Kibito", "Supreme Kai", "Hercule", "Dende", "Nail", "King Kai",
+}
+
+// dbsQualifiers are Fusion World's " : " forms ("Son Gohan : Childhood").
+var dbsQualifiers = []string{"Childhood", "Future", "Youth", "GT", "Mini", "Teen", "Adult", "Xeno"}
+
+var dbsEpithets = []string{
+	"Awakened", "Prideful Warrior", "Unyielding Spirit", "the Strongest in the Universe", "Limit Breaker",
+	"Hope of the Future", "Galactic Tyrant", "Destroyer of Worlds", "Saiyan's Pride", "Peerless Fighter",
+	"Full Power", "Mastered Ultra Instinct", "Evil's Resurgence", "Fierce Guardian", "Rival's Resolve",
+}
+
+var dbsTechniques = []string{
+	"Kamehameha", "Final Flash", "Spirit Bomb", "Destructo Disc", "Galick Gun", "Special Beam Cannon",
+	"Big Bang Attack", "Masenko", "Death Ball", "Solar Flare", "Instant Transmission", "Burning Attack",
+	"Tri-Beam", "Wolf Fang Fist", "Hakai", "Energy Absorption",
+}
+
+var dbsTraits = []string{
+	"Saiyan", "Universe 7", "Earthling", "Namekian", "Android", "Frieza’s Army", "Majin", "God", "Angel",
+	"Universe 6", "Universe 11", "Pride Troopers", "Ginyu Force", "Red Ribbon Army", "Z Fighters",
+}
+
+var dbsEras = []string{
+	"Saiyan Saga", "Frieza Saga", "Android Saga", "Cell Saga", "Majin Buu Saga", "Universe Survival Saga",
+	"Future Trunks Saga", "GT Saga", "Broly Saga", "Galactic Patrol Prisoner Saga",
+}
+
+var dbsSetFirst = []string{
+	"Awakened", "Raging", "Blazing", "Ultimate", "Fearsome", "Saiyan's", "Dual", "Cross", "Mythic", "Infinite",
+	"Vicious", "Supreme", "Wild", "Galactic", "Divine", "Unbound", "Realm of", "Clash of", "Beyond", "Legend of",
+}
+
+var dbsSetSecond = []string{
+	"Pulse", "Roar", "Aura", "Advent", "Rivals", "Pride", "Evolution", "Force", "Booster", "Strike",
+	"Resurgence", "Fighters", "Gods", "Warriors", "Destiny", "Ambition", "Power", "Battle", "Dimension", "Instinct",
+}
+
+// Promo names, for the Cardmarket-only expansions, use words no TCGplayer
+// name uses, so that those expansions share no name with any group.
+var promoFirst = []string{"Celebrated", "Victorious", "Laureled", "Champion's", "Gilt-Edged", "Heraldic", "Triumphant", "Storied"}
+var promoSecond = []string{"Banner", "Trophy", "Laurel", "Standard", "Pennant", "Medallion", "Crest", "Regalia"}
+var promoTitles = []string{"Tournament Champion", "Judge's Choice", "Victory Pose", "Championship Winner", "Store Battle Hero", "Finalist"}
+
+func promoName(r *rng, game string) string {
+	if game == "dbs" {
+		return pick(r, dbsCharacters) + ", " + pick(r, promoTitles)
+	}
+	return pick(r, promoFirst) + " " + pick(r, promoSecond) + " of " + pick(r, []string{"Valor", "Glory", "Triumph", "the Season", "the Finals"})
+}
+
+var colours = []string{"Red", "Blue", "Green", "Yellow", "Black"}
+var colourLetter = map[string]string{"Red": "R", "Blue": "U", "Green": "G", "Yellow": "Y", "Black": "B"}
+
+// mtgCardName returns a new Magic card name and whether it is legendary.
+func mtgCardName(r *rng) (name string, legendary bool) {
+	switch k := r.intn(20); {
+	case k < 7:
+		return pick(r, mtgAdjectives) + " " + pick(r, mtgCreatures) + " " + pick(r, mtgRoles), false
+	case k < 10:
+		return pick(r, mtgAdjectives) + " " + pick(r, mtgSpells), false
+	case k < 12:
+		return pick(r, mtgSpells) + " of the " + pick(r, mtgAdjectives) + " " + pick(r, mtgPlaces), false
+	case k < 15:
+		return pick(r, mtgPeople) + ", " + pick(r, mtgTitles), true
+	case k < 17:
+		// Half of the possessives use the typographic apostrophe.
+		apos := "'"
+		if r.chance(0.5) {
+			apos = "’"
+		}
+		return pick(r, mtgPeople) + apos + "s " + pick(r, mtgSpells), false
+	case k < 19:
+		return pick(r, mtgAdjectives) + " " + pick(r, mtgPlaces), false
+	default:
+		return "\"" + pick(r, mtgAdjectives) + "\" " + pick(r, mtgCreatures) + " " + pick(r, mtgRoles), false
+	}
+}
+
+// dbsCharacterName returns a character, sometimes with a Fusion World qualifier.
+func dbsCharacterName(r *rng) string {
+	c := pick(r, dbsCharacters)
+	if r.chance(0.15) {
+		c += " : " + pick(r, dbsQualifiers)
+	}
+	return c
+}
+
+// setName returns a set name from the game's lists.
+func setName(r *rng, first, second []string) string {
+	return pick(r, first) + " " + pick(r, second)
+}
+
+// words is a name in fold.Key form padded with spaces, to look for whole
+// words ("tin" but not the "tin" of "Destiny").
+type words string
+
+func wordsOf(name string) words { return words(" " + fold.Key(name) + " ") }
+
+// has reports whether any of ws (words or phrases) occurs in w.
+func (w words) has(ws ...string) bool {
+	for _, x := range ws {
+		if strings.Contains(string(w), " "+x+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// slug is the last part of a TCGplayer product URL.
+func slug(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		for _, w := range strings.Fields(fold.Clean(p)) {
+			if b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteString(strings.ToLower(w))
+		}
+	}
+	return b.String()
+}
+
+// Cosmetic variations: how a Cardmarket name can differ from TCGplayer's and
+// still be the same name once normalised for linking (fold.Key, cardcat's
+// own rule). Each returns "" when it does not apply to the name.
+var cosmetics = []struct {
+	kind  string
+	apply func(string) string
+}{
+	{"case", func(s string) string {
+		if l := strings.ToLower(s); l != s {
+			return l
+		}
+		if u := strings.ToUpper(s); u != s {
+			return u
+		}
+		return ""
+	}},
+	{"dash", func(s string) string {
+		if strings.Contains(s, " - ") {
+			return strings.Replace(s, " - ", " ", 1)
+		}
+		return ""
+	}},
+	{"apostrophe", func(s string) string {
+		switch {
+		case strings.Contains(s, "'"):
+			return strings.Replace(s, "'", "’", 1)
+		case strings.Contains(s, "’"):
+			return strings.Replace(s, "’", "'", 1)
+		}
+		return ""
+	}},
+	{"whitespace", func(s string) string {
+		if strings.Contains(s, " ") {
+			return strings.Replace(s, " ", "  ", 1) + " "
+		}
+		return ""
+	}},
+	{"punctuation", func(s string) string {
+		for _, p := range []string{", ", ": ", "!", ". "} {
+			if strings.Contains(s, p) {
+				return strings.Replace(s, p, strings.TrimLeft(p, ",:!."), 1)
+			}
+		}
+		return ""
+	}},
+	{"colon", func(s string) string {
+		if strings.Contains(s, ": ") {
+			return strings.Replace(s, ": ", " - ", 1)
+		}
+		return ""
+	}},
+	{"accent", func(s string) string {
+		if v := unaccent.Replace(s); v != s {
+			return v
+		}
+		return ""
+	}},
+}
+
+// unaccent drops the accents of the accented letters the word lists use.
+var unaccent = strings.NewReplacer("é", "e", "É", "E", "ó", "o", "ö", "o", "Ö", "O", "û", "u", "ü", "u", "ë", "e", "ï", "i", "ñ", "n", "Ñ", "N", "á", "a", "à", "a")
+
+// cosmeticVariant returns a variation of name that keeps its fold.Key, and its
+// kind: of the kinds that apply, the one used least so far according to used
+// (which it updates), so that every kind occurs; with used nil, the first.
+func cosmeticVariant(name string, used map[string]int) (string, string) {
+	best, kind := "", ""
+	for _, c := range cosmetics {
+		v := c.apply(name)
+		if v == "" || v == name || fold.Key(v) != fold.Key(name) {
+			continue
+		}
+		if kind == "" || used[c.kind] < used[kind] {
+			best, kind = v, c.kind
+		}
+	}
+	if kind == "" {
+		return name, ""
+	}
+	if used != nil {
+		used[kind]++
+	}
+	return best, kind
+}

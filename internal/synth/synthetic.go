@@ -1,0 +1,106 @@
+package synth
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+)
+
+// Synthetic writes a whole generated mirror of opts.Cards TCGplayer cards,
+// split evenly between the games (Dragon Ball Super: 60% Fusion World, 40%
+// Masters), in groups of about 100 to 400 products. Groups are generated and
+// written one by one (several at once), so memory stays bounded whatever the
+// size.
+func Synthetic(ctx context.Context, opts Options) (*Result, error) {
+	start := time.Now()
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if opts.Cards == 0 {
+		opts.Cards = DefaultCards
+	}
+	tmp, err := stage(opts.Out, opts.Replace)
+	if err != nil {
+		return nil, err
+	}
+	report, err := synthetic(ctx, &opts, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	files, err := commit(opts.Out, tmp)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Files: files, Report: report, Elapsed: time.Since(start)}, nil
+}
+
+func synthetic(ctx context.Context, opts *Options, dir string) (*Report, error) {
+	specs := gameSpecs(game.Default())
+	plans := planCatalogue(opts.Seed, opts.Cards, specs, baseDate)
+	report := &Report{Mode: "synthetic", Seed: opts.Seed, Day: opts.Day, Cards: opts.Cards, Games: map[string]*GameReport{}}
+
+	// Categories and groups (upstream order: newest group first).
+	var cats []tcgplayer.Category
+	byCat := map[int][]tcgplayer.Group{}
+	for _, spec := range specs {
+		for _, c := range spec.categories {
+			cats = append(cats, categoryRecord(c))
+		}
+	}
+	slices.SortFunc(cats, func(a, b tcgplayer.Category) int { return a.CategoryID - b.CategoryID })
+	if err := writeTCG(filepath.Join(dir, "tcgplayer", "categories.json"), cats, true); err != nil {
+		return nil, err
+	}
+	for i := len(plans) - 1; i >= 0; i-- {
+		g := plans[i].group
+		byCat[g.CategoryID] = append(byCat[g.CategoryID], g)
+	}
+	for _, c := range cats {
+		if err := writeTCG(filepath.Join(dir, "tcgplayer", strconv.Itoa(c.CategoryID), "groups.json"), byCat[c.CategoryID], true); err != nil {
+			return nil, err
+		}
+	}
+
+	total := 0
+	for _, p := range plans {
+		total += p.cards + p.sealed
+	}
+	prog := &progress{log: opts.Log, what: "tcgplayer products", total: total, start: time.Now()}
+	var links []linkRow
+	rv := newRNG(opts.Seed, "cardmarket-ids")
+	r := &rv
+	cmID := 300000 + r.intn(100000)
+	for _, spec := range specs {
+		var tasks []task
+		var groups []tcgplayer.Group
+		for _, p := range plans {
+			if p.spec != spec {
+				continue
+			}
+			groups = append(groups, p.group)
+			job := &groupJob{
+				seed: opts.Seed, day: opts.Day, spec: spec, group: p.group, baseDate: baseDate, reserved: map[int]bool{},
+				expansion: expansionFor(opts.Seed, spec.cmGame, 0, p.group, p.codeShared),
+				mtgjson:   spec.code == "mtg" && p.group.Abbreviation != "" && !p.codeShared,
+				ambiguous: len(tasks)%25 == 24, // and the largest group
+			}
+			tasks = append(tasks, task{job: job, plan: p, size: p.cards + p.sealed})
+		}
+		l, err := runGame(ctx, opts, spec, dir, report.game(spec.code), prog, r, &cmID, groups, tasks)
+		if err != nil {
+			return nil, err
+		}
+		links = append(links, l...)
+	}
+	if err := writeLinksCSV(dir, links); err != nil {
+		return nil, err
+	}
+	return report, writeReport(dir, report)
+}
