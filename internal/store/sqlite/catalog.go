@@ -1,0 +1,265 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/store"
+	"github.com/cardcat/cardcat/internal/store/sqlrow"
+)
+
+// CatalogVersion returns the current catalogue version, 0 when none.
+func (db *DB) CatalogVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := db.read.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM catalog_versions`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("sqlite: catalog version: %w", err)
+	}
+	return v, nil
+}
+
+// LatestVersion returns the current version's information, store.ErrNotFound
+// when no catalogue was written.
+func (db *DB) LatestVersion(ctx context.Context) (store.VersionInfo, error) {
+	var (
+		vi      store.VersionInfo
+		created int64
+	)
+	err := db.read.QueryRowContext(ctx,
+		`SELECT version, created_at, report FROM catalog_versions ORDER BY version DESC LIMIT 1`,
+	).Scan(&vi.Version, &created, &vi.Report)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.VersionInfo{}, fmt.Errorf("sqlite: latest version: %w", store.ErrNotFound)
+	}
+	if err != nil {
+		return store.VersionInfo{}, fmt.Errorf("sqlite: latest version: %w", err)
+	}
+	vi.CreatedAt = fromMicros(created)
+	return vi, nil
+}
+
+// ReplaceCatalog replaces the catalogue of each game in games, in one
+// transaction; see store.Store. Times are kept to the microsecond: pass times
+// truncated to it for them to load back Equal.
+func (db *DB) ReplaceCatalog(ctx context.Context, base int64, games []catalog.GameCatalog, report string, now time.Time) (int64, error) {
+	if err := sqlrow.Validate(games); err != nil {
+		return 0, fmt.Errorf("sqlite: replace catalog: %w", err)
+	}
+	v, err := db.replace(ctx, base, games, report, now)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: replace catalog: %w", err)
+	}
+	return v, nil
+}
+
+func (db *DB) replace(ctx context.Context, base int64, games []catalog.GameCatalog, report string, now time.Time) (int64, error) {
+	tx, err := db.write.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock is ours from here
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+
+	var current int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM catalog_versions`).Scan(&current); err != nil {
+		return 0, err
+	}
+	if current != base {
+		return 0, fmt.Errorf("read version %d, current is %d: %w", base, current, store.ErrVersionConflict)
+	}
+
+	// Was a version, and so price points, written earlier on the day? See overwritePoints.
+	var dayWritten bool
+	dayStart := sqlrow.DayStart(now)
+	err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM catalog_versions WHERE created_at >= ? AND created_at < ?)`,
+		dayStart.UnixMicro(), dayStart.AddDate(0, 0, 1).UnixMicro()).Scan(&dayWritten)
+	if err != nil {
+		return 0, err
+	}
+
+	w := newCatalogWriter(tx)
+	defer w.close()
+	day := sqlrow.Day(now)
+	for i := range games {
+		if err := w.replaceGame(ctx, &games[i], day, dayWritten); err != nil {
+			return 0, fmt.Errorf("game %s: %w", games[i].Game, err)
+		}
+	}
+
+	version := current + 1
+	if _, err := tx.ExecContext(ctx, `INSERT INTO catalog_versions (version, created_at, report) VALUES (?, ?, ?)`,
+		version, micros(now), report); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	return version, nil
+}
+
+// catalogWriter writes game catalogues inside one transaction, its statements
+// prepared once for all games.
+type catalogWriter struct {
+	tx                  *sql.Tx
+	sets, cards, tp, cp *batch
+	json                []byte // scratch for extra and variants
+}
+
+func newCatalogWriter(tx *sql.Tx) *catalogWriter {
+	return &catalogWriter{
+		tx: tx,
+		sets: newBatch(tx, "sets", "game", "set_id", "code", "name", "language", "release_date",
+			"tcg_category_id", "tcg_group_id", "cm_expansion_id"),
+		cards: newBatch(tx, "cards", "game", "id", "ordinal", "cm_id", "set_id", "tcg_product_id", "cm_product_id",
+			"name", "clean_name", "card_number", "rarity", "card_type", "product_type", "card_text",
+			"extra", "variants", "image_count", "tcg_url", "cm_product_name", "cm_product_url"),
+		tp: newBatch(tx, "tcg_prices", "game", "ordinal", "card_id", "sub_type",
+			"low", "mid", "high", "market", "direct_low", "updated_at"),
+		cp: newBatch(tx, "cm_prices", "game", "ordinal", "card_id", "variant",
+			"avg", "low", "trend", "avg1", "avg7", "avg30", "updated_at"),
+	}
+}
+
+func (w *catalogWriter) close() {
+	for _, b := range []*batch{w.sets, w.cards, w.tp, w.cp} {
+		b.close()
+	}
+}
+
+// The day's price points are taken from the price rows just written, so the
+// prices cross from Go to SQLite once. The rows go in key order, so that they
+// meet price_points' index (which grows by millions of entries a day at full
+// size) page by page rather than at random.
+//
+// Only ReplaceCatalog writes price points, with its now. So when no version was
+// created earlier on the same UTC day there is no point to overwrite, and a
+// plain INSERT does. Otherwise the upsert overwrites the day's points: the last
+// replace of a day wins. OR ROLLBACK: see batch.
+const (
+	insertTCGPoints = `INSERT OR ROLLBACK INTO price_points (game, card_id, market, finish, day, v1, v2, v3, v4, v5, v6)
+SELECT game, card_id, 't', sub_type, ?, low, mid, high, market, direct_low, NULL FROM tcg_prices WHERE game = ?
+ORDER BY card_id, sub_type`
+	insertCMPoints = `INSERT OR ROLLBACK INTO price_points (game, card_id, market, finish, day, v1, v2, v3, v4, v5, v6)
+SELECT game, card_id, 'c', variant, ?, avg, low, trend, avg1, avg7, avg30 FROM cm_prices WHERE game = ?
+ORDER BY card_id, variant`
+	overwritePoints = `
+ON CONFLICT (game, card_id, market, finish, day) DO UPDATE SET
+	v1 = excluded.v1, v2 = excluded.v2, v3 = excluded.v3, v4 = excluded.v4, v5 = excluded.v5, v6 = excluded.v6`
+)
+
+// replaceGame replaces the rows of one game and writes its price points of
+// day, overwriting those already there when dayWritten.
+func (w *catalogWriter) replaceGame(ctx context.Context, g *catalog.GameCatalog, day string, dayWritten bool) error {
+	for _, table := range []string{"sets", "cards", "tcg_prices", "cm_prices"} {
+		if _, err := w.tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE game = ?", g.Game); err != nil {
+			return fmt.Errorf("delete from %s: %w", table, err)
+		}
+	}
+	for i := range g.Sets {
+		s := &g.Sets[i]
+		err := w.sets.add(ctx, g.Game, s.ID, sqlrow.String(s.Code), sqlrow.String(s.Name), sqlrow.String(s.Language),
+			sqlrow.String(s.ReleaseDate), sqlrow.Int(s.TCGCategoryID), sqlrow.Int(s.TCGGroupID), sqlrow.Int(s.CMExpansionID))
+		if err != nil {
+			return err
+		}
+	}
+	var tcgOrdinal, cmOrdinal int64
+	for i := range g.Cards {
+		c := &g.Cards[i]
+		if err := w.addCard(ctx, g.Game, int64(i), c); err != nil {
+			return err
+		}
+		for _, p := range c.TCGPrices {
+			err := w.tp.add(ctx, g.Game, tcgOrdinal, c.ID, p.SubType, sqlrow.Money(p.Low), sqlrow.Money(p.Mid),
+				sqlrow.Money(p.High), sqlrow.Money(p.Market), sqlrow.Money(p.DirectLow), nullMicros(p.UpdatedAt))
+			if err != nil {
+				return err
+			}
+			tcgOrdinal++
+		}
+		for _, p := range c.CMPrices {
+			err := w.cp.add(ctx, g.Game, cmOrdinal, c.ID, p.Variant, sqlrow.Money(p.Avg), sqlrow.Money(p.Low),
+				sqlrow.Money(p.Trend), sqlrow.Money(p.Avg1), sqlrow.Money(p.Avg7), sqlrow.Money(p.Avg30), nullMicros(p.UpdatedAt))
+			if err != nil {
+				return err
+			}
+			cmOrdinal++
+		}
+	}
+	for _, b := range []*batch{w.sets, w.cards, w.tp, w.cp} {
+		if err := b.flush(ctx); err != nil {
+			return err
+		}
+	}
+	tcgPoints, cmPoints := insertTCGPoints, insertCMPoints
+	if dayWritten {
+		tcgPoints, cmPoints = tcgPoints+overwritePoints, cmPoints+overwritePoints
+	}
+	if _, err := w.tx.ExecContext(ctx, tcgPoints, day, g.Game); err != nil {
+		return fmt.Errorf("TCGplayer price points: %w", err)
+	}
+	if _, err := w.tx.ExecContext(ctx, cmPoints, day, g.Game); err != nil {
+		return fmt.Errorf("Cardmarket price points: %w", err)
+	}
+	return nil
+}
+
+func (w *catalogWriter) addCard(ctx context.Context, game string, ordinal int64, c *catalog.Card) error {
+	w.json = sqlrow.AppendExtra(w.json[:0], c.Extra)
+	extra := string(w.json)
+	w.json = sqlrow.AppendStrings(w.json[:0], c.Variants)
+	variants := string(w.json)
+	return w.cards.add(ctx, game, c.ID, ordinal, sqlrow.String(c.CMID), sqlrow.String(c.SetID),
+		sqlrow.Int(c.TCGProductID), sqlrow.Int(c.CMProductID), sqlrow.String(c.Name), sqlrow.String(c.CleanName),
+		sqlrow.String(c.CardNumber), sqlrow.String(c.Rarity), sqlrow.String(c.CardType), sqlrow.String(c.ProductType),
+		sqlrow.String(c.CardText), extra, variants, int64(c.ImageCount), sqlrow.String(c.TCGURL),
+		sqlrow.String(c.CMProductName), sqlrow.String(c.CMProductURL))
+}
+
+// PriceHistory returns the price points of one card, oldest day first (then
+// by market and finish). TCGplayer points carry 5 values, Cardmarket ones 6.
+func (db *DB) PriceHistory(ctx context.Context, game, cardID string) ([]store.PricePoint, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT market, finish, day, v1, v2, v3, v4, v5, v6 FROM price_points
+WHERE game = ? AND card_id = ? ORDER BY day, market, finish`, game, cardID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: price history: %w", err)
+	}
+	defer rows.Close()
+	var points []store.PricePoint
+	for rows.Next() {
+		p := store.PricePoint{Game: game, CardID: cardID}
+		var v [6]sql.NullInt64
+		if err := rows.Scan(&p.Market, &p.Finish, &p.Day, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
+			return nil, fmt.Errorf("sqlite: price history: %w", err)
+		}
+		n := 6
+		if p.Market == store.MarketTCG {
+			n = 5
+		}
+		p.Values = make([]catalog.Money, n)
+		for i := range n {
+			p.Values[i] = money(v[i])
+		}
+		points = append(points, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: price history: %w", err)
+	}
+	return points, nil
+}
+
+func micros(t time.Time) int64 { return sqlrow.Time(t).UnixMicro() }
+
+// nullMicros stores the zero time (never set) as NULL.
+func nullMicros(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return micros(t)
+}
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func money(n sql.NullInt64) catalog.Money { return catalog.Money{Cents: n.Int64, OK: n.Valid} }

@@ -1,0 +1,131 @@
+// Package sqlite is the embedded store: one SQLite file, through the pure-Go
+// driver (modernc.org/sqlite, no cgo).
+//
+// SQLite allows one writer at a time. The store keeps a pool of exactly one
+// writer connection, so that writers queue in Go rather than in busy retries,
+// and a separate pool of read-only connections, which WAL lets read a
+// consistent snapshot while the writer writes.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+
+	"github.com/cardcat/cardcat/internal/store"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// DB is the SQLite implementation of store.Store.
+type DB struct {
+	write *sql.DB
+	read  *sql.DB
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Pragmas of every connection. busy_timeout covers another process (an ingest
+// next to a server) holding the write lock; foreign_keys is off by default in
+// SQLite.
+var commonPragmas = []string{
+	"busy_timeout(10000)",
+	"foreign_keys(1)",
+}
+
+// Pragmas of the writer. WAL lets readers read while it writes, and with WAL,
+// synchronous=NORMAL is durable across application crashes (a power loss may
+// lose the last commits, not corrupt the file). journal_size_limit truncates
+// the WAL after a checkpoint, which a million-card replace would otherwise
+// leave at its full size; the larger cache speeds up index maintenance during
+// such a replace.
+var writerPragmas = []string{
+	"journal_mode(WAL)",
+	"synchronous(NORMAL)",
+	"journal_size_limit(67108864)",
+	"cache_size(-65536)",
+}
+
+// Open opens (creating it and its directory when missing) the database file
+// at path and brings its schema up to date. It refuses a database whose schema
+// is newer than this program's (sqlmigrate.ErrSchemaTooNew).
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: open: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+
+	write, err := openPool(ctx, abs, slices.Concat(commonPragmas, writerPragmas), "immediate")
+	if err != nil {
+		return nil, err
+	}
+	// One connection, kept open: SQLite has one writer anyway.
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+
+	read, err := openPool(ctx, abs, slices.Concat(commonPragmas, []string{"query_only(1)"}), "")
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	return &DB{write: write, read: read}, nil
+}
+
+// openPool opens a connection pool on the file with the given pragmas, and
+// checks that a connection opens. txlock "immediate" makes every transaction
+// take the write lock at BEGIN, so that a read-then-write transaction (the
+// version check of a replace) cannot fail halfway with SQLITE_BUSY.
+func openPool(ctx context.Context, path string, pragmas []string, txlock string) (*sql.DB, error) {
+	q := url.Values{"_pragma": pragmas}
+	if txlock != "" {
+		q.Set("_txlock", txlock)
+	}
+	// A file: URI, so that a path with '?' or '%' is taken literally.
+	dsn := "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.read.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := errors.Join(db.read.Close(), db.write.Close())
+	if err != nil {
+		return fmt.Errorf("sqlite: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package storetest
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/store"
+)
+
+// BenchCardsEnv names the environment variable that sizes BenchReplaceLoad.
+const BenchCardsEnv = "CARDCAT_BENCH_CARDS"
+
+// BenchCards is the number of cards of BenchReplaceLoad: $CARDCAT_BENCH_CARDS,
+// 20,000 by default.
+func BenchCards(tb testing.TB) int {
+	tb.Helper()
+	s := os.Getenv(BenchCardsEnv)
+	if s == "" {
+		return 20_000
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		tb.Fatalf("%s=%q: want a positive number of cards", BenchCardsEnv, s)
+	}
+	return n
+}
+
+// BenchReplaceLoad measures what a daily ingest and a server start cost: each
+// iteration replaces a game of n cards (deleting the n of the previous
+// iteration, or of a first, unmeasured replace) and loads the whole catalogue
+// back. It reports the seconds of each half per iteration
+// and the live heap held by the loaded catalogue.
+func BenchReplaceLoad(b *testing.B, s store.Store, n int) {
+	ctx := context.Background()
+	updated := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	games := []catalog.GameCatalog{Generate("dbs", n, updated)}
+	now := updated
+	// Measure the daily case: a replace deletes the previous catalogue.
+	if _, err := s.ReplaceCatalog(ctx, 0, games, "{}", now); err != nil {
+		b.Fatal(err)
+	}
+	var replace, load time.Duration
+	var heap uint64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		base, err := s.CatalogVersion(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		now = now.Add(24 * time.Hour) // a new day's price points each time
+		start := time.Now()
+		if _, err := s.ReplaceCatalog(ctx, base, games, "{}", now); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		c, err := s.LoadCatalog(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		load += time.Since(mid)
+		replace += mid.Sub(start)
+		if got := len(c.Games[0].Cards); got != n {
+			b.Fatalf("loaded %d cards, want %d", got, n)
+		}
+		b.StopTimer()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap = ms.HeapAlloc
+		runtime.KeepAlive(c)
+		b.StartTimer()
+	}
+	b.ReportMetric(replace.Seconds()/float64(b.N), "replace-s/op")
+	b.ReportMetric(load.Seconds()/float64(b.N), "load-s/op")
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(n), "cards")
+}
