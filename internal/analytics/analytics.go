@@ -22,37 +22,43 @@ func (o Options) minAvg30() int64 {
 	return o.MinAvg30
 }
 
-// Game holds the precomputed paid answers of one game at one catalogue
-// version. It is immutable once Build returns (the lazily rendered list
-// prefixes are rendered under a sync.Once), so any number of goroutines may
-// read it.
+// Game holds the paid answers of one game at one catalogue version. It is
+// immutable once Build returns (the lazily rendered bodies are rendered under
+// a sync.Once), so any number of goroutines may read it.
 type Game struct {
+	snap     *catalog.GameSnapshot // the prices bodies are cut from its card bodies
 	sets     map[string]*setAnswers
 	trending *itemList
 	top      [numTopLists]*itemList
 }
 
-// setAnswers are the bodies of the per-set endpoints of one set.
+// setAnswers are the bodies of the per-set endpoints of one set. Statistics
+// and completion value are rendered by Build; the prices bodies, which are
+// as large as the prices they show, on first request.
 type setAnswers struct {
-	prices     [numSources][]byte
+	set        *catalog.ListedSet
+	prices     [numSources]lazyBody
 	statistics [2][]byte // normal, foil
 	completion []byte
 }
 
-// Build precomputes the paid answers of one game. cardInfo renders a card's
-// card_info JSON object; the snapshot owner supplies it so that card_info is
-// byte for byte the free endpoints' (it must not be nil; it is called only
-// for the cards of the top-cards lists). gc is only read and is not
-// referenced after Build returns.
+// Build computes the paid answers of one game from its catalogue gc and the
+// snapshot gs built from the same catalogue (catalog.NewSnapshot): gs gives
+// the set list, the card_info of the top cards' game and the card bodies the
+// prices answers are cut from, so those answers cannot disagree with the free
+// endpoints. gc is only read and is not referenced after Build returns; gs is
+// kept. Statistics, completion value, trending and top cards are rendered
+// here; a prices-by-set body on its first request (see PricesBySet).
 //
-// Sets without any product get no answers (the snapshot does not list them
-// either). Cards whose set_id names no set of gc are ignored. A nil gc is an
-// empty game.
-func Build(gc *catalog.GameCatalog, cardInfo func(c *catalog.Card) []byte, opts Options) *Game {
+// Sets the snapshot does not list (without any product) get no answers.
+// Cards whose set_id names no set of gc are ignored. A nil gc is an empty
+// game; gs must not be nil.
+func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Game {
 	if gc == nil {
 		gc = &catalog.GameCatalog{}
 	}
-	g := &Game{sets: make(map[string]*setAnswers, len(gc.Sets))}
+	g := &Game{snap: gs, sets: make(map[string]*setAnswers, len(gs.Sets()))}
+	gm := gs.Game()
 	minAvg30 := opts.minAvg30()
 
 	setPos := make(map[string]int, len(gc.Sets))
@@ -76,40 +82,45 @@ func Build(gc *catalog.GameCatalog, cardInfo func(c *catalog.Card) []byte, opts 
 	)
 	for i := range gc.Sets {
 		s, cards := &gc.Sets[i], members[i]
-		if len(cards) == 0 || g.sets[s.ID] != nil {
+		listed, ok := gs.SetByID(s.ID)
+		if len(cards) == 0 || !ok || g.sets[s.ID] != nil {
 			continue
 		}
-		slices.SortFunc(cards, compareListing)
-		a := &setAnswers{}
-		a.prices = r.pricesBySet(s, cards)
-		a.statistics[0] = r.statistics(s, cards, VariantNormal)
-		a.statistics[1] = r.statistics(s, cards, VariantFoil)
-		a.completion = r.completion(s, cards)
+		info := &listed.SetInfo
+		slices.SortFunc(cards, catalog.CompareListing)
+		a := &setAnswers{set: listed}
+		a.statistics[0] = r.statistics(info, cards, VariantNormal)
+		a.statistics[1] = r.statistics(info, cards, VariantFoil)
+		a.completion = r.completion(info, cards)
 		g.sets[s.ID] = a
-		if t, ok := trendOfSet(s, cards, minAvg30); ok {
+		if t, ok := trendOfSet(info, cards, minAvg30); ok {
 			trending = append(trending, t)
 		}
 		for _, c := range cards {
-			top.add(c)
+			top.add(s, c)
 		}
 	}
 	g.trending = trendingList(trending)
 	for l := range g.top {
-		g.top[l] = top.list(topList(l), cardInfo)
+		g.top[l] = top.list(topList(l), &gm)
 	}
 	return g
 }
 
 // PricesBySet returns the body of GET /{game}/prices/:set for a set_id and
 // a source ("" or "both", "tcg", "cm"); nil when the game has no listed set
-// with that id or the source is unknown.
+// with that id or the source is unknown. Each (set, source) body is rendered
+// once, on its first request, from the snapshot's card bodies, and kept for
+// the version: a few microseconds per hundred cards.
 func (g *Game) PricesBySet(setID, source string) []byte {
 	a := g.sets[setID]
 	s, ok := sourceIndex(source)
 	if a == nil || !ok {
 		return nil
 	}
-	return a.prices[s]
+	lb := &a.prices[s]
+	lb.once.Do(func() { lb.b = renderPrices(g.snap, a.set, s) })
+	return lb.b
 }
 
 // Statistics returns the body of GET /{game}/sets/:set/statistics for a
@@ -156,11 +167,10 @@ func (g *Game) TopCards(metric, source string, limit int) []byte {
 	return g.top[l].body(limit)
 }
 
-// renderer renders bodies into reusable scratch buffers and keeps only
+// renderer renders bodies into a reusable scratch buffer and keeps only
 // exact-size copies, so that append's spare capacity is not kept per set.
 type renderer struct {
-	buf  []byte
-	rows [numSources][]byte
+	buf []byte
 }
 
 func (r *renderer) keep(b []byte) []byte { return bytes.Clone(b) }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 var (
@@ -78,63 +79,97 @@ func generated(cards, sets int) *catalog.GameCatalog {
 	return gc
 }
 
-var benchCatalog = sync.OnceValue(func() *catalog.GameCatalog { return generated(*benchCards, *benchSets) })
-
-// benchCardInfo renders a card_info of a realistic size (~400 bytes).
-func benchCardInfo(c *catalog.Card) []byte {
-	b := testCardInfo(c)
-	b = b[:len(b)-1]
-	b = append(b, `,"card_text":`...)
-	b = catalog.AppendJSONString(b, "When this card is played, draw a card. <strong>Auto</strong> When this card attacks, choose up to 1 of your opponent's Battle Cards with an energy cost of 3 or less and KO it. This effect can only be used once per turn.")
-	return append(b, '}')
-}
-
-// answerBytes is the size of every precomputed body of g (list prefixes
-// not included: they are rendered on demand).
-func answerBytes(g *Game) int {
-	n := 0
-	for _, a := range g.sets {
-		for _, b := range a.prices {
-			n += len(b)
+var (
+	benchCatalog  = sync.OnceValue(func() *catalog.GameCatalog { return generated(*benchCards, *benchSets) })
+	benchSnapshot = sync.OnceValue(func() *catalog.GameSnapshot {
+		gc := benchCatalog()
+		snap, err := catalog.NewSnapshot(&catalog.Catalog{Version: 1, Games: []catalog.GameCatalog{*gc}}, game.Default())
+		if err != nil {
+			panic(err)
 		}
-		n += len(a.statistics[0]) + len(a.statistics[1]) + len(a.completion)
+		return snap.Game("dbs")
+	})
+)
+
+// answerBytes is the size of the bodies Build renders (list prefixes not
+// included: they are assembled on demand) and of the prices bodies rendered
+// so far.
+func answerBytes(g *Game) (built, prices int) {
+	for _, a := range g.sets {
+		for i := range a.prices {
+			prices += len(a.prices[i].b)
+		}
+		built += len(a.statistics[0]) + len(a.statistics[1]) + len(a.completion)
 	}
-	n += len(g.trending.items)
+	built += len(g.trending.items)
 	for _, l := range g.top {
-		n += len(l.items)
+		built += len(l.items)
 	}
-	return n
+	return built, prices
 }
 
-// BenchmarkBuild reports the cost of precomputing every answer, per card of
-// the catalogue, and what the answers keep: answer-B/card is the size of the
-// bodies, heap-B/card the heap Build's result retains.
+func heapAlloc() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// BenchmarkBuild reports the cost of Build per card of the catalogue (the
+// snapshot is built beforehand) and what the answers keep: heap-B/card is
+// the heap Build's result retains, all-prices-B/card what rendering every
+// prices body (each set, each source) adds: the most the lazy bodies can
+// cost a version.
 func BenchmarkBuild(b *testing.B) {
-	gc := benchCatalog()
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	g := Build(gc, benchCardInfo, Options{})
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	answerB := float64(answerBytes(g)) / float64(len(gc.Cards))
-	heapB := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(len(gc.Cards))
+	gc, gs := benchCatalog(), benchSnapshot()
+	n := float64(len(gc.Cards))
+	before := heapAlloc()
+	g := Build(gs, gc, Options{})
+	built := heapAlloc()
+	for _, s := range gs.Sets() {
+		for _, src := range []string{SourceBoth, SourceTCG, SourceCM} {
+			g.PricesBySet(s.ID, src)
+		}
+	}
+	all := heapAlloc()
+	builtB, pricesB := answerBytes(g)
 	runtime.KeepAlive(g)
 
 	b.ReportAllocs()
 	for b.Loop() {
-		g = Build(gc, benchCardInfo, Options{})
+		g = Build(gs, gc, Options{})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(gc.Cards)), "ns/card")
-	b.ReportMetric(answerB, "answer-B/card")
-	b.ReportMetric(heapB, "heap-B/card")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/card")
+	b.ReportMetric(float64(builtB)/n, "answer-B/card")
+	b.ReportMetric(float64(built-before)/n, "heap-B/card")
+	b.ReportMetric(float64(pricesB)/n, "prices-body-B/card")
+	b.ReportMetric(float64(all-built)/n, "all-prices-B/card")
 }
 
-// BenchmarkAnswers shows that answering is picking a precomputed body: a
-// map lookup, or an index for the lists, with no allocation.
+// BenchmarkPricesRender is the one-time cost of a prices body, paid by the
+// first request of a (set, source) in a version.
+func BenchmarkPricesRender(b *testing.B) {
+	gs := benchSnapshot()
+	set := &gs.Sets()[len(gs.Sets())/2]
+	first, end := set.Cards()
+	for _, src := range []int{srcBoth, srcTCG, srcCM} {
+		b.Run([...]string{SourceBoth, SourceTCG, SourceCM}[src], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				renderPrices(gs, set, src)
+			}
+			b.ReportMetric(float64(end-first), "cards")
+		})
+	}
+}
+
+// BenchmarkAnswers shows that answering is picking a ready body: a map
+// lookup, or an index for the lists, with no allocation (the prices bodies
+// after their first request).
 func BenchmarkAnswers(b *testing.B) {
-	gc := benchCatalog()
-	g := Build(gc, benchCardInfo, Options{})
+	gc, gs := benchCatalog(), benchSnapshot()
+	g := Build(gs, gc, Options{})
 	set := gc.Sets[len(gc.Sets)/2].ID
 	cases := []struct {
 		name   string
@@ -154,7 +189,7 @@ func BenchmarkAnswers(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			body := c.answer() // the first call of a list prefix renders it
+			body := c.answer() // the first call of a list prefix or a prices body renders it
 			if len(body) == 0 {
 				b.Fatal("no answer")
 			}

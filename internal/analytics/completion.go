@@ -32,7 +32,7 @@ type rarityCost struct {
 // Cardmarket values (cmValues). An estimate is null when no card has that
 // value; breakdown_by_rarity counts every card and adds the base finish's
 // market price (0 when none is priced).
-func (r *renderer) completion(s *catalog.Set, cards []*catalog.Card) []byte {
+func (r *renderer) completion(s *catalog.SetInfo, cards []*catalog.Card) []byte {
 	var (
 		tLow, tMarket, tHigh moneySum
 		cLow, cAvg, cTrend   moneySum

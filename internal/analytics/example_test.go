@@ -7,12 +7,15 @@ import (
 
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // A handler parses the query, maps a *ParamError to 400 and writes the
 // precomputed body.
 func ExampleParseTopCards() {
-	g := analytics.Build(&catalog.GameCatalog{Game: "dbs"}, func(*catalog.Card) []byte { return []byte("{}") }, analytics.Options{})
+	gc := &catalog.GameCatalog{Game: "dbs"}
+	snap, _ := catalog.NewSnapshot(&catalog.Catalog{Games: []catalog.GameCatalog{*gc}}, game.Default())
+	g := analytics.Build(snap.Game("dbs"), gc, analytics.Options{})
 
 	for _, raw := range []string{"metric=growth", "metric=growth&source=tcg", "limit=500"} {
 		q, _ := url.ParseQuery(raw)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // The fixture is a small game whose every answer is checked by hand in the
@@ -186,22 +187,32 @@ func fixture() *catalog.GameCatalog {
 	return gc
 }
 
-// testCardInfo stands in for the snapshot's card_info renderer.
-func testCardInfo(c *catalog.Card) []byte {
-	b := []byte(`{"name":`)
-	b = catalog.AppendJSONString(b, c.Name)
-	b = append(b, `,"set_id":`...)
-	b = catalog.AppendJSONString(b, c.SetID)
-	b = append(b, `,"rarity":`...)
-	b = appendNullableString(b, c.Rarity)
-	return append(b, '}')
+// mustSnapshot builds the snapshot of a game's catalogue, as the server
+// does before Build.
+func mustSnapshot(tb testing.TB, gc *catalog.GameCatalog) *catalog.GameSnapshot {
+	tb.Helper()
+	c := &catalog.Catalog{Version: 1}
+	if gc != nil {
+		c.Games = []catalog.GameCatalog{*gc}
+	}
+	snap, err := catalog.NewSnapshot(c, game.Default())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return snap.Game("dbs")
 }
 
-func mustBuildFixture(tb testing.TB) *Game {
+// mustBuild builds the snapshot of gc, then its answers.
+func mustBuild(tb testing.TB, gc *catalog.GameCatalog, opts Options) *Game {
 	tb.Helper()
-	g := Build(fixture(), testCardInfo, Options{})
+	g := Build(mustSnapshot(tb, gc), gc, opts)
 	if g == nil {
 		tb.Fatal("Build returned nil")
 	}
 	return g
+}
+
+func mustBuildFixture(tb testing.TB) *Game {
+	tb.Helper()
+	return mustBuild(tb, fixture(), Options{})
 }

@@ -51,30 +51,31 @@ func TestListLimits(t *testing.T) {
 
 // TestEmptyGame: a game without cards answers empty lists and no set.
 func TestEmptyGame(t *testing.T) {
-	g := Build(fixture(), testCardInfo, Options{MinAvg30: 1 << 40}) // nothing reaches the threshold
+	g := mustBuild(t, fixture(), Options{MinAvg30: 1 << 40}) // nothing reaches the threshold
 	if got, want := string(g.Trending(10)), `{"period":"7d","trending_sets":[]}`; got != want {
 		t.Errorf("trending = %s, want %s", got, want)
 	}
 	if got, want := string(g.TopCards(MetricGrowth, SourceCM, 10)), `{"metric":"growth","source":"cm","top_cards":[]}`; got != want {
 		t.Errorf("growth = %s, want %s", got, want)
 	}
-	empty := Build(&catalog.GameCatalog{Game: "dbs"}, testCardInfo, Options{})
+	empty := mustBuild(t, &catalog.GameCatalog{Game: "dbs"}, Options{})
 	if got, want := string(empty.TopCards(MetricPrice, SourceTCG, 10)), `{"metric":"price","source":"tcg","top_cards":[]}`; got != want {
 		t.Errorf("top = %s, want %s", got, want)
 	}
 	if empty.PricesBySet("1001", "") != nil {
 		t.Error("a set of an empty game answered")
 	}
-	if got, want := string(Build(nil, testCardInfo, Options{}).Trending(10)), `{"period":"7d","trending_sets":[]}`; got != want {
+	if got, want := string(mustBuild(t, nil, Options{}).Trending(10)), `{"period":"7d","trending_sets":[]}`; got != want {
 		t.Errorf("trending of a nil catalogue = %s, want %s", got, want)
 	}
 }
 
-// TestAnswersOutliveCatalogue: Build renders everything it needs, so
-// changing or dropping the catalogue afterwards changes no answer.
+// TestAnswersOutliveCatalogue: Build keeps nothing of the catalogue (the
+// lazy prices bodies come from the snapshot), so changing or dropping the
+// catalogue afterwards changes no answer.
 func TestAnswersOutliveCatalogue(t *testing.T) {
 	gc := fixture()
-	g := Build(gc, testCardInfo, Options{})
+	g := mustBuild(t, gc, Options{})
 	before := fixtureAnswers(g)
 	for i := range gc.Cards {
 		gc.Cards[i].Name = "changed"

@@ -3,7 +3,6 @@ package analytics
 import (
 	"math/bits"
 	"strconv"
-	"time"
 
 	"github.com/cardcat/cardcat/internal/catalog"
 )
@@ -84,17 +83,6 @@ func appendNullableString(b []byte, s string) []byte {
 		return append(b, "null"...)
 	}
 	return catalog.AppendJSONString(b, s)
-}
-
-// appendTime appends an RFC 3339 timestamp with its offset, as the card
-// bodies do, or null for the zero time.
-func appendTime(b []byte, t time.Time) []byte {
-	if t.IsZero() {
-		return append(b, "null"...)
-	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339)
-	return append(b, '"')
 }
 
 func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }

@@ -133,20 +133,21 @@ func enum(q url.Values, name, def string, allowed ...string) (string, error) {
 	return "", &ParamError{Param: name, Value: v, Allowed: allowed}
 }
 
-// parseLimit reads limit: an integer >= 1 in decimal digits (a leading "+"
-// allowed); above maxLimit it is clamped, however many digits it has.
+// parseLimit reads limit as every paginated route of the API does: decimal
+// digits, at least 1 (no sign; an empty value is refused, not the default);
+// above maxLimit it is clamped, however many digits it has.
 func parseLimit(q url.Values, def, maxLimit int) (int, error) {
-	v := q.Get("limit")
-	if v == "" {
+	vs, ok := q["limit"]
+	if !ok {
 		return def, nil
 	}
-	digits := strings.TrimPrefix(v, "+")
-	ok := digits != ""
-	for i := 0; i < len(digits); i++ {
-		ok = ok && isDigit(digits[i])
+	v := vs[0]
+	ok = v != ""
+	for i := 0; i < len(v); i++ {
+		ok = ok && isDigit(v[i])
 	}
 	if ok {
-		n, err := strconv.Atoi(digits)
+		n, err := strconv.Atoi(v)
 		switch {
 		case err != nil: // only a range error is possible: too many digits
 			return maxLimit, nil
@@ -157,6 +158,8 @@ func parseLimit(q url.Values, def, maxLimit int) (int, error) {
 	return 0, &ParamError{Param: "limit", Value: v,
 		Reason: "must be an integer of at least 1 (values above " + strconv.Itoa(maxLimit) + " are clamped to " + strconv.Itoa(maxLimit) + ")"}
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // sourceIndex maps a prices-by-set source onto its body.
 func sourceIndex(source string) (int, bool) {

@@ -106,9 +106,7 @@ func TestParseTrending(t *testing.T) {
 		{"limit=50", 50, ""},
 		{"limit=51", 50, ""},                      // clamped
 		{"limit=99999999999999999999999", 50, ""}, // clamped, however large
-		{"limit=%2B7", 7, ""},                     // "+7"
 		{"limit=007", 7, ""},
-		{"limit=", TrendingDefaultLimit, ""},
 		{"period=30d", 0, "period"},
 		{"period=1w", 0, "period"},
 		{"period=30d&limit=abc", 0, "period"}, // period is checked first
@@ -117,7 +115,10 @@ func TestParseTrending(t *testing.T) {
 		{"limit=1.5", 0, "limit"},
 		{"limit=ten", 0, "limit"},
 		{"limit=%2B", 0, "limit"},
-		{"limit=+7", 0, "limit"}, // " 7": a "+" in a query is a space
+		{"limit=%2B7", 0, "limit"}, // "+7": no sign, as on the free routes
+		{"limit=", 0, "limit"},     // empty: refused, as on the free routes
+		{"limit=1&limit=x", 1, ""}, // the first value counts
+		{"limit=+7", 0, "limit"},   // " 7": a "+" in a query is a space
 		{"limit=1e3", 0, "limit"},
 		{"limit=%2010", 0, "limit"},
 	}

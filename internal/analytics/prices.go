@@ -1,15 +1,39 @@
 package analytics
 
 import (
+	"bytes"
+	"sync"
+
 	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// The prices-by-set bodies are rendered from the snapshot's card bodies
+// (catalog.CardPrices): the price objects there are the row's blocks with
+// their finish member in front, so a row is cut and joined, not re-rendered,
+// and the snapshot's prices are the only copy a version keeps.
+
+// JSON spellings of the finishes a Cardmarket price joins.
+const (
+	jsonNormal = `"` + tcgNormal + `"`
+	jsonFoil   = `"` + tcgFoil + `"`
 )
 
 // priceRow is one row of prices by set: one finish of one card, with the
 // TCGplayer and the Cardmarket price that describe it (either may be nil).
 type priceRow struct {
-	variant string
-	t       *catalog.TCGPrice
-	c       *catalog.CMPrice
+	variant string // JSON string
+	t, c    *catalog.FinishPrice
+}
+
+// finishIndex returns the first priced finish of that name
+// (case-insensitive), or -1.
+func finishIndex(ps []catalog.FinishPrice, name string) int {
+	for i := range ps {
+		if ps[i].Priced && ps[i].FinishIs(name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // joinFinishes lists a card's rows. Every priced TCGplayer finish is a row,
@@ -18,32 +42,31 @@ type priceRow struct {
 // the card has no Foil. A priced Cardmarket finish that joins nothing is a
 // row of its own after them, named in TCGplayer's spelling ("Normal",
 // "Foil") so that one finish has one name in the variant column.
-func joinFinishes(rows []priceRow, c *catalog.Card) []priceRow {
+func joinFinishes(rows []priceRow, p *catalog.CardPrices) []priceRow {
 	first := len(rows)
-	for i := range c.TCGPrices {
-		if p := &c.TCGPrices[i]; tcgPriced(p) {
-			rows = append(rows, priceRow{variant: p.SubType, t: p})
+	for i := range p.TCG {
+		if f := &p.TCG[i]; f.Priced {
+			rows = append(rows, priceRow{variant: f.Finish, t: f})
 		}
 	}
 	for _, v := range [...]string{catalog.CMNormal, catalog.CMFoil} {
-		cp := cmFinish(c, v)
-		if cp == nil {
+		ci := finishIndex(p.CM, v)
+		if ci < 0 {
 			continue
 		}
-		var i int
-		name := tcgNormal
-		if v == catalog.CMNormal {
-			i = tcgFinish(c, tcgNormal)
-		} else {
-			i, name = tcgFoilFinish(c), tcgFoil
+		i, name := finishIndex(p.TCG, tcgNormal), jsonNormal
+		if v == catalog.CMFoil {
+			if i, name = finishIndex(p.TCG, tcgFoil), jsonFoil; i < 0 {
+				i = finishIndex(p.TCG, tcgHolofoil)
+			}
 		}
 		if i < 0 {
-			rows = append(rows, priceRow{variant: name, c: cp})
+			rows = append(rows, priceRow{variant: name, c: &p.CM[ci]})
 			continue
 		}
 		for r := first; r < len(rows); r++ {
-			if rows[r].t == &c.TCGPrices[i] {
-				rows[r].c = cp
+			if rows[r].t == &p.TCG[i] {
+				rows[r].c = &p.CM[ci]
 				break
 			}
 		}
@@ -51,127 +74,96 @@ func joinFinishes(rows []priceRow, c *catalog.Card) []priceRow {
 	return rows
 }
 
-// pricesBySet renders the three bodies (both, tcg, cm) of a set's prices.
-// Rows are in the set listing's order (sealed products last), every product
-// included; a product without any price has no row. source=tcg keeps the
-// rows with a TCGplayer price, source=cm those with a Cardmarket price, the
-// other block null.
-func (r *renderer) pricesBySet(s *catalog.Set, cards []*catalog.Card) [numSources][]byte {
-	var counts [numSources]int
-	for src := range r.rows {
-		r.rows[src] = r.rows[src][:0]
-	}
-	var rows []priceRow
-	for _, c := range cards {
-		rows = joinFinishes(rows[:0], c)
-		for _, row := range rows {
-			// Render the row once into the both-list, then copy its parts
-			// into the other two.
-			both := r.rows[srcBoth]
-			if counts[srcBoth] > 0 {
-				both = append(both, ',')
+// renderPrices renders a set's prices for one source. Rows are in the set
+// listing's order (sealed products last), every product included; a product
+// without any price has no row. source=tcg keeps the rows with a TCGplayer
+// price, source=cm those with a Cardmarket price, the other block null.
+func renderPrices(gs *catalog.GameSnapshot, set *catalog.ListedSet, src int) []byte {
+	sc := scratch.Get().(*pricesScratch)
+	defer sc.release()
+	b := append(sc.buf[:0], `{"success":true,"source":"`...)
+	b = append(b, [...]string{SourceBoth, SourceTCG, SourceCM}[src]...)
+	b = append(b, `","set_code":`...)
+	b = appendNullableString(b, set.Code)
+	b = append(b, `,"set_id":`...)
+	b = catalog.AppendJSONString(b, set.ID)
+	b = append(b, `,"data":[`...)
+	card, rows, n := &sc.card, sc.rows[:0], 0
+	first, end := set.Cards()
+	for ref := first; ref < end; ref++ {
+		gs.CardPrices(ref, card)
+		rows = joinFinishes(rows[:0], card)
+		for i := range rows {
+			row := &rows[i]
+			if src == srcTCG && row.t == nil || src == srcCM && row.c == nil {
+				continue
 			}
-			start := len(both)
-			both = appendRowHead(both, c, row.variant)
-			head := len(both)
-			both = append(both, `,"market_t":`...)
-			both = appendTCGBlock(both, row.t)
-			tEnd := len(both)
-			both = append(both, `,"market_c":`...)
-			both = appendCMBlock(both, row.c)
-			both = append(both, '}')
-			r.rows[srcBoth] = both
-			counts[srcBoth]++
-			if row.t != nil {
-				r.rows[srcTCG] = appendRow(r.rows[srcTCG], counts[srcTCG], both[start:tEnd])
-				r.rows[srcTCG] = append(r.rows[srcTCG], `,"market_c":null}`...)
-				counts[srcTCG]++
+			if n > 0 {
+				b = append(b, ',')
 			}
-			if row.c != nil {
-				r.rows[srcCM] = appendRow(r.rows[srcCM], counts[srcCM], both[start:head])
-				r.rows[srcCM] = append(r.rows[srcCM], `,"market_t":null`...)
-				r.rows[srcCM] = append(r.rows[srcCM], both[tEnd:]...)
-				counts[srcCM]++
-			}
+			b = appendPriceRow(b, card, row, src)
+			n++
 		}
 	}
-	var out [numSources][]byte
-	for src, name := range [...]string{SourceBoth, SourceTCG, SourceCM} {
-		head := append(r.buf[:0], `{"success":true,"source":`...)
-		head = catalog.AppendJSONString(head, name)
-		head = append(head, `,"set_code":`...)
-		head = appendNullableString(head, s.Code)
-		head = append(head, `,"set_id":`...)
-		head = catalog.AppendJSONString(head, s.ID)
-		head = append(head, `,"data":[`...)
-		r.buf = head
-		tail := appendInt([]byte(`],"total":`), counts[src])
-		b := make([]byte, 0, len(head)+len(r.rows[src])+len(tail)+1)
-		b = append(b, head...)
-		b = append(b, r.rows[src]...)
-		b = append(b, tail...)
-		out[src] = append(b, '}')
+	b = append(b, `],"total":`...)
+	b = appendInt(b, n)
+	b = append(b, '}')
+	sc.rows = rows
+	if cap(b) <= maxScratch {
+		sc.buf = b
 	}
-	return out
+	return bytes.Clone(b)
 }
 
-func appendRow(b []byte, n int, row []byte) []byte {
-	if n > 0 {
-		b = append(b, ',')
-	}
-	return append(b, row...)
+// pricesScratch is the reusable state of a prices rendering: the body is
+// rendered into buf and kept as an exact-size copy.
+type pricesScratch struct {
+	buf  []byte
+	card catalog.CardPrices
+	rows []priceRow
 }
 
-// appendRowHead appends a row up to and without its price blocks.
-func appendRowHead(b []byte, c *catalog.Card, variant string) []byte {
+// release returns the scratch to the pool holding no reference into the
+// snapshot, so that a pooled scratch never keeps an old version's card
+// bodies alive.
+func (sc *pricesScratch) release() {
+	clear(sc.card.TCG[:cap(sc.card.TCG)])
+	clear(sc.card.CM[:cap(sc.card.CM)])
+	clear(sc.rows[:cap(sc.rows)])
+	sc.card = catalog.CardPrices{TCG: sc.card.TCG[:0], CM: sc.card.CM[:0]}
+	scratch.Put(sc)
+}
+
+// maxScratch bounds the buffer a pricesScratch keeps between renderings.
+const maxScratch = 4 << 20
+
+var scratch = sync.Pool{New: func() any { return &pricesScratch{buf: make([]byte, 0, 64<<10)} }}
+
+// appendPriceRow appends one row; a row's blocks carry exactly the spec's
+// fields (market_t has no sub_type_name: that is the row's variant).
+func appendPriceRow(b []byte, c *catalog.CardPrices, row *priceRow, src int) []byte {
 	b = append(b, `{"id":`...)
-	b = catalog.AppendJSONString(b, c.ID)
+	b = append(b, c.ID...)
 	b = append(b, `,"card_number":`...)
-	b = appendNullableString(b, c.CardNumber)
+	b = append(b, c.CardNumber...)
 	b = append(b, `,"name":`...)
-	b = catalog.AppendJSONString(b, c.Name)
+	b = append(b, c.Name...)
 	b = append(b, `,"product_type":`...)
-	b = appendNullableString(b, c.ProductType)
+	b = append(b, c.ProductType...)
 	b = append(b, `,"variant":`...)
-	return catalog.AppendJSONString(b, variant)
-}
-
-func appendTCGBlock(b []byte, p *catalog.TCGPrice) []byte {
-	if p == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, `{"low_price":`...)
-	b = appendMoney(b, p.Low)
-	b = append(b, `,"mid_price":`...)
-	b = appendMoney(b, p.Mid)
-	b = append(b, `,"high_price":`...)
-	b = appendMoney(b, p.High)
-	b = append(b, `,"market_price":`...)
-	b = appendMoney(b, p.Market)
-	b = append(b, `,"direct_low_price":`...)
-	b = appendMoney(b, p.DirectLow)
-	b = append(b, `,"updated_at":`...)
-	b = appendTime(b, p.UpdatedAt)
+	b = append(b, row.variant...)
+	b = append(b, `,"market_t":`...)
+	b = appendBlock(b, row.t, src != srcCM)
+	b = append(b, `,"market_c":`...)
+	b = appendBlock(b, row.c, src != srcTCG)
 	return append(b, '}')
 }
 
-func appendCMBlock(b []byte, p *catalog.CMPrice) []byte {
-	if p == nil {
+func appendBlock(b []byte, p *catalog.FinishPrice, show bool) []byte {
+	if p == nil || !show {
 		return append(b, "null"...)
 	}
-	b = append(b, `{"avg":`...)
-	b = appendMoney(b, p.Avg)
-	b = append(b, `,"low":`...)
-	b = appendMoney(b, p.Low)
-	b = append(b, `,"trend":`...)
-	b = appendMoney(b, p.Trend)
-	b = append(b, `,"avg1":`...)
-	b = appendMoney(b, p.Avg1)
-	b = append(b, `,"avg7":`...)
-	b = appendMoney(b, p.Avg7)
-	b = append(b, `,"avg30":`...)
-	b = appendMoney(b, p.Avg30)
-	b = append(b, `,"updated_at":`...)
-	b = appendTime(b, p.UpdatedAt)
+	b = append(b, '{')
+	b = append(b, p.Members...)
 	return append(b, '}')
 }

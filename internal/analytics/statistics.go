@@ -81,7 +81,7 @@ func trendDirection(sum7, sum30 int64) string {
 // (normal: Normal; foil: Foil, else Holofoil). Cardmarket: the variant's
 // entry, avg (trend when avg is null); trend_direction over the cards of that
 // entry that have both avg7 and avg30.
-func (r *renderer) statistics(s *catalog.Set, cards []*catalog.Card, variant string) []byte {
+func (r *renderer) statistics(s *catalog.SetInfo, cards []*catalog.Card, variant string) []byte {
 	cmVariant := catalog.CMNormal
 	if variant == VariantFoil {
 		cmVariant = catalog.CMFoil
@@ -132,7 +132,7 @@ func (r *renderer) statistics(s *catalog.Set, cards []*catalog.Card, variant str
 
 // appendSetInfo appends `{"set_info":{...}` (the body's object left open).
 // total_cards counts the set's products of type card.
-func appendSetInfo(b []byte, s *catalog.Set, total int) []byte {
+func appendSetInfo(b []byte, s *catalog.SetInfo, total int) []byte {
 	b = append(b, `{"set_info":{"name":`...)
 	b = catalog.AppendJSONString(b, s.Name)
 	b = append(b, `,"set_code":`...)

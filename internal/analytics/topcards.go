@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // topList names one precomputed top-cards list.
@@ -37,6 +38,7 @@ func topListOf(metric, source string) (topList, bool) {
 
 // topEntry is a candidate of a top-cards list.
 type topEntry struct {
+	set   *catalog.Set // the card's set, for its card_info
 	card  *catalog.Card
 	price int64 // current_price in cents
 	base  int64 // growth: avg30 in cents
@@ -73,22 +75,22 @@ func newTopCollector(minAvg30 int64) *topCollector {
 // price/tcg: the highest market price over its finishes; price/cm: trend
 // (avg when trend is null) of its Cardmarket values; growth: avg7 against
 // avg30 of its Cardmarket values, when moving (avg30 >= the threshold).
-func (t *topCollector) add(c *catalog.Card) {
+func (t *topCollector) add(s *catalog.Set, c *catalog.Card) {
 	if !isCard(c) {
 		return
 	}
 	if m := tcgTopMarket(c); m.OK {
-		t.offer(topPriceTCG, topEntry{card: c, price: m.Cents})
+		t.offer(topPriceTCG, topEntry{set: s, card: c, price: m.Cents})
 	}
 	p := cmValues(c)
 	if p == nil {
 		return
 	}
 	if m := trendElseAvg(p); m.OK {
-		t.offer(topPriceCM, topEntry{card: c, price: m.Cents})
+		t.offer(topPriceCM, topEntry{set: s, card: c, price: m.Cents})
 	}
 	if moving(p, t.minAvg30) {
-		t.offer(topGrowthCM, topEntry{card: c, price: p.Avg7.Cents, base: p.Avg30.Cents})
+		t.offer(topGrowthCM, topEntry{set: s, card: c, price: p.Avg7.Cents, base: p.Avg30.Cents})
 	}
 }
 
@@ -105,8 +107,8 @@ func (t *topCollector) offer(l topList, e topEntry) {
 	t.lists[l] = slices.Insert(list, at, e)
 }
 
-// list renders a list's items.
-func (t *topCollector) list(l topList, cardInfo func(*catalog.Card) []byte) *itemList {
+// list renders a list's items; card_info is the free endpoints' (catalog.AppendCardInfo).
+func (t *topCollector) list(l topList, g *game.Game) *itemList {
 	metric, source := MetricPrice, SourceTCG
 	switch l {
 	case topPriceCM:
@@ -121,7 +123,7 @@ func (t *topCollector) list(l topList, cardInfo func(*catalog.Card) []byte) *ite
 		b = append(b[:0], `{"id":`...)
 		b = catalog.AppendJSONString(b, e.card.ID)
 		b = append(b, `,"card_info":`...)
-		b = append(b, cardInfo(e.card)...)
+		b = catalog.AppendCardInfo(b, g, e.set, e.card)
 		b = append(b, `,"current_price":`...)
 		b = appendMoney(b, catalog.Cents(e.price))
 		if l == topGrowthCM {

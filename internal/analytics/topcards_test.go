@@ -75,7 +75,7 @@ func TestTopCardsArithmetic(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("top cards (-want +got):\n%s", diff)
 			}
-			// card_info is the callback's rendering, verbatim.
+			// card_info is the snapshot's rendering (catalog.AppendCardInfo).
 			for _, it := range body.TopCards {
 				if !json.Valid(it.CardInfo) || !strings.Contains(string(it.CardInfo), `"set_id":`) {
 					t.Errorf("%s: card_info %s", it.ID, it.CardInfo)

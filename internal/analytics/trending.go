@@ -16,7 +16,7 @@ const topMovers = 3
 // (mean avg7 - mean avg30) / mean avg30, which over the same cards is
 // (sum7 - sum30) / sum30.
 type trendingSet struct {
-	set         *catalog.Set
+	set         *catalog.SetInfo
 	n           int
 	sum7, sum30 int64
 	movers      []mover // up to topMovers, largest move first
@@ -43,7 +43,7 @@ func abs(n int64) int64 {
 // trendOfSet computes a set's move over its cards (product_type card) whose
 // Cardmarket values (cmValues) have avg30 >= minAvg30 and an avg7; false when
 // it has none. cards are in listing order, which breaks ties between movers.
-func trendOfSet(s *catalog.Set, cards []*catalog.Card, minAvg30 int64) (trendingSet, bool) {
+func trendOfSet(s *catalog.SetInfo, cards []*catalog.Card, minAvg30 int64) (trendingSet, bool) {
 	t := trendingSet{set: s}
 	for _, c := range cards {
 		if !isCard(c) {
@@ -80,7 +80,7 @@ func trendingList(sets []trendingSet) *itemList {
 		if c := compareMove(a.sum7-a.sum30, a.sum30, b.sum7-b.sum30, b.sum30); c != 0 {
 			return c
 		}
-		return compareSetList(a.set, b.set)
+		return catalog.CompareSetList(a.set, b.set)
 	})
 	l := newItemList(`{"period":"7d","trending_sets":[`, `]}`, TrendingMaxLimit)
 	var b []byte

@@ -23,42 +23,8 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 	b = append(b, `{"id":`...)
 	b = AppendJSONString(b, c.ID)
 
-	b = append(b, `,"card_info":{"name":`...)
-	b = AppendJSONString(b, c.Name)
-	b = appendKey(b, "clean_name", false)
-	b = AppendJSONString(b, c.CleanName)
-	b = appendKey(b, "set_name", false)
-	b = AppendJSONString(b, s.Name)
-	b = appendKey(b, "set_code", false)
-	b = appendNullableString(b, s.Code)
-	b = appendKey(b, "set_id", false)
-	b = AppendJSONString(b, s.ID)
-	b = appendKey(b, "card_number", false)
-	b = appendNullableString(b, c.CardNumber)
-	b = appendKey(b, "rarity", false)
-	b = appendNullableString(b, c.Rarity)
-	b = appendKey(b, "card_type", false)
-	b = appendNullableString(b, c.CardType)
-	b = appendKey(b, "product_type", false)
-	b = appendNullableString(b, c.ProductType)
-	b = appendKey(b, "variants", false)
-	b = append(b, '[')
-	for i, v := range c.Variants {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendJSONString(b, v)
-	}
-	b = append(b, ']')
-	b = appendKey(b, "card_text", false)
-	b = appendNullableString(b, c.CardText)
-	for _, f := range g.Extra {
-		if v, ok := extraValue(c.Extra, f.Key); ok {
-			b = appendKey(b, f.Key, false)
-			b = AppendJSONString(b, v)
-		}
-	}
-	b = append(b, '}')
+	b = append(b, `,"card_info":`...)
+	b = AppendCardInfo(b, g, s, c)
 
 	b = append(b, `,"images":{"languages":`...)
 	if c.OnTCG() && c.ImageCount > 0 {
@@ -125,6 +91,50 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 		sp.cPrices = [2]uint32{end, end}
 	}
 	return b, sp
+}
+
+// AppendCardInfo appends the card_info object of card c of set s of game g,
+// byte for byte as the card bodies carry it: keys in the spec's order, then
+// the game's fields in the registry's order, each only when the card has it.
+// The paid endpoints that show a card_info (top cards) render it here so that
+// it never differs from the free endpoints'.
+func AppendCardInfo(b []byte, g *game.Game, s *Set, c *Card) []byte {
+	b = append(b, `{"name":`...)
+	b = AppendJSONString(b, c.Name)
+	b = appendKey(b, "clean_name", false)
+	b = AppendJSONString(b, c.CleanName)
+	b = appendKey(b, "set_name", false)
+	b = AppendJSONString(b, s.Name)
+	b = appendKey(b, "set_code", false)
+	b = appendNullableString(b, s.Code)
+	b = appendKey(b, "set_id", false)
+	b = AppendJSONString(b, s.ID)
+	b = appendKey(b, "card_number", false)
+	b = appendNullableString(b, c.CardNumber)
+	b = appendKey(b, "rarity", false)
+	b = appendNullableString(b, c.Rarity)
+	b = appendKey(b, "card_type", false)
+	b = appendNullableString(b, c.CardType)
+	b = appendKey(b, "product_type", false)
+	b = appendNullableString(b, c.ProductType)
+	b = appendKey(b, "variants", false)
+	b = append(b, '[')
+	for i, v := range c.Variants {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, v)
+	}
+	b = append(b, ']')
+	b = appendKey(b, "card_text", false)
+	b = appendNullableString(b, c.CardText)
+	for _, f := range g.Extra {
+		if v, ok := extraValue(c.Extra, f.Key); ok {
+			b = appendKey(b, f.Key, false)
+			b = AppendJSONString(b, v)
+		}
+	}
+	return append(b, '}')
 }
 
 func extraValue(extra []ExtraField, key string) (string, bool) {

@@ -187,7 +187,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		}
 		order = append(order, listed{info, i})
 	}
-	slices.SortFunc(order, func(a, b listed) int { return compareSetList(&a.info, &b.info) })
+	slices.SortFunc(order, func(a, b listed) int { return CompareSetList(&a.info, &b.info) })
 
 	gs.sets = make([]ListedSet, len(order))
 	gs.cards = make([]cardEntry, len(gc.Cards))
@@ -208,7 +208,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		}
 
 		ms := members[o.model]
-		slices.SortFunc(ms, func(a, b int32) int { return compareListing(&gc.Cards[a], &gc.Cards[b]) })
+		slices.SortFunc(ms, func(a, b int32) int { return CompareListing(&gc.Cards[a], &gc.Cards[b]) })
 		for _, ci := range ms {
 			c := &gc.Cards[ci]
 			if err := gs.addCard(&r, next, set, c); err != nil {

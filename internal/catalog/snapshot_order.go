@@ -53,10 +53,12 @@ func lower(c byte) byte {
 	return c
 }
 
-// compareListing is the order of the cards of a set: cards (and products of
-// undetermined type) before sealed products; numbered before unnumbered, in
-// natural number order; then by name; then by id so the order is total.
-func compareListing(a, b *Card) int {
+// CompareListing is the order of the cards of a set's listing: cards (and
+// products of undetermined type) before sealed products; numbered before
+// unnumbered, in natural number order; then by name; then by id so the order
+// is total. Every answer that lists a set's cards (the free listing, the
+// paid endpoints) uses it.
+func CompareListing(a, b *Card) int {
 	if c := cmp.Compare(sealedRank(a), sealedRank(b)); c != 0 {
 		return c
 	}
@@ -82,9 +84,10 @@ func sealedRank(c *Card) int {
 	return 0
 }
 
-// compareSetList is the order of the set list: newest release_date first
-// (sets without a date last), then name, then set_id.
-func compareSetList(a, b *SetInfo) int {
+// CompareSetList is the order of the set list: newest release_date first
+// (sets without a date last), then name, then set_id. Every answer that
+// lists sets uses it.
+func CompareSetList(a, b *SetInfo) int {
 	if (a.ReleaseDate == "") != (b.ReleaseDate == "") {
 		if a.ReleaseDate == "" {
 			return 1

@@ -23,7 +23,27 @@ type Caller struct {
 	AccountID string
 	KeyID     string
 	Plan      string // free, early-access, coffee, pro, ultra, business
+	// Paid is whether the caller may use the paid endpoints, decided by the
+	// Authenticator at request time with its clock (a trial ends mid-day).
+	// The zero value, PaidNeedsTrial, gives no access.
+	Paid PaidAccess
 }
+
+// PaidAccess answers "may this caller use the paid endpoints?" and, when
+// not, what the 403 offers: a trial to start, or an upgrade.
+type PaidAccess uint8
+
+const (
+	// PaidNeedsTrial: no paid plan and no trial ever started; 403 with
+	// redeem_url. The zero value, so that a Caller that says nothing has no
+	// paid access.
+	PaidNeedsTrial PaidAccess = iota
+	// PaidAllowed: Ultra, Business, or an active 7-day trial.
+	PaidAllowed
+	// PaidTrialExpired: no paid plan and the trial has ended; 403 with
+	// upgrade_url.
+	PaidTrialExpired
+)
 
 // ErrInvalidKey is wrapped by an Authenticator's error for a key that does
 // not open the API.
@@ -32,12 +52,13 @@ var ErrInvalidKey = errors.New("httpapi: invalid API key")
 // KeyFormat accepts every well-formed key: the placeholder Authenticator.
 type KeyFormat struct{}
 
-// Authenticate accepts the key as a Free-plan caller.
+// Authenticate accepts the key as a Free-plan caller that never started a
+// trial, so the paid endpoints answer it 403 with redeem_url.
 func (KeyFormat) Authenticate(_ context.Context, key string) (Caller, error) {
 	if !WellFormedKey(key) {
 		return Caller{}, ErrInvalidKey
 	}
-	return Caller{KeyID: key[:len(keyLive)+4], Plan: "free"}, nil
+	return Caller{KeyID: key[:len(keyLive)+4], Plan: "free", Paid: PaidNeedsTrial}, nil
 }
 
 const (

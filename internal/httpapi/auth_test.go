@@ -60,7 +60,7 @@ func (f fakeAuth) Authenticate(context.Context, string) (Caller, error) {
 }
 
 func TestAuthenticatorErrors(t *testing.T) {
-	snap := mustSnapshot(t, mustFixture(t))
+	snap := mustView(t, mustFixture(t))
 	for _, tt := range []struct {
 		err    error
 		status int
@@ -80,7 +80,7 @@ func TestAuthenticatorErrors(t *testing.T) {
 // TestRateLimitSlot: the limiter wraps keyed routes only, after
 // authentication, and sees the caller.
 func TestRateLimitSlot(t *testing.T) {
-	deps := testDeps(mustSnapshot(t, mustFixture(t)))
+	deps := testDeps(mustView(t, mustFixture(t)))
 	deps.Auth = fakeAuth{}
 	var seen []string
 	deps.RateLimit = func(next http.Handler) http.Handler {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // The benchmarks run the whole handler (middleware chain, routing, key
@@ -61,7 +63,10 @@ func benchCatalog(n int) *catalog.Catalog {
 			c.CMID = catalog.CMCardID("dbs", 13, c.CMProductID)
 			c.CMProductName = name
 			c.CMProductURL = "https://www.cardmarket.com/en/DragonBallSuper/Products/Singles/x"
-			c.CMPrices = []catalog.CMPrice{{Variant: "normal", Avg: catalog.Cents(20), Low: catalog.Cents(10), Trend: catalog.Cents(22), Avg1: catalog.Cents(21), Avg7: catalog.Cents(20), Avg30: catalog.Cents(19), UpdatedAt: at}}
+			// Averages from 0.50 to 3.49 EUR, from the index (the random
+			// sequence stays as it was), so that trending and growth have data.
+			avg7, avg30 := int64(50+(i*7)%300), int64(50+(i*13)%300)
+			c.CMPrices = []catalog.CMPrice{{Variant: "normal", Avg: catalog.Cents(avg30), Low: catalog.Cents(10), Trend: catalog.Cents(avg7 + 2), Avg1: catalog.Cents(avg7), Avg7: catalog.Cents(avg7), Avg30: catalog.Cents(avg30), UpdatedAt: at}}
 		}
 		gc.Cards = append(gc.Cards, c)
 	}
@@ -70,11 +75,11 @@ func benchCatalog(n int) *catalog.Catalog {
 
 var (
 	benchOnce sync.Once
-	benchSnap *catalog.Snapshot
+	benchSnap *serving.View
 )
 
-func benchSnapshot(b *testing.B) *catalog.Snapshot {
-	benchOnce.Do(func() { benchSnap = mustSnapshot(b, benchCatalog(1_000_000)) })
+func benchSnapshot(b *testing.B) *serving.View {
+	benchOnce.Do(func() { benchSnap = mustView(b, benchCatalog(1_000_000)) })
 	return benchSnap
 }
 
@@ -152,4 +157,63 @@ func BenchmarkHandler(b *testing.B) {
 		}
 		serve(b, h, targets)
 	})
+}
+
+// ultraAuth accepts every well-formed key as an Ultra caller.
+type ultraAuth struct{}
+
+func (ultraAuth) Authenticate(context.Context, string) (Caller, error) {
+	return Caller{Plan: "ultra", Paid: PaidAllowed}, nil
+}
+
+// BenchmarkPaid runs each paid endpoint through the whole handler (chain,
+// routing, key and plan checks, :set lookup, parameter parsing) on the
+// 1,000,000-card game: every answer is a body computed for the version (the
+// prices bodies on their first request, which the warm-up makes here; see
+// analytics' BenchmarkPricesRender for that one-time cost).
+func BenchmarkPaid(b *testing.B) {
+	v := benchSnapshot(b)
+	deps := testDeps(v)
+	deps.Auth = ultraAuth{}
+	h := mustServer(b, Config{}, deps)
+	sets := v.Game("dbs").Sets()[:512]
+	targets := func(f func(i int, set string) string) []string {
+		var out []string
+		for i := range sets {
+			out = append(out, f(i, sets[i].ID))
+		}
+		return out
+	}
+	cases := []struct {
+		name    string
+		targets []string
+	}{
+		{"Prices", targets(func(i int, set string) string {
+			return "/dbs/prices/" + set + []string{"", "?source=tcg", "?source=cm"}[i%3]
+		})},
+		{"Statistics", targets(func(i int, set string) string {
+			return "/dbs/sets/" + set + "/statistics" + []string{"", "?variant=foil"}[i%2]
+		})},
+		{"CompletionValue", targets(func(i int, set string) string { return "/dbs/sets/" + set + "/completion-value" })},
+		{"Trending", []string{"/dbs/sets/trending", "/dbs/sets/trending?limit=50", "/dbs/sets/trending?period=7d&limit=3"}},
+		{"TopCards", []string{"/dbs/analytics/top-cards", "/dbs/analytics/top-cards?source=cm&limit=100",
+			"/dbs/analytics/top-cards?metric=growth&limit=25"}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			bytes := 0
+			for _, t := range c.targets { // warm-up: first requests, and every answer is a 200
+				r := httptest.NewRequest(http.MethodGet, t, nil)
+				r.Header.Set("X-API-Key", testKey)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("GET %s: %d %.200s", t, w.Code, w.Body)
+				}
+				bytes += w.Body.Len()
+			}
+			serve(b, h, c.targets)
+			b.ReportMetric(float64(bytes)/float64(len(c.targets)), "body-B")
+		})
+	}
 }

@@ -32,6 +32,8 @@ var gameResources = map[string]string{
 	"sets": "sets", "set": "sets", "expansions": "sets", "expansion": "sets",
 	"cards": "cards", "card": "cards",
 	"search": "search", "searches": "search", "find": "search", "query": "search",
+	"prices": "prices", "price": "prices",
+	"analytics": "analytics",
 }
 
 // suggestPath infers the path a caller meant, or returns "": repeated

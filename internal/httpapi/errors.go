@@ -35,6 +35,8 @@ type errorBody struct {
 	Docs        string `json:"docs,omitempty"`
 	Suggestions any    `json:"suggestions,omitempty"`
 	Example     string `json:"example,omitempty"`
+	RedeemURL   string `json:"redeem_url,omitempty"`
+	UpgradeURL  string `json:"upgrade_url,omitempty"`
 }
 
 func newError(status int, code, message string) *apiError {
@@ -56,6 +58,7 @@ const (
 	errServiceUnavailable = "Service unavailable"
 	errKeyRequired        = "API key required"
 	errKeyInvalid         = "Invalid API key"
+	errPlanRequired       = "Plan upgrade required"
 )
 
 func (s *Server) adapt(h apiHandler) http.Handler {

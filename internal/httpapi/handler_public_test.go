@@ -18,7 +18,7 @@ func TestPublicGolden(t *testing.T) {
 }
 
 func TestHealthChecks(t *testing.T) {
-	snap := mustSnapshot(t, mustFixture(t))
+	snap := mustView(t, mustFixture(t))
 	deps := testDeps(snap) // a fixed clock: every responseTime is 0
 	ok := func(context.Context) error { return nil }
 	fail := func(context.Context) error { return errors.New("dial tcp 10.0.0.1:5432: connection refused") }

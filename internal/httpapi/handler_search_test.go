@@ -76,7 +76,7 @@ func TestSearchParameters(t *testing.T) {
 }
 
 func TestSearchUnavailable(t *testing.T) {
-	snap := mustSnapshot(t, mustFixture(t))
+	snap := mustView(t, mustFixture(t))
 	t.Run("deadline", func(t *testing.T) {
 		h := mustServer(t, Config{SearchTimeout: time.Nanosecond}, testDeps(snap))
 		w := get(h, "/dbs/search?q=goku")

@@ -8,11 +8,12 @@ import (
 	"sync"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
-// gameSnapshot returns the current snapshot of a game: read once per
-// request, so one answer never mixes two catalogue versions.
-func (s *Server) gameSnapshot(code string) (*catalog.Snapshot, *catalog.GameSnapshot, error) {
+// gameSnapshot returns the version being served and its snapshot of a game:
+// read once per request, so one answer never mixes two catalogue versions.
+func (s *Server) gameSnapshot(code string) (*serving.View, *catalog.GameSnapshot, error) {
 	snap := s.deps.Snapshot()
 	if snap == nil {
 		return nil, nil, unavailable()

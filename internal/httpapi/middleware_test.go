@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 func TestMethodsGolden(t *testing.T) {
@@ -81,7 +81,7 @@ func TestPanicIsLogged500(t *testing.T) {
 	var logs bytes.Buffer
 	deps := testDeps(nil)
 	deps.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
-	deps.Snapshot = func() *catalog.Snapshot { panic("secret internal detail") }
+	deps.Snapshot = func() *serving.View { panic("secret internal detail") }
 	h := mustServer(t, Config{}, deps)
 	w := get(h, "/dbs/sets")
 	if w.Code != 500 || w.Header().Get("Access-Control-Allow-Origin") != "*" {
@@ -98,7 +98,7 @@ func TestPanicIsLogged500(t *testing.T) {
 
 func TestAccessLog(t *testing.T) {
 	var logs bytes.Buffer
-	deps := testDeps(mustSnapshot(t, mustFixture(t)))
+	deps := testDeps(mustView(t, mustFixture(t)))
 	deps.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	h := mustServer(t, Config{}, deps)
 	get(h, "/dbs/sets?x=1")

@@ -6,9 +6,9 @@ import (
 )
 
 // routes is the whole API in one place. Public routes need no key; keyed
-// routes pass authentication and then the rate-limit slot. A path that no
-// route matches falls through to "/", the 404 with did_you_mean, which is
-// therefore decided before authentication.
+// routes pass authentication and then the rate-limit slot; paid routes then
+// the plan check. A path that no route matches falls through to "/", the
+// 404 with did_you_mean, which is therefore decided before authentication.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	public := func(label, pattern string, h apiHandler) {
@@ -17,6 +17,12 @@ func (s *Server) routes() *http.ServeMux {
 	}
 	keyed := func(label, pattern, game string, h apiHandler) {
 		mux.Handle(pattern, chain(s.adapt(h), s.requireKey, s.withRateLimit))
+		s.document(label, pattern, game, true)
+	}
+	// Paid routes add the plan check (403) after the rate-limit slot, so a
+	// 403 counts like any keyed answer, and before the handler's own work.
+	paid := func(label, pattern, game string, h apiHandler) {
+		mux.Handle(pattern, chain(s.adapt(h), s.requireKey, s.withRateLimit, s.requirePaid))
 		s.document(label, pattern, game, true)
 	}
 
@@ -33,10 +39,13 @@ func (s *Server) routes() *http.ServeMux {
 
 		// Images (issue 6), keyed:
 		//   keyed("image", p+"/images/{id}", g.Code, s.handleImage(g.Code))
-		// Paid endpoints (issue 5), keyed, then the plan check (403):
-		//   p+"/prices/{set}", p+"/sets/{set}/statistics", p+"/sets/{set}/completion-value",
-		//   p+"/sets/trending" (more specific than /sets/{set}, so ServeMux prefers it),
-		//   p+"/analytics/top-cards"
+
+		paid("prices", p+"/prices/{set}", g.Code, s.handlePrices(g.Code))
+		paid("set_statistics", p+"/sets/{set}/statistics", g.Code, s.handleStatistics(g.Code))
+		paid("set_completion_value", p+"/sets/{set}/completion-value", g.Code, s.handleCompletionValue(g.Code))
+		// More specific than /sets/{set}, so ServeMux gives it "trending".
+		paid("trending_sets", p+"/sets/trending", g.Code, s.handleTrending(g.Code))
+		paid("top_cards", p+"/analytics/top-cards", g.Code, s.handleTopCards(g.Code))
 	}
 
 	mux.Handle("/", s.adapt(func(w http.ResponseWriter, r *http.Request) error { return s.endpointNotFound(r) }))

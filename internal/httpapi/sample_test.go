@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // Real data: the bundled sample mirror (sample/ at the repository root) and
@@ -42,7 +44,7 @@ func TestRealNames(t *testing.T) {
 	for _, dir := range []string{sampleDir, sharedDir} {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			c := mustMirror(t, dir)
-			h := mustServer(t, Config{}, testDeps(mustSnapshot(t, c)))
+			h := mustServer(t, Config{}, testDeps(mustView(t, c)))
 			n := 0
 			for _, gc := range c.Games {
 				for _, card := range gc.Cards {
@@ -95,14 +97,14 @@ func searchFinds(t *testing.T, h http.Handler, game, q, id string) bool {
 }
 
 // TestSampleGolden keeps the answers of every endpoint on the bundled sample,
-// for both games, in testdata/golden/sample_*.json.
+// free and paid, for both games, in testdata/golden/sample_*.json.
 func TestSampleGolden(t *testing.T) {
 	c := mustMirror(t, sampleDir)
 	if _, err := os.Stat(filepath.Join("testdata", "golden", "sample_dbs_sets.json")); err != nil && !*update {
 		t.Skip("the sample's golden files are not written yet: run go test ./internal/httpapi -update")
 	}
-	snap := mustSnapshot(t, c)
-	h := mustServer(t, Config{}, testDeps(snap))
+	snap := mustView(t, c)
+	h := mustServer(t, Config{}, paidDeps(snap))
 	var cases []goldenCase
 	for _, g := range snap.Games() {
 		code := g.Game().Code
@@ -128,5 +130,46 @@ func TestSampleGolden(t *testing.T) {
 	cases = append(cases,
 		goldenCase{"sample_dbs_set_code_shared", "/dbs/sets/FB03_AR", 200, nil},
 		goldenCase{"sample_mtg_set_code_shared", "/mtg/sets/WHO", 200, nil})
+	cases = append(cases, samplePaidCases(snap)...)
+	for i := range cases {
+		cases[i].headers = []string{"X-API-Key", keyUltra}
+	}
 	runGolden(t, h, cases)
+}
+
+// samplePaidCases are the paid endpoints of each game on the sample. The
+// sets are chosen by rule, so that a regenerated sample still has them:
+// statistics and completion value of the set with the most cards; prices of
+// the smallest TCGplayer set (positive set_id) with at least 5 products.
+func samplePaidCases(v *serving.View) []goldenCase {
+	var cases []goldenCase
+	for _, g := range v.Games() {
+		code := g.Game().Code
+		var big, small *catalog.ListedSet
+		for i := range g.Sets() {
+			s := &g.Sets()[i]
+			if big == nil || s.CardCount > big.CardCount {
+				big = s
+			}
+			if !strings.HasPrefix(s.ID, "-") && s.Total >= 5 && (small == nil || s.Total < small.Total) {
+				small = s
+			}
+		}
+		p := "/" + code
+		if small != nil {
+			cases = append(cases, goldenCase{"sample_" + code + "_prices", p + "/prices/" + small.ID, 200, nil})
+		}
+		if big != nil {
+			cases = append(cases,
+				goldenCase{"sample_" + code + "_statistics", p + "/sets/" + big.ID + "/statistics", 200, nil},
+				goldenCase{"sample_" + code + "_statistics_foil", p + "/sets/" + big.ID + "/statistics?variant=foil", 200, nil},
+				goldenCase{"sample_" + code + "_completion_value", p + "/sets/" + big.ID + "/completion-value", 200, nil})
+		}
+		cases = append(cases,
+			goldenCase{"sample_" + code + "_trending", p + "/sets/trending", 200, nil},
+			goldenCase{"sample_" + code + "_top_cards_price_tcg", p + "/analytics/top-cards?limit=5", 200, nil},
+			goldenCase{"sample_" + code + "_top_cards_price_cm", p + "/analytics/top-cards?source=cm&limit=5", 200, nil},
+			goldenCase{"sample_" + code + "_top_cards_growth", p + "/analytics/top-cards?metric=growth&limit=5", 200, nil})
+	}
+	return cases
 }

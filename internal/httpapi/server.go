@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // Config holds the API's tunables; zero values take the defaults.
@@ -61,10 +61,11 @@ func (c Config) withDefaults() Config {
 
 // Deps are what the API needs from the rest of the program.
 type Deps struct {
-	// Snapshot returns the current catalogue snapshot, nil before the first
-	// one is loaded. It is called once per request, so that one answer never
-	// mixes two catalogue versions.
-	Snapshot func() *catalog.Snapshot
+	// Snapshot returns the catalogue version being served, nil before the
+	// first one is loaded: its snapshot and its paid answers, built and
+	// published together (serving.Build). It is called once per request, so
+	// that one answer never mixes two catalogue versions.
+	Snapshot func() *serving.View
 	// Games are the games served, each under /{code}/.
 	Games  *game.Registry
 	Logger *slog.Logger
@@ -79,7 +80,8 @@ type Deps struct {
 	PublicURL string
 	// Health are the dependency checks of /health: database, cache, storage.
 	Health []HealthCheck
-	// Auth decides whether a request's API key is good (a format check when nil).
+	// Auth decides whether a request's API key is good and what the caller
+	// may call (KeyFormat when nil: every well-formed key, no paid access).
 	Auth Authenticator
 	// RateLimit, when set, wraps every keyed route after authentication:
 	// the slot of the rate limiter (and its X-RateLimit-* headers).

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/serving"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -40,19 +42,20 @@ func mustFixture(tb testing.TB) *catalog.Catalog {
 	return &c
 }
 
-func mustSnapshot(tb testing.TB, c *catalog.Catalog) *catalog.Snapshot {
+// mustView builds what the server serves of c: its snapshot and paid answers.
+func mustView(tb testing.TB, c *catalog.Catalog) *serving.View {
 	tb.Helper()
-	s, err := catalog.NewSnapshot(c, game.Default())
+	v, err := serving.Build(c, game.Default(), analytics.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return s
+	return v
 }
 
-// testDeps are the dependencies of a test server on snap.
-func testDeps(snap *catalog.Snapshot) Deps {
+// testDeps are the dependencies of a test server on the version v.
+func testDeps(v *serving.View) Deps {
 	return Deps{
-		Snapshot:  func() *catalog.Snapshot { return snap },
+		Snapshot:  func() *serving.View { return v },
 		Games:     game.Default(),
 		Now:       func() time.Time { return testNow },
 		Version:   "v1.2.3-test",
@@ -73,7 +76,7 @@ func mustServer(tb testing.TB, cfg Config, deps Deps) http.Handler {
 // fixtureHandler is the API on the fixture catalogue.
 func fixtureHandler(tb testing.TB) http.Handler {
 	tb.Helper()
-	return mustServer(tb, Config{}, testDeps(mustSnapshot(tb, mustFixture(tb))))
+	return mustServer(tb, Config{}, testDeps(mustView(tb, mustFixture(tb))))
 }
 
 // do sends a request; headers are name, value pairs. Unless given, the
@@ -180,10 +183,10 @@ func TestNewRequiresDeps(t *testing.T) {
 // TestSnapshotReadOncePerRequest: a new catalogue version may be swapped in
 // at any time; one answer must come from one snapshot.
 func TestSnapshotReadOncePerRequest(t *testing.T) {
-	snap := mustSnapshot(t, mustFixture(t))
+	snap := mustView(t, mustFixture(t))
 	var calls atomic.Int64
 	deps := testDeps(snap)
-	deps.Snapshot = func() *catalog.Snapshot { calls.Add(1); return snap }
+	deps.Snapshot = func() *serving.View { calls.Add(1); return snap }
 	h := mustServer(t, Config{}, deps)
 	for _, target := range []string{
 		"/dbs/sets", "/dbs/sets/FB01", "/dbs/sets/fb03_ar", "/dbs/sets/nope",

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardcat/cardcat"
+	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/store"
+)
+
+// catalogHolder keeps the catalogue version the API serves (its snapshot and
+// its paid answers, one serving.View) and swaps in a new one when the
+// store's catalogue version changes. Readers take the pointer once per
+// request, so a swap never mixes versions inside one response, nor a
+// snapshot of one version with paid answers of another.
+type catalogHolder struct {
+	st   store.Store
+	reg  *game.Registry
+	log  *slog.Logger
+	view atomic.Pointer[serving.View]
+}
+
+// Current returns the version being served, nil before the first load.
+func (h *catalogHolder) Current() *serving.View { return h.view.Load() }
+
+// ensureSample ingests the embedded sample when the store holds no catalogue,
+// so a first start serves real cards at once.
+func ensureSample(ctx context.Context, st store.Store, reg *game.Registry, log *slog.Logger) error {
+	v, err := st.CatalogVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if v > 0 {
+		return nil
+	}
+	log.Info("empty store: loading the bundled sample")
+	rep, err := ingest.Run(ctx, st, ingest.FSSource{FS: cardcat.Sample(), Name: "embedded sample"}, reg, time.Now(), ingest.Options{Log: log})
+	if err != nil {
+		return fmt.Errorf("loading the sample: %w", err)
+	}
+	log.Info("sample loaded", "version", rep.Version, "duration", rep.Duration.Round(time.Millisecond))
+	return nil
+}
+
+// refresh loads the store's catalogue when its version differs from the one
+// served, builds everything the version serves (the snapshot, then each
+// game's paid answers from the same catalogue) and swaps it in at once.
+func (h *catalogHolder) refresh(ctx context.Context) error {
+	v, err := h.st.CatalogVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if cur := h.Current(); cur != nil && cur.Version == v {
+		return nil
+	}
+	start := time.Now()
+	cat, err := h.st.LoadCatalog(ctx)
+	if err != nil {
+		return err
+	}
+	loaded := time.Since(start)
+	view, err := serving.Build(cat, h.reg, analytics.Options{})
+	if err != nil {
+		return fmt.Errorf("building the snapshot of version %d: %w", cat.Version, err)
+	}
+	h.view.Store(view)
+	h.log.Info("catalogue snapshot ready", "version", cat.Version,
+		"load", loaded.Round(time.Millisecond), "build", (time.Since(start) - loaded).Round(time.Millisecond))
+	return nil
+}
+
+// watch refreshes every interval until ctx ends; a failed refresh keeps
+// serving the current snapshot.
+func (h *catalogHolder) watch(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := h.refresh(ctx); err != nil && ctx.Err() == nil {
+				h.log.Error("catalogue refresh failed; still serving the previous version", "err", err)
+			}
+		}
+	}
+}

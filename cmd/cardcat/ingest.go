@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ingest"
+)
+
+func init() {
+	register("ingest", "read the marketplaces' files and write a new catalogue version", cmdIngest)
+}
+
+func cmdIngest(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "ingest", "[--from MIRROR] [flags]")
+	sf := addStoreFlags(fs, env)
+	from := fs.String("from", "", "read a local mirror directory instead of the live sources")
+	tcgURL := fs.String("tcgplayer-url", envOr(env.Getenv, "CARDCAT_TCGPLAYER_URL", ingest.DefaultTCGBaseURL), "TCGplayer (tcgcsv) base URL for live ingest (env CARDCAT_TCGPLAYER_URL)")
+	cmURL := fs.String("cardmarket-url", envOr(env.Getenv, "CARDCAT_CARDMARKET_URL", ingest.DefaultCardmarketBaseURL), "Cardmarket downloads base URL for live ingest (env CARDCAT_CARDMARKET_URL)")
+	linksDir := fs.String("links-dir", envOr(env.Getenv, "CARDCAT_LINKS_DIR", ""), "directory with linking files (mtg-sealed-content/, links.csv) for live ingest; default DATA_DIR/links (env CARDCAT_LINKS_DIR)")
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	var src ingest.Source
+	if *from != "" {
+		src = ingest.DirSource{Dir: *from}
+	} else {
+		ld := *linksDir
+		if ld == "" {
+			ld = sf.dataDir + "/links"
+		}
+		src = &ingest.HTTPSource{TCGBaseURL: *tcgURL, CardmarketBaseURL: *cmURL, LinksDir: ld, UserAgent: "cardcat/" + Version()}
+	}
+	st, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	env.Log.Info("ingest starting", "source", src.Describe("."), "store", sf.describe())
+	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), ingest.Options{Log: env.Log})
+	if err != nil {
+		return err
+	}
+	printReport(env, rep)
+	return nil
+}
+
+// printReport writes the ingest summary, one line per game.
+func printReport(env *Env, rep *ingest.Report) {
+	for _, g := range rep.Games {
+		for _, w := range g.Warnings {
+			env.Log.Warn("ingest", "game", g.Game, "warning", w)
+		}
+		fmt.Fprintf(env.Stdout, "%s: %d sets, %d cards; TCGplayer %d products, Cardmarket %d products; linked %d (%d explicit, %d by name), TCGplayer-only %d, Cardmarket-only %d, ambiguous %d; prices %d changed, %d unchanged\n",
+			g.Game, g.Sets, g.Cards, g.TCGProducts, g.CMProducts, g.Linked, g.LinkedExplicit, g.LinkedByName,
+			g.TCGOnly, g.CardmarketOnly, g.Ambiguous, g.PricesChanged, g.PricesUnchanged)
+	}
+	fmt.Fprintf(env.Stdout, "catalogue version %d written in %s\n", rep.Version, rep.Duration.Round(time.Millisecond))
+}

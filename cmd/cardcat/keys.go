@@ -1,0 +1,293 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/account"
+)
+
+func init() {
+	register("keys", "create, list and revoke API keys", cmdKeys)
+	register("accounts", "change an account's plan, limits or trial", cmdAccounts)
+}
+
+// accountStore opens the configured store as an account store.
+func accountStore(ctx context.Context, sf *storeFlags) (account.Store, func(), error) {
+	st, err := sf.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	as, ok := st.(account.Store)
+	if !ok {
+		st.Close()
+		return nil, nil, fmt.Errorf("the %s store keeps no accounts", sf.describe())
+	}
+	return as, func() { st.Close() }, nil
+}
+
+func subcommand(env *Env, group string, args []string, subs map[string]func([]string) error, synopsis string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintf(env.Stdout, "Usage: cardcat %s %s\n", group, synopsis)
+		if len(args) == 0 {
+			return usageError{"cardcat " + group + ": a subcommand is required"}
+		}
+		return flag.ErrHelp
+	}
+	run, ok := subs[args[0]]
+	if !ok {
+		return usageError{fmt.Sprintf("cardcat %s: unknown subcommand %q (%s)", group, args[0], synopsis)}
+	}
+	return run(args[1:])
+}
+
+func cmdKeys(ctx context.Context, env *Env, args []string) error {
+	return subcommand(env, "keys", args, map[string]func([]string) error{
+		"create": func(a []string) error { return keysCreate(ctx, env, a) },
+		"list":   func(a []string) error { return keysList(ctx, env, a) },
+		"revoke": func(a []string) error { return keysRevoke(ctx, env, a) },
+	}, "create|list|revoke [flags]")
+}
+
+func cmdAccounts(ctx context.Context, env *Env, args []string) error {
+	return subcommand(env, "accounts", args, map[string]func([]string) error{
+		"set-plan":    func(a []string) error { return accountsSetPlan(ctx, env, a) },
+		"start-trial": func(a []string) error { return accountsStartTrial(ctx, env, a) },
+	}, "set-plan|start-trial [flags]")
+}
+
+func parseTime(flagName, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, usageError{fmt.Sprintf("--%s: want an RFC 3339 time like 2026-11-22T10:00:00Z, got %q", flagName, s)}
+	}
+	return t.UTC(), nil
+}
+
+func keysCreate(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "keys create", "[--plan PLAN] [--test] [--email EMAIL] [--trial-start RFC3339]")
+	sf := addStoreFlags(fs, env)
+	plan := fs.String("plan", "", "plan of a new account: free (default), early-access, coffee, pro, ultra, business; for an existing account, changes its plan")
+	test := fs.Bool("test", false, "create a pk_test_ key instead of pk_live_")
+	email := fs.String("email", "", "the account's email; a key for an existing email joins that account")
+	trial := fs.String("trial-start", "", "start the account's 7-day trial at this time (RFC 3339)")
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	var p account.Plan
+	if *plan != "" {
+		var err error
+		if p, err = account.ParsePlan(*plan); err != nil {
+			return usageError{"--plan: " + err.Error()}
+		}
+	}
+	trialAt, err := parseTime("trial-start", *trial)
+	if err != nil {
+		return err
+	}
+	st, done, err := accountStore(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+
+	var acc *account.Account
+	if *email != "" {
+		acc, err = st.AccountByEmail(ctx, *email)
+		if err != nil && !errors.Is(err, account.ErrNotFound) {
+			return err
+		}
+	}
+	if acc == nil {
+		acc = &account.Account{Email: *email, Plan: account.Free, TrialStartedAt: trialAt}
+		if p != "" {
+			acc.Plan = p
+		}
+		if err := st.CreateAccount(ctx, acc); err != nil {
+			return err
+		}
+	} else if p != "" || !trialAt.IsZero() {
+		if p != "" {
+			acc.Plan = p
+		}
+		if !trialAt.IsZero() {
+			acc.TrialStartedAt = trialAt
+		}
+		if err := st.UpdateAccount(ctx, acc); err != nil {
+			return err
+		}
+	}
+	key, err := account.NewKey(*test)
+	if err != nil {
+		return err
+	}
+	k := &account.Key{AccountID: acc.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key), Test: *test, CreatedAt: time.Now().UTC()}
+	if err := st.CreateKey(ctx, k); err != nil {
+		return err
+	}
+	hour, day := acc.Limits()
+	fmt.Fprintf(env.Stdout, "key %d for account %d (plan %s, %d/hour, %d/day); shown once, store it now:\n", k.ID, acc.ID, acc.Plan, hour, day)
+	fmt.Fprintln(env.Stdout, key)
+	return nil
+}
+
+func keysList(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "keys list", "[--account ID]")
+	sf := addStoreFlags(fs, env)
+	accID := fs.Int64("account", 0, "only this account's keys")
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	st, done, err := accountStore(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	keys, err := st.Keys(ctx, *accID)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKEY\tACCOUNT\tCREATED\tREVOKED")
+	for _, k := range keys {
+		revoked := "-"
+		if !k.RevokedAt.IsZero() {
+			revoked = k.RevokedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%d\t%s…\t%d\t%s\t%s\n", k.ID, k.Prefix, k.AccountID, k.CreatedAt.Format(time.RFC3339), revoked)
+	}
+	return tw.Flush()
+}
+
+func keysRevoke(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "keys revoke", "KEY_ID")
+	sf := addStoreFlags(fs, env)
+	fs.SetOutput(env.Stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() != 1 {
+		return usageError{"keys revoke: give exactly one key id (see keys list)"}
+	}
+	id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
+	if err != nil || id <= 0 {
+		return usageError{fmt.Sprintf("keys revoke: %q is not a key id", fs.Arg(0))}
+	}
+	st, done, err := accountStore(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := st.RevokeKey(ctx, id, time.Now().UTC()); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "key %d revoked\n", id)
+	return nil
+}
+
+// accountFlags selects an account by id or email.
+type accountFlags struct {
+	id    *int64
+	email *string
+}
+
+func addAccountFlags(fs *flag.FlagSet) accountFlags {
+	return accountFlags{
+		id:    fs.Int64("account", 0, "account id"),
+		email: fs.String("email", "", "account email"),
+	}
+}
+
+func (f accountFlags) load(ctx context.Context, st account.Store) (*account.Account, error) {
+	switch {
+	case *f.id > 0:
+		return st.Account(ctx, *f.id)
+	case *f.email != "":
+		return st.AccountByEmail(ctx, *f.email)
+	}
+	return nil, usageError{"give --account ID or --email EMAIL"}
+}
+
+func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "accounts set-plan", "(--account ID | --email EMAIL) --plan PLAN [--hour N --day N]")
+	sf := addStoreFlags(fs, env)
+	af := addAccountFlags(fs)
+	plan := fs.String("plan", "", "free, early-access, coffee, pro, ultra or business")
+	hour := fs.Int64("hour", 0, "custom hourly limit (coffee: at least 1000; business)")
+	day := fs.Int64("day", 0, "custom daily limit (coffee: at least 10000; business)")
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	p, err := account.ParsePlan(*plan)
+	if err != nil {
+		return usageError{"--plan: " + err.Error()}
+	}
+	if (*hour != 0 || *day != 0) && !account.CustomLimits(p) {
+		return usageError{fmt.Sprintf("--hour/--day: plan %s has fixed limits; only coffee and business take custom ones", p)}
+	}
+	if *hour < 0 || *day < 0 {
+		return usageError{"--hour/--day must be positive"}
+	}
+	if p == account.Coffee && (*hour != 0 && *hour < 1000 || *day != 0 && *day < 10000) {
+		return usageError{"coffee limits are at least 1000/hour and 10000/day"}
+	}
+	st, done, err := accountStore(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	acc, err := af.load(ctx, st)
+	if err != nil {
+		return err
+	}
+	acc.Plan, acc.HourLimit, acc.DayLimit = p, *hour, *day
+	if err := st.UpdateAccount(ctx, acc); err != nil {
+		return err
+	}
+	h, d := acc.Limits()
+	fmt.Fprintf(env.Stdout, "account %d: plan %s, %d/hour, %d/day\n", acc.ID, acc.Plan, h, d)
+	return nil
+}
+
+func accountsStartTrial(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "accounts start-trial", "(--account ID | --email EMAIL) [--at RFC3339]")
+	sf := addStoreFlags(fs, env)
+	af := addAccountFlags(fs)
+	at := fs.String("at", "", "trial start (RFC 3339); default now")
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	start, err := parseTime("at", *at)
+	if err != nil {
+		return err
+	}
+	if start.IsZero() {
+		start = time.Now().UTC()
+	}
+	st, done, err := accountStore(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	acc, err := af.load(ctx, st)
+	if err != nil {
+		return err
+	}
+	acc.TrialStartedAt = start
+	if err := st.UpdateAccount(ctx, acc); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "account %d: trial from %s to %s\n", acc.ID, start.Format(time.RFC3339), start.Add(account.TrialLength).Format(time.RFC3339))
+	return nil
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/httpapi"
+)
+
+func init() {
+	register("serve", "serve the HTTP API", cmdServe)
+}
+
+func cmdServe(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "serve", "[flags]")
+	sf := addStoreFlags(fs, env)
+	addr := fs.String("addr", envOr(env.Getenv, "CARDCAT_ADDR", ":8080"), "listen address (env CARDCAT_ADDR)")
+	publicURL := fs.String("public-url", envOr(env.Getenv, "CARDCAT_PUBLIC_URL", "http://localhost:8080"), "base URL callers use, for docs and example links (env CARDCAT_PUBLIC_URL)")
+	region := fs.String("region", envOr(env.Getenv, "CARDCAT_REGION", "local"), "region reported by /health (env CARDCAT_REGION)")
+	defRefresh, err := envDuration(env.Getenv, "CARDCAT_REFRESH_INTERVAL", 30*time.Second)
+	if err != nil {
+		return err
+	}
+	refresh := fs.Duration("refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
+	adminAddr := fs.String("admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server with pprof, e.g. 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	if *refresh <= 0 {
+		return usageError{"--refresh-interval must be positive"}
+	}
+	log := env.Log
+	reg := game.Default()
+
+	st, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := ensureSample(ctx, st, reg, log); err != nil {
+		return err
+	}
+	holder := &catalogHolder{st: st, reg: reg, log: log}
+	if err := holder.refresh(ctx); err != nil {
+		return err
+	}
+
+	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
+		Snapshot:  holder.Current,
+		Games:     reg,
+		Logger:    log,
+		Version:   Version(),
+		Region:    *region,
+		PublicURL: strings.TrimRight(*publicURL, "/"),
+		Health: []httpapi.HealthCheck{
+			{Name: "database", Check: st.Ping, Critical: true},
+			{Name: "cache", Check: func(context.Context) error { return nil }},
+			{Name: "storage", Check: dirProbe(filepath.Join(sf.dataDir, "images"))},
+		},
+	})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           api.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          nil,
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go holder.watch(ctx, *refresh)
+	if *adminAddr != "" {
+		if err := startAdmin(ctx, env, *adminAddr); err != nil {
+			return err
+		}
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "store", sf.describe())
+	fmt.Fprintf(env.Stdout, "cardcat listening on http://%s\n", ln.Addr())
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	shutdownCtx, done := context.WithTimeout(context.Background(), 20*time.Second)
+	defer done()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// startAdmin serves pprof on its own address, never on the public one.
+func startAdmin(ctx context.Context, env *Env, addr string) error {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("admin address: %w", err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	go func() { <-ctx.Done(); srv.Close() }()
+	env.Log.Info("admin (pprof) listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// dirProbe checks that a directory can be written and read back.
+func dirProbe(dir string) func(context.Context) error {
+	return func(context.Context) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		p := filepath.Join(dir, ".probe")
+		want := []byte(time.Now().UTC().Format(time.RFC3339Nano))
+		if err := os.WriteFile(p, want, 0o644); err != nil {
+			return err
+		}
+		got, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if string(got) != string(want) {
+			return errors.New("probe read back different bytes")
+		}
+		return nil
+	}
+}
+
+// envDuration reads a duration variable, def when unset.
+func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, usageError{fmt.Sprintf("%s: want a duration like 30s, got %q", name, v)}
+	}
+	return d, nil
+}

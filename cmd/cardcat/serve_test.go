@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// server is a cardcat serve started through run, as main starts it.
+type server struct {
+	url    string
+	stop   func() error
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testEnv returns a getenv over vars only: tests never read the caller's environment.
+func testEnv(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// startServe runs `cardcat serve` on a free loopback port with its own data
+// directory and waits until it listens.
+func startServe(t *testing.T, dataDir string, vars map[string]string, extra ...string) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &syncBuffer{}
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, extra...)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, args, testEnv(vars), pw, stderr)
+		pw.Close()
+	}()
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "cardcat listening on "); ok {
+				urls <- u
+			}
+		}
+		close(urls)
+	}()
+	var s *server
+	select {
+	case u, ok := <-urls:
+		if !ok {
+			cancel()
+			t.Fatalf("serve exited before listening: %v\n%s", <-done, stderr)
+		}
+		s = &server{url: u, stderr: stderr}
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatalf("serve did not start in time\n%s", stderr)
+	}
+	var once sync.Once
+	var stopErr error
+	s.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-done:
+			case <-time.After(30 * time.Second):
+				stopErr = context.DeadlineExceeded
+			}
+		})
+		return stopErr
+	}
+	t.Cleanup(func() { s.stop() })
+	return s
+}
+
+func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, nil)
+
+	resp, body := get(t, s.url+"/health")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/health: %d %s", resp.StatusCode, body)
+	}
+	var health struct {
+		Status string
+		Checks map[string]struct{ Status string }
+	}
+	if err := json.Unmarshal(body, &health); err != nil || health.Status != "healthy" || health.Checks["database"].Status != "healthy" {
+		t.Errorf("/health = %s (%v)", body, err)
+	}
+
+	// The sample was loaded on first start: real card names answer at once.
+	resp, body = get(t, s.url+"/dbs/search?q=Master+Roshi", "X-API-Key", "pk_test_"+strings.Repeat("a", 32))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"name":"Master Roshi"`) {
+		t.Errorf("search: %d %.300s", resp.StatusCode, body)
+	}
+	resp, body = get(t, s.url+"/mtg/sets/WHO", "X-API-Key", "pk_test_"+strings.Repeat("a", 32))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"disambiguation":true`) {
+		t.Errorf("shared set code: %d %.300s", resp.StatusCode, body)
+	}
+	if resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("headers: %v", resp.Header)
+	}
+	resp, _ = get(t, s.url+"/dbs/sets")
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no key: %d", resp.StatusCode)
+	}
+
+	if err := s.stop(); err != nil {
+		t.Fatalf("serve did not stop cleanly: %v\n%s", err, s.stderr)
+	}
+
+	// A second start on the same data directory reuses the stored catalogue.
+	s2 := startServe(t, dir, nil)
+	if strings.Contains(s2.stderr.String(), "loading the bundled sample") {
+		t.Error("second start loaded the sample again")
+	}
+	if resp, _ := get(t, s2.url+"/games"); resp.StatusCode != http.StatusOK {
+		t.Errorf("/games after restart: %d", resp.StatusCode)
+	}
+}
+
+// TestServeFinishesInFlightRequests stops the server while a slow client is
+// still reading: the answer completes.
+func TestServeGracefulShutdown(t *testing.T) {
+	s := startServe(t, t.TempDir(), nil)
+	req, _ := http.NewRequest(http.MethodGet, s.url+"/mtg/sets", nil)
+	req.Header.Set("X-API-Key", "pk_live_"+strings.Repeat("b", 32))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.stop() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"success":true`)) {
+		t.Errorf("in-flight answer: %d %v %.100s", resp.StatusCode, err, body)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("stop: %v", err)
+	}
+}
+
+func TestIngestCommand(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"ingest", "--from", "../../sample", "--data-dir", dir}, testEnv(nil), &out, &errb)
+	if err != nil {
+		t.Fatalf("ingest: %v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"dbs: ", "mtg: ", "linked", "ambiguous", "catalogue version 1 written"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	// A missing mirror is an error naming the file, and leaves version 1 in place.
+	err = run(context.Background(), []string{"ingest", "--from", dir + "/nowhere", "--data-dir", dir}, testEnv(nil), &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "groups.json") {
+		t.Errorf("ingest of a missing mirror: %v", err)
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	tests := []struct {
+		args     []string
+		wantCode int
+		wantOut  string
+	}{
+		{[]string{"--help"}, 0, "Commands:"},
+		{[]string{"version"}, 0, "cardcat "},
+		{[]string{"nope"}, 2, ""},
+		{[]string{}, 2, ""},
+		{[]string{"serve", "--help"}, 0, "-addr string"},
+		{[]string{"ingest", "--help"}, 0, "-from string"},
+		{[]string{"serve", "--bogus"}, 2, ""},
+		{[]string{"serve", "--database-url", "mysql://x"}, 2, ""},
+		{[]string{"ingest", "extra-arg"}, 2, ""},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), tt.args, testEnv(map[string]string{"CARDCAT_DATA_DIR": t.TempDir()}), &out, &errb)
+		code := 0
+		if err != nil {
+			code = exitCode(err)
+		}
+		if code != tt.wantCode || !strings.Contains(out.String(), tt.wantOut) {
+			t.Errorf("cardcat %v: exit %d (%v), stdout %q; want exit %d and %q", tt.args, code, err, out.String(), tt.wantCode, tt.wantOut)
+		}
+	}
+	if os.Getenv("CARDCAT_DATA_DIR") != "" {
+		t.Log("note: CARDCAT_DATA_DIR is set in the environment; tests ignore it")
+	}
+}

@@ -1,0 +1,17 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cardcat/cardcat/internal/analytics"
+)
+
+// GET /{game}/sets/{set}/completion-value (paid): the cost of one copy of
+// every card of the set. It takes no parameter; any is ignored.
+func (s *Server) handleCompletionValue(code string) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return s.paidSetAnswer(w, r, code, func(paid *analytics.Game, setID string) []byte {
+			return paid.CompletionValue(setID)
+		})
+	}
+}

@@ -1,0 +1,21 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cardcat/cardcat/internal/analytics"
+)
+
+// GET /{game}/sets/{set}/statistics?variant=normal|foil (paid): price
+// statistics and rarity breakdown of the set's cards.
+func (s *Server) handleStatistics(code string) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		variant, err := analytics.ParseStatistics(r.URL.Query())
+		if err != nil {
+			return paidParameter(err)
+		}
+		return s.paidSetAnswer(w, r, code, func(paid *analytics.Game, setID string) []byte {
+			return paid.Statistics(setID, variant)
+		})
+	}
+}

@@ -1,0 +1,26 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cardcat/cardcat/internal/analytics"
+)
+
+// GET /{game}/sets/trending?period=7d&limit=N (paid): the sets whose
+// Cardmarket prices moved most. Registered beside /{game}/sets/{set}, which
+// it wins as the more specific pattern: a set whose code is "trending" is
+// reached by its set_id.
+func (s *Server) handleTrending(code string) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		limit, err := analytics.ParseTrending(r.URL.Query())
+		if err != nil {
+			return paidParameter(err)
+		}
+		_, paid, err := s.paidGame(code)
+		if err != nil {
+			return err
+		}
+		writeBody(w, http.StatusOK, paid.Trending(limit))
+		return nil
+	}
+}

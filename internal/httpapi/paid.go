@@ -1,0 +1,103 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// The paid endpoints (prices by set, set statistics, completion value,
+// trending sets, top cards) answer from bodies that analytics computed for
+// the catalogue version; handler_{endpoint}.go has each. They share the plan
+// check, the game lookup and the parameter errors below.
+
+// requirePaid lets a keyed request through only when its caller has paid
+// access (Ultra, Business or an active trial); otherwise 403 with redeem_url
+// (no trial started yet) or upgrade_url (trial ended). It runs after the key
+// check and the rate-limit slot, so a 403 counts like any keyed answer, and
+// before the handler, so a caller without access learns nothing else (no
+// 400, no 404).
+func (s *Server) requirePaid(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, ok := CallerFrom(r.Context())
+		if !ok {
+			s.writeError(w, r, errors.New("httpapi: paid route reached without a caller"))
+			return
+		}
+		if caller.Paid != PaidAllowed {
+			s.writeError(w, r, s.planRequired(caller.Paid))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// planRequired is the 403 of a paid endpoint without paid access.
+func (s *Server) planRequired(access PaidAccess) *apiError {
+	const needs = "This is a paid endpoint: it needs the Ultra or Business plan, or an active 7-day trial."
+	if access == PaidTrialExpired {
+		e := newError(http.StatusForbidden, errPlanRequired,
+			needs+" Your trial has ended; upgrade your plan at upgrade_url.")
+		e.Body.UpgradeURL = s.deps.PublicURL + "/account/upgrade"
+		return e
+	}
+	e := newError(http.StatusForbidden, errPlanRequired,
+		needs+" Start your free 7-day trial at redeem_url, or upgrade your plan.")
+	e.Body.RedeemURL = s.deps.PublicURL + "/account/trial"
+	return e
+}
+
+// paidGame returns the snapshot of a game and its paid answers, both of the
+// version being served (read once).
+func (s *Server) paidGame(code string) (*catalog.GameSnapshot, *analytics.Game, error) {
+	v, g, err := s.gameSnapshot(code)
+	if err != nil {
+		return nil, nil, err
+	}
+	paid := v.Paid[code]
+	if paid == nil {
+		return nil, nil, fmt.Errorf("httpapi: catalogue version %d has no paid answers for game %q", v.Version, code)
+	}
+	return g, paid, nil
+}
+
+// paidParameter maps a parameter error of analytics.Parse* onto the 400
+// {error:"Invalid parameter", message}; the message names the parameter and
+// its allowed values.
+func paidParameter(err error) error {
+	var pe *analytics.ParamError
+	if errors.As(err, &pe) {
+		return newError(http.StatusBadRequest, errInvalidParameter, pe.Error()+".")
+	}
+	return err
+}
+
+// paidSetAnswer writes the body of a per-set paid endpoint: :set resolved
+// as the set listing resolves it (set_id, else set_code case-insensitively;
+// a shared code answers the disambiguation; 404 "Set not found" with
+// suggestions), then answer(set_id).
+func (s *Server) paidSetAnswer(w http.ResponseWriter, r *http.Request, code string,
+	answer func(paid *analytics.Game, setID string) []byte) error {
+	g, paid, err := s.paidGame(code)
+	if err != nil {
+		return err
+	}
+	key := r.PathValue("set")
+	set, shared, err := findSet(g, key)
+	if err != nil {
+		return err
+	}
+	if set == nil {
+		writeBody(w, http.StatusOK, disambiguation(key, shared))
+		return nil
+	}
+	body := answer(paid, set.ID)
+	if body == nil {
+		return fmt.Errorf("httpapi: set %s of game %s is listed but has no paid answer", set.ID, code)
+	}
+	writeBody(w, http.StatusOK, body)
+	return nil
+}

@@ -1,0 +1,49 @@
+package serving
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+)
+
+// TestBuild: a view has the snapshot and, for every game of the registry,
+// paid answers built on that snapshot's sets.
+func TestBuild(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "catalog", "testdata", "fixture.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c catalog.Catalog
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	reg := game.Default()
+	v, err := Build(&c, reg, analytics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Version != c.Version {
+		t.Errorf("version %d, want %d", v.Version, c.Version)
+	}
+	for _, g := range reg.All() {
+		gs, paid := v.Game(g.Code), v.Paid[g.Code]
+		if gs == nil || paid == nil {
+			t.Fatalf("game %s: snapshot %v, paid answers %v", g.Code, gs != nil, paid != nil)
+		}
+		for _, s := range gs.Sets() {
+			if paid.Statistics(s.ID, "") == nil || paid.PricesBySet(s.ID, "") == nil {
+				t.Errorf("%s set %s has no paid answers", g.Code, s.ID)
+			}
+		}
+	}
+
+	c.Games[0].Sets = nil // every card in an unknown set
+	if _, err := Build(&c, reg, analytics.Options{}); err == nil {
+		t.Error("Build of an inconsistent catalogue succeeded")
+	}
+}
