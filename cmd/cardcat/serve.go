@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -54,8 +52,15 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 
+	imgs, imgStore, err := openImages(ctx, env, sf.dataDir)
+	if err != nil {
+		return err
+	}
+	log.Info("image storage", "where", imgStore)
+
 	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
 		Snapshot:  holder.Current,
+		Images:    imgs,
 		Games:     reg,
 		Logger:    log,
 		Version:   Version(),
@@ -64,7 +69,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 		Health: []httpapi.HealthCheck{
 			{Name: "database", Check: st.Ping, Critical: true},
 			{Name: "cache", Check: func(context.Context) error { return nil }},
-			{Name: "storage", Check: dirProbe(filepath.Join(sf.dataDir, "images"))},
+			{Name: "storage", Check: func(ctx context.Context) error { _, err := imgs.ProbeStorage(ctx); return err }},
 		},
 	})
 	if err != nil {
@@ -133,28 +138,6 @@ func startAdmin(ctx context.Context, env *Env, addr string) error {
 	go func() { <-ctx.Done(); srv.Close() }()
 	env.Log.Info("admin (pprof) listening", "addr", ln.Addr().String())
 	return nil
-}
-
-// dirProbe checks that a directory can be written and read back.
-func dirProbe(dir string) func(context.Context) error {
-	return func(context.Context) error {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		p := filepath.Join(dir, ".probe")
-		want := []byte(time.Now().UTC().Format(time.RFC3339Nano))
-		if err := os.WriteFile(p, want, 0o644); err != nil {
-			return err
-		}
-		got, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if string(got) != string(want) {
-			return errors.New("probe read back different bytes")
-		}
-		return nil
-	}
 }
 
 // envDuration reads a duration variable, def when unset.

@@ -55,6 +55,7 @@ type GameSnapshot struct {
 type cardEntry struct {
 	chunk, off, n uint32
 	span          cardSpan
+	image         uint32 // TCGplayer productId of the card's image, 0 when it has none
 	flags         uint8
 }
 
@@ -266,6 +267,9 @@ func (gs *GameSnapshot) addCard(r *renderer, ref CardRef, set *Set, c *Card) err
 	r.buf = append(r.buf, r.scratch...)
 	if c.OnTCG() {
 		e.flags |= flagTCG
+		if c.ImageCount > 0 {
+			e.image = uint32(c.TCGProductID)
+		}
 	}
 	if c.OnCM() {
 		e.flags |= flagCM

@@ -139,3 +139,11 @@ func containsAll(s string, words []string) bool {
 	}
 	return true
 }
+
+// ImageProduct returns the TCGplayer productId whose image is the card's, or
+// false when the card has no image (a Cardmarket-only card, or a product that
+// lists none).
+func (g *GameSnapshot) ImageProduct(r CardRef) (int, bool) {
+	id := g.cards[r].image
+	return int(id), id != 0
+}

@@ -59,6 +59,8 @@ const (
 	errKeyRequired        = "API key required"
 	errKeyInvalid         = "Invalid API key"
 	errPlanRequired       = "Plan upgrade required"
+	errImageNotFound      = "Image not found"
+	errImageUnavailable   = "Image not available"
 )
 
 func (s *Server) adapt(h apiHandler) http.Handler {

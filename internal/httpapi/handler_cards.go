@@ -10,41 +10,49 @@ import (
 // or its 64-hex Cardmarket id (a linked card answers with its canonical id).
 func (s *Server) handleCard(code string) apiHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		snap, g, err := s.gameSnapshot(code)
+		g, ref, err := s.findCard(code, r.PathValue("id"))
 		if err != nil {
 			return err
 		}
-		id := r.PathValue("id")
-		switch catalog.ClassifyCardID(code, id) {
-		case catalog.IDCanonical:
-			if ref, ok := g.LookupCard(id); ok {
-				writeBodyString(w, http.StatusOK, g.CardJSON(ref))
-				return nil
-			}
-			return cardNotFound(id)
-		case catalog.IDCardmarket:
-			if ref, ok := g.LookupCard(id); ok {
-				writeBodyString(w, http.StatusOK, g.CardJSON(ref))
-				return nil
-			}
-			// Cardmarket ids are per game: maybe another game's card.
-			for _, other := range snap.Games() {
-				if other != g {
-					if _, ok := other.LookupCard(id); ok {
-						return wrongGameID(other.Game().Code, id)
-					}
+		writeBodyString(w, http.StatusOK, g.CardJSON(ref))
+		return nil
+	}
+}
+
+// findCard resolves a card id of the game's path: 400 for a malformed id or
+// another game's id (with did_you_mean), 404 for a well-formed unknown one.
+func (s *Server) findCard(code, id string) (*catalog.GameSnapshot, catalog.CardRef, error) {
+	snap, g, err := s.gameSnapshot(code)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch catalog.ClassifyCardID(code, id) {
+	case catalog.IDCanonical:
+		if ref, ok := g.LookupCard(id); ok {
+			return g, ref, nil
+		}
+		return nil, 0, cardNotFound(id)
+	case catalog.IDCardmarket:
+		if ref, ok := g.LookupCard(id); ok {
+			return g, ref, nil
+		}
+		// Cardmarket ids are per game: maybe another game's card.
+		for _, other := range snap.Games() {
+			if other != g {
+				if _, ok := other.LookupCard(id); ok {
+					return nil, 0, wrongGameID(other.Game().Code, id)
 				}
 			}
-			return cardNotFound(id)
 		}
-		for _, other := range s.deps.Games.All() {
-			if other.Code != code && catalog.ClassifyCardID(other.Code, id) == catalog.IDCanonical {
-				return wrongGameID(other.Code, id)
-			}
-		}
-		return newError(http.StatusBadRequest, errInvalidCardID,
-			"A card id is \""+code+"_\" followed by 16 hex characters, or a 64-character Cardmarket id.")
+		return nil, 0, cardNotFound(id)
 	}
+	for _, other := range s.deps.Games.All() {
+		if other.Code != code && catalog.ClassifyCardID(other.Code, id) == catalog.IDCanonical {
+			return nil, 0, wrongGameID(other.Code, id)
+		}
+	}
+	return nil, 0, newError(http.StatusBadRequest, errInvalidCardID,
+		"A card id is \""+code+"_\" followed by 16 hex characters, or a 64-character Cardmarket id.")
 }
 
 func cardNotFound(id string) *apiError {

@@ -37,8 +37,7 @@ func (s *Server) routes() *http.ServeMux {
 		keyed("card", p+"/cards/{id}", g.Code, s.handleCard(g.Code))
 		keyed("search", p+"/search", g.Code, s.handleSearch(g.Code))
 
-		// Images (issue 6), keyed:
-		//   keyed("image", p+"/images/{id}", g.Code, s.handleImage(g.Code))
+		keyed("image", p+"/images/{id}", g.Code, s.handleImage(g.Code))
 
 		paid("prices", p+"/prices/{set}", g.Code, s.handlePrices(g.Code))
 		paid("set_statistics", p+"/sets/{set}/statistics", g.Code, s.handleStatistics(g.Code))

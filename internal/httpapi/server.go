@@ -78,6 +78,8 @@ type Deps struct {
 	// PublicURL is the base URL callers use (no trailing slash), for the
 	// docs link and the example request of a 401.
 	PublicURL string
+	// Images serves card images; without it every image is 404.
+	Images ImageSource
 	// Health are the dependency checks of /health: database, cache, storage.
 	Health []HealthCheck
 	// Auth decides whether a request's API key is good and what the caller
