@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/jsonw"
 )
 
 // completionNote is the note of every completion value.
@@ -79,14 +80,14 @@ func (r *renderer) completion(s *catalog.SetInfo, cards []*catalog.Card) []byte 
 	b = append(b, `,"trend_estimate":`...)
 	b = appendMoney(b, catalog.Money(cTrend))
 	b = append(b, `},"note":`...)
-	b = catalog.AppendJSONString(b, completionNote)
+	b = jsonw.AppendString(b, completionNote)
 	b = append(b, `},"breakdown_by_rarity":{`...)
 	for i, label := range sortedKeys(rarities) {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		rc := rarities[label]
-		b = catalog.AppendJSONString(b, label)
+		b = jsonw.AppendString(b, label)
 		b = append(b, `:{"count":`...)
 		b = appendInt(b, rc.count)
 		b = append(b, `,"total_cost":`...)

@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"math/bits"
 	"strconv"
 
@@ -82,7 +83,7 @@ func appendNullableString(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return catalog.AppendJSONString(b, s)
+	return jsonw.AppendString(b, s)
 }
 
 func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }

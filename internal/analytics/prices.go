@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"bytes"
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"sync"
 
 	"github.com/cardcat/cardcat/internal/catalog"
@@ -86,7 +87,7 @@ func renderPrices(gs *catalog.GameSnapshot, set *catalog.ListedSet, src int) []b
 	b = append(b, `","set_code":`...)
 	b = appendNullableString(b, set.Code)
 	b = append(b, `,"set_id":`...)
-	b = catalog.AppendJSONString(b, set.ID)
+	b = jsonw.AppendString(b, set.ID)
 	b = append(b, `,"data":[`...)
 	card, rows, n := &sc.card, sc.rows[:0], 0
 	first, end := set.Cards()

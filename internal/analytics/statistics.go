@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"slices"
 
 	"github.com/cardcat/cardcat/internal/catalog"
@@ -44,9 +45,9 @@ func (p *priceStats) appendFields(b []byte, avgKey string) []byte {
 	b = append(b, `,"max_price":`...)
 	b = appendMoney(b, catalog.Cents(p.max))
 	b = append(b, `,"most_expensive":{"id":`...)
-	b = catalog.AppendJSONString(b, p.top.ID)
+	b = jsonw.AppendString(b, p.top.ID)
 	b = append(b, `,"name":`...)
-	b = catalog.AppendJSONString(b, p.top.Name)
+	b = jsonw.AppendString(b, p.top.Name)
 	b = append(b, `,"price":`...)
 	b = appendMoney(b, catalog.Cents(p.max))
 	return append(b, '}')
@@ -116,13 +117,13 @@ func (r *renderer) statistics(s *catalog.SetInfo, cards []*catalog.Card, variant
 	b = append(b, `},"market_c":`...)
 	b = c.appendFields(b, "avg_price")
 	b = append(b, `,"trend_direction":`...)
-	b = catalog.AppendJSONString(b, trendDirection(sum7, sum30))
+	b = jsonw.AppendString(b, trendDirection(sum7, sum30))
 	b = append(b, `}},"rarity_breakdown":{`...)
 	for i, label := range sortedKeys(rarities) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = catalog.AppendJSONString(b, label)
+		b = jsonw.AppendString(b, label)
 		b = append(b, ':')
 		b = appendInt(b, rarities[label])
 	}
@@ -134,11 +135,11 @@ func (r *renderer) statistics(s *catalog.SetInfo, cards []*catalog.Card, variant
 // total_cards counts the set's products of type card.
 func appendSetInfo(b []byte, s *catalog.SetInfo, total int) []byte {
 	b = append(b, `{"set_info":{"name":`...)
-	b = catalog.AppendJSONString(b, s.Name)
+	b = jsonw.AppendString(b, s.Name)
 	b = append(b, `,"set_code":`...)
 	b = appendNullableString(b, s.Code)
 	b = append(b, `,"set_id":`...)
-	b = catalog.AppendJSONString(b, s.ID)
+	b = jsonw.AppendString(b, s.ID)
 	b = append(b, `,"total_cards":`...)
 	b = appendInt(b, total)
 	return append(b, '}')

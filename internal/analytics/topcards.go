@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"cmp"
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"slices"
 
 	"github.com/cardcat/cardcat/internal/catalog"
@@ -121,7 +122,7 @@ func (t *topCollector) list(l topList, g *game.Game) *itemList {
 	for i := range t.lists[l] {
 		e := &t.lists[l][i]
 		b = append(b[:0], `{"id":`...)
-		b = catalog.AppendJSONString(b, e.card.ID)
+		b = jsonw.AppendString(b, e.card.ID)
 		b = append(b, `,"card_info":`...)
 		b = catalog.AppendCardInfo(b, g, e.set, e.card)
 		b = append(b, `,"current_price":`...)

@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"slices"
 
 	"github.com/cardcat/cardcat/internal/catalog"
@@ -99,11 +100,11 @@ func trendingList(sets []trendingSet) *itemList {
 // cents; price_change is computed from the exact sums.
 func appendTrendingItem(b []byte, t *trendingSet) []byte {
 	b = append(b, `{"set_name":`...)
-	b = catalog.AppendJSONString(b, t.set.Name)
+	b = jsonw.AppendString(b, t.set.Name)
 	b = append(b, `,"set_code":`...)
 	b = appendNullableString(b, t.set.Code)
 	b = append(b, `,"set_id":`...)
-	b = catalog.AppendJSONString(b, t.set.ID)
+	b = jsonw.AppendString(b, t.set.ID)
 	b = append(b, `,"card_count":`...)
 	b = appendInt(b, t.n)
 	b = append(b, `,"market_c":{"price_change":`...)
@@ -118,7 +119,7 @@ func appendTrendingItem(b []byte, t *trendingSet) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":`...)
-		b = catalog.AppendJSONString(b, m.name)
+		b = jsonw.AppendString(b, m.name)
 		b = append(b, `,"change":`...)
 		b = appendPercent(b, changeTenths(m.avg7, m.avg30))
 		b = append(b, '}')

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/jsonw"
 )
 
 // cardSpan locates, inside one rendered card, the contents of its two prices
@@ -21,7 +22,7 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 	var sp cardSpan
 	start := len(b)
 	b = append(b, `{"id":`...)
-	b = AppendJSONString(b, c.ID)
+	b = jsonw.AppendString(b, c.ID)
 
 	b = append(b, `,"card_info":`...)
 	b = AppendCardInfo(b, g, s, c)
@@ -40,7 +41,7 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 		b = append(b, `{"product_id":`...)
 		b = appendInt(b, c.TCGProductID)
 		b = appendKey(b, "url", false)
-		b = AppendJSONString(b, c.TCGURL)
+		b = jsonw.AppendString(b, c.TCGURL)
 		b = append(b, `,"prices":[`...)
 		sp.tPrices[0] = uint32(len(b) - start)
 		for i := range c.TCGPrices {
@@ -59,14 +60,14 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 	} else {
 		b = append(b, `{"id":`...)
 		sp.cmid = uint32(len(b) - start + 1)
-		b = AppendJSONString(b, c.CMID)
+		b = jsonw.AppendString(b, c.CMID)
 		b = appendKey(b, "product_id", false)
 		b = appendInt(b, c.CMProductID)
 		b = appendKey(b, "product_name", false)
-		b = AppendJSONString(b, c.CMProductName)
+		b = jsonw.AppendString(b, c.CMProductName)
 		if c.CMProductURL != "" {
 			b = appendKey(b, "product_url", false)
-			b = AppendJSONString(b, c.CMProductURL)
+			b = jsonw.AppendString(b, c.CMProductURL)
 		}
 		b = append(b, `,"prices":[`...)
 		sp.cPrices[0] = uint32(len(b) - start)
@@ -100,15 +101,15 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 // it never differs from the free endpoints'.
 func AppendCardInfo(b []byte, g *game.Game, s *Set, c *Card) []byte {
 	b = append(b, `{"name":`...)
-	b = AppendJSONString(b, c.Name)
+	b = jsonw.AppendString(b, c.Name)
 	b = appendKey(b, "clean_name", false)
-	b = AppendJSONString(b, c.CleanName)
+	b = jsonw.AppendString(b, c.CleanName)
 	b = appendKey(b, "set_name", false)
-	b = AppendJSONString(b, s.Name)
+	b = jsonw.AppendString(b, s.Name)
 	b = appendKey(b, "set_code", false)
 	b = appendNullableString(b, s.Code)
 	b = appendKey(b, "set_id", false)
-	b = AppendJSONString(b, s.ID)
+	b = jsonw.AppendString(b, s.ID)
 	b = appendKey(b, "card_number", false)
 	b = appendNullableString(b, c.CardNumber)
 	b = appendKey(b, "rarity", false)
@@ -123,7 +124,7 @@ func AppendCardInfo(b []byte, g *game.Game, s *Set, c *Card) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendJSONString(b, v)
+		b = jsonw.AppendString(b, v)
 	}
 	b = append(b, ']')
 	b = appendKey(b, "card_text", false)
@@ -131,7 +132,7 @@ func AppendCardInfo(b []byte, g *game.Game, s *Set, c *Card) []byte {
 	for _, f := range g.Extra {
 		if v, ok := extraValue(c.Extra, f.Key); ok {
 			b = appendKey(b, f.Key, false)
-			b = AppendJSONString(b, v)
+			b = jsonw.AppendString(b, v)
 		}
 	}
 	return append(b, '}')
@@ -148,7 +149,7 @@ func extraValue(extra []ExtraField, key string) (string, bool) {
 
 func appendTCGPrice(b []byte, p *TCGPrice) []byte {
 	b = append(b, `{"sub_type_name":`...)
-	b = AppendJSONString(b, p.SubType)
+	b = jsonw.AppendString(b, p.SubType)
 	b = append(b, `,"low_price":`...)
 	b = p.Low.AppendJSON(b)
 	b = append(b, `,"mid_price":`...)
@@ -166,7 +167,7 @@ func appendTCGPrice(b []byte, p *TCGPrice) []byte {
 
 func appendCMPrice(b []byte, p *CMPrice) []byte {
 	b = append(b, `{"variant_type":`...)
-	b = AppendJSONString(b, p.Variant)
+	b = jsonw.AppendString(b, p.Variant)
 	b = append(b, `,"avg":`...)
 	b = p.Avg.AppendJSON(b)
 	b = append(b, `,"low":`...)
@@ -188,11 +189,11 @@ func appendCMPrice(b []byte, p *CMPrice) []byte {
 // sealed_count are left out when zero: the spec never shows them as 0.
 func appendSetSummary(b []byte, s *SetInfo) []byte {
 	b = append(b, `{"name":`...)
-	b = AppendJSONString(b, s.Name)
+	b = jsonw.AppendString(b, s.Name)
 	b = appendKey(b, "set_code", false)
 	b = appendNullableString(b, s.Code)
 	b = appendKey(b, "set_id", false)
-	b = AppendJSONString(b, s.ID)
+	b = jsonw.AppendString(b, s.ID)
 	if s.CardCount > 0 {
 		b = appendKey(b, "card_count", false)
 		b = appendInt(b, s.CardCount)
@@ -211,11 +212,11 @@ func appendSetSummary(b []byte, s *SetInfo) []byte {
 // appendSetHeader appends the set object of a set's card listing.
 func appendSetHeader(b []byte, s *SetInfo) []byte {
 	b = append(b, `{"name":`...)
-	b = AppendJSONString(b, s.Name)
+	b = jsonw.AppendString(b, s.Name)
 	b = appendKey(b, "set_code", false)
 	b = appendNullableString(b, s.Code)
 	b = appendKey(b, "set_id", false)
-	b = AppendJSONString(b, s.ID)
+	b = jsonw.AppendString(b, s.ID)
 	b = appendKey(b, "total_cards", false)
 	b = appendInt(b, s.Total)
 	b = appendKey(b, "language", false)
@@ -229,11 +230,11 @@ func appendSetHeader(b []byte, s *SetInfo) []byte {
 // the shape of a "Set not found" suggestion).
 func AppendSetCandidate(b []byte, s *SetInfo) []byte {
 	b = append(b, `{"set_id":`...)
-	b = AppendJSONString(b, s.ID)
+	b = jsonw.AppendString(b, s.ID)
 	b = appendKey(b, "set_code", false)
 	b = appendNullableString(b, s.Code)
 	b = appendKey(b, "name", false)
-	b = AppendJSONString(b, s.Name)
+	b = jsonw.AppendString(b, s.Name)
 	b = appendKey(b, "language", false)
 	b = appendNullableString(b, s.Language)
 	b = appendKey(b, "release_date", false)

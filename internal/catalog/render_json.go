@@ -1,9 +1,9 @@
 package catalog
 
 import (
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // The snapshot renders its JSON by appending to byte slices rather than
@@ -12,65 +12,12 @@ import (
 // would write for the same value (HTML-safe escaping included), so that the
 // pre-rendered parts and the envelopes httpapi marshals look alike.
 
-const hexDigits = "0123456789abcdef"
-
-// AppendJSONString appends s as a JSON string, escaped as encoding/json does
-// by default: <, > and & as \u003c, \u003e, \u0026; U+2028 and U+2029
-// escaped; invalid UTF-8 replaced by U+FFFD.
-func AppendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 // appendNullableString appends s, or null when s is "" (the model's null).
 func appendNullableString(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return AppendJSONString(b, s)
+	return jsonw.AppendString(b, s)
 }
 
 // appendKey appends "key": after a comma unless first.

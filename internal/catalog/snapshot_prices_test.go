@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"strings"
 	"testing"
 
@@ -49,9 +50,9 @@ func TestCardPrices(t *testing.T) {
 			}
 			gs.CardPrices(ref, &got)
 			want := CardPrices{
-				ID:          string(AppendJSONString(nil, card.ID)),
+				ID:          string(jsonw.AppendString(nil, card.ID)),
 				CardNumber:  string(appendNullableString(nil, card.CardNumber)),
-				Name:        string(AppendJSONString(nil, card.Name)),
+				Name:        string(jsonw.AppendString(nil, card.Name)),
 				ProductType: string(appendNullableString(nil, card.ProductType)),
 			}
 			for j := range card.TCGPrices {

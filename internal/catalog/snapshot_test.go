@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"errors"
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"strings"
 	"testing"
 
@@ -308,8 +309,8 @@ func TestAppendJSONString(t *testing.T) {
 		"\x00\x01\x1f\x7f", "é – ’ “ ” • ™", "\u2028\u2029", "bad \xff utf8 \xc3", "emoji 🐉",
 	} {
 		want, _ := json.Marshal(s)
-		if got := AppendJSONString(nil, s); string(got) != string(want) {
-			t.Errorf("AppendJSONString(%q) = %s, want %s", s, got, want)
+		if got := jsonw.AppendString(nil, s); string(got) != string(want) {
+			t.Errorf("jsonw.AppendString(%q) = %s, want %s", s, got, want)
 		}
 	}
 }

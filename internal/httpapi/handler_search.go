@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"net/http"
 	"strconv"
 	"strings"
@@ -49,7 +50,7 @@ func (s *Server) handleSearch(code string) apiHandler {
 		bp := getBuffer()
 		defer putBuffer(bp)
 		b := append(*bp, `{"query":`...)
-		b = catalog.AppendJSONString(b, q)
+		b = jsonw.AppendString(b, q)
 		b = append(b, `,"results":[`...)
 		from, to := pg.window(len(res.Cards))
 		for i := from; i < to; i++ {

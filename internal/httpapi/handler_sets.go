@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"net/http"
 	"strconv"
 	"sync"
@@ -101,7 +102,7 @@ func findSet(g *catalog.GameSnapshot, key string) (set *catalog.ListedSet, share
 // disambiguation is the 200 answer for a set_code that several sets share.
 func disambiguation(key string, sets []*catalog.ListedSet) []byte {
 	b := []byte(`{"disambiguation":true,"message":`)
-	b = catalog.AppendJSONString(b, fmt.Sprintf(
+	b = jsonw.AppendString(b, fmt.Sprintf(
 		"The set code %q matches %d sets; repeat the request with the set_id of the one you want.", key, len(sets)))
 	b = append(b, `,"matches":[`...)
 	for i, s := range sets {

@@ -2,9 +2,9 @@ package synth
 
 import (
 	"encoding/json"
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
@@ -31,60 +31,6 @@ func key(b []byte, n int, name string) []byte {
 	return append(b, '"', ':', ' ')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString is encoding/json's string encoding with HTML escaping.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
 // appendFloat is encoding/json's float64 encoding.
 func appendFloat(b []byte, f *float64) []byte {
 	if f == nil {
@@ -101,7 +47,7 @@ func appendStringPtr(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return appendString(b, *s)
+	return jsonw.AppendString(b, *s)
 }
 
 func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
@@ -135,7 +81,7 @@ func appendTCGProducts(b []byte, ps []tcgplayer.Product) []byte {
 		p := &ps[i]
 		b = append(b, "    {\n"...)
 		b = appendInt(key(b, 6, "categoryId"), p.CategoryID)
-		b = appendString(key(append(b, ",\n"...), 6, "cleanName"), p.CleanName)
+		b = jsonw.AppendString(key(append(b, ",\n"...), 6, "cleanName"), p.CleanName)
 		b = key(append(b, ",\n"...), 6, "extendedData")
 		if len(p.ExtendedData) == 0 {
 			b = append(b, "[]"...)
@@ -146,18 +92,18 @@ func appendTCGProducts(b []byte, ps []tcgplayer.Product) []byte {
 					b = append(b, ",\n"...)
 				}
 				b = append(b, "        {\n"...)
-				b = appendString(key(b, 10, "displayName"), e.DisplayName)
-				b = appendString(key(append(b, ",\n"...), 10, "name"), e.Name)
-				b = appendString(key(append(b, ",\n"...), 10, "value"), e.Value)
+				b = jsonw.AppendString(key(b, 10, "displayName"), e.DisplayName)
+				b = jsonw.AppendString(key(append(b, ",\n"...), 10, "name"), e.Name)
+				b = jsonw.AppendString(key(append(b, ",\n"...), 10, "value"), e.Value)
 				b = append(b, "\n        }"...)
 			}
 			b = append(b, "\n      ]"...)
 		}
 		b = appendInt(key(append(b, ",\n"...), 6, "groupId"), p.GroupID)
 		b = appendInt(key(append(b, ",\n"...), 6, "imageCount"), p.ImageCount)
-		b = appendString(key(append(b, ",\n"...), 6, "imageUrl"), p.ImageURL)
-		b = appendString(key(append(b, ",\n"...), 6, "modifiedOn"), p.ModifiedOn)
-		b = appendString(key(append(b, ",\n"...), 6, "name"), p.Name)
+		b = jsonw.AppendString(key(append(b, ",\n"...), 6, "imageUrl"), p.ImageURL)
+		b = jsonw.AppendString(key(append(b, ",\n"...), 6, "modifiedOn"), p.ModifiedOn)
+		b = jsonw.AppendString(key(append(b, ",\n"...), 6, "name"), p.Name)
 		b = key(append(b, ",\n"...), 6, "presaleInfo")
 		b = append(b, "{\n"...)
 		b = strconv.AppendBool(key(b, 8, "isPresale"), p.PresaleInfo.IsPresale)
@@ -165,7 +111,7 @@ func appendTCGProducts(b []byte, ps []tcgplayer.Product) []byte {
 		b = appendStringPtr(key(append(b, ",\n"...), 8, "releasedOn"), p.PresaleInfo.ReleasedOn)
 		b = append(b, "\n      }"...)
 		b = appendInt(key(append(b, ",\n"...), 6, "productId"), p.ProductID)
-		b = appendString(key(append(b, ",\n"...), 6, "url"), p.URL)
+		b = jsonw.AppendString(key(append(b, ",\n"...), 6, "url"), p.URL)
 		return append(b, "\n    }"...)
 	})
 }
@@ -181,7 +127,7 @@ func appendTCGPrices(b []byte, ps []tcgplayer.Price) []byte {
 		b = appendFloat(key(append(b, ",\n"...), 6, "highPrice"), p.HighPrice)
 		b = appendFloat(key(append(b, ",\n"...), 6, "marketPrice"), p.MarketPrice)
 		b = appendFloat(key(append(b, ",\n"...), 6, "directLowPrice"), p.DirectLowPrice)
-		b = appendString(key(append(b, ",\n"...), 6, "subTypeName"), p.SubTypeName)
+		b = jsonw.AppendString(key(append(b, ",\n"...), 6, "subTypeName"), p.SubTypeName)
 		return append(b, "\n    }"...)
 	})
 }
@@ -189,12 +135,12 @@ func appendTCGPrices(b []byte, ps []tcgplayer.Price) []byte {
 // appendCMProduct appends one product as cardmarket.Encode writes it in a list.
 func appendCMProduct(b []byte, p *cardmarket.Product) []byte {
 	b = appendInt(append(b, `{"idProduct":`...), p.IDProduct)
-	b = appendString(append(b, `,"name":`...), p.Name)
+	b = jsonw.AppendString(append(b, `,"name":`...), p.Name)
 	b = appendInt(append(b, `,"idCategory":`...), p.IDCategory)
-	b = appendString(append(b, `,"categoryName":`...), p.CategoryName)
+	b = jsonw.AppendString(append(b, `,"categoryName":`...), p.CategoryName)
 	b = appendInt(append(b, `,"idExpansion":`...), p.IDExpansion)
 	b = appendInt(append(b, `,"idMetacard":`...), p.IDMetacard)
-	b = appendString(append(b, `,"dateAdded":`...), p.DateAdded)
+	b = jsonw.AppendString(append(b, `,"dateAdded":`...), p.DateAdded)
 	return append(b, '}')
 }
 

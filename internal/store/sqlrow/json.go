@@ -3,7 +3,7 @@ package sqlrow
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+	"github.com/cardcat/cardcat/internal/jsonw"
 
 	"github.com/cardcat/cardcat/internal/catalog"
 )
@@ -20,9 +20,9 @@ func AppendExtra(b []byte, extra []catalog.ExtraField) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, '[')
-		b = appendJSONString(b, f.Key)
+		b = jsonw.AppendStringNoHTML(b, f.Key)
 		b = append(b, ',')
-		b = appendJSONString(b, f.Value)
+		b = jsonw.AppendStringNoHTML(b, f.Value)
 		b = append(b, ']')
 	}
 	return append(b, ']')
@@ -54,7 +54,7 @@ func AppendStrings(b []byte, ss []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = jsonw.AppendStringNoHTML(b, s)
 	}
 	return append(b, ']')
 }
@@ -72,51 +72,6 @@ func ParseStrings(s string) ([]string, error) {
 		return nil, fmt.Errorf("string list: %w", err)
 	}
 	return ss, nil
-}
-
-// appendJSONString appends s as a JSON string. Unlike encoding/json it leaves
-// <, > and & alone (the text is not embedded in HTML) and it does not
-// allocate. Invalid UTF-8 becomes U+FFFD, as with encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, `\ufffd`...)
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // A million cards are loaded at every start, so the common case, lists of

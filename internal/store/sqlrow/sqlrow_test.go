@@ -58,25 +58,6 @@ func TestStringsRoundTrip(t *testing.T) {
 	}
 }
 
-func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", "a\"b\\c", "\x01\x7f", "bad \xff utf8", "ü\u00e9"} {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var a, b string
-		if err := json.Unmarshal(appendJSONString(nil, s), &a); err != nil {
-			t.Fatalf("%q: %v", s, err)
-		}
-		if err := json.Unmarshal(want, &b); err != nil {
-			t.Fatal(err)
-		}
-		if a != b {
-			t.Errorf("%q decodes to %q, encoding/json's to %q", s, a, b)
-		}
-	}
-}
-
 func TestValidate(t *testing.T) {
 	card := func(id string) catalog.Card { return catalog.Card{Game: "g", ID: id} }
 	tests := []struct {
