@@ -39,7 +39,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	defer st.Close()
 	env.Log.Info("ingest starting", "source", src.Describe("."), "store", sf.describe())
-	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), ingest.Options{Log: env.Log})
+	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), ingest.Options{Log: env.Log, Progress: newProgress(env).update})
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,11 @@ import (
 type Options struct {
 	// Workers read groups in parallel; default GOMAXPROCS.
 	Workers int
-	// Log receives progress lines; nil for none.
+	// Log receives a line per phase; nil for none.
 	Log *slog.Logger
+	// Progress, when set, is called as each group's files are read: the
+	// game, the groups read so far and the game's number of groups.
+	Progress func(game string, done, total int)
 }
 
 // Build reads every game of reg from src and returns the normalised catalogue
@@ -36,7 +39,7 @@ func Build(ctx context.Context, src Source, reg *game.Registry, now time.Time, o
 		if opts.Log != nil {
 			opts.Log.Info("reading", "game", g.Code)
 		}
-		u, err := readUpstream(ctx, src, g, opts.Workers)
+		u, err := readUpstream(ctx, src, g, opts)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -64,7 +64,7 @@ func readFile[T any](ctx context.Context, src Source, name string, decode func(i
 }
 
 // readUpstream reads every file of one game from src.
-func readUpstream(ctx context.Context, src Source, g game.Game, workers int) (*upstream, error) {
+func readUpstream(ctx context.Context, src Source, g game.Game, opts Options) (*upstream, error) {
 	u := &upstream{
 		game:     g,
 		products: map[int][]tcgplayer.Product{},
@@ -85,7 +85,7 @@ func readUpstream(ctx context.Context, src Source, g game.Game, workers int) (*u
 		}
 		u.groups = append(u.groups, groups...)
 	}
-	if err := u.readGroups(ctx, src, workers); err != nil {
+	if err := u.readGroups(ctx, src, opts); err != nil {
 		return nil, err
 	}
 	if err := u.readCardmarket(ctx, src); err != nil {
@@ -100,7 +100,8 @@ func readUpstream(ctx context.Context, src Source, g game.Game, workers int) (*u
 // readGroups reads the products and prices of every group, a few at a time.
 // A group without products.json has no products yet; without prices.json,
 // its products are unpriced.
-func (u *upstream) readGroups(ctx context.Context, src Source, workers int) error {
+func (u *upstream) readGroups(ctx context.Context, src Source, opts Options) error {
+	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -152,7 +153,12 @@ func (u *upstream) readGroups(ctx context.Context, src Source, workers int) erro
 	go func() { wg.Wait(); close(results) }()
 
 	var errs []error
+	done := 0
 	for r := range results {
+		done++
+		if opts.Progress != nil {
+			opts.Progress(u.game.Code, done, len(u.groups))
+		}
 		if r.err != nil {
 			errs = append(errs, r.err)
 			cancel()
