@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/game"
@@ -19,7 +20,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	from := fs.String("from", "", "read a local mirror directory instead of the live sources")
 	tcgURL := fs.String("tcgplayer-url", envOr(env.Getenv, "CARDCAT_TCGPLAYER_URL", ingest.DefaultTCGBaseURL), "TCGplayer (tcgcsv) base URL for live ingest (env CARDCAT_TCGPLAYER_URL)")
 	cmURL := fs.String("cardmarket-url", envOr(env.Getenv, "CARDCAT_CARDMARKET_URL", ingest.DefaultCardmarketBaseURL), "Cardmarket downloads base URL for live ingest (env CARDCAT_CARDMARKET_URL)")
-	linksDir := fs.String("links-dir", envOr(env.Getenv, "CARDCAT_LINKS_DIR", ""), "directory with linking files (mtg-sealed-content/, links.csv) for live ingest; default DATA_DIR/links (env CARDCAT_LINKS_DIR)")
+	localDir := fs.String("local-dir", envOr(env.Getenv, "CARDCAT_LOCAL_DIR", ""), "for live ingest, a mirror-layout directory with the files no upstream publishes (links/, cardmarket/{game}/expansions.json); default DATA_DIR (env CARDCAT_LOCAL_DIR)")
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
@@ -27,11 +28,12 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	if *from != "" {
 		src = ingest.DirSource{Dir: *from}
 	} else {
-		ld := *linksDir
+		ld := *localDir
 		if ld == "" {
-			ld = sf.dataDir + "/links"
+			ld = sf.dataDir
 		}
-		src = &ingest.HTTPSource{TCGBaseURL: *tcgURL, CardmarketBaseURL: *cmURL, LinksDir: ld, UserAgent: "cardcat/" + Version()}
+		src = &ingest.HTTPSource{TCGBaseURL: *tcgURL, CardmarketBaseURL: *cmURL, LocalDir: ld,
+			UserAgent: "cardcat/" + Version() + " (+https://github.com/cardcat/cardcat)", CacheDir: filepath.Join(sf.dataDir, "upstream")}
 	}
 	st, err := sf.open(ctx)
 	if err != nil {

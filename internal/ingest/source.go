@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,15 +57,21 @@ func (s FSSource) Open(_ context.Context, name string) (io.ReadCloser, error) {
 func (s FSSource) Describe(name string) string { return s.Name + ":" + name }
 
 // HTTPSource reads the live upstream: tcgcsv.com for TCGplayer, Cardmarket's
-// public downloads for Cardmarket. Linking files come from a local directory.
+// public downloads for Cardmarket. The files no upstream publishes (links/,
+// cardmarket/{game}/expansions.json) come from a local directory laid out
+// like a mirror.
 type HTTPSource struct {
 	TCGBaseURL        string // default https://tcgcsv.com
 	CardmarketBaseURL string // default https://downloads.s3.cardmarket.com/productCatalog
-	LinksDir          string // local directory holding links/ files; "" for none
+	LocalDir          string // mirror-layout directory for the files with no live source; "" for none
 	Client            *http.Client
 	UserAgent         string
-	Retries           int           // attempts after the first, default 3
-	Backoff           time.Duration // first retry delay, doubled each time; default 1s
+	// CacheDir, when set, keeps each fetched file with its ETag and
+	// Last-Modified, so the next ingest asks conditionally and reads an
+	// unchanged file (304) from the cache instead of downloading it again.
+	CacheDir string
+	Retries  int           // attempts after the first, default 3
+	Backoff  time.Duration // first retry delay, doubled each time; default 1s
 }
 
 // Default upstream base URLs.
@@ -96,28 +103,26 @@ func (s *HTTPSource) URL(name string) string {
 	return ""
 }
 
-// Describe returns the URL, or the local path of a linking file.
+// Describe returns the URL, or the local path of a file with no live source.
 func (s *HTTPSource) Describe(name string) string {
 	if u := s.URL(name); u != "" {
 		return u
 	}
-	if strings.HasPrefix(name, "links/") && s.LinksDir != "" {
-		return DirSource{Dir: s.LinksDir}.Describe(strings.TrimPrefix(name, "links/"))
+	if s.LocalDir != "" {
+		return DirSource{Dir: s.LocalDir}.Describe(name)
 	}
 	return name
 }
 
-// Open fetches the file, retrying transient failures with backoff.
+// Open fetches the file, retrying transient failures with backoff; a file
+// with no live source is read from LocalDir.
 func (s *HTTPSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
-	if strings.HasPrefix(name, "links/") {
-		if s.LinksDir == "" {
-			return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
-		}
-		return DirSource{Dir: s.LinksDir}.Open(ctx, strings.TrimPrefix(name, "links/"))
-	}
 	u := s.URL(name)
 	if u == "" {
-		return nil, fmt.Errorf("%s: no live source: %w", name, fs.ErrNotExist)
+		if s.LocalDir == "" {
+			return nil, fmt.Errorf("%s: no live source: %w", name, fs.ErrNotExist)
+		}
+		return DirSource{Dir: s.LocalDir}.Open(ctx, name)
 	}
 	client := s.Client
 	if client == nil {
@@ -141,7 +146,7 @@ func (s *HTTPSource) Open(ctx context.Context, name string) (io.ReadCloser, erro
 			case <-time.After(d):
 			}
 		}
-		body, retry, err := s.get(ctx, client, u)
+		body, retry, err := s.get(ctx, client, u, name)
 		if err == nil {
 			return body, nil
 		}
@@ -153,20 +158,44 @@ func (s *HTTPSource) Open(ctx context.Context, name string) (io.ReadCloser, erro
 	return nil, lastErr
 }
 
-func (s *HTTPSource) get(ctx context.Context, client *http.Client, u string) (io.ReadCloser, bool, error) {
+func (s *HTTPSource) get(ctx context.Context, client *http.Client, u, name string) (io.ReadCloser, bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("GET %s: %w", u, err)
 	}
 	req.Header.Set("User-Agent", orDefault(s.UserAgent, "cardcat (+https://github.com/cardcat/cardcat)"))
 	req.Header.Set("Accept", "application/json")
+	cached := s.cached(name)
+	if cached != nil {
+		if cached.ETag != "" {
+			req.Header.Set("If-None-Match", cached.ETag)
+		}
+		if cached.LastModified != "" {
+			req.Header.Set("If-Modified-Since", cached.LastModified)
+		}
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, ctx.Err() == nil, fmt.Errorf("GET %s: %w", u, err)
 	}
 	switch {
+	case resp.StatusCode == http.StatusNotModified && cached != nil:
+		resp.Body.Close()
+		f, err := os.Open(s.cachePath(name))
+		if err != nil {
+			return nil, true, fmt.Errorf("GET %s: 304 but the cached copy is gone: %w", u, err)
+		}
+		return f, false, nil
 	case resp.StatusCode == http.StatusOK:
-		return resp.Body, false, nil
+		if s.CacheDir == "" {
+			return resp.Body, false, nil
+		}
+		defer resp.Body.Close()
+		if err := s.store(name, resp); err != nil {
+			return nil, true, fmt.Errorf("GET %s: %w", u, err)
+		}
+		f, err := os.Open(s.cachePath(name))
+		return f, false, err
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden:
 		// S3 answers 403 for a missing key.
 		resp.Body.Close()
@@ -177,6 +206,71 @@ func (s *HTTPSource) get(ctx context.Context, client *http.Client, u string) (io
 		retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 		return nil, retry, fmt.Errorf("GET %s: %s", u, resp.Status)
 	}
+}
+
+// cacheMeta is what a conditional request needs of a cached file.
+type cacheMeta struct {
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+func (s *HTTPSource) cachePath(name string) string {
+	return filepath.Join(s.CacheDir, filepath.FromSlash(name))
+}
+
+// cached returns the validators of a cached copy, nil when there is none.
+func (s *HTTPSource) cached(name string) *cacheMeta {
+	if s.CacheDir == "" {
+		return nil
+	}
+	b, err := os.ReadFile(s.cachePath(name) + ".meta")
+	if err != nil {
+		return nil
+	}
+	var m cacheMeta
+	if json.Unmarshal(b, &m) != nil || m.ETag == "" && m.LastModified == "" {
+		return nil
+	}
+	if _, err := os.Stat(s.cachePath(name)); err != nil {
+		return nil
+	}
+	return &m
+}
+
+// store writes a fetched file and its validators into the cache, each
+// through a temporary file and a rename, so a crash leaves no torn copy.
+func (s *HTTPSource) store(name string, resp *http.Response) error {
+	p := s.cachePath(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	// The old validators go first: a body without them is only re-fetched.
+	os.Remove(p + ".meta")
+	if err := writeAtomic(p, func(w io.Writer) error { _, err := io.Copy(w, resp.Body); return err }); err != nil {
+		return err
+	}
+	m := cacheMeta{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
+	if m.ETag == "" && m.LastModified == "" {
+		return nil
+	}
+	b, _ := json.Marshal(m)
+	return writeAtomic(p+".meta", func(w io.Writer) error { _, err := w.Write(b); return err })
+}
+
+func writeAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func orDefault(s, def string) string {
