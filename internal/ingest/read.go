@@ -97,6 +97,10 @@ func readUpstream(ctx context.Context, src Source, g game.Game, opts Options) (*
 	return u, nil
 }
 
+// maxLiveFetches keeps a live ingest polite: at most this many requests to
+// the upstream at once.
+const maxLiveFetches = 4
+
 // readGroups reads the products and prices of every group, a few at a time.
 // A group without products.json has no products yet; without prices.json,
 // its products are unpriced.
@@ -104,6 +108,9 @@ func (u *upstream) readGroups(ctx context.Context, src Source, opts Options) err
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+		if _, live := src.(*HTTPSource); live {
+			workers = min(workers, maxLiveFetches)
+		}
 	}
 	type result struct {
 		group    int
