@@ -32,8 +32,9 @@ func cdn(t *testing.T) (*httptest.Server, *atomic.Int32) {
 func TestServeImages(t *testing.T) {
 	src, fetches := cdn(t)
 	vars := map[string]string{"CARDCAT_TCGPLAYER_IMAGE_URL": src.URL + "/product/{productId}_in_1000x1000.jpg"}
-	s := startServe(t, t.TempDir(), vars)
-	key := "pk_test_" + strings.Repeat("c", 32)
+	dir := t.TempDir()
+	key := newKey(t, dir)
+	s := startServe(t, dir, vars)
 
 	roshi := s.url + "/dbs/images/" + catalog.TCGCardID("dbs", 535906)
 	resp, body := get(t, roshi, "X-API-Key", key)
@@ -82,14 +83,15 @@ func TestServeImagesSharedS3(t *testing.T) {
 		"CARDCAT_S3_SECRET_KEY":       or("CARDCAT_TEST_S3_SECRET_KEY", "cardcat-test-secret"),
 		"CARDCAT_S3_PREFIX":           "e2e-" + strings.ReplaceAll(t.Name(), "/", "-") + "-" + randomHex(t),
 	}
-	key := "pk_test_" + strings.Repeat("d", 32)
 	path := "/mtg/images/" + catalog.TCGCardID("mtg", 507040)
-	a := startServe(t, t.TempDir(), vars)
-	if resp, body := get(t, a.url+path, "X-API-Key", key); resp.StatusCode != http.StatusOK {
+	dirA, dirB := t.TempDir(), t.TempDir() // each replica its own store, so each its own key
+	keyA, keyB := newKey(t, dirA), newKey(t, dirB)
+	a := startServe(t, dirA, vars)
+	if resp, body := get(t, a.url+path, "X-API-Key", keyA); resp.StatusCode != http.StatusOK {
 		t.Fatalf("first replica: %d %s", resp.StatusCode, body)
 	}
-	b := startServe(t, t.TempDir(), vars)
-	if resp, body := get(t, b.url+path, "X-API-Key", key); resp.StatusCode != http.StatusOK {
+	b := startServe(t, dirB, vars)
+	if resp, body := get(t, b.url+path, "X-API-Key", keyB); resp.StatusCode != http.StatusOK {
 		t.Fatalf("second replica: %d %s", resp.StatusCode, body)
 	}
 	if n := fetches.Load(); n != 1 {

@@ -30,6 +30,10 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	}
 	refresh := fs.Duration("refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
 	adminAddr := fs.String("admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server with pprof, e.g. 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
+	lf, err := addLimitFlags(fs, env)
+	if err != nil {
+		return err
+	}
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
@@ -58,7 +62,16 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	}
 	log.Info("image storage", "where", imgStore)
 
-	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
+	lim, err := openLimits(ctx, env, lf, st, sf.dataDir)
+	if err != nil {
+		return err
+	}
+	defer lim.close(env) // deferred: after the server's Shutdown, so that the last counts are saved
+	log.Info("rate limiter", "backend", lim.backend)
+
+	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted}, httpapi.Deps{
+		Auth:      lim.auth,
+		Limiter:   lim.limiter,
 		Snapshot:  holder.Current,
 		Images:    imgs,
 		Games:     reg,
@@ -68,7 +81,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 		PublicURL: strings.TrimRight(*publicURL, "/"),
 		Health: []httpapi.HealthCheck{
 			{Name: "database", Check: st.Ping, Critical: true},
-			{Name: "cache", Check: func(context.Context) error { return nil }},
+			{Name: "cache", Check: lim.healthy},
 			{Name: "storage", Check: func(ctx context.Context) error { _, err := imgs.ProbeStorage(ctx); return err }},
 		},
 	})
@@ -92,6 +105,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go holder.watch(ctx, *refresh)
+	go lim.dir.Watch(ctx, lim.refresh)
 	if *adminAddr != "" {
 		if err := startAdmin(ctx, env, *adminAddr); err != nil {
 			return err

@@ -118,6 +118,7 @@ func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 
 func TestServeEndToEnd(t *testing.T) {
 	dir := t.TempDir()
+	key := newKey(t, dir)
 	s := startServe(t, dir, nil)
 
 	resp, body := get(t, s.url+"/health")
@@ -133,11 +134,11 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 
 	// The sample was loaded on first start: real card names answer at once.
-	resp, body = get(t, s.url+"/dbs/search?q=Master+Roshi", "X-API-Key", "pk_test_"+strings.Repeat("a", 32))
+	resp, body = get(t, s.url+"/dbs/search?q=Master+Roshi", "X-API-Key", key)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"name":"Master Roshi"`) {
 		t.Errorf("search: %d %.300s", resp.StatusCode, body)
 	}
-	resp, body = get(t, s.url+"/mtg/sets/WHO", "X-API-Key", "pk_test_"+strings.Repeat("a", 32))
+	resp, body = get(t, s.url+"/mtg/sets/WHO", "X-API-Key", key)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"disambiguation":true`) {
 		t.Errorf("shared set code: %d %.300s", resp.StatusCode, body)
 	}
@@ -166,9 +167,11 @@ func TestServeEndToEnd(t *testing.T) {
 // TestServeFinishesInFlightRequests stops the server while a slow client is
 // still reading: the answer completes.
 func TestServeGracefulShutdown(t *testing.T) {
-	s := startServe(t, t.TempDir(), nil)
+	dir := t.TempDir()
+	key := newKey(t, dir)
+	s := startServe(t, dir, nil)
 	req, _ := http.NewRequest(http.MethodGet, s.url+"/mtg/sets", nil)
-	req.Header.Set("X-API-Key", "pk_live_"+strings.Repeat("b", 32))
+	req.Header.Set("X-API-Key", key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,9 @@ package account
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -19,7 +22,7 @@ type Directory struct {
 
 type directoryView struct {
 	version int64
-	byHash  map[string]*Account
+	byHash  map[[sha256.Size]byte]*Account
 }
 
 // NewDirectory loads the active keys once.
@@ -32,9 +35,10 @@ func NewDirectory(ctx context.Context, st Store, log *slog.Logger) (*Directory, 
 	return d, nil
 }
 
-// Lookup returns the account of a well-formed key, or false.
+// Lookup returns the account of a well-formed key, or false. It runs on
+// every request: the raw digest keys the map, so a lookup allocates nothing.
 func (d *Directory) Lookup(key string) (*Account, bool) {
-	a, ok := d.view.Load().byHash[HashKey(key)]
+	a, ok := d.view.Load().byHash[sha256.Sum256([]byte(key))]
 	return a, ok
 }
 
@@ -52,7 +56,7 @@ func (d *Directory) Refresh(ctx context.Context) error {
 		return err
 	}
 	accounts := map[int64]*Account{}
-	byHash := make(map[string]*Account, len(kas))
+	byHash := make(map[[sha256.Size]byte]*Account, len(kas))
 	for _, ka := range kas {
 		a := accounts[ka.Account.ID]
 		if a == nil {
@@ -60,7 +64,11 @@ func (d *Directory) Refresh(ctx context.Context) error {
 			a = &acc
 			accounts[a.ID] = a
 		}
-		byHash[ka.Key.Hash] = a
+		var sum [sha256.Size]byte
+		if n, err := hex.Decode(sum[:], []byte(ka.Key.Hash)); err != nil || n != len(sum) {
+			return fmt.Errorf("account: key %d has a malformed stored hash", ka.Key.ID)
+		}
+		byHash[sum] = a
 	}
 	d.view.Store(&directoryView{version: v, byHash: byHash})
 	return nil

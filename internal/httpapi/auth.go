@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/cardcat/cardcat/internal/ratelimit"
 )
 
-// Authenticator decides whether an API key may use the keyed routes. The
-// keys issue implements it on the account store (lookups from memory,
-// revocations seen within seconds); KeyFormat is the stand-in until then.
+// Authenticator decides whether an API key may use the keyed routes.
+// keyauth.Authenticator implements it on the accounts (lookups from memory,
+// revocations and plan changes seen within seconds); KeyFormat, which
+// accepts every well-formed key, serves tests.
 type Authenticator interface {
 	// Authenticate returns the caller the key belongs to. The key is well
 	// formed (see WellFormedKey). An unknown or revoked key returns an error
@@ -21,12 +24,22 @@ type Authenticator interface {
 // Caller is who a valid key belongs to.
 type Caller struct {
 	AccountID string
-	KeyID     string
-	Plan      string // free, early-access, coffee, pro, ultra, business
+	// KeyID names the key in logs and listings without revealing it: its
+	// display prefix ("pk_live_ab12").
+	KeyID string
+	Plan  string // free, early-access, coffee, pro, ultra, business
 	// Paid is whether the caller may use the paid endpoints, decided by the
 	// Authenticator at request time with its clock (a trial ends mid-day).
 	// The zero value, PaidNeedsTrial, gives no access.
 	Paid PaidAccess
+	// Pool names the rate-limit pool the caller's requests draw on. Every key
+	// of an account names the same pool, so that more keys never mean more
+	// quota. Empty means "acct:" + AccountID.
+	Pool string
+	// Limits are the pool's hourly and daily quotas as the account's plan sets
+	// them at this moment, so that a plan change applies to the next request.
+	// The zero value means the Free plan's (Config.DefaultLimits).
+	Limits ratelimit.Limits
 }
 
 // PaidAccess answers "may this caller use the paid endpoints?" and, when
@@ -49,16 +62,20 @@ const (
 // not open the API.
 var ErrInvalidKey = errors.New("httpapi: invalid API key")
 
-// KeyFormat accepts every well-formed key: the placeholder Authenticator.
+// KeyFormat accepts every well-formed key: the Authenticator of tests, and
+// the default of a Server without Deps.Auth.
 type KeyFormat struct{}
 
 // Authenticate accepts the key as a Free-plan caller that never started a
-// trial, so the paid endpoints answer it 403 with redeem_url.
+// trial, so the paid endpoints answer it 403 with redeem_url. Each key is an
+// account (and a rate-limit pool) of its own, named by its display prefix:
+// never by the key itself, which a persisted limiter would write to disk.
 func (KeyFormat) Authenticate(_ context.Context, key string) (Caller, error) {
 	if !WellFormedKey(key) {
 		return Caller{}, ErrInvalidKey
 	}
-	return Caller{KeyID: key[:len(keyLive)+4], Plan: "free", Paid: PaidNeedsTrial}, nil
+	id := key[:len(keyLive)+4]
+	return Caller{AccountID: id, KeyID: id, Plan: "free", Paid: PaidNeedsTrial}, nil
 }
 
 const (
@@ -89,13 +106,28 @@ func WellFormedKey(key string) bool {
 }
 
 // requestKey returns the key sent as X-API-Key or as Authorization: Bearer.
+// The headers are read by their canonical names, straight from the map:
+// Header.Get would canonicalise "X-API-Key" into a new string per request.
 func requestKey(r *http.Request) string {
-	if k := r.Header.Get("X-API-Key"); k != "" {
+	if k := firstValue(r.Header, "X-Api-Key"); k != "" {
 		return strings.TrimSpace(k)
 	}
-	a := r.Header.Get("Authorization")
+	a := firstValue(r.Header, "Authorization")
 	if len(a) > 7 && strings.EqualFold(a[:7], "Bearer ") {
 		return strings.TrimSpace(a[7:])
+	}
+	return ""
+}
+
+// sendsKey reports whether the request has a key header at all.
+func sendsKey(r *http.Request) bool {
+	return firstValue(r.Header, "X-Api-Key") != "" || firstValue(r.Header, "Authorization") != ""
+}
+
+// firstValue is h.Get(key) for a key already in canonical form.
+func firstValue(h http.Header, canonicalKey string) string {
+	if v := h[canonicalKey]; len(v) > 0 {
+		return v[0]
 	}
 	return ""
 }
@@ -109,39 +141,39 @@ func CallerFrom(ctx context.Context) (Caller, bool) {
 }
 
 // requireKey lets a request through only with a good key: a missing or
-// malformed key is refused before the Authenticator is asked.
+// malformed key is refused before the Authenticator is asked. A request
+// without a valid key is counted in its client IP's guard bucket, which
+// answers 429 instead of the 401 once it is exhausted.
 func (s *Server) requireKey(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := requestKey(r)
-		if key == "" {
-			s.writeError(w, r, s.unauthorized(r, errKeyRequired,
-				"This endpoint needs an API key, sent in the header X-API-Key or as Authorization: Bearer followed by the key."))
+		r, st := s.identify(r)
+		if st.key == keyValid {
+			next.ServeHTTP(w, r)
 			return
 		}
-		if !WellFormedKey(key) {
-			s.writeError(w, r, s.unauthorized(r, errKeyInvalid,
-				"API keys are pk_live_ or pk_test_ followed by 32 letters and digits; check the key you sent."))
-			return
-		}
-		caller, err := s.deps.Auth.Authenticate(r.Context(), key)
-		if errors.Is(err, ErrInvalidKey) {
-			s.writeError(w, r, s.unauthorized(r, errKeyInvalid,
-				"This API key is not valid (unknown or revoked); check the key in your account dashboard."))
-			return
-		}
-		if err != nil {
+		if st.key == keyFailed {
 			s.log.LogAttrs(r.Context(), slog.LevelError, "authentication failed",
-				slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
+				slog.String("request_id", requestID(r.Context())), slog.Any("error", st.authErr))
+			if s.limiter != nil {
+				s.peekGuard(w, r, st)
+			}
 			s.writeError(w, r, internalError(requestID(r.Context())))
 			return
 		}
-		st := stateOf(r.Context())
-		if st == nil { // outside the chain (a test of the middleware alone)
-			st = &requestState{}
-			r = r.WithContext(context.WithValue(r.Context(), stateKey, st))
+		if s.limiter != nil && !s.countGuard(w, r, st) {
+			return
 		}
-		st.caller, st.hasCaller = caller, true
-		next.ServeHTTP(w, r)
+		switch st.key {
+		case keyMissing:
+			s.writeError(w, r, s.unauthorized(r, errKeyRequired,
+				"This endpoint needs an API key, sent in the header X-API-Key or as Authorization: Bearer followed by the key."))
+		case keyMalformed:
+			s.writeError(w, r, s.unauthorized(r, errKeyInvalid,
+				"API keys are pk_live_ or pk_test_ followed by 32 letters and digits; check the key you sent."))
+		default:
+			s.writeError(w, r, s.unauthorized(r, errKeyInvalid,
+				"This API key is not valid (unknown or revoked); check the key in your account dashboard."))
+		}
 	})
 }
 
@@ -151,12 +183,4 @@ func (s *Server) unauthorized(r *http.Request, code, message string) *apiError {
 	e.Header = map[string]string{"WWW-Authenticate": `Bearer realm="cardcat"`}
 	e.Body.Example = `curl -H "X-API-Key: pk_live_YOUR_32_CHARACTER_API_KEY" "` + s.deps.PublicURL + r.URL.RequestURI() + `"`
 	return e
-}
-
-// withRateLimit is the slot of the keys issue's limiter.
-func (s *Server) withRateLimit(next http.Handler) http.Handler {
-	if s.deps.RateLimit == nil {
-		return next
-	}
-	return s.deps.RateLimit(next)
 }

@@ -8,7 +8,8 @@
 // Where to look: routes.go lists every route; middleware.go the chain that
 // wraps them (request id and CORS, access log, panic recovery, GET only,
 // path check); auth.go the key check, the Authenticator interface and the
-// Caller it returns; paid.go the plan check (403) and what the paid handlers
+// Caller it returns; ratelimit.go which answers count in which pool, the
+// X-RateLimit-* headers, the 429 and the guard bucket; paid.go the plan check (403) and what the paid handlers
 // share; errors.go how a handler's error becomes the answer; handler_*.go
 // one file per endpoint (family), with handler_*_test.go and
 // testdata/golden/{endpoint}_*.json beside them (errors_*.json for the

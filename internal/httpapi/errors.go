@@ -29,14 +29,15 @@ func (e *apiError) Error() string {
 // errorBody is the JSON of every error answer; fields other than error and
 // message appear when the error has them.
 type errorBody struct {
-	Error       string `json:"error"`
-	Message     string `json:"message"`
-	DidYouMean  any    `json:"did_you_mean,omitempty"` // a path, or null where the key is always sent
-	Docs        string `json:"docs,omitempty"`
-	Suggestions any    `json:"suggestions,omitempty"`
-	Example     string `json:"example,omitempty"`
-	RedeemURL   string `json:"redeem_url,omitempty"`
-	UpgradeURL  string `json:"upgrade_url,omitempty"`
+	Error       string      `json:"error"`
+	Message     string      `json:"message"`
+	DidYouMean  any         `json:"did_you_mean,omitempty"` // a path, or null where the key is always sent
+	Docs        string      `json:"docs,omitempty"`
+	Suggestions any         `json:"suggestions,omitempty"`
+	Example     string      `json:"example,omitempty"`
+	RedeemURL   string      `json:"redeem_url,omitempty"`
+	UpgradeURL  string      `json:"upgrade_url,omitempty"`
+	Limits      *limitsBody `json:"limits,omitempty"` // of a 429
 }
 
 func newError(status int, code, message string) *apiError {

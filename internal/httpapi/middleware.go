@@ -18,7 +18,8 @@ import (
 // that every answer has them, 5xx and panics included; the access log; panic
 // recovery; the method check (405, CORS preflight); the path check (trailing
 // slash, repeated slashes); then the routes, where keyed routes add
-// authentication and the rate-limit slot.
+// authentication and the rate limit (ratelimit.go says which answer counts
+// where; the 405 and the 404 of the path check count too).
 
 type ctxKey int
 
@@ -26,11 +27,22 @@ const stateKey ctxKey = 0
 
 // requestState is what the middlewares learn about a request, kept in its
 // context once (one context and request copy per request, not one per fact).
+// The arrays back header values, so that setting them allocates no slice.
 type requestState struct {
-	id        string
-	idHeader  [1]string // the X-Request-Id header's value slice, without its own allocation
-	caller    Caller    // set by requireKey
-	hasCaller bool
+	id       string
+	idHeader [1]string // the X-Request-Id header's value slice, without its own allocation
+	// start is when the request arrived: the rate-limit windows it counts in
+	// and the access log's duration are taken from it (one clock read).
+	start time.Time
+
+	identified bool     // identify ran: key, caller and authErr are set
+	key        keyState // what the request's key turned out to be
+	caller     Caller   // set by identify for a valid key
+	hasCaller  bool
+	authErr    error // the Authenticator's failure (key == keyFailed)
+
+	limitValues [4]string // X-RateLimit-* values
+	retryAfter  [1]string // Retry-After of a 429
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -91,7 +103,7 @@ func (s *Server) withCommonHeaders(next http.Handler) http.Handler {
 		if !validRequestID(id) {
 			id = s.ids.next()
 		}
-		st := &requestState{id: id}
+		st := &requestState{id: id, start: s.now()}
 		st.idHeader[0] = id
 		h := w.Header()
 		h["X-Request-Id"] = st.idHeader[:]
@@ -142,7 +154,12 @@ func (rec *recorder) written() bool { return rec.status != 0 }
 // withAccessLog logs one structured line per request.
 func (s *Server) withAccessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := s.now()
+		var start time.Time
+		if st := stateOf(r.Context()); st != nil {
+			start = st.start
+		} else {
+			start = s.now()
+		}
 		rec := &recorder{ResponseWriter: w}
 		if _, ok := w.(interface{ WriteString(string) (int, error) }); !ok {
 			// recorder.WriteString needs it; net/http's writer has it.
@@ -153,6 +170,10 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 		if !s.log.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}
+		var account string // the caller's account, when a valid key was sent (never the key)
+		if st := stateOf(r.Context()); st != nil && st.hasCaller {
+			account = st.caller.AccountID
+		}
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("request_id", requestID(r.Context())),
 			slog.String("method", r.Method),
@@ -161,6 +182,7 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 			slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", s.now().Sub(start)),
 			slog.String("remote", r.RemoteAddr),
+			slog.String("account", account),
 		)
 	})
 }
@@ -203,11 +225,18 @@ func (s *Server) withGETOnly(next http.Handler) http.Handler {
 			return
 		}
 		if r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != "" {
+			if s.limiter != nil {
+				r = s.publicLimits(w, r) // a preflight is never counted
+			}
 			h := w.Header()
 			h.Set("Access-Control-Allow-Methods", "GET")
 			h.Set("Access-Control-Allow-Headers", "X-API-Key, Authorization, Content-Type, X-Request-Id")
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		r, ok := s.countUnrouted(w, r)
+		if !ok {
 			return
 		}
 		e := newError(http.StatusMethodNotAllowed, errMethodNotAllowed,
@@ -234,7 +263,9 @@ func (s *Server) withPathCheck(next http.Handler) http.Handler {
 			p = u.Path
 		}
 		if !canonicalPath(p) {
-			s.writeError(w, r, s.endpointNotFound(r))
+			if r, ok := s.countUnrouted(w, r); ok {
+				s.writeError(w, r, s.endpointNotFound(r))
+			}
 			return
 		}
 		next.ServeHTTP(w, r)

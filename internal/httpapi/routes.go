@@ -12,7 +12,7 @@ import (
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	public := func(label, pattern string, h apiHandler) {
-		mux.Handle(pattern, s.adapt(h))
+		mux.Handle(pattern, chain(s.adapt(h), s.withPublicLimits))
 		s.document(label, pattern, "", false)
 	}
 	keyed := func(label, pattern, game string, h apiHandler) {
@@ -47,7 +47,7 @@ func (s *Server) routes() *http.ServeMux {
 		paid("top_cards", p+"/analytics/top-cards", g.Code, s.handleTopCards(g.Code))
 	}
 
-	mux.Handle("/", s.adapt(func(w http.ResponseWriter, r *http.Request) error { return s.endpointNotFound(r) }))
+	mux.Handle("/", chain(s.adapt(func(w http.ResponseWriter, r *http.Request) error { return s.endpointNotFound(r) }), s.withUnroutedCount))
 	return mux
 }
 

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/serving"
 )
 
@@ -26,8 +29,18 @@ type Config struct {
 	SearchRetryAfter time.Duration
 	// HealthTimeout bounds each health check. Default 2 s.
 	HealthTimeout time.Duration
-	// DefaultLimits are the rate limits GET / shows: the Free plan's by default.
+	// DefaultLimits are the Free plan's rate limits: GET / shows them, public
+	// routes without a key report them (nothing used), and a Caller without
+	// Limits gets them. Default 100/hour, 1,000/day.
 	DefaultLimits RateLimits
+	// GuardPerHour is the hourly quota of the guard bucket, which counts the
+	// requests without a valid key per client IP (so that keys cannot be
+	// guessed at speed); its daily quota is 24 times as much. Default
+	// DefaultGuardPerHour (1,000).
+	GuardPerHour int64
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (see ParseTrustedProxies). Without them the client is the peer.
+	TrustedProxies []netip.Prefix
 }
 
 // RateLimits are the limits of a plan as GET / shows them.
@@ -55,6 +68,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DefaultLimits == (RateLimits{}) {
 		c.DefaultLimits = RateLimits{PerHour: 100, PerDay: 1000, Plan: "free"}
+	}
+	if c.GuardPerHour <= 0 {
+		c.GuardPerHour = DefaultGuardPerHour
 	}
 	return c
 }
@@ -85,8 +101,13 @@ type Deps struct {
 	// Auth decides whether a request's API key is good and what the caller
 	// may call (KeyFormat when nil: every well-formed key, no paid access).
 	Auth Authenticator
-	// RateLimit, when set, wraps every keyed route after authentication:
-	// the slot of the rate limiter (and its X-RateLimit-* headers).
+	// Limiter counts requests in the callers' pools and the guard buckets and
+	// gives every answer its X-RateLimit-* headers (ratelimit.go). Nil turns
+	// rate limiting off: nothing is counted, no header is sent.
+	Limiter ratelimit.Limiter
+	// RateLimit, when set, wraps every keyed route after authentication and
+	// the Limiter's count: a hook that sees the caller (tests use it to
+	// check which answers pass the slot).
 	RateLimit func(http.Handler) http.Handler
 }
 
@@ -111,6 +132,12 @@ type Server struct {
 	slots   chan struct{} // the search concurrency limiter
 	ids     requestIDs
 
+	limiter    ratelimit.Limiter // nil: rate limiting off
+	freeLimits ratelimit.Limits  // Config.DefaultLimits
+	freeHeader [4][]string       // X-RateLimit-* values of the Free plan with nothing used
+	guard      ratelimit.Limits  // of each client IP's guard bucket
+	trusted    []netip.Prefix
+
 	rootBody, gamesBody []byte
 }
 
@@ -129,6 +156,13 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.deps.Auth == nil {
 		s.deps.Auth = KeyFormat{}
 	}
+	s.limiter = deps.Limiter
+	s.freeLimits = ratelimit.Limits{Hour: int64(s.cfg.DefaultLimits.PerHour), Day: int64(s.cfg.DefaultLimits.PerDay)}
+	for i, v := range []int64{s.freeLimits.Hour, s.freeLimits.Hour, s.freeLimits.Day, s.freeLimits.Day} {
+		s.freeHeader[i] = []string{strconv.FormatInt(v, 10)}
+	}
+	s.guard = ratelimit.Limits{Hour: s.cfg.GuardPerHour, Day: 24 * s.cfg.GuardPerHour}
+	s.trusted = s.cfg.TrustedProxies
 	s.slots = make(chan struct{}, s.cfg.SearchConcurrency)
 	s.ids = newRequestIDs()
 	s.mux = s.routes()

@@ -101,9 +101,11 @@ func get(h http.Handler, target string, headers ...string) *httptest.ResponseRec
 	return do(h, http.MethodGet, target, headers...)
 }
 
-// goldenHeaders are the headers a golden file records.
+// goldenHeaders are the headers a golden file records. The X-RateLimit-*
+// headers appear only where the test server has a limiter (ratelimit_test.go).
 var goldenHeaders = []string{"Content-Type", "Allow", "Retry-After", "WWW-Authenticate",
-	"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers"}
+	"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers",
+	"X-RateLimit-Limit-Hour", "X-RateLimit-Remaining-Hour", "X-RateLimit-Limit-Day", "X-RateLimit-Remaining-Day"}
 
 // checkGolden compares an answer with testdata/golden/{name}.json: the
 // status, the goldenHeaders present, and the body (indented, key order and

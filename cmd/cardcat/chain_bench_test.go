@@ -1,0 +1,333 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/httpapi"
+	"github.com/cardcat/cardcat/internal/keyauth"
+	"github.com/cardcat/cardcat/internal/ratelimit"
+	"github.com/cardcat/cardcat/internal/ratelimit/memory"
+	"github.com/cardcat/cardcat/internal/ratelimit/redis"
+	"github.com/cardcat/cardcat/internal/serving"
+)
+
+// The cost of keys and rate limits on a card-detail request, measured in one
+// run against the same request without them:
+//
+//	Ceiling    a bare handler writing the same card bytes (no chain at all)
+//	Off        the whole API handler, rate limiting off, the KeyFormat
+//	           Authenticator (a format check: the chain before this issue)
+//	InProcess  the whole API handler as serve wires it by default: the
+//	           account-backed Authenticator and the in-process limiter
+//	Redis      the same with the Redis limiter ($CARDCAT_TEST_REDIS_URL)
+//
+// InProcess and Redis report chain-% = (their ns/op − Off's) / Off's ns/op,
+// the share of a card-detail request that keys and limits add. On a shared
+// machine separate runs drift apart; Interleaved runs Off, InProcess and
+// Headers (Off plus four constant X-RateLimit-* headers: the cost of
+// sending them at all) in turns within one run, which is the figure to
+// quote. BenchmarkChainHTTP does the same over loopback HTTP, the way a
+// client sees a request.
+//
+//	go test ./cmd/cardcat -run XXX -bench Chain
+
+// chainFixture is the bundled sample served as serve serves it, with one
+// account (Business, limits no benchmark exhausts) and its key.
+type chainFixture struct {
+	view    *serving.View
+	dir     *account.Directory
+	key     string
+	targets []string          // card-detail paths
+	bodies  map[string]string // path → card body, for the ceiling
+}
+
+func newChainFixture(b *testing.B) *chainFixture {
+	b.Helper()
+	ctx := context.Background()
+	log := slog.New(slog.DiscardHandler)
+	sf := &storeFlags{dataDir: b.TempDir()}
+	st, err := sf.open(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	reg := game.Default()
+	if err := ensureSample(ctx, st, reg, log); err != nil {
+		b.Fatal(err)
+	}
+	holder := &catalogHolder{st: st, reg: reg, log: log}
+	if err := holder.refresh(ctx); err != nil {
+		b.Fatal(err)
+	}
+	as := st.(account.Store)
+	acc := &account.Account{Plan: account.Business, HourLimit: 1_000_000_000, DayLimit: 10_000_000_000}
+	if err := as.CreateAccount(ctx, acc); err != nil {
+		b.Fatal(err)
+	}
+	key, err := account.NewKey(false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := as.CreateKey(ctx, &account.Key{AccountID: acc.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key), CreatedAt: time.Now()}); err != nil {
+		b.Fatal(err)
+	}
+	dir, err := account.NewDirectory(ctx, as, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := &chainFixture{view: holder.Current(), dir: dir, key: key, bodies: map[string]string{}}
+	for _, code := range []string{"dbs", "mtg"} {
+		g := f.view.Game(code)
+		for i := 0; i < g.Len() && len(f.targets) < 1024; i += 7 {
+			body := g.CardJSON(catalog.CardRef(i))
+			id := body[len(`{"id":"`):]
+			id = id[:strings.IndexByte(id, '"')]
+			path := "/" + code + "/cards/" + id
+			f.targets = append(f.targets, path)
+			f.bodies[path] = body
+		}
+	}
+	return f
+}
+
+// server is the API handler on the fixture; nil auth and limiter mean the
+// chain with keys and limits off.
+func (f *chainFixture) server(b *testing.B, auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
+	b.Helper()
+	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
+		Snapshot:  func() *serving.View { return f.view },
+		Games:     game.Default(),
+		Logger:    slog.New(slog.DiscardHandler),
+		PublicURL: "http://localhost:8080",
+		Auth:      auth,
+		Limiter:   lim,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return api.Handler()
+}
+
+func (f *chainFixture) ceiling() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		io.WriteString(w, f.bodies[r.URL.Path])
+	})
+}
+
+// benchSink is a ResponseWriter that keeps nothing, so that the benchmark
+// measures the handler rather than a recorder.
+type benchSink struct {
+	h    http.Header
+	code int
+}
+
+func (s *benchSink) Header() http.Header                 { return s.h }
+func (s *benchSink) Write(b []byte) (int, error)         { return len(b), nil }
+func (s *benchSink) WriteString(str string) (int, error) { return len(str), nil }
+func (s *benchSink) WriteHeader(code int)                { s.code = code }
+
+func BenchmarkChain(b *testing.B) {
+	f := newChainFixture(b)
+	nsPerOp := map[string]float64{}
+	run := func(name string, h http.Handler) {
+		b.Run(name, func(b *testing.B) {
+			reqs := make([]*http.Request, len(f.targets))
+			for i, t := range f.targets {
+				reqs[i] = httptest.NewRequest(http.MethodGet, t, nil)
+				reqs[i].Header.Set("X-API-Key", f.key)
+			}
+			w := &benchSink{h: http.Header{}}
+			h.ServeHTTP(w, reqs[0])
+			if w.code != 0 && w.code != http.StatusOK {
+				b.Fatalf("%s: status %d", f.targets[0], w.code)
+			}
+			b.ReportAllocs()
+			n := 0
+			start := time.Now()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, reqs[n%len(reqs)])
+				n++
+			}
+			ns := float64(time.Since(start).Nanoseconds()) / float64(n)
+			nsPerOp[name] = ns
+			if off, ok := nsPerOp["Off"]; ok && name != "Off" && name != "Ceiling" {
+				b.ReportMetric(100*(ns-off)/off, "chain-%")
+			}
+		})
+	}
+	run("Ceiling", f.ceiling())
+	run("Off", f.server(b, nil, nil))
+
+	mem := memory.New(memory.Options{})
+	b.Cleanup(func() { mem.Close() })
+	run("InProcess", f.server(b, keyauth.New(f.dir, time.Now), mem))
+
+	if u := os.Getenv(redisURLVar); u != "" {
+		rl, err := redis.Open(context.Background(), u, memory.New(memory.Options{}), redis.Options{Prefix: "cardcat-bench:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { rl.Close() })
+		run("Redis", f.server(b, keyauth.New(f.dir, time.Now), rl))
+	}
+
+	// Interleaved runs Off, Headers and InProcess in turns, batch by batch,
+	// so that all see the same machine (a shared machine's load shifts
+	// between separate runs). Headers is Off plus four constant X-RateLimit-*
+	// headers: what sending the headers costs at all. It reports ns per
+	// request of each, and chain-% and headers-% over Off.
+	b.Run("Interleaved", func(b *testing.B) {
+		hs := []http.Handler{f.server(b, nil, nil), withConstantLimitHeaders(f.server(b, nil, nil)), f.server(b, keyauth.New(f.dir, time.Now), mem)}
+		reqs := make([]*http.Request, len(f.targets))
+		for i, t := range f.targets {
+			reqs[i] = httptest.NewRequest(http.MethodGet, t, nil)
+			reqs[i].Header.Set("X-API-Key", f.key)
+		}
+		w := &benchSink{h: http.Header{}}
+		interleave(b, 256, len(hs), func(k, i int) {
+			clear(w.h)
+			hs[k].ServeHTTP(w, reqs[i%len(reqs)])
+		})
+	})
+}
+
+// withConstantLimitHeaders adds four X-RateLimit-* headers with constant
+// values: the cost of sending them, without keys or counting.
+func withConstantLimitHeaders(next http.Handler) http.Handler {
+	vals := [4][]string{{"100"}, {"57"}, {"1000"}, {"957"}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h["X-Ratelimit-Limit-Hour"] = vals[0]
+		h["X-Ratelimit-Remaining-Hour"] = vals[1]
+		h["X-Ratelimit-Limit-Day"] = vals[2]
+		h["X-Ratelimit-Remaining-Day"] = vals[3]
+		next.ServeHTTP(w, r)
+	})
+}
+
+// interleave runs do(k, i) for the handlers k = 0 (Off), 1 (Headers) and
+// 2 (InProcess) in turns of batch requests, and reports each one's ns per
+// request and headers-% and chain-% over Off.
+func interleave(b *testing.B, batch, handlers int, do func(k, i int)) {
+	spent := make([]time.Duration, handlers)
+	count := make([]int, handlers)
+	n := 0
+	for b.Loop() {
+		if n%batch == 0 {
+			k := (n / batch) % handlers
+			start := time.Now()
+			for j := range batch {
+				do(k, n+j)
+			}
+			spent[k] += time.Since(start)
+			count[k] += batch
+		}
+		n++
+	}
+	for _, c := range count {
+		if c == 0 {
+			return
+		}
+	}
+	ns := func(k int) float64 { return float64(spent[k].Nanoseconds()) / float64(count[k]) }
+	b.ReportMetric(ns(0), "off-ns")
+	b.ReportMetric(ns(1), "headers-ns")
+	b.ReportMetric(ns(2), "on-ns")
+	b.ReportMetric(100*(ns(1)-ns(0))/ns(0), "headers-%")
+	b.ReportMetric(100*(ns(2)-ns(0))/ns(0), "chain-%")
+}
+
+// BenchmarkChainHTTP is BenchmarkChain over loopback HTTP with keep-alive:
+// a card-detail request as a client sees it, and what keys and limits add.
+func BenchmarkChainHTTP(b *testing.B) {
+	f := newChainFixture(b)
+	nsPerOp := map[string]float64{}
+	run := func(name string, h http.Handler) {
+		b.Run(name, func(b *testing.B) {
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			client := srv.Client()
+			reqs := make([]*http.Request, len(f.targets))
+			for i, t := range f.targets {
+				reqs[i], _ = http.NewRequest(http.MethodGet, srv.URL+t, nil)
+				reqs[i].Header.Set("X-API-Key", f.key)
+			}
+			do := func(r *http.Request) {
+				resp, err := client.Do(r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("%s: %d", r.URL, resp.StatusCode)
+				}
+			}
+			do(reqs[0])
+			b.ReportAllocs()
+			n := 0
+			start := time.Now()
+			for b.Loop() {
+				do(reqs[n%len(reqs)])
+				n++
+			}
+			ns := float64(time.Since(start).Nanoseconds()) / float64(n)
+			nsPerOp[name] = ns
+			if off, ok := nsPerOp["Off"]; ok && name != "Off" {
+				b.ReportMetric(100*(ns-off)/off, "chain-%")
+			}
+		})
+	}
+	run("Off", f.server(b, nil, nil))
+	mem := memory.New(memory.Options{})
+	b.Cleanup(func() { mem.Close() })
+	run("InProcess", f.server(b, keyauth.New(f.dir, time.Now), mem))
+
+	// Interleaved: Off, Headers and InProcess in turns (see BenchmarkChain).
+	b.Run("Interleaved", func(b *testing.B) {
+		hs := []http.Handler{f.server(b, nil, nil), withConstantLimitHeaders(f.server(b, nil, nil)), f.server(b, keyauth.New(f.dir, time.Now), mem)}
+		reqs := make([][]*http.Request, len(hs))
+		var client *http.Client
+		for k, h := range hs {
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			client = srv.Client()
+			for _, t := range f.targets {
+				r, _ := http.NewRequest(http.MethodGet, srv.URL+t, nil)
+				r.Header.Set("X-API-Key", f.key)
+				reqs[k] = append(reqs[k], r)
+			}
+		}
+		interleave(b, 64, len(hs), func(k, i int) {
+			resp, err := client.Do(reqs[k][i%len(f.targets)])
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+	})
+
+	if u := os.Getenv(redisURLVar); u != "" {
+		rl, err := redis.Open(context.Background(), u, memory.New(memory.Options{}), redis.Options{Prefix: "cardcat-bench:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { rl.Close() })
+		run("Redis", f.server(b, keyauth.New(f.dir, time.Now), rl))
+	}
+}

@@ -1,0 +1,407 @@
+package keyauth_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/httpapi"
+	"github.com/cardcat/cardcat/internal/keyauth"
+	"github.com/cardcat/cardcat/internal/ratelimit"
+)
+
+// memStore is a hand-written account.Store in memory, enough for the
+// directory: accounts, keys, a version that changes with every write.
+type memStore struct {
+	mu       sync.Mutex
+	accounts map[int64]*account.Account
+	keys     []account.Key
+	version  int64
+	nextID   int64
+}
+
+var _ account.Store = (*memStore)(nil)
+
+func newMemStore() *memStore { return &memStore{accounts: map[int64]*account.Account{}} }
+
+func (m *memStore) CreateAccount(_ context.Context, a *account.Account) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.nextID++
+	a.ID = m.nextID
+	c := *a
+	m.accounts[a.ID] = &c
+	m.version++
+	return nil
+}
+
+func (m *memStore) Account(_ context.Context, id int64) (*account.Account, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.accounts[id]
+	if !ok {
+		return nil, account.ErrNotFound
+	}
+	c := *a
+	return &c, nil
+}
+
+func (m *memStore) AccountByEmail(_ context.Context, email string) (*account.Account, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, a := range m.accounts {
+		if a.Email == email {
+			c := *a
+			return &c, nil
+		}
+	}
+	return nil, account.ErrNotFound
+}
+
+func (m *memStore) UpdateAccount(_ context.Context, a *account.Account) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.accounts[a.ID]; !ok {
+		return account.ErrNotFound
+	}
+	c := *a
+	m.accounts[a.ID] = &c
+	m.version++
+	return nil
+}
+
+func (m *memStore) CreateKey(_ context.Context, k *account.Key) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.nextID++
+	k.ID = m.nextID
+	m.keys = append(m.keys, *k)
+	m.version++
+	return nil
+}
+
+func (m *memStore) RevokeKey(_ context.Context, id int64, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.keys {
+		if m.keys[i].ID == id {
+			m.keys[i].RevokedAt = at
+			m.version++
+			return nil
+		}
+	}
+	return account.ErrNotFound
+}
+
+func (m *memStore) Keys(_ context.Context, accountID int64) ([]account.Key, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []account.Key
+	for _, k := range m.keys {
+		if accountID == 0 || k.AccountID == accountID {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+func (m *memStore) AccountsVersion(context.Context) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.version, nil
+}
+
+func (m *memStore) ActiveKeys(context.Context) ([]account.KeyAccount, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []account.KeyAccount
+	for _, k := range m.keys {
+		if k.RevokedAt.IsZero() {
+			out = append(out, account.KeyAccount{Key: k, Account: *m.accounts[k.AccountID]})
+		}
+	}
+	return out, nil
+}
+
+// mustAccount creates an account with one key and returns both.
+func mustAccount(t *testing.T, st *memStore, a account.Account) (*account.Account, string, *account.Key) {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.CreateAccount(ctx, &a); err != nil {
+		t.Fatal(err)
+	}
+	key, k := mustKey(t, st, a.ID)
+	return &a, key, k
+}
+
+func mustKey(t *testing.T, st *memStore, accountID int64) (string, *account.Key) {
+	t.Helper()
+	key, err := account.NewKey(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &account.Key{AccountID: accountID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key)}
+	if err := st.CreateKey(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	return key, k
+}
+
+func mustDirectory(t *testing.T, st account.Store) *account.Directory {
+	t.Helper()
+	d, err := account.NewDirectory(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func mustRefresh(t *testing.T, d *account.Directory) {
+	t.Helper()
+	if err := d.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// clock is the injected clock; tests move it by hand.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+var now = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
+
+func TestCallerOfEveryPlan(t *testing.T) {
+	st := newMemStore()
+	type want struct {
+		plan      string
+		hour, day int64
+		paid      httpapi.PaidAccess
+	}
+	cases := []struct {
+		acc  account.Account
+		want want
+	}{
+		{account.Account{Plan: account.Free}, want{"free", 100, 1000, httpapi.PaidNeedsTrial}},
+		{account.Account{Plan: account.EarlyAccess}, want{"early-access", 1000, 10000, httpapi.PaidNeedsTrial}},
+		{account.Account{Plan: account.Coffee}, want{"coffee", 1000, 10000, httpapi.PaidNeedsTrial}},
+		{account.Account{Plan: account.Coffee, HourLimit: 2500, DayLimit: 30000}, want{"coffee", 2500, 30000, httpapi.PaidNeedsTrial}},
+		{account.Account{Plan: account.Coffee, HourLimit: 10, DayLimit: 20}, want{"coffee", 1000, 10000, httpapi.PaidNeedsTrial}}, // never below the floor
+		{account.Account{Plan: account.Pro}, want{"pro", 5000, 50000, httpapi.PaidNeedsTrial}},
+		{account.Account{Plan: account.Ultra}, want{"ultra", 7000, 70000, httpapi.PaidAllowed}},
+		{account.Account{Plan: account.Business, HourLimit: 20000, DayLimit: 400000}, want{"business", 20000, 400000, httpapi.PaidAllowed}},
+	}
+	var keys []string
+	var ids []int64
+	for _, c := range cases {
+		acc, key, _ := mustAccount(t, st, c.acc)
+		keys, ids = append(keys, key), append(ids, acc.ID)
+	}
+	auth := keyauth.New(mustDirectory(t, st), func() time.Time { return now })
+	for i, c := range cases {
+		got, err := auth.Authenticate(context.Background(), keys[i])
+		if err != nil {
+			t.Fatalf("%+v: %v", c.acc, err)
+		}
+		want := httpapi.Caller{
+			AccountID: strconv.FormatInt(ids[i], 10),
+			KeyID:     keys[i][:12],
+			Plan:      c.want.plan,
+			Paid:      c.want.paid,
+			Pool:      "acct:" + strconv.FormatInt(ids[i], 10),
+			Limits:    ratelimit.Limits{Hour: c.want.hour, Day: c.want.day},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%+v (-want +got):\n%s", c.acc, diff)
+		}
+	}
+}
+
+func TestRefusedKeys(t *testing.T) {
+	st := newMemStore()
+	_, key, _ := mustAccount(t, st, account.Account{Plan: account.Free})
+	auth := keyauth.New(mustDirectory(t, st), nil)
+	other, _ := account.NewKey(true) // well formed, never stored
+	for _, k := range []string{"", "pk_live_short", key + "x", "sk" + key[2:], other, key[:len(key)-1] + "!"} {
+		if _, err := auth.Authenticate(context.Background(), k); !errors.Is(err, httpapi.ErrInvalidKey) {
+			t.Errorf("Authenticate(%q) error = %v, want ErrInvalidKey", k, err)
+		}
+	}
+}
+
+// countingKeys counts lookups, to show a malformed key never reaches one.
+type countingKeys struct {
+	keyauth.Keys
+	n int
+}
+
+func (c *countingKeys) Lookup(key string) (*account.Account, bool) {
+	c.n++
+	return c.Keys.Lookup(key)
+}
+
+func TestMalformedKeyIsNeverLookedUp(t *testing.T) {
+	st := newMemStore()
+	ck := &countingKeys{Keys: mustDirectory(t, st)}
+	auth := keyauth.New(ck, nil)
+	for _, k := range []string{"pk_live_short", "pk_live_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ01234-", "Bearer x"} {
+		auth.Authenticate(context.Background(), k)
+	}
+	if ck.n != 0 {
+		t.Errorf("%d lookups for malformed keys, want 0", ck.n)
+	}
+}
+
+func TestKeysOfOneAccountShareAPool(t *testing.T) {
+	st := newMemStore()
+	acc, key1, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
+	key2, _ := mustKey(t, st, acc.ID)
+	_, key3, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
+	auth := keyauth.New(mustDirectory(t, st), nil)
+	c1, _ := auth.Authenticate(context.Background(), key1)
+	c2, _ := auth.Authenticate(context.Background(), key2)
+	c3, _ := auth.Authenticate(context.Background(), key3)
+	if c1.Pool != c2.Pool || c1.AccountID != c2.AccountID || c1.KeyID != key1[:12] || c2.KeyID != key2[:12] {
+		t.Errorf("two keys of one account: %+v and %+v, want one pool and account", c1, c2)
+	}
+	if c1.Pool == c3.Pool {
+		t.Errorf("keys of two accounts share pool %q", c1.Pool)
+	}
+	if c1.Pool != "acct:"+strconv.FormatInt(acc.ID, 10) {
+		t.Errorf("pool %q, want acct:%d", c1.Pool, acc.ID)
+	}
+}
+
+// TestTrial: paid access follows the injected clock, to the second; a trial
+// started at T gives access before T + 7 days, not at it.
+func TestTrial(t *testing.T) {
+	st := newMemStore()
+	start := now.Add(-3 * 24 * time.Hour)
+	_, trial, _ := mustAccount(t, st, account.Account{Plan: account.Free, TrialStartedAt: start})
+	_, never, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
+	_, expired, _ := mustAccount(t, st, account.Account{Plan: account.Coffee, TrialStartedAt: now.Add(-8 * 24 * time.Hour)})
+	clk := &clock{t: now}
+	auth := keyauth.New(mustDirectory(t, st), clk.Now)
+	check := func(key string, want httpapi.PaidAccess, when string) {
+		t.Helper()
+		c, err := auth.Authenticate(context.Background(), key)
+		if err != nil || c.Paid != want {
+			t.Errorf("%s: Paid = %v (%v), want %v", when, c.Paid, err, want)
+		}
+	}
+	check(trial, httpapi.PaidAllowed, "trial on day 3")
+	check(never, httpapi.PaidNeedsTrial, "no trial")
+	check(expired, httpapi.PaidTrialExpired, "trial ended yesterday")
+	clk.Set(start.Add(account.TrialLength - time.Nanosecond))
+	check(trial, httpapi.PaidAllowed, "last instant of the trial")
+	clk.Set(start.Add(account.TrialLength))
+	check(trial, httpapi.PaidTrialExpired, "end of the trial")
+}
+
+// TestChangesAfterRefresh: a revocation, a plan change and a new key take
+// effect at the directory's next refresh, without a new Authenticator.
+func TestChangesAfterRefresh(t *testing.T) {
+	st := newMemStore()
+	ctx := context.Background()
+	acc, key, k := mustAccount(t, st, account.Account{Plan: account.Free})
+	dir := mustDirectory(t, st)
+	auth := keyauth.New(dir, func() time.Time { return now })
+
+	acc.Plan = account.Ultra
+	if err := st.UpdateAccount(ctx, acc); err != nil {
+		t.Fatal(err)
+	}
+	newKey, _ := mustKey(t, st, acc.ID)
+	if c, _ := auth.Authenticate(ctx, key); c.Plan != "free" {
+		t.Errorf("before the refresh: plan %q, want free", c.Plan)
+	}
+	mustRefresh(t, dir)
+	c, err := auth.Authenticate(ctx, key)
+	if err != nil || c.Plan != "ultra" || c.Limits != (ratelimit.Limits{Hour: 7000, Day: 70000}) || c.Paid != httpapi.PaidAllowed {
+		t.Errorf("after the upgrade: %+v, %v", c, err)
+	}
+	if _, err := auth.Authenticate(ctx, newKey); err != nil {
+		t.Errorf("new key after the refresh: %v", err)
+	}
+
+	if err := st.RevokeKey(ctx, k.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	mustRefresh(t, dir)
+	if _, err := auth.Authenticate(ctx, key); !errors.Is(err, httpapi.ErrInvalidKey) {
+		t.Errorf("revoked key: %v, want ErrInvalidKey", err)
+	}
+	if _, err := auth.Authenticate(ctx, newKey); err != nil {
+		t.Errorf("the account's other key after a revocation: %v", err)
+	}
+}
+
+// TestWatchSeesRevocation: the directory's Watch loop, as serve runs it,
+// picks up a revocation within its interval.
+func TestWatchSeesRevocation(t *testing.T) {
+	st := newMemStore()
+	_, key, k := mustAccount(t, st, account.Account{Plan: account.Free})
+	dir := mustDirectory(t, st)
+	auth := keyauth.New(dir, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go dir.Watch(ctx, 5*time.Millisecond)
+	if err := st.RevokeKey(ctx, k.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := auth.Authenticate(ctx, key); errors.Is(err, httpapi.ErrInvalidKey) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("revoked key still accepted after 5 s of 5 ms refreshes")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestAuthenticateAllocations: authentication allocates nothing beyond the
+// directory's own lookup (the key's hash); the account's names are made once.
+func TestAuthenticateAllocations(t *testing.T) {
+	st := newMemStore()
+	_, key, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
+	dir := mustDirectory(t, st)
+	auth := keyauth.New(dir, func() time.Time { return now })
+	ctx := context.Background()
+	auth.Authenticate(ctx, key)
+	lookup := testing.AllocsPerRun(1000, func() { dir.Lookup(key) })
+	if n := testing.AllocsPerRun(1000, func() { auth.Authenticate(ctx, key) }); n > lookup {
+		t.Errorf("Authenticate allocates %.1f times, Directory.Lookup alone %.1f", n, lookup)
+	}
+	if n := testing.AllocsPerRun(1000, func() { auth.Authenticate(ctx, "pk_live_short") }); n != 0 {
+		t.Errorf("refusing a malformed key allocates %.1f times, want 0", n)
+	}
+}
+
+func BenchmarkAuthenticate(b *testing.B) {
+	st := newMemStore()
+	ctx := context.Background()
+	a := &account.Account{Plan: account.Pro}
+	st.CreateAccount(ctx, a)
+	key, _ := account.NewKey(false)
+	st.CreateKey(ctx, &account.Key{AccountID: a.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key)})
+	dir, err := account.NewDirectory(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	auth := keyauth.New(dir, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		auth.Authenticate(ctx, key)
+	}
+}
