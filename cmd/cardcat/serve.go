@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
 )
@@ -74,6 +75,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 		Limiter:   lim.limiter,
 		Snapshot:  holder.Current,
 		Images:    imgs,
+		Docs:      cardcat.Docs(),
 		Games:     reg,
 		Logger:    log,
 		Version:   Version(),

@@ -27,7 +27,7 @@
 //
 // The product's behaviour on the points SPEC.md and DECISIONS.md leave open
 // (which products and which prices count, money and percentages, orders,
-// ties, parameters) is written down in internal/httpapi/API.md, "Paid
+// ties, parameters) is written down in the README, "API behaviour", "Paid
 // endpoints", for the README; each rule is also stated where it is coded
 // (values.go, prices.go, statistics.go, completion.go, trending.go,
 // topcards.go, params.go) and tested on the hand-checked fixture.

@@ -17,6 +17,6 @@
 // for the bundled sample).
 // Regenerate the golden files with go test ./internal/httpapi -update.
 //
-// API.md in this directory lists the decisions taken on the points the spec
-// leaves open.
+// The README's "API behaviour" section lists the decisions taken on the points
+// the spec leaves open.
 package httpapi

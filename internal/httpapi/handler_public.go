@@ -184,3 +184,15 @@ func unavailable() *apiError {
 	e.Header = map[string]string{"Retry-After": "5"}
 	return e
 }
+
+// GET /docs: the documentation that error answers point to (the README:
+// routes, parameters and every behaviour decision), as Markdown.
+func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
+	if len(s.deps.Docs) == 0 {
+		return s.endpointNotFound(r)
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Write(s.deps.Docs)
+	return nil
+}

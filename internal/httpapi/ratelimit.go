@@ -14,7 +14,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ratelimit"
 )
 
-// Rate limiting (DECISIONS.md, "Keys, plans, limits"; API.md has every rule).
+// Rate limiting (DECISIONS.md, "Keys, plans, limits"; the README, "API behaviour", has every rule).
 //
 // Each request is metered at most once, where the chain learns what it is:
 //

@@ -29,6 +29,7 @@ func (s *Server) routes() *http.ServeMux {
 	public("root", "GET /{$}", s.handleRoot)
 	public("games", "GET /games", s.handleGames)
 	public("health", "GET /health", s.handleHealth)
+	public("docs", "GET /docs", s.handleDocs)
 
 	for _, g := range s.deps.Games.All() {
 		p := "GET /" + g.Code

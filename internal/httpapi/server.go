@@ -94,6 +94,8 @@ type Deps struct {
 	// PublicURL is the base URL callers use (no trailing slash), for the
 	// docs link and the example request of a 401.
 	PublicURL string
+	// Docs is served at GET /docs (Markdown); without it /docs is 404.
+	Docs []byte
 	// Images serves card images; without it every image is 404.
 	Images ImageSource
 	// Health are the dependency checks of /health: database, cache, storage.
