@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -102,7 +103,9 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    32 << 10,
-		ErrorLog:          nil,
+		// The server's own errors (bad TLS, broken connections) go to the
+		// structured log too.
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
