@@ -66,11 +66,16 @@ func register(name, summary string, run func(ctx context.Context, env *Env, args
 
 // run is the whole program; tests call it like main does.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	logs := newLogBuffer(stderr)
+	logCtx, stopLogs := context.WithCancel(context.Background())
+	flushed := make(chan struct{})
+	go func() { logs.run(logCtx); close(flushed) }()
+	defer func() { stopLogs(); <-flushed }()
 	env := &Env{
 		Getenv: getenv,
 		Stdout: stdout,
 		Stderr: stderr,
-		Log:    newLogger(getenv, stderr),
+		Log:    newLogger(getenv, logs),
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
@@ -119,10 +124,14 @@ func newLogger(getenv func(string) string, w io.Writer) *slog.Logger {
 		level = slog.LevelError
 	}
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if strings.ToLower(getenv("CARDCAT_LOG_FORMAT")) == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	if buf, ok := w.(*logBuffer); ok {
+		h = urgentFlush{h, buf}
+	}
+	return slog.New(h)
 }
 
 // newFlagSet returns a flag set for a subcommand whose --help prints to stdout
