@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -50,8 +51,9 @@ func ensureSample(ctx context.Context, st store.Store, reg *game.Registry, log *
 }
 
 // refresh loads the store's catalogue when its version differs from the one
-// served, builds everything the version serves (the snapshot, then each
-// game's paid answers from the same catalogue) and swaps it in at once.
+// served, reads each game's TCGplayer history at the version's UTC day,
+// builds everything the version serves (the snapshot, then each game's paid
+// answers from the same catalogue) and swaps it in at once.
 func (h *catalogHolder) refresh(ctx context.Context) error {
 	v, err := h.st.CatalogVersion(ctx)
 	if err != nil {
@@ -66,14 +68,47 @@ func (h *catalogHolder) refresh(ctx context.Context) error {
 		return err
 	}
 	loaded := time.Since(start)
-	view, err := serving.Build(cat, h.reg, analytics.Options{})
+	history, err := h.tcgHistory(ctx, cat)
+	if err != nil {
+		return err
+	}
+	historyDone := time.Since(start)
+	view, err := serving.Build(cat, h.reg, analytics.Options{TCGHistory: history})
 	if err != nil {
 		return fmt.Errorf("building the snapshot of version %d: %w", cat.Version, err)
 	}
 	h.view.Store(view)
-	h.log.Info("catalogue snapshot ready", "version", cat.Version,
-		"load", loaded.Round(time.Millisecond), "build", (time.Since(start) - loaded).Round(time.Millisecond))
+	h.log.Info("catalogue snapshot ready", "version", cat.Version, "load", loaded.Round(time.Millisecond),
+		"history", (historyDone - loaded).Round(time.Millisecond), "build", (time.Since(start) - historyDone).Round(time.Millisecond))
 	return nil
+}
+
+// tcgHistory reads, for each game of cat that the registry serves, its
+// TCGplayer history at the UTC day of the version (the day of its price
+// points), for the trending answers. A game whose history cannot be read is
+// logged and left out: its version is served with market_t saying that the
+// history is not available, rather than not at all. Only a canceled ctx
+// fails the refresh.
+func (h *catalogHolder) tcgHistory(ctx context.Context, cat *catalog.Catalog) (map[string]*store.TCGHistory, error) {
+	history := make(map[string]*store.TCGHistory, len(cat.Games))
+	for i := range cat.Games {
+		code := cat.Games[i].Game
+		if _, ok := h.reg.Get(code); !ok {
+			continue
+		}
+		th, err := h.st.TCGMarketAverages(ctx, code, cat.CreatedAt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			h.log.Error("TCGplayer price history not read; trending market_t says it is not available", "version", cat.Version, "game", code, "err", err)
+			continue
+		}
+		h.log.Debug("TCGplayer price history", "version", cat.Version, "game", code, "day", th.Day,
+			"days_covered", th.Days, "finishes", len(th.Averages))
+		history[code] = &th
+	}
+	return history, nil
 }
 
 // watch refreshes every interval until ctx ends; a failed refresh keeps

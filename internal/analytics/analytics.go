@@ -6,13 +6,23 @@ import (
 	"sync"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/store"
 )
 
-// Options tunes Build. The zero value gives the product's behaviour.
+// Options tunes Build and gives it what the catalogue does not hold. The
+// zero value gives the product's behaviour without TCGplayer history.
 type Options struct {
 	// MinAvg30 is the growth and trending threshold: a card takes part when
-	// its Cardmarket avg30 is at least this many euro cents. 0 means 100 (1 EUR).
+	// its 30-day average is at least this many cents of the marketplace's
+	// currency (Cardmarket avg30 in EUR; in trending, the TCGplayer 30-day
+	// mean market price in USD). 0 means 100 (1 EUR, 1 USD).
 	MinAvg30 int64
+	// TCGHistory is each game's TCGplayer price history at the catalogue's
+	// day, by game code (store.Store.TCGMarketAverages). Trending computes
+	// market_t from it when it covers the whole 30-day window; a game
+	// without one (nil, e.g. the store could not be read) says that the
+	// history is not available. Build only reads it and keeps none of it.
+	TCGHistory map[string]*store.TCGHistory
 }
 
 func (o Options) minAvg30() int64 {
@@ -60,6 +70,7 @@ func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Gam
 	g := &Game{snap: gs, sets: make(map[string]*setAnswers, len(gs.Sets()))}
 	gm := gs.Game()
 	minAvg30 := opts.minAvg30()
+	th := newTCGHistory(opts.TCGHistory[gm.Code])
 
 	setPos := make(map[string]int, len(gc.Sets))
 	for i := range gc.Sets {
@@ -93,14 +104,14 @@ func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Gam
 		a.statistics[1] = r.statistics(info, cards, VariantFoil)
 		a.completion = r.completion(info, cards)
 		g.sets[s.ID] = a
-		if t, ok := trendOfSet(info, cards, minAvg30); ok {
+		if t, ok := trendOfSet(info, cards, minAvg30, &th); ok {
 			trending = append(trending, t)
 		}
 		for _, c := range cards {
 			top.add(s, c)
 		}
 	}
-	g.trending = trendingList(trending)
+	g.trending = trendingList(trending, &th)
 	for l := range g.top {
 		g.top[l] = top.list(topList(l), &gm)
 	}

@@ -6,9 +6,11 @@
 // # Use
 //
 // When a snapshot of a game is built, call Build with that GameSnapshot and
-// the game's catalogue it was built from; keep the *Game next to the
-// snapshot (same version, same atomic swap: internal/serving does both). A
-// handler (internal/httpapi, handler_{endpoint}.go):
+// the game's catalogue it was built from, and with the game's TCGplayer
+// price history at the catalogue's day in Options.TCGHistory (read from the
+// store, store.Store.TCGMarketAverages: trending's market_t); keep the *Game
+// next to the snapshot (same version, same atomic swap: internal/serving
+// does both). A handler (internal/httpapi, handler_{endpoint}.go):
 //
 //  1. checks the plan (403) once the key is known;
 //  2. parses the query with ParsePricesBySet, ParseStatistics,
@@ -30,7 +32,7 @@
 // ties, parameters) is written down in the README, "API behaviour", "Paid
 // endpoints", for the README; each rule is also stated where it is coded
 // (values.go, prices.go, statistics.go, completion.go, trending.go,
-// topcards.go, params.go) and tested on the hand-checked fixture.
+// history.go, topcards.go, params.go) and tested on the hand-checked fixture.
 //
 // # Cost
 //

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/cardcat/cardcat/internal/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -40,13 +42,24 @@ func fixtureAnswers(g *Game) []answer {
 	return out
 }
 
+// historyAnswers are the trending answers of the fixture with TCGplayer
+// history covering 30 and 29 days (fixtureHistory).
+func historyAnswers(tb testing.TB) []answer {
+	var out []answer
+	for _, days := range []int{30, 29} {
+		g := mustBuild(tb, fixture(), Options{TCGHistory: map[string]*store.TCGHistory{"dbs": fixtureHistory(days)}})
+		out = append(out, answer{fmt.Sprintf("trending_tcg_%d_days", days), g.Trending(TrendingDefaultLimit)})
+	}
+	return out
+}
+
 // TestGolden compares every answer of the fixture with testdata/NAME.json.
 // The files hold the body indented by json.Indent, which changes only
 // whitespace: every token (12.5 against 12.50, "+0.0%", null) is compared as
 // the API writes it. Regenerate with: go test ./internal/analytics -update
 func TestGolden(t *testing.T) {
 	g := mustBuildFixture(t)
-	for _, a := range fixtureAnswers(g) {
+	for _, a := range append(fixtureAnswers(g), historyAnswers(t)...) {
 		t.Run(a.name, func(t *testing.T) {
 			if a.body == nil {
 				t.Fatal("no answer")

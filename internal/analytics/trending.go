@@ -7,20 +7,23 @@ import (
 	"github.com/cardcat/cardcat/internal/catalog"
 )
 
-// trendingMarketT is the market_t object of every trending item: TCGplayer
-// price history does not cover 30 days yet.
-const trendingMarketT = `{"status":"unavailable","message":"TCGplayer price history is not yet available; trends are computed from Cardmarket 7- and 30-day averages."}`
-
 const topMovers = 3
 
-// trendingSet is one set's 7-day move over its moving cards (see moving):
-// (mean avg7 - mean avg30) / mean avg30, which over the same cards is
-// (sum7 - sum30) / sum30.
-type trendingSet struct {
-	set         *catalog.SetInfo
+// move is a 7-day move over a set's moving cards: (mean avg7 - mean avg30) /
+// mean avg30, which over the same cards is (sum7 - sum30) / sum30.
+type move struct {
 	n           int
 	sum7, sum30 int64
 	movers      []mover // up to topMovers, largest move first
+}
+
+// trendingSet is one set's move on each marketplace. The set is listed when
+// its Cardmarket move has cards; tcg is computed only when the game's
+// TCGplayer history covers the window (see Build).
+type trendingSet struct {
+	set *catalog.SetInfo
+	cm  move
+	tcg move
 }
 
 // mover is a card and its own move (avg7 - avg30) / avg30.
@@ -41,44 +44,60 @@ func abs(n int64) int64 {
 	return n
 }
 
-// trendOfSet computes a set's move over its cards (product_type card) whose
-// Cardmarket values (cmValues) have avg30 >= minAvg30 and an avg7; false when
-// it has none. cards are in listing order, which breaks ties between movers.
-func trendOfSet(s *catalog.SetInfo, cards []*catalog.Card, minAvg30 int64) (trendingSet, bool) {
+// add counts a card in the move. Cards come in listing order, which breaks
+// ties between movers.
+func (mv *move) add(name string, avg7, avg30 int64) {
+	mv.n++
+	mv.sum7 += avg7
+	mv.sum30 += avg30
+	m := mover{name: name, avg7: avg7, avg30: avg30}
+	// Insert after every mover at least as large: a tie keeps listing order.
+	at := len(mv.movers)
+	for at > 0 && compareMove(m.avg7-m.avg30, m.avg30, mv.movers[at-1].avg7-mv.movers[at-1].avg30, mv.movers[at-1].avg30) < 0 {
+		at--
+	}
+	if at < topMovers {
+		mv.movers = slices.Insert(mv.movers, at, m)
+		if len(mv.movers) > topMovers {
+			mv.movers = mv.movers[:topMovers]
+		}
+	}
+}
+
+// trendOfSet computes a set's moves over its cards (product_type card).
+// Cardmarket: the cards whose Cardmarket values (cmValues) have avg30 >=
+// minAvg30 and an avg7. TCGplayer, when th has averages: the cards whose
+// base finish (tcgBase, the finish completion value counts) has, in the
+// history, a mean market price over 30 days >= minAvg30 and one over 7
+// days. False when the Cardmarket move has no card: the set is not listed.
+// cards are in listing order.
+func trendOfSet(s *catalog.SetInfo, cards []*catalog.Card, minAvg30 int64, th *tcgHistory) (trendingSet, bool) {
 	t := trendingSet{set: s}
 	for _, c := range cards {
 		if !isCard(c) {
 			continue
 		}
-		p := cmValues(c)
-		if !moving(p, minAvg30) {
+		if p := cmValues(c); moving(p, minAvg30) {
+			t.cm.add(c.Name, p.Avg7.Cents, p.Avg30.Cents)
+		}
+		if th.averages == nil {
 			continue
 		}
-		t.n++
-		t.sum7 += p.Avg7.Cents
-		t.sum30 += p.Avg30.Cents
-		m := mover{name: c.Name, avg7: p.Avg7.Cents, avg30: p.Avg30.Cents}
-		// Insert after every mover at least as large: a tie keeps listing order.
-		at := len(t.movers)
-		for at > 0 && compareMove(m.avg7-m.avg30, m.avg30, t.movers[at-1].avg7-t.movers[at-1].avg30, t.movers[at-1].avg30) < 0 {
-			at--
-		}
-		if at < topMovers {
-			t.movers = slices.Insert(t.movers, at, m)
-			if len(t.movers) > topMovers {
-				t.movers = t.movers[:topMovers]
+		if p := tcgBase(c); p != nil {
+			if a := th.find(c.ID, p.SubType); a != nil && a.Avg30.OK && a.Avg30.Cents >= minAvg30 && a.Avg7.OK {
+				t.tcg.add(c.Name, a.Avg7.Cents, a.Avg30.Cents)
 			}
 		}
 	}
-	return t, t.n > 0
+	return t, t.cm.n > 0
 }
 
 // trendingList orders the sets by the size of their move, largest first
 // (exactly, not by the rounded percentage); equal moves keep the set list's
 // order (newest release first, then name, then set_id).
-func trendingList(sets []trendingSet) *itemList {
+func trendingList(sets []trendingSet, th *tcgHistory) *itemList {
 	slices.SortFunc(sets, func(a, b trendingSet) int {
-		if c := compareMove(a.sum7-a.sum30, a.sum30, b.sum7-b.sum30, b.sum30); c != 0 {
+		if c := compareMove(a.cm.sum7-a.cm.sum30, a.cm.sum30, b.cm.sum7-b.cm.sum30, b.cm.sum30); c != 0 {
 			return c
 		}
 		return catalog.CompareSetList(a.set, b.set)
@@ -89,16 +108,17 @@ func trendingList(sets []trendingSet) *itemList {
 		if i == TrendingMaxLimit {
 			break
 		}
-		b = appendTrendingItem(b[:0], &sets[i])
+		b = appendTrendingItem(b[:0], &sets[i], th)
 		l.add(b)
 	}
 	return l.done()
 }
 
-// appendTrendingItem appends one item. card_count is the number of cards the
-// move is computed over; the two prices are the means, each rounded once to
-// cents; price_change is computed from the exact sums.
-func appendTrendingItem(b []byte, t *trendingSet) []byte {
+// appendTrendingItem appends one item. card_count is the number of cards
+// the Cardmarket move is computed over. market_t is th's status object
+// while the TCGplayer history does not cover the window; then the TCGplayer
+// move, or null when the set has no TCGplayer card that moves.
+func appendTrendingItem(b []byte, t *trendingSet, th *tcgHistory) []byte {
 	b = append(b, `{"set_name":`...)
 	b = jsonw.AppendString(b, t.set.Name)
 	b = append(b, `,"set_code":`...)
@@ -106,15 +126,32 @@ func appendTrendingItem(b []byte, t *trendingSet) []byte {
 	b = append(b, `,"set_id":`...)
 	b = jsonw.AppendString(b, t.set.ID)
 	b = append(b, `,"card_count":`...)
-	b = appendInt(b, t.n)
-	b = append(b, `,"market_c":{"price_change":`...)
-	b = appendPercent(b, changeTenths(t.sum7, t.sum30))
+	b = appendInt(b, t.cm.n)
+	b = append(b, `,"market_c":`...)
+	b = appendMove(b, &t.cm)
+	b = append(b, `,"market_t":`...)
+	switch {
+	case th.status != "":
+		b = append(b, th.status...)
+	case t.tcg.n == 0:
+		b = append(b, "null"...)
+	default:
+		b = appendMove(b, &t.tcg)
+	}
+	return append(b, '}')
+}
+
+// appendMove appends a move: the two prices are the means, each rounded
+// once to cents; price_change is computed from the exact sums.
+func appendMove(b []byte, mv *move) []byte {
+	b = append(b, `{"price_change":`...)
+	b = appendPercent(b, changeTenths(mv.sum7, mv.sum30))
 	b = append(b, `,"avg_price_current":`...)
-	b = appendMoney(b, meanCents(t.sum7, t.n))
+	b = appendMoney(b, meanCents(mv.sum7, mv.n))
 	b = append(b, `,"avg_price_previous":`...)
-	b = appendMoney(b, meanCents(t.sum30, t.n))
+	b = appendMoney(b, meanCents(mv.sum30, mv.n))
 	b = append(b, `,"top_movers":[`...)
-	for i, m := range t.movers {
+	for i, m := range mv.movers {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -124,7 +161,5 @@ func appendTrendingItem(b []byte, t *trendingSet) []byte {
 		b = appendPercent(b, changeTenths(m.avg7, m.avg30))
 		b = append(b, '}')
 	}
-	b = append(b, `]},"market_t":`...)
-	b = append(b, trendingMarketT...)
-	return append(b, '}')
+	return append(b, "]}"...)
 }

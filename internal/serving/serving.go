@@ -24,6 +24,8 @@ type View struct {
 // paid answers from the same catalogue: all the work a version needs before
 // it is served (the prices-by-set bodies excepted, which the first request of
 // each renders once). c is only read and is not referenced afterwards.
+// opts.TCGHistory gives each game's TCGplayer price history at c's day (the
+// caller reads it from the store with the catalogue); Build keeps none of it.
 func Build(c *catalog.Catalog, reg *game.Registry, opts analytics.Options) (*View, error) {
 	snap, err := catalog.NewSnapshot(c, reg)
 	if err != nil {

@@ -36,6 +36,41 @@ type PricePoint struct {
 	Values []catalog.Money
 }
 
+// The windows of TCGMarketAverages, in days ending at (and including) the
+// day asked for.
+const (
+	ShortWindowDays = 7
+	LongWindowDays  = 30
+)
+
+// TCGHistory is what the TCGplayer price points of one game say at a UTC day
+// D: the mean market price of each card finish over D-6..D and D-29..D, and
+// how much of D-29..D the points cover.
+type TCGHistory struct {
+	Game string
+	Day  string // D, YYYY-MM-DD (UTC)
+	// Days is the number of distinct days of D-29..D on which the game has
+	// TCGplayer points (0 to LongWindowDays).
+	Days int
+	// Averages has one entry per card finish of the game's current
+	// TCGplayer prices that has a point in D-29..D, ordered by card id, then
+	// finish (byte order).
+	Averages []TCGAverage
+}
+
+// TCGAverage is one card finish's mean TCGplayer market price (the 4th
+// value of its points) over the two windows. A mean counts only the days
+// whose point has a market price (a missing day or a null market price is
+// left out, never taken as 0); it is the exact sum divided by that number of
+// days, rounded once to the cent, halves away from zero; null when no day
+// of the window counts.
+type TCGAverage struct {
+	CardID string
+	Finish string
+	Avg7   catalog.Money // mean over D-6..D
+	Avg30  catalog.Money // mean over D-29..D
+}
+
 // VersionInfo describes one catalogue version.
 type VersionInfo struct {
 	Version   int64
@@ -69,6 +104,11 @@ type Store interface {
 	// PriceHistory returns the price points of one card, oldest day first
 	// (nil for an unknown card). Points are never deleted by a replace.
 	PriceHistory(ctx context.Context, game, cardID string) ([]PricePoint, error)
+	// TCGMarketAverages returns the TCGplayer history of game at the UTC day
+	// of day (see TCGHistory): computed in the database, one grouped pass
+	// over the window's points of the finishes the game's current catalogue
+	// prices. An unknown game gives no averages and 0 days.
+	TCGMarketAverages(ctx context.Context, game string, day time.Time) (TCGHistory, error)
 	// Ping checks the connection.
 	Ping(ctx context.Context) error
 	Close() error

@@ -133,3 +133,11 @@ func BenchmarkReplaceLoad(b *testing.B) {
 	db := mustOpen(b, newSchema(b))
 	storetest.BenchReplaceLoad(b, db, storetest.BenchCards(b))
 }
+
+// BenchmarkTCGMarketAverages reads the TCGplayer averages of $CARDCAT_BENCH_CARDS
+// cards (20,000 by default) after 30 daily replaces:
+// CARDCAT_BENCH_CARDS=1000000 go test -run - -bench TCGMarketAverages -benchtime 1x
+func BenchmarkTCGMarketAverages(b *testing.B) {
+	db := mustOpen(b, newSchema(b))
+	storetest.BenchTCGMarketAverages(b, db, storetest.BenchCards(b))
+}

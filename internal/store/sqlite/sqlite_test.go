@@ -72,3 +72,11 @@ func BenchmarkReplaceLoad(b *testing.B) {
 	db := mustOpen(b, filepath.Join(b.TempDir(), "cardcat.db"))
 	storetest.BenchReplaceLoad(b, db, storetest.BenchCards(b))
 }
+
+// BenchmarkTCGMarketAverages reads the TCGplayer averages of $CARDCAT_BENCH_CARDS
+// cards (20,000 by default) after 30 daily replaces:
+// CARDCAT_BENCH_CARDS=1000000 go test -run - -bench TCGMarketAverages -benchtime 1x
+func BenchmarkTCGMarketAverages(b *testing.B) {
+	db := mustOpen(b, filepath.Join(b.TempDir(), "cardcat.db"))
+	storetest.BenchTCGMarketAverages(b, db, storetest.BenchCards(b))
+}

@@ -81,3 +81,43 @@ func BenchReplaceLoad(b *testing.B, s store.Store, n int) {
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
 	b.ReportMetric(float64(n), "cards")
 }
+
+// BenchTCGMarketAverages measures what a version build asks of the history:
+// the TCGplayer averages of a game of n cards (2 finishes each) after 30
+// daily replaces, so that the windows hold 30 points per finish (and 30 of
+// the Cardmarket points the query must skip).
+func BenchTCGMarketAverages(b *testing.B, s store.Store, n int) {
+	ctx := context.Background()
+	last := FillHistory(b, s, n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		h, err := s.TCGMarketAverages(ctx, "dbs", last)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if h.Days != store.LongWindowDays || len(h.Averages) != 2*n {
+			b.Fatalf("%d days, %d averages; want %d, %d", h.Days, len(h.Averages), store.LongWindowDays, 2*n)
+		}
+	}
+	b.ReportMetric(float64(n), "cards")
+}
+
+// FillHistory writes 30 daily versions of a game of n cards (Generate) with
+// changing TCGplayer market prices, and returns the last one's time.
+func FillHistory(tb testing.TB, s store.Store, n int) time.Time {
+	ctx := context.Background()
+	day := time.Date(2025, 1, 1, 6, 0, 0, 0, time.UTC)
+	g := Generate("dbs", n, day)
+	for k := range store.LongWindowDays {
+		for i := range g.Cards {
+			for j := range g.Cards[i].TCGPrices {
+				g.Cards[i].TCGPrices[j].Market = catalog.Cents(int64(100 + (i+k)%50))
+			}
+		}
+		if _, err := s.ReplaceCatalog(ctx, int64(k), []catalog.GameCatalog{g}, "{}", day.AddDate(0, 0, k)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return day.AddDate(0, 0, store.LongWindowDays-1)
+}

@@ -44,6 +44,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ConcurrentReplace", testConcurrentReplace},
 		{"FailedReplaceRollsBack", testFailedReplaceRollsBack},
 		{"PricePoints", testPricePoints},
+		{"TCGMarketAverages", testTCGMarketAverages},
+		{"TCGMarketAveragesCoverage", testTCGMarketAveragesCoverage},
 		{"Migrations", testMigrations},
 	}
 	for _, tt := range tests {
@@ -83,6 +85,9 @@ func testEmpty(t *testing.T, s store.Store) {
 	}
 	if h, err := s.PriceHistory(ctx, "mtg", "mtg_0000000000000000"); err != nil || len(h) != 0 {
 		t.Errorf("PriceHistory of an unknown card = %v, %v; want none, nil", h, err)
+	}
+	if h, err := s.TCGMarketAverages(ctx, "mtg", day1); err != nil || h.Days != 0 || len(h.Averages) != 0 || h.Day != "2025-01-02" || h.Game != "mtg" {
+		t.Errorf("TCGMarketAverages of an empty store = %+v, %v; want day 2025-01-02, nothing, nil", h, err)
 	}
 }
 

@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/store"
+	"github.com/cardcat/cardcat/internal/store/sqlrow"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// tcgAverages and tcgDays are SQLite's queries (see the sqlite package)
+// in this dialect. The sums are cast back to bigint (sum of bigint is
+// numeric) so that the division below is integer division, which truncates
+// toward zero.
+const tcgAverages = `
+SELECT card_id, finish,
+	CASE WHEN n7 = 0 THEN NULL WHEN s7 >= 0 THEN (2 * s7 + n7) / (2 * n7) ELSE -((n7 - 2 * s7) / (2 * n7)) END,
+	CASE WHEN n30 = 0 THEN NULL WHEN s30 >= 0 THEN (2 * s30 + n30) / (2 * n30) ELSE -((n30 - 2 * s30) / (2 * n30)) END
+FROM (
+	SELECT tp.card_id AS card_id, tp.sub_type AS finish,
+		(sum(pp.v4) FILTER (WHERE pp.day >= $3))::bigint AS s7, count(pp.v4) FILTER (WHERE pp.day >= $3) AS n7,
+		sum(pp.v4)::bigint AS s30, count(pp.v4) AS n30
+	FROM tcg_prices AS tp
+	JOIN price_points AS pp ON pp.game = tp.game AND pp.card_id = tp.card_id AND pp.market = 't'
+		AND pp.finish = tp.sub_type AND pp.day BETWEEN $2 AND $4
+	WHERE tp.game = $1
+	GROUP BY tp.card_id, tp.sub_type
+) AS g
+ORDER BY card_id, finish`
+
+// LIMIT 1 makes each day's probe a nested loop that stops at the first
+// point, whatever the planner thinks of a semi-join.
+const tcgDays = `
+SELECT count(*) FROM (
+	SELECT DISTINCT (created_at AT TIME ZONE 'UTC')::date AS day FROM catalog_versions
+	WHERE created_at >= $2 AND created_at < $3
+) AS v
+CROSS JOIN LATERAL (
+	SELECT 1 FROM tcg_prices AS tp
+	JOIN price_points AS pp ON pp.game = tp.game AND pp.card_id = tp.card_id AND pp.market = 't'
+		AND pp.finish = tp.sub_type AND pp.day = v.day
+	WHERE tp.game = $1
+	LIMIT 1
+) AS hit`
+
+// TCGMarketAverages returns the TCGplayer history of game at the UTC day of
+// day; see store.Store.
+func (db *DB) TCGMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error) {
+	h, err := db.tcgMarketAverages(ctx, game, day)
+	if err != nil {
+		return store.TCGHistory{}, fmt.Errorf("postgres: TCGplayer market averages: %w", err)
+	}
+	return h, nil
+}
+
+func (db *DB) tcgMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error) {
+	d := sqlrow.DayStart(day)
+	h := store.TCGHistory{Game: game, Day: sqlrow.Day(d)}
+	from30 := d.AddDate(0, 0, 1-store.LongWindowDays)
+	from7 := d.AddDate(0, 0, 1-store.ShortWindowDays)
+	// REPEATABLE READ: both queries see the same snapshot.
+	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	err := pgx.BeginTxFunc(ctx, db.pool, opts, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, tcgDays, game, from30, d.AddDate(0, 0, 1)).Scan(&h.Days); err != nil {
+			return fmt.Errorf("days: %w", err)
+		}
+		if h.Days == 0 {
+			return nil
+		}
+		rows, err := tx.Query(ctx, tcgAverages, game, from30, from7, d)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var (
+			finishes = map[string]string{} // a finish's name repeats on every card: one string each
+			prevCard string
+		)
+		for rows.Next() {
+			var (
+				card, finish string
+				avg7, avg30  pgtype.Int8
+			)
+			if err := rows.Scan(&card, &finish, &avg7, &avg30); err != nil {
+				return err
+			}
+			if card != prevCard { // a card's finishes share one string
+				prevCard = card
+			}
+			f, ok := finishes[finish]
+			if !ok {
+				finishes[finish] = finish
+				f = finish
+			}
+			h.Averages = append(h.Averages, store.TCGAverage{CardID: prevCard, Finish: f, Avg7: money(avg7), Avg30: money(avg30)})
+		}
+		return rows.Err()
+	})
+	return h, err
+}

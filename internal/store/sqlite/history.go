@@ -1,0 +1,114 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/store"
+	"github.com/cardcat/cardcat/internal/store/sqlrow"
+)
+
+// tcgAverages computes the averages of store.TCGHistory in one grouped
+// pass.
+//
+// The finishes come from tcg_prices (the game's current TCGplayer prices),
+// sorted once by (card_id, sub_type); each is then one primary-key range of
+// price_points, (game, card_id, 't', finish, day BETWEEN ?2 AND ?4): only the
+// window's TCGplayer points are read, however long the history and
+// whatever the Cardmarket points, and the groups come out in the sorted
+// order, so the GROUP BY needs no sort of its own. Means are rounded here,
+// halves away from zero: integer division truncates toward zero, in SQLite
+// and PostgreSQL alike.
+const tcgAverages = `
+SELECT card_id, finish,
+	CASE WHEN n7 = 0 THEN NULL WHEN s7 >= 0 THEN (2 * s7 + n7) / (2 * n7) ELSE -((n7 - 2 * s7) / (2 * n7)) END,
+	CASE WHEN n30 = 0 THEN NULL WHEN s30 >= 0 THEN (2 * s30 + n30) / (2 * n30) ELSE -((n30 - 2 * s30) / (2 * n30)) END
+FROM (
+	SELECT tp.card_id AS card_id, tp.sub_type AS finish,
+		sum(pp.v4) FILTER (WHERE pp.day >= ?3) AS s7, count(pp.v4) FILTER (WHERE pp.day >= ?3) AS n7,
+		sum(pp.v4) AS s30, count(pp.v4) AS n30
+	FROM (SELECT card_id, sub_type FROM tcg_prices WHERE game = ?1 ORDER BY card_id, sub_type) AS tp
+	JOIN price_points AS pp ON pp.game = ?1 AND pp.card_id = tp.card_id AND pp.market = 't'
+		AND pp.finish = tp.sub_type AND pp.day BETWEEN ?2 AND ?4
+	GROUP BY tp.card_id, tp.sub_type
+)
+ORDER BY card_id, finish`
+
+// tcgDays counts the days of the window on which a finish of the game's
+// current TCGplayer prices has a point. Points are written only by
+// ReplaceCatalog, for the UTC day of the version it creates, so the
+// candidates are the days of the versions created in the window (a few
+// dozen rows); each is then one probe of the same keys, which stops at the
+// first point found: the first finish has one on every day the game was
+// written, so a day costs one index seek.
+const tcgDays = `
+SELECT count(*) FROM (
+	SELECT DISTINCT date(created_at / 1000000, 'unixepoch') AS day FROM catalog_versions
+	WHERE created_at >= ?2 AND created_at < ?3
+) AS v
+WHERE EXISTS (
+	SELECT 1 FROM tcg_prices AS tp
+	JOIN price_points AS pp ON pp.game = tp.game AND pp.card_id = tp.card_id AND pp.market = 't'
+		AND pp.finish = tp.sub_type AND pp.day = v.day
+	WHERE tp.game = ?1
+)`
+
+// TCGMarketAverages returns the TCGplayer history of game at the UTC day of
+// day; see store.Store.
+func (db *DB) TCGMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error) {
+	h, err := db.tcgMarketAverages(ctx, game, day)
+	if err != nil {
+		return store.TCGHistory{}, fmt.Errorf("sqlite: TCGplayer market averages: %w", err)
+	}
+	return h, nil
+}
+
+func (db *DB) tcgMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error) {
+	d := sqlrow.DayStart(day)
+	h := store.TCGHistory{Game: game, Day: sqlrow.Day(d)}
+	from30 := d.AddDate(0, 0, 1-store.LongWindowDays)
+	from7 := d.AddDate(0, 0, 1-store.ShortWindowDays)
+	// One read transaction: both queries see the same snapshot.
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return h, err
+	}
+	defer tx.Rollback()
+	err = tx.QueryRowContext(ctx, tcgDays, game, from30.UnixMicro(), d.AddDate(0, 0, 1).UnixMicro()).Scan(&h.Days)
+	if err != nil {
+		return h, fmt.Errorf("days: %w", err)
+	}
+	if h.Days == 0 {
+		return h, nil
+	}
+	rows, err := tx.QueryContext(ctx, tcgAverages, game, sqlrow.Day(from30), sqlrow.Day(from7), h.Day)
+	if err != nil {
+		return h, err
+	}
+	defer rows.Close()
+	var (
+		finishes = map[string]string{} // a finish's name repeats on every card: one string each
+		prevCard string
+	)
+	for rows.Next() {
+		var (
+			card, finish sql.RawBytes
+			avg7, avg30  sql.NullInt64
+		)
+		if err := rows.Scan(&card, &finish, &avg7, &avg30); err != nil {
+			return h, err
+		}
+		if string(card) != prevCard { // a card's finishes share one string
+			prevCard = string(card)
+		}
+		f, ok := finishes[string(finish)]
+		if !ok {
+			f = string(finish)
+			finishes[f] = f
+		}
+		h.Averages = append(h.Averages, store.TCGAverage{CardID: prevCard, Finish: f, Avg7: money(avg7), Avg30: money(avg30)})
+	}
+	return h, rows.Err()
+}
