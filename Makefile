@@ -22,3 +22,6 @@ lint: ## formatting and vet
 
 sample: ## regenerate the bundled sample from ../shared/data
 	$(GO) run ./cmd/cardcat synth --from ../shared/data --out sample --seed 1
+
+bench: ## load harness: 1M cards, cardcat vs a ceiling server and FTS5/pg_trgm, report in bench-report.md (BENCH_FLAGS, see bench/README.md)
+	$(GO) run ./bench/cmd/loadbench -out bench-report.md $(BENCH_FLAGS)

@@ -1,0 +1,437 @@
+// Command loadbench is cardcat's load harness (issue 7). In one run, on this
+// machine, it:
+//
+//  1. builds cardcat and the ceiling server, generates a catalogue with
+//     `cardcat synth --cards N`, ingests it into a fresh SQLite data
+//     directory and creates a business key with limits above the load;
+//  2. starts `cardcat serve` on loopback (in-process limiter), captures a few
+//     real answers of each scenario and starts a ceiling server per scenario
+//     on them (bench/cmd/ceiling);
+//  3. loads ceilings and cardcat with wrk (bench/lua/paths.lua), interleaved
+//     and repeated, scenario by scenario;
+//  4. does the same for card detail with the Redis limiter, when serve has one;
+//  5. compares cardcat's search index with SQLite FTS5 trigram and PostgreSQL
+//     pg_trgm on the same names and query mix;
+//
+// and prints a Markdown report, also written to -out. With -sizes it does
+// this for each size and adds a table of how the costs grow. See
+// bench/README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cardcat/cardcat/bench"
+)
+
+type config struct {
+	sizes       []int
+	out         string
+	work        string
+	keep        bool
+	rounds      int
+	duration    time.Duration
+	warmup      time.Duration
+	connections int
+	threads     int
+	serverCPUs  string // taskset list for the servers, "" = unpinned
+	loadCPUs    string // taskset list for wrk
+	scenarios   []string
+	redisURL    string
+	postgresURL string
+	compare     bool
+	queries     int
+	answers     int
+	profileDir  string
+	seed        uint64
+	serveEnv    []string // extra environment of cardcat serve, for what-if runs
+
+	// Set per size.
+	sizeWork, sizeLabel, probePath string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "loadbench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func parseConfig(args []string) (*config, error) {
+	fs := flag.NewFlagSet("loadbench", flag.ContinueOnError)
+	cfg := &config{}
+	cards := fs.Int("cards", 1_000_000, "catalogue size: cards given to `cardcat synth --cards`")
+	sizes := fs.String("sizes", "", "scaling series: comma-separated sizes, e.g. 10000,100000,1000000 (overrides -cards)")
+	fs.StringVar(&cfg.out, "out", "bench-report.md", "Markdown report file")
+	fs.StringVar(&cfg.work, "work", "", "work directory (default: a new temporary one, removed at the end); an existing one with an ingested catalogue of the same size is reused")
+	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory (data, logs, path lists, captured answers)")
+	fs.IntVar(&cfg.rounds, "rounds", 3, "interleaved rounds of every scenario and target")
+	fs.DurationVar(&cfg.duration, "duration", 10*time.Second, "length of one wrk run")
+	fs.DurationVar(&cfg.warmup, "warmup", 3*time.Second, "length of the unrecorded warm-up run of each scenario and target (0: none)")
+	fs.IntVar(&cfg.connections, "c", 32, "wrk connections")
+	fs.IntVar(&cfg.threads, "t", 1, "wrk threads")
+	pin := fs.String("pin", "1/0", "SERVER_CPUS/WRK_CPUS for taskset (e.g. 1/0: servers on CPU 1, wrk on CPU 0); \"none\": unpinned, the load generator and the server share the cores")
+	scen := fs.String("scenarios", "card,set,search,paid,401,404", "scenarios to run: card, set, search, paid, 401, 404")
+	fs.StringVar(&cfg.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis for the second run (CARDCAT_REDIS_URL of serve); empty: skip")
+	fs.StringVar(&cfg.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL for the pg_trgm comparison (a schema of its own, dropped after); empty: skip")
+	fs.BoolVar(&cfg.compare, "compare", true, "run the search comparison (cardcat index, FTS5 trigram, pg_trgm)")
+	fs.IntVar(&cfg.queries, "queries", 1200, "searches in the query mix")
+	fs.IntVar(&cfg.answers, "answers", 200, "real answers captured per scenario for its ceiling")
+	fs.StringVar(&cfg.profileDir, "profile", "", "directory for CPU profiles of cardcat, taken during the last round of each scenario")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the catalogue and of the request lists")
+	fs.Func("serve-env", "KEY=VALUE added to the environment of cardcat serve, for what-if runs (e.g. CARDCAT_LOG_LEVEL=warn); repeatable", func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		cfg.serveEnv = append(cfg.serveEnv, v)
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	cfg.sizes = []int{*cards}
+	if *sizes != "" {
+		cfg.sizes = nil
+		for _, s := range strings.Split(*sizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(strings.ReplaceAll(s, "_", "")))
+			if err != nil || n < 100 {
+				return nil, fmt.Errorf("-sizes: %q is not a size of at least 100", s)
+			}
+			cfg.sizes = append(cfg.sizes, n)
+		}
+		slices.Sort(cfg.sizes)
+	}
+	if cfg.sizes[0] < 100 {
+		return nil, errors.New("-cards: at least 100")
+	}
+	if *pin != "none" && *pin != "" {
+		s, l, ok := strings.Cut(*pin, "/")
+		if !ok || s == "" || l == "" {
+			return nil, fmt.Errorf("-pin: want SERVER_CPUS/WRK_CPUS like 1/0, or none; got %q", *pin)
+		}
+		cfg.serverCPUs, cfg.loadCPUs = s, l
+	}
+	known := map[string]bool{"card": true, "set": true, "search": true, "paid": true, "401": true, "404": true}
+	for _, s := range strings.Split(*scen, ",") {
+		s = strings.TrimSpace(s)
+		if !known[s] {
+			return nil, fmt.Errorf("-scenarios: unknown scenario %q", s)
+		}
+		cfg.scenarios = append(cfg.scenarios, s)
+	}
+	if cfg.rounds < 1 || cfg.duration < time.Second || cfg.connections < 1 || cfg.threads < 1 || cfg.queries < 6 || cfg.answers < 1 {
+		return nil, errors.New("-rounds, -c, -t and -answers must be at least 1, -queries at least 6, -duration at least 1s")
+	}
+	return cfg, nil
+}
+
+func run(ctx context.Context, args []string) (err error) {
+	cfg, err := parseConfig(args)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+	}
+	started := time.Now()
+	if err := ensureTools(ctx, cfg.serverCPUs != "", logf); err != nil {
+		return err
+	}
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	if cfg.work == "" {
+		if cfg.work, err = os.MkdirTemp("", "loadbench-"); err != nil {
+			return err
+		}
+		if !cfg.keep {
+			defer os.RemoveAll(cfg.work)
+		}
+	} else if cfg.work, err = filepath.Abs(cfg.work); err != nil {
+		return err
+	}
+	if cfg.profileDir != "" {
+		if cfg.profileDir, err = filepath.Abs(cfg.profileDir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(cfg.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
+	logf("work directory %s", cfg.work)
+	cardcat, ceiling, err := buildBinaries(ctx, root, cfg.work)
+	if err != nil {
+		return err
+	}
+	script := filepath.Join(cfg.work, "paths.lua")
+	lua, err := bench.Lua.ReadFile("lua/paths.lua")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(script, lua, 0o644); err != nil {
+		return err
+	}
+
+	rep := &report{cfg: cfg, Machine: machine(ctx), Version: cardcatVersion(ctx, root), Started: started}
+	rep.RedisSupported = serveSupportsRedis(ctx, cardcat)
+	for _, n := range cfg.sizes {
+		logf("=== %d cards ===", n)
+		sr, err := runSize(ctx, cfg, cardcat, ceiling, script, n, rep.RedisSupported, logf)
+		if err != nil {
+			return err
+		}
+		rep.Sizes = append(rep.Sizes, sr)
+		if !cfg.keep && len(cfg.sizes) > 1 {
+			os.RemoveAll(sr.dir) // a 1M catalogue takes gigabytes
+		}
+	}
+	rep.Elapsed = time.Since(started)
+	md := rep.markdown()
+	fmt.Print(md)
+	if err := os.WriteFile(cfg.out, []byte(md), 0o644); err != nil {
+		return err
+	}
+	logf("report written to %s (%s in all)", cfg.out, rep.Elapsed.Round(time.Second))
+	return nil
+}
+
+// sizeReport is everything measured at one catalogue size.
+type sizeReport struct {
+	dir        string
+	Cat        *catalogue
+	Snapshot   snapshotTimes
+	SnapshotOK bool
+	StartTime  time.Duration // serve started until it answered
+	MemIdle    memStatus     // after start, before any load
+	MemLoaded  memStatus     // after every load run
+	Limiter    bool          // cardcat sent X-RateLimit headers
+	Scenarios  []*scenario
+	Results    []runResult
+	Redis      string // why the Redis run did not happen; "" when it did
+	RedisSnap  snapshotTimes
+	SeqSearch  []time.Duration // one client, one search at a time, over HTTP
+	Compare    *comparison
+	CompareErr string
+}
+
+func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script string, n int, redisSupported bool, logf func(string, ...any)) (*sizeReport, error) {
+	dir := filepath.Join(cfg.work, fmt.Sprintf("cards-%d", n))
+	cfg.sizeWork, cfg.sizeLabel = dir, strconv.Itoa(n)
+	sr := &sizeReport{dir: dir}
+	var err error
+	if sr.Cat, err = prepareCatalogue(ctx, cardcat, dir, n, cfg.seed, logf); err != nil {
+		return nil, err
+	}
+	dbPath := filepath.Join(sr.Cat.DataDir, "cardcat.db")
+	cards, sets, err := readStore(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	w := newWorkload(cards, sets, cfg.queries, cfg.seed)
+	cards = nil
+	cfg.probePath = w.cardPaths[0]
+	for _, sc := range allScenarios(w) {
+		if !slices.Contains(cfg.scenarios, sc.Key) {
+			continue
+		}
+		if len(sc.Paths) == 0 {
+			logf("scenario %s: no requests at this size; skipped", sc.Name)
+			continue
+		}
+		sc.file = filepath.Join(dir, "paths", sc.Key+".txt")
+		if err := writeLines(sc.file, sc.Paths); err != nil {
+			return nil, err
+		}
+		sr.Scenarios = append(sr.Scenarios, sc)
+	}
+	logs := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return nil, err
+	}
+
+	// cardcat with the in-process limiter.
+	cc, err := startCardcat(ctx, cfg, cardcat, sr.Cat.DataDir, filepath.Join(logs, "cardcat.log"), "cardcat", nil, logf)
+	if err != nil {
+		return nil, err
+	}
+	defer cc.srv.stop()
+	sr.StartTime, sr.Snapshot, sr.SnapshotOK = cc.start, cc.snap, cc.snapOK
+	if sr.MemIdle, err = readMem(cc.srv.pid()); err != nil {
+		return nil, err
+	}
+	if _, sr.Limiter, err = rateRemaining(ctx, cc.srv.url+cfg.probePath, sr.Cat.Key); err != nil {
+		return nil, err
+	}
+	cc.target.limiter = sr.Limiter
+	if !sr.Limiter {
+		logf("NOTE: cardcat sends no X-RateLimit headers: serve runs without a limiter, so requests are not counted")
+	}
+
+	// A ceiling per scenario, on real answers of that scenario.
+	for _, sc := range sr.Scenarios {
+		h := ""
+		if sc.Keyed {
+			h = "X-API-Key"
+		}
+		as, err := captureAnswers(ctx, cc.srv.url, sc.Paths, h, sr.Cat.Key, cfg.answers)
+		if err != nil {
+			return nil, err
+		}
+		sc.ceilingBody, sc.ceilingHdr = answerSizes(as)
+		file := filepath.Join(dir, "answers-"+sc.Key+".json")
+		if err := writeAnswers(file, as); err != nil {
+			return nil, err
+		}
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		sc.ceiling, err = startServer(ctx, "ceiling "+sc.Key, cfg.serverCPUs, []string{ceilingBin, "-addr", addr, "-answers", file},
+			nil, addr, filepath.Join(logs, "ceiling-"+sc.Key+".log"), 30*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		defer sc.ceiling.stop()
+	}
+
+	r := &runner{cfg: cfg, script: script, key: sr.Cat.Key, logf: logf}
+	logf("load: %d scenarios x (ceiling, cardcat) x %d rounds of %s, wrk -t%d -c%d, servers on CPUs %q, wrk on %q",
+		len(sr.Scenarios), cfg.rounds, cfg.duration, cfg.threads, cfg.connections, cfg.serverCPUs, cfg.loadCPUs)
+	ceilingOf := func(sc *scenario) *target { return &target{Name: ceilingName, srv: sc.ceiling} }
+	if err := r.rounds(ctx, sr.Scenarios, func(sc *scenario) []*target { return []*target{ceilingOf(sc), cc.target} }); err != nil {
+		return nil, err
+	}
+	if slices.Contains(cfg.scenarios, "search") {
+		logf("search: %d queries one at a time over HTTP", len(w.queries))
+		for _, p := range w.queryPaths {
+			t0 := time.Now()
+			if _, err := get(ctx, cc.srv.url+p, "X-API-Key", sr.Cat.Key); err != nil {
+				return nil, err
+			}
+			sr.SeqSearch = append(sr.SeqSearch, time.Since(t0))
+		}
+	}
+	if sr.MemLoaded, err = readMem(cc.srv.pid()); err != nil {
+		return nil, err
+	}
+	cc.srv.stop()
+
+	// cardcat with the Redis limiter: card detail against its ceiling.
+	var card *scenario
+	for _, sc := range sr.Scenarios {
+		if sc.Key == "card" {
+			card = sc
+		}
+	}
+	switch {
+	case card == nil:
+		sr.Redis = "the card scenario was not selected"
+	case cfg.redisURL == "":
+		sr.Redis = "no -redis-url"
+	case !redisSupported:
+		sr.Redis = "`cardcat serve` has no Redis limiter yet (its --help names no CARDCAT_REDIS_URL)"
+	default:
+		if _, err := redisCommands(ctx, cfg.redisURL); err != nil {
+			sr.Redis = fmt.Sprintf("Redis at %s is not reachable: %v", cfg.redisURL, err)
+			break
+		}
+		// Counters under a prefix of the harness's own, deleted afterwards:
+		// the Redis may be shared (other test runs use database 0 too).
+		prefix := fmt.Sprintf("loadbench:%d:rl:", os.Getpid())
+		defer redisDeletePrefix(context.Background(), cfg.redisURL, prefix)
+		rc, err := startCardcat(ctx, cfg, cardcat, sr.Cat.DataDir, filepath.Join(logs, "cardcat-redis.log"), "cardcat, Redis limiter",
+			[]string{"CARDCAT_REDIS_URL=" + cfg.redisURL, "CARDCAT_REDIS_PREFIX=" + prefix}, logf)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.srv.stop()
+		sr.RedisSnap = rc.snap
+		rc.target.redis = true
+		_, rc.target.limiter, _ = rateRemaining(ctx, rc.srv.url+cfg.probePath, sr.Cat.Key)
+		logf("load: card detail with the Redis limiter, %d rounds", cfg.rounds)
+		r.phase = "redis"
+		if err := r.rounds(ctx, []*scenario{card}, func(sc *scenario) []*target { return []*target{ceilingOf(sc), rc.target} }); err != nil {
+			return nil, err
+		}
+		rc.srv.stop()
+	}
+	if sr.Redis != "" {
+		logf("Redis run skipped: %s", sr.Redis)
+	}
+	for _, sc := range sr.Scenarios {
+		sc.ceiling.stop()
+	}
+	sr.Results = r.results
+
+	if cfg.compare && slices.Contains(cfg.scenarios, "search") {
+		if sr.Compare, err = compareSearch(ctx, cfg, dbPath, w.queries, logf); err != nil {
+			sr.CompareErr = err.Error()
+			logf("compare failed: %v", err)
+		}
+	}
+	return sr, nil
+}
+
+// runningCardcat is a started `cardcat serve`.
+type runningCardcat struct {
+	srv    *server
+	target *target
+	start  time.Duration
+	snap   snapshotTimes
+	snapOK bool
+}
+
+func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name string, env []string, logf func(string, ...any)) (*runningCardcat, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	admin, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	logf("starting %s on %s (pprof on %s)", name, addr, admin)
+	t0 := time.Now()
+	// The guard bucket of keyless requests (1,000 per hour and client IP by
+	// default) would turn the 401 scenario into 429s after a second: it is
+	// raised like the key's limits, and still counts.
+	env = append(append([]string{"CARDCAT_GUARD_PER_HOUR=" + strconv.Itoa(benchHourLimit)}, env...), cfg.serveEnv...)
+	srv, err := startServer(ctx, name, cfg.serverCPUs,
+		[]string{bin, "serve", "--addr", addr, "--data-dir", dataDir, "--admin-addr", admin, "--public-url", "http://" + addr},
+		env, addr, logPath, 20*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	rc := &runningCardcat{srv: srv, start: time.Since(t0)}
+	// cardcat may write its log in batches (every 100 ms): the snapshot line
+	// can reach the file a moment after the server answers.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(logPath)
+		if rc.snap, rc.snapOK = parseSnapshotLog(string(b)); rc.snapOK || time.Now().After(deadline) {
+			break
+		}
+	}
+	rc.target = &target{Name: name, srv: srv, admin: admin}
+	logf("%s answers after %s (snapshot load %s, build %s)", name, rc.start.Round(time.Millisecond), rc.snap.Load, rc.snap.Build)
+	return rc, nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseSnapshotLog(t *testing.T) {
+	log := `time=2026-11-22T01:30:02.100Z level=INFO msg="empty store"
+time=2026-11-22T01:30:02.252Z level=INFO msg="catalogue snapshot ready" version=1 load=12.5s build=1m4.2s
+time=2026-11-22T01:30:02.253Z level=INFO msg=listening addr=127.0.0.1:18080
+`
+	got, ok := parseSnapshotLog(log)
+	if !ok || got.Load != 12500*time.Millisecond || got.Build != 64200*time.Millisecond {
+		t.Errorf("got %+v %v", got, ok)
+	}
+	if _, ok := parseSnapshotLog("msg=listening"); ok {
+		t.Error("found a snapshot line in a log without one")
+	}
+}
+
+func TestParseIngest(t *testing.T) {
+	out := `dbs: 24 sets, 5292 cards; TCGplayer 5052 products, Cardmarket 5030 products; linked 4790 (30 explicit, 4760 by name), TCGplayer-only 262, Cardmarket-only 240, ambiguous 2; prices 12013 changed, 0 unchanged
+mtg: 25 sets, 5438 cards; TCGplayer 5189 products, Cardmarket 5167 products; linked 4918 (107 explicit, 4811 by name), TCGplayer-only 271, Cardmarket-only 249, ambiguous 2; prices 18617 changed, 0 unchanged
+catalogue version 1 written in 964ms
+`
+	products, d, err := parseIngest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if products["dbs"] != 5292 || products["mtg"] != 5438 || len(products) != 2 || d != 964*time.Millisecond {
+		t.Errorf("got %v %s", products, d)
+	}
+	c := catalogue{Products: products}
+	if c.Total() != 10730 {
+		t.Errorf("Total = %d", c.Total())
+	}
+	if _, _, err := parseIngest("something else\n"); err == nil {
+		t.Error("no error for an unknown summary")
+	}
+}
+
+func TestParseStatCPU(t *testing.T) {
+	// utime 250 and stime 50 ticks; the command name holds a space and a parenthesis.
+	stat := "4242 (card cat) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 50 0 0 20 0 9 0 100 123456 789 18446744073709551615"
+	got, err := parseStatCPU(stat)
+	if err != nil || got != 3*time.Second {
+		t.Errorf("got %s, %v; want 3s", got, err)
+	}
+	if _, err := parseStatCPU("4242 (x) S 1"); err == nil {
+		t.Error("no error for a short line")
+	}
+}
+
+func TestStats(t *testing.T) {
+	s := statOf([]float64{3, 1, 2, 10})
+	if s.Median != 2.5 || s.Min != 1 || s.Max != 10 || s.N != 4 {
+		t.Errorf("statOf = %+v", s)
+	}
+	if s := statOf([]float64{5, 1, 3}); s.Median != 3 {
+		t.Errorf("odd median = %v", s.Median)
+	}
+	var ds []time.Duration
+	for i := 1; i <= 100; i++ {
+		ds = append(ds, time.Duration(i))
+	}
+	if percentile(ds, 50) != 50 || percentile(ds, 99) != 99 || percentile(ds, 100) != 100 || percentile(nil, 50) != 0 {
+		t.Errorf("percentiles: %d %d %d", percentile(ds, 50), percentile(ds, 99), percentile(ds, 100))
+	}
+	if thousands(1234567.4) != "1,234,567" || thousands(999) != "999" || thousands(-1500) != "-1,500" {
+		t.Errorf("thousands: %s %s %s", thousands(1234567.4), thousands(999), thousands(-1500))
+	}
+}
+
+func TestQueryMix(t *testing.T) {
+	cards := []storeCard{
+		{game: "dbs", id: "dbs_1", name: "Son Goku : GT (Alternate Art)", number: "FB01-001"},
+		{game: "mtg", id: "mtg_2", name: "Sol Ring", number: "255"},
+	}
+	w := newWorkload(cards, []storeSet{{game: "dbs", id: "-5", products: 120}}, 60, 1)
+	if len(w.queries) != 60 {
+		t.Fatalf("%d queries", len(w.queries))
+	}
+	kinds := map[string]int{}
+	for _, q := range w.queries {
+		kinds[q.Kind]++
+		if q.Kind == "2-char prefix" && len([]rune(q.Text)) != 2 {
+			t.Errorf("prefix %q", q.Text)
+		}
+	}
+	for _, k := range queryKinds {
+		if kinds[k] != 10 {
+			t.Errorf("kind %s: %d queries, want 10", k, kinds[k])
+		}
+	}
+	if len(w.setPages) != 2 || w.setPages[1] != "/dbs/sets/-5?page=2&limit=50" {
+		t.Errorf("set pages %v", w.setPages)
+	}
+	if len(w.cardPaths) != 2 || len(w.notFound) != 1000 {
+		t.Errorf("%d card paths, %d unknown ids", len(w.cardPaths), len(w.notFound))
+	}
+}
