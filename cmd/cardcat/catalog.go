@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -80,6 +81,11 @@ func (h *catalogHolder) refresh(ctx context.Context) error {
 	h.view.Store(view)
 	h.log.Info("catalogue snapshot ready", "version", cat.Version, "load", loaded.Round(time.Millisecond),
 		"history", (historyDone - loaded).Round(time.Millisecond), "build", (time.Since(start) - historyDone).Round(time.Millisecond))
+	// The catalogue read to build the view (about as large as the view
+	// itself) and the previous view are garbage now: return their memory to
+	// the OS at once rather than keep it resident until the scavenger gets
+	// to it.
+	debug.FreeOSMemory()
 	return nil
 }
 
