@@ -44,17 +44,20 @@ const (
 )
 
 // TCGHistory is what the TCGplayer price points of one game say at a UTC day
-// D: the mean market price of each card finish over D-6..D and D-29..D, and
-// how much of D-29..D the points cover.
+// D about the finishes of the game's current TCGplayer prices (the
+// tcg_prices of the latest catalogue: the finishes a version built from it
+// can use): the mean market price of each over D-6..D and D-29..D, and how
+// much of D-29..D their points cover. Points of a finish no longer priced
+// (a card dropped, a finish gone) are not read.
 type TCGHistory struct {
 	Game string
 	Day  string // D, YYYY-MM-DD (UTC)
-	// Days is the number of distinct days of D-29..D on which the game has
-	// TCGplayer points (0 to LongWindowDays).
+	// Days is the number of distinct days of D-29..D on which one of those
+	// finishes has a TCGplayer point, priced or not (0 to LongWindowDays).
 	Days int
-	// Averages has one entry per card finish of the game's current
-	// TCGplayer prices that has a point in D-29..D, ordered by card id, then
-	// finish (byte order).
+	// Averages has one entry per such finish with a point in D-29..D,
+	// ordered by card id, then finish (byte order: "Foil" < "Normal" <
+	// "normal").
 	Averages []TCGAverage
 }
 
@@ -105,9 +108,10 @@ type Store interface {
 	// (nil for an unknown card). Points are never deleted by a replace.
 	PriceHistory(ctx context.Context, game, cardID string) ([]PricePoint, error)
 	// TCGMarketAverages returns the TCGplayer history of game at the UTC day
-	// of day (see TCGHistory): computed in the database, one grouped pass
-	// over the window's points of the finishes the game's current catalogue
-	// prices. An unknown game gives no averages and 0 days.
+	// of day (see TCGHistory), read from one snapshot and computed in the
+	// database: one grouped pass over the window's TCGplayer points of the
+	// current finishes, in primary-key order, whatever the length of the
+	// history. An unknown game gives no averages and 0 days.
 	TCGMarketAverages(ctx context.Context, game string, day time.Time) (TCGHistory, error)
 	// Ping checks the connection.
 	Ping(ctx context.Context) error

@@ -12,9 +12,15 @@ import (
 )
 
 // tcgAverages and tcgDays are SQLite's queries (see the sqlite package)
-// in this dialect. The sums are cast back to bigint (sum of bigint is
-// numeric) so that the division below is integer division, which truncates
-// toward zero.
+// in this dialect, with the same plan: the game's current finishes sorted
+// by (card_id, sub_type), then, for each, one primary-key range of
+// price_points read by an index scan (the LATERAL subquery; OFFSET 0 keeps
+// the planner from flattening it into a hash join, which would read every
+// point of the table, any day, either marketplace, and hash them), and a
+// GroupAggregate over that order: no hash, no sort of the points, and a cost
+// that grows with the window, not with the history (TestTCGAveragesPlan).
+// The sums are cast back to bigint (sum of bigint is numeric) so that the
+// division is integer division, which truncates toward zero.
 const tcgAverages = `
 SELECT card_id, finish,
 	CASE WHEN n7 = 0 THEN NULL WHEN s7 >= 0 THEN (2 * s7 + n7) / (2 * n7) ELSE -((n7 - 2 * s7) / (2 * n7)) END,
@@ -23,11 +29,14 @@ FROM (
 	SELECT tp.card_id AS card_id, tp.sub_type AS finish,
 		(sum(pp.v4) FILTER (WHERE pp.day >= $3))::bigint AS s7, count(pp.v4) FILTER (WHERE pp.day >= $3) AS n7,
 		sum(pp.v4)::bigint AS s30, count(pp.v4) AS n30
-	FROM tcg_prices AS tp
-	JOIN price_points AS pp ON pp.game = tp.game AND pp.card_id = tp.card_id AND pp.market = 't'
-		AND pp.finish = tp.sub_type AND pp.day BETWEEN $2 AND $4
-	WHERE tp.game = $1
+	FROM (SELECT card_id, sub_type FROM tcg_prices WHERE game = $1 ORDER BY card_id, sub_type) AS tp
+	CROSS JOIN LATERAL (
+		SELECT v4, day FROM price_points
+		WHERE game = $1 AND card_id = tp.card_id AND market = 't' AND finish = tp.sub_type AND day BETWEEN $2 AND $4
+		OFFSET 0
+	) AS pp
 	GROUP BY tp.card_id, tp.sub_type
+	ORDER BY tp.card_id, tp.sub_type
 ) AS g
 ORDER BY card_id, finish`
 

@@ -18,9 +18,10 @@ import (
 // price_points, (game, card_id, 't', finish, day BETWEEN ?2 AND ?4): only the
 // window's TCGplayer points are read, however long the history and
 // whatever the Cardmarket points, and the groups come out in the sorted
-// order, so the GROUP BY needs no sort of its own. Means are rounded here,
-// halves away from zero: integer division truncates toward zero, in SQLite
-// and PostgreSQL alike.
+// order, so neither the GROUP BY nor the ORDER BYs sort anything more
+// (TestTCGAveragesPlan). Means are rounded in the outer query, halves away
+// from zero: integer division truncates toward zero, in SQLite and
+// PostgreSQL alike.
 const tcgAverages = `
 SELECT card_id, finish,
 	CASE WHEN n7 = 0 THEN NULL WHEN s7 >= 0 THEN (2 * s7 + n7) / (2 * n7) ELSE -((n7 - 2 * s7) / (2 * n7)) END,
@@ -33,6 +34,7 @@ FROM (
 	JOIN price_points AS pp ON pp.game = ?1 AND pp.card_id = tp.card_id AND pp.market = 't'
 		AND pp.finish = tp.sub_type AND pp.day BETWEEN ?2 AND ?4
 	GROUP BY tp.card_id, tp.sub_type
+	ORDER BY tp.card_id, tp.sub_type
 )
 ORDER BY card_id, finish`
 
@@ -40,9 +42,10 @@ ORDER BY card_id, finish`
 // current TCGplayer prices has a point. Points are written only by
 // ReplaceCatalog, for the UTC day of the version it creates, so the
 // candidates are the days of the versions created in the window (a few
-// dozen rows); each is then one probe of the same keys, which stops at the
-// first point found: the first finish has one on every day the game was
-// written, so a day costs one index seek.
+// dozen rows); each is then a probe of the same finishes, in write order,
+// which stops at the first point found: on a day the game was written its
+// first finishes have one, so such a day costs an index seek or a few. (A
+// day on which only other games were written probes every finish.)
 const tcgDays = `
 SELECT count(*) FROM (
 	SELECT DISTINCT date(created_at / 1000000, 'unixepoch') AS day FROM catalog_versions
