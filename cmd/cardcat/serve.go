@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -44,6 +45,13 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	}
 	log := env.Log
 	reg := game.Default()
+	// The heap is almost all the long-lived snapshot; the default GOGC=100
+	// lets resident memory grow towards twice it. 25 keeps 1M cards near
+	// 2.4 KB resident per product at the same throughput (load harness).
+	// An operator's GOGC wins.
+	if env.Getenv("GOGC") == "" {
+		debug.SetGCPercent(25)
+	}
 
 	st, err := sf.open(ctx)
 	if err != nil {
