@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 	"syscall"
 )
 
@@ -50,6 +49,7 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Log    *slog.Logger
+	logs   *logBuffer // what Log writes to; the access log writes to it too
 }
 
 type command struct {
@@ -76,6 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Stdout: stdout,
 		Stderr: stderr,
 		Log:    newLogger(getenv, logs),
+		logs:   logs,
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
@@ -114,18 +115,9 @@ func usage(w io.Writer) {
 }
 
 func newLogger(getenv func(string) string, w io.Writer) *slog.Logger {
-	level := slog.LevelInfo
-	switch strings.ToLower(getenv("CARDCAT_LOG_LEVEL")) {
-	case "debug":
-		level = slog.LevelDebug
-	case "warn":
-		level = slog.LevelWarn
-	case "error":
-		level = slog.LevelError
-	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: logLevel(getenv)}
 	var h slog.Handler = slog.NewTextHandler(w, opts)
-	if strings.ToLower(getenv("CARDCAT_LOG_FORMAT")) == "json" {
+	if logJSON(getenv) {
 		h = slog.NewJSONHandler(w, opts)
 	}
 	if buf, ok := w.(*logBuffer); ok {

@@ -87,6 +87,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 		Docs:      cardcat.Docs(),
 		Games:     reg,
 		Logger:    log,
+		AccessLog: newAccessLog(env.Getenv, env.logs),
 		Version:   Version(),
 		Region:    *region,
 		PublicURL: strings.TrimRight(*publicURL, "/"),

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -152,6 +153,22 @@ func TestServeEndToEnd(t *testing.T) {
 
 	if err := s.stop(); err != nil {
 		t.Fatalf("serve did not stop cleanly: %v\n%s", err, s.stderr)
+	}
+	// Every request has its access log line, with the account of a valid key
+	// (never the key), flushed by the time serve has stopped.
+	logs := s.stderr.String()
+	for _, want := range []string{
+		` level=INFO msg=request request_id=`,
+		` method=GET path="/dbs/search?q=Master+Roshi" status=200 bytes=`,
+		` method=GET path=/dbs/sets status=401 bytes=`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the access log has no line with %q:\n%s", want, logs)
+		}
+	}
+	if !regexp.MustCompile(`path=/mtg/sets/WHO status=200 bytes=\d+ duration=\S+ remote=127\.0\.0\.1:\d+ account=\d+\n`).MatchString(logs) ||
+		strings.Contains(logs, key) {
+		t.Errorf("access log line of a keyed request: want the account, never the key:\n%s", logs)
 	}
 
 	// A second start on the same data directory reuses the stored catalogue.

@@ -167,24 +167,56 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 			rec.ResponseWriter = w
 		}
 		next.ServeHTTP(rec, r)
+		e := AccessEntry{
+			RequestID: requestID(r.Context()),
+			Method:    r.Method,
+			Path:      r.URL.RequestURI(),
+			Status:    rec.status,
+			Bytes:     rec.bytes,
+			Remote:    r.RemoteAddr,
+		}
+		if st := stateOf(r.Context()); st != nil && st.hasCaller {
+			e.Account = st.caller.AccountID // the account, never the key
+		}
+		if s.deps.AccessLog != nil {
+			e.Time = s.now()
+			e.Duration = e.Time.Sub(start)
+			s.deps.AccessLog(&e)
+			return
+		}
 		if !s.log.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}
-		var account string // the caller's account, when a valid key was sent (never the key)
-		if st := stateOf(r.Context()); st != nil && st.hasCaller {
-			account = st.caller.AccountID
-		}
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("request_id", requestID(r.Context())),
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.RequestURI()),
-			slog.Int("status", rec.status),
-			slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", s.now().Sub(start)),
-			slog.String("remote", r.RemoteAddr),
-			slog.String("account", account),
-		)
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", e.Attrs(s.now().Sub(start))...)
 	})
+}
+
+// AccessEntry is the access log's line of one request.
+type AccessEntry struct {
+	Time      time.Time // when the answer was done
+	RequestID string
+	Method    string
+	Path      string // as requested, query included
+	Status    int
+	Bytes     int // of the body
+	Duration  time.Duration
+	Remote    string // the peer's address
+	Account   string // the caller's account when it sent a valid key, else ""
+}
+
+// Attrs are the entry's fields as slog attributes, in the line's order,
+// with duration d.
+func (e *AccessEntry) Attrs(d time.Duration) []slog.Attr {
+	return []slog.Attr{
+		slog.String("request_id", e.RequestID),
+		slog.String("method", e.Method),
+		slog.String("path", e.Path),
+		slog.Int("status", e.Status),
+		slog.Int("bytes", e.Bytes),
+		slog.Duration("duration", d),
+		slog.String("remote", e.Remote),
+		slog.String("account", e.Account),
+	}
 }
 
 type stringWriter struct{ http.ResponseWriter }

@@ -107,6 +107,11 @@ type Deps struct {
 	// gives every answer its X-RateLimit-* headers (ratelimit.go). Nil turns
 	// rate limiting off: nothing is counted, no header is sent.
 	Limiter ratelimit.Limiter
+	// AccessLog, when set, receives the access log's line of every request
+	// instead of Logger (which then logs it as an Info record "request"): a
+	// writer made for the one line every request writes (cmd/cardcat formats
+	// it like the slog handler it configured, at a fraction of the cost).
+	AccessLog func(*AccessEntry)
 	// RateLimit, when set, wraps every keyed route after authentication and
 	// the Limiter's count: a hook that sees the caller (tests use it to
 	// check which answers pass the slot).

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/httpapi"
+)
+
+// slogLine is what the slog handler newLogger configures writes for e.
+func slogLine(t testing.TB, e *httpapi.AccessEntry, json bool) string {
+	var buf bytes.Buffer
+	var h slog.Handler = slog.NewTextHandler(&buf, nil)
+	if json {
+		h = slog.NewJSONHandler(&buf, nil)
+	}
+	r := slog.NewRecord(e.Time, slog.LevelInfo, "request", 0)
+	r.AddAttrs(e.Attrs(e.Duration)...)
+	if err := h.Handle(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func accessEntries() []httpapi.AccessEntry {
+	at := time.Date(2026, 11, 22, 4, 5, 6, 789_654_321, time.UTC)
+	return []httpapi.AccessEntry{
+		{Time: at, RequestID: "1a2b3c4d-5f", Method: "GET", Path: "/dbs/cards/dbs_00ab12cd34ef5678", Status: 200,
+			Bytes: 1834, Duration: 1234567 * time.Nanosecond, Remote: "127.0.0.1:54321", Account: "42"},
+		{Time: at.In(time.FixedZone("CET", 3600)), RequestID: "caller.id_7", Method: "POST", Path: "/mtg/search?q=l%C3%A9gion+d=1&x=\"y\"",
+			Status: 405, Bytes: 0, Duration: 0, Remote: "[::1]:8080", Account: ""},
+		{Time: at, RequestID: "r", Method: "GET", Path: "/dbs/search?q=goku vegeta\\n\t\x01é\u2028\xff<b>&", Status: 429,
+			Bytes: 512, Duration: 2*time.Minute + 5*time.Millisecond, Remote: "", Account: "ac count=1"},
+		{RequestID: "no-time", Method: "GET", Path: "/", Status: 200, Bytes: 10, Duration: 999, Remote: "10.0.0.1:1", Account: "7"},
+	}
+}
+
+// The access log's lines are byte for byte the slog handlers' lines, so
+// that switching the access log to its own writer changed nothing for
+// whoever reads the logs.
+func TestAccessLogMatchesSlog(t *testing.T) {
+	for _, e := range accessEntries() {
+		if got, want := string(appendAccessText(nil, &e)), slogLine(t, &e, false); got != want {
+			t.Errorf("text:\n got %s\nwant %s", got, want)
+		}
+		if got, want := string(appendAccessJSON(nil, &e)), slogLine(t, &e, true); got != want {
+			t.Errorf("json:\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+func FuzzAccessLogMatchesSlog(f *testing.F) {
+	for _, e := range accessEntries() {
+		f.Add(e.RequestID, e.Path, e.Remote, e.Account, int64(e.Duration))
+	}
+	f.Fuzz(func(t *testing.T, id, path, remote, acct string, d int64) {
+		e := httpapi.AccessEntry{Time: time.Unix(1_790_000_000, d%1e9).UTC(), RequestID: id, Method: "GET", Path: path,
+			Status: 200, Bytes: len(path), Duration: time.Duration(d), Remote: remote, Account: acct}
+		if got, want := string(appendAccessText(nil, &e)), slogLine(t, &e, false); got != want {
+			t.Errorf("text:\n got %s\nwant %s", got, want)
+		}
+		if got, want := string(appendAccessJSON(nil, &e)), slogLine(t, &e, true); got != want {
+			t.Errorf("json:\n got %s\nwant %s", got, want)
+		}
+	})
+}
+
+// The level and format come from the same variables as the rest of the log.
+func TestAccessLogLevelAndFormat(t *testing.T) {
+	e := accessEntries()[0]
+	for _, c := range []struct {
+		env  map[string]string
+		want string // a prefix of the line; "" means no line
+	}{
+		{nil, "time="},
+		{map[string]string{"CARDCAT_LOG_FORMAT": "json"}, `{"time":`},
+		{map[string]string{"CARDCAT_LOG_LEVEL": "debug"}, "time="},
+		{map[string]string{"CARDCAT_LOG_LEVEL": "warn"}, ""},
+		{map[string]string{"CARDCAT_LOG_LEVEL": "error", "CARDCAT_LOG_FORMAT": "json"}, ""},
+	} {
+		var buf bytes.Buffer
+		newAccessLog(func(k string) string { return c.env[k] }, &buf)(&e)
+		if c.want == "" && buf.Len() != 0 || !strings.HasPrefix(buf.String(), c.want) {
+			t.Errorf("%v: wrote %q, want a line starting %q", c.env, buf.String(), c.want)
+		}
+	}
+}
+
+// BenchmarkAccessLog compares the access log's writer with the slog call
+// it replaced, in one run (go test ./cmd/cardcat -run XXX -bench AccessLog).
+func BenchmarkAccessLog(b *testing.B) {
+	e := accessEntries()[0]
+	b.Run("slog", func(b *testing.B) {
+		log := newLogger(func(string) string { return "" }, newLogBuffer(discard{}))
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			log.LogAttrs(ctx, slog.LevelInfo, "request", e.Attrs(e.Duration)...)
+		}
+	})
+	b.Run("accesslog", func(b *testing.B) {
+		write := newAccessLog(func(string) string { return "" }, newLogBuffer(discard{}))
+		b.ReportAllocs()
+		for b.Loop() {
+			e.Time = time.Now()
+			write(&e)
+		}
+	})
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
