@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 )
 
 // apiHandler is a handler that returns its failure; adapt turns the failure
@@ -116,7 +115,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	setContentLength(w, len(body))
 	w.WriteHeader(status)
 	w.Write(body)
 }
@@ -126,7 +125,7 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 func writeBodyString(w http.ResponseWriter, status int, body string) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	setContentLength(w, len(body))
 	w.WriteHeader(status)
 	if sw, ok := w.(interface{ WriteString(string) (int, error) }); ok {
 		sw.WriteString(body)

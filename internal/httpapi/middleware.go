@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// The chain, outermost first (see New): common headers (request id, CORS) so
-// that every answer has them, 5xx and panics included; the access log; panic
-// recovery; the method check (405, CORS preflight); the path check (trailing
+// The chain, outermost first (see New): the request (its id and the CORS
+// headers, so that every answer has them, 5xx and panics included; its state;
+// its access log line); panic recovery; the method check (405, CORS preflight); the path check (trailing
 // slash, repeated slashes); then the routes, where keyed routes add
 // authentication and the rate limit (ratelimit.go says which answer counts
 // where; the 405 and the 404 of the path check count too).
@@ -72,7 +72,8 @@ func newRequestIDs() requestIDs {
 }
 
 func (g *requestIDs) next() string {
-	return g.prefix + strconv.FormatUint(g.n.Add(1), 16)
+	var b [32]byte
+	return string(strconv.AppendUint(append(b[:0], g.prefix...), g.n.Add(1), 16))
 }
 
 // validRequestID accepts a caller's X-Request-Id that is short and plain.
@@ -96,21 +97,53 @@ var (
 	nosniff = []string{"nosniff"}
 )
 
-// withCommonHeaders gives every answer its request id and the CORS headers.
-func (s *Server) withCommonHeaders(next http.Handler) http.Handler {
+// request is what the chain allocates for one request, in one object: the
+// request's state, the context that carries it, and the recorder of its
+// answer for the access log.
+type request struct {
+	context.Context // the request's own
+	st              requestState
+	rec             recorder
+	access          AccessEntry
+}
+
+// Value gives the request state to stateOf, everything else to the
+// request's own context.
+func (c *request) Value(key any) any {
+	if key == stateKey {
+		return &c.st
+	}
+	return c.Context.Value(key)
+}
+
+// withRequest starts every request: its id and the CORS headers, so that
+// every answer has them (5xx and panics included), its state, and after the
+// answer its access log line.
+func (s *Server) withRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if !validRequestID(id) {
-			id = s.ids.next()
+		c := &request{Context: r.Context()}
+		st := &c.st
+		st.start = s.now()
+		st.id = r.Header.Get("X-Request-Id")
+		if !validRequestID(st.id) {
+			st.id = s.ids.next()
 		}
-		st := &requestState{id: id, start: s.now()}
-		st.idHeader[0] = id
+		st.idHeader[0] = st.id
 		h := w.Header()
 		h["X-Request-Id"] = st.idHeader[:]
 		h["Access-Control-Allow-Origin"] = corsOrigin
 		h["Access-Control-Expose-Headers"] = corsExposed
 		h["X-Content-Type-Options"] = nosniff
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey, st)))
+
+		rec := &c.rec
+		rec.ResponseWriter = w
+		if _, ok := w.(interface{ WriteString(string) (int, error) }); !ok {
+			// recorder.WriteString needs it; net/http's writer has it.
+			rec.ResponseWriter = stringWriter{w}
+		}
+		r = r.WithContext(c)
+		next.ServeHTTP(rec, r)
+		s.logAccess(r, c)
 	})
 }
 
@@ -119,6 +152,7 @@ type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int
+	clen   [1]string // the Content-Length header's value slice
 }
 
 func (rec *recorder) WriteHeader(code int) {
@@ -151,44 +185,43 @@ func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 // written reports whether the answer has started.
 func (rec *recorder) written() bool { return rec.status != 0 }
 
-// withAccessLog logs one structured line per request.
-func (s *Server) withAccessLog(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var start time.Time
-		if st := stateOf(r.Context()); st != nil {
-			start = st.start
-		} else {
-			start = s.now()
-		}
-		rec := &recorder{ResponseWriter: w}
-		if _, ok := w.(interface{ WriteString(string) (int, error) }); !ok {
-			// recorder.WriteString needs it; net/http's writer has it.
-			w = stringWriter{w}
-			rec.ResponseWriter = w
-		}
-		next.ServeHTTP(rec, r)
-		e := AccessEntry{
-			RequestID: requestID(r.Context()),
-			Method:    r.Method,
-			Path:      r.URL.RequestURI(),
-			Status:    rec.status,
-			Bytes:     rec.bytes,
-			Remote:    r.RemoteAddr,
-		}
-		if st := stateOf(r.Context()); st != nil && st.hasCaller {
-			e.Account = st.caller.AccountID // the account, never the key
-		}
-		if s.deps.AccessLog != nil {
-			e.Time = s.now()
-			e.Duration = e.Time.Sub(start)
-			s.deps.AccessLog(&e)
-			return
-		}
-		if !s.log.Enabled(r.Context(), slog.LevelInfo) {
-			return
-		}
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", e.Attrs(s.now().Sub(start))...)
-	})
+// setContentLength sets the Content-Length header of an answer of n bytes,
+// in the recorder's slice when the answer has one.
+func setContentLength(w http.ResponseWriter, n int) {
+	v := strconv.Itoa(n)
+	if rec, ok := w.(*recorder); ok {
+		rec.clen[0] = v
+		w.Header()["Content-Length"] = rec.clen[:]
+		return
+	}
+	w.Header()["Content-Length"] = []string{v}
+}
+
+// logAccess writes the access log's line of a request: to Deps.AccessLog,
+// or as an Info record "request" of the Logger.
+func (s *Server) logAccess(r *http.Request, c *request) {
+	e := &c.access
+	*e = AccessEntry{
+		RequestID: c.st.id,
+		Method:    r.Method,
+		Path:      r.URL.RequestURI(),
+		Status:    c.rec.status,
+		Bytes:     c.rec.bytes,
+		Remote:    r.RemoteAddr,
+	}
+	if c.st.hasCaller {
+		e.Account = c.st.caller.AccountID // the account, never the key
+	}
+	if s.deps.AccessLog != nil {
+		e.Time = s.now()
+		e.Duration = e.Time.Sub(c.st.start)
+		s.deps.AccessLog(e)
+		return
+	}
+	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+		return
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", e.Attrs(s.now().Sub(c.st.start))...)
 }
 
 // AccessEntry is the access log's line of one request.

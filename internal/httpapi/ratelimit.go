@@ -75,7 +75,7 @@ const (
 
 // identify resolves the request's key once per request, with the request
 // state it is kept in (created when the request did not pass
-// withCommonHeaders: a middleware tested alone).
+// withRequest: a middleware tested alone).
 func (s *Server) identify(r *http.Request) (*http.Request, *requestState) {
 	st := stateOf(r.Context())
 	if st == nil {

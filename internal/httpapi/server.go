@@ -174,8 +174,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.ids = newRequestIDs()
 	s.mux = s.routes()
 	s.handler = chain(s.mux,
-		s.withCommonHeaders,
-		s.withAccessLog,
+		s.withRequest,
 		s.withRecover,
 		s.withGETOnly,
 		s.withPathCheck,
