@@ -83,7 +83,7 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 	out = append(out, exact...)
 	need := max - len(out)
 	if len(prefixed) > need {
-		return appendSmallest(out, prefixed, need), true, nil
+		return ix.nameHeads.appendSmallest(out, ix.byName, ex, hi, need), true, nil
 	}
 	out = appendSmallest(out, prefixed, len(prefixed))
 	need -= len(prefixed)
@@ -91,9 +91,19 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 	// The rest: card numbers starting with qn, and (for 3 characters or
 	// more) names holding every word, minus the names already taken. Take
 	// enough numbers that dropping the taken ones still leaves need+1.
-	startsWithQ := func(r uint32) bool { return strings.HasPrefix(ix.name(r), qn) }
+	// The names taken are out, at most max of them: a sorted copy tells
+	// whether a ref is one of them without reading its name (a cache miss
+	// per ref in a large catalogue).
+	taken := out
+	if len(exact) > 0 && len(prefixed) > 0 {
+		taken = mergeSorted(out[:len(exact)], out[len(exact):])
+	}
+	startsWithQ := func(r uint32) bool {
+		_, found := slices.BinarySearch(taken, r)
+		return found
+	}
 	nlo, nhi := ix.numRange(qn)
-	nums := appendSmallest(nil, ix.byNum[nlo:nhi], need+1+hi-lo)
+	nums := ix.numHeads.appendSmallest(nil, ix.byNum, nlo, nhi, need+1+hi-lo)
 	nums = slices.DeleteFunc(nums, startsWithQ)
 	var words *wordMatcher
 	if utf8.RuneCountInString(qn) >= 3 {
@@ -115,8 +125,8 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 	if err != nil {
 		return nil, false, err
 	}
-	taken := 0
-	for taken <= need && (len(nums) > 0 || wok) {
+	rest := 0
+	for rest <= need && (len(nums) > 0 || wok) {
 		var r uint32
 		switch {
 		case wok && (len(nums) == 0 || w < nums[0]):
@@ -134,12 +144,26 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 			return nil, false, err
 		}
 		out = append(out, r)
-		taken++
+		rest++
 	}
-	if taken > need {
+	if rest > need {
 		return out[:max], true, nil
 	}
 	return out, false, nil
+}
+
+// mergeSorted returns the ascending merge of two ascending lists.
+func mergeSorted(a, b []uint32) []uint32 {
+	m := make([]uint32, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] <= b[0] {
+			m, a = append(m, a[0]), a[1:]
+		} else {
+			m, b = append(m, b[0]), b[1:]
+		}
+	}
+	m = append(m, a...)
+	return append(m, b...)
 }
 
 // nameRange returns the bounds in byName of the names equal to qn [lo, ex)
@@ -223,32 +247,60 @@ func siftDown(h []uint32, i int) {
 }
 
 // wordMatcher yields, in ascending order, the refs whose name holds every
-// word: it walks the shortest posting list of the words' grams, skips ahead
-// in the others (galloping), and checks the surviving names.
+// word: it walks the shortest posting list of the words' grams, tests the
+// dense lists' bitsets, skips ahead in the other lists (galloping), and
+// checks the surviving names when a word is longer than 3 bytes (for
+// shorter words the lists are the answer).
 type wordMatcher struct {
 	ix    *searchIndex
 	words []string
-	lists [][]uint32
+	lists [][]uint32 // lists[0] is walked, the others galloped
+	bits  [][]uint64 // bitsets of the dense lists other than lists[0]
 	pos   []int
 	steps int
+	// verify is set when a word is longer than a gram, so that holding
+	// all its grams does not prove that a name holds the word.
+	verify bool
 }
 
 func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 	m := &wordMatcher{ix: ix}
+	type gramList struct {
+		l  []uint32
+		id uint32
+	}
+	var all []gramList
+	add := func(g string) {
+		l, id := ix.list(g)
+		if len(l) > 0 && slices.ContainsFunc(all, func(o gramList) bool { return len(o.l) > 0 && o.id == id }) {
+			return // a gram repeated in the query
+		}
+		all = append(all, gramList{l, id})
+	}
 	for _, w := range strings.Split(qn, " ") {
 		if w == "" || slices.Contains(m.words, w) {
 			continue
 		}
 		m.words = append(m.words, w)
+		m.verify = m.verify || len(w) > 3
 		if len(w) < 3 {
-			m.lists = append(m.lists, ix.list(w))
+			add(w)
 			continue
 		}
 		for i := 0; i+3 <= len(w); i++ {
-			m.lists = append(m.lists, ix.list(w[i:i+3]))
+			add(w[i : i+3])
 		}
 	}
-	slices.SortFunc(m.lists, func(a, b []uint32) int { return len(a) - len(b) })
+	slices.SortStableFunc(all, func(a, b gramList) int { return len(a.l) - len(b.l) })
+	for i, g := range all {
+		if i > 0 {
+			if b := ix.dense.bitset(g.id); b != nil {
+				m.bits = append(m.bits, b)
+				continue
+			}
+		}
+		m.lists = append(m.lists, g.l)
+	}
 	m.pos = make([]int, len(m.lists))
 	return m
 }
@@ -267,6 +319,11 @@ outer:
 				return 0, false, err
 			}
 		}
+		for _, b := range m.bits {
+			if !hasBit(b, r) {
+				continue outer
+			}
+		}
 		for j := 1; j < len(m.lists); j++ {
 			l := m.lists[j]
 			p := gallop(l, m.pos[j], r)
@@ -279,7 +336,7 @@ outer:
 				continue outer
 			}
 		}
-		if containsAll(m.ix.name(r), m.words) {
+		if !m.verify || containsAll(m.ix.name(r), m.words) {
 			return r, true, nil
 		}
 	}
@@ -287,17 +344,33 @@ outer:
 }
 
 // gallop returns the first position at or after from where l[p] >= v.
+// In an intersection that position is most often a few entries on, so it
+// looks at the next entries one by one before it doubles its steps and
+// bisects.
 func gallop(l []uint32, from int, v uint32) int {
-	if from >= len(l) || l[from] >= v {
-		return from
+	n := len(l)
+	for end := min(from+8, n); from < end; from++ {
+		if l[from] >= v {
+			return from
+		}
 	}
-	step := 1
-	lo := from
-	for lo+step < len(l) && l[lo+step] < v {
+	if from >= n {
+		return n
+	}
+	// l[lo] < v, and l[hi] >= v or hi == n.
+	lo, step := from-1, 8
+	for lo+step < n && l[lo+step] < v {
 		lo += step
 		step *= 2
 	}
-	hi := min(lo+step, len(l))
-	// l[lo] < v, and l[hi] >= v or hi == len(l).
-	return lo + 1 + searchFirst(hi-lo-1, func(i int) bool { return l[lo+1+i] >= v })
+	hi := min(lo+step, n)
+	for lo+1 < hi {
+		m := int(uint(lo+hi) >> 1)
+		if l[m] < v {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
 }

@@ -77,6 +77,22 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
 	b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds()), "max-ns")
 	b.ReportMetric(float64(matches)/float64(b.N), "matches/op")
+	reportIndexSize(b, g)
+}
+
+// reportIndexSize reports the index's bytes per card, the part of them
+// derived for speed only (prefix heads and dense bitsets), and the time to
+// derive that part again.
+func reportIndexSize(b *testing.B, g *GameSnapshot) {
+	ix := &g.index
+	n := float64(g.Len())
+	b.ReportMetric(float64(ix.bytes())/n, "index-B/card")
+	b.ReportMetric(float64(ix.extraBytes())/n, "extra-B/card")
+	t0 := time.Now()
+	buildPrefixHeads(ix.byName, ix.name, true, defaultHeadMin, defaultHeadBudget*g.Len())
+	buildPrefixHeads(ix.byNum, ix.num, false, defaultHeadMin, defaultHeadBudget*g.Len())
+	buildDenseLists(ix, g.Len(), defaultDenseDiv, defaultDenseBudget*8)
+	b.ReportMetric(float64(time.Since(t0).Milliseconds()), "extra-build-ms")
 }
 
 // BenchmarkSearchKinds runs each kind of query alone.

@@ -24,6 +24,13 @@ type searchIndex struct {
 
 	byName []uint32 // refs sorted by (folded name, ref)
 	byNum  []uint32 // refs with a number, sorted by (folded number, ref)
+
+	// Derived at build time for speed only (see search_heads.go and
+	// search_dense.go): the smallest refs of the long prefix ranges of
+	// byName (names longer than the prefix) and byNum, and bitsets of the
+	// longest posting lists.
+	nameHeads, numHeads prefixHeads
+	dense               denseLists
 }
 
 // smallGrams is the number of 1- and 2-byte grams; their key is their list number.
@@ -50,32 +57,53 @@ func (ix *searchIndex) num(r uint32) string {
 	return ix.nums[ix.numOff[r]:ix.numOff[r+1]]
 }
 
-// list returns the posting list of a gram, nil when no name has it.
-func (ix *searchIndex) list(g string) []uint32 {
+// list returns the posting list of a gram, nil when no name has it, and
+// the list's number (meaningful only when the list is not empty).
+func (ix *searchIndex) list(g string) ([]uint32, uint32) {
 	k := gramKey(g)
 	if len(g) == 3 {
 		id, ok := ix.trigrams[k]
 		if !ok {
-			return nil
+			return nil, 0
 		}
 		k = id
 	}
 	if int(k)+1 >= len(ix.postOff) {
-		return nil
+		return nil, 0
 	}
-	return ix.post[ix.postOff[k]:ix.postOff[k+1]]
+	return ix.post[ix.postOff[k]:ix.postOff[k+1]], k
+}
+
+// bytes is the memory the index takes, roughly (maps at 16 bytes an entry).
+func (ix *searchIndex) bytes() int {
+	return len(ix.names) + len(ix.nums) + 4*(cap(ix.nameOff)+cap(ix.numOff)+cap(ix.postOff)+cap(ix.post)+
+		cap(ix.byName)+cap(ix.byNum)) + 16*len(ix.trigrams) + ix.extraBytes()
+}
+
+// extraBytes is the memory of the parts derived for speed only.
+func (ix *searchIndex) extraBytes() int {
+	return ix.nameHeads.bytes() + ix.numHeads.bytes() + ix.dense.bytes()
 }
 
 type indexBuilder struct {
 	names, nums     []byte
 	nameOff, numOff []uint32
+
+	// Sizes of the parts derived for speed (defaults from newIndexBuilder;
+	// tests lower them to reach those parts with small catalogues).
+	headMin, headRefs    int // see buildPrefixHeads
+	denseDiv, denseLists int // see buildDenseLists
 }
 
 func newIndexBuilder(n int) *indexBuilder {
 	return &indexBuilder{
-		names:   make([]byte, 0, n*20),
-		nameOff: append(make([]uint32, 0, n+1), 0),
-		numOff:  append(make([]uint32, 0, n+1), 0),
+		names:      make([]byte, 0, n*20),
+		nameOff:    append(make([]uint32, 0, n+1), 0),
+		numOff:     append(make([]uint32, 0, n+1), 0),
+		headMin:    defaultHeadMin,
+		headRefs:   defaultHeadBudget * n,
+		denseDiv:   defaultDenseDiv,
+		denseLists: defaultDenseBudget * 8,
 	}
 }
 
@@ -191,5 +219,9 @@ func (b *indexBuilder) build() searchIndex {
 		}
 		return cmp.Compare(a, b)
 	})
+
+	ix.nameHeads = buildPrefixHeads(ix.byName, ix.name, true, b.headMin, b.headRefs)
+	ix.numHeads = buildPrefixHeads(ix.byNum, ix.num, false, b.headMin, b.headRefs)
+	ix.dense = buildDenseLists(&ix, int(n), b.denseDiv, b.denseLists)
 	return ix
 }
