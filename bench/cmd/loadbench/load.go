@@ -61,8 +61,11 @@ type runResult struct {
 	SpotN, SpotOK    int     // spot checks after the run: how many had the expected status
 	SpotStatuses     []int
 	LogBytes         int64 // bytes the server logged during the run
-	RedisCommands    int64 // Redis commands processed during the run; -1 unknown
-	Profile          string
+	// ServerP50, ServerP99: the requests' time inside cardcat (its access
+	// log's durations); 0 for a ceiling, which logs nothing.
+	ServerP50, ServerP99 time.Duration
+	RedisCommands        int64 // Redis commands processed during the run; -1 unknown
+	Profile              string
 }
 
 // runner drives wrk with the settings shared by every run.
@@ -168,14 +171,17 @@ func (r *runner) run(ctx context.Context, sc *scenario, t *target, round int, d 
 	}
 	if t.Name != ceilingName {
 		res.LogBytes = fileSize(t.srv.log) - logBefore
+		if ds, err := accessDurations(t.srv.log, logBefore); err == nil && len(ds) > 0 {
+			res.ServerP50, res.ServerP99 = percentile(ds, 50), percentile(ds, 99)
+		}
 		// The access log grows by hundreds of MB per run at 1M cards' load;
 		// its content is not needed (the start-up lines were read already).
 		os.Truncate(t.srv.log, 0)
 	}
 	if round > 0 {
 		r.results = append(r.results, res)
-		r.logf("  round %d %-22s %-26s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms  errors %d  server %.2f cores  load %.2f",
-			round, sc.Name, t.Name, res.Wrk.RPS(), ms(res.Wrk.Latency.P50), ms(res.Wrk.Latency.P99), res.Wrk.Errors(sc.Expect), res.ServerCPU, res.Load)
+		r.logf("  round %d %-22s %-26s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms  in server p99 %6.2f ms  errors %d  server %.2f cores  load %.2f",
+			round, sc.Name, t.Name, res.Wrk.RPS(), ms(res.Wrk.Latency.P50), ms(res.Wrk.Latency.P99), msd(res.ServerP99), res.Wrk.Errors(sc.Expect), res.ServerCPU, res.Load)
 	}
 	return nil
 }

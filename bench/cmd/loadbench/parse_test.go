@@ -100,3 +100,21 @@ func TestQueryMix(t *testing.T) {
 		t.Errorf("%d card paths, %d unknown ids", len(w.cardPaths), len(w.notFound))
 	}
 }
+
+func TestAccessDuration(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want time.Duration
+		ok   bool
+	}{
+		{`time=2026-11-22T04:05:06.789Z level=INFO msg=request request_id=a-1 method=GET path="/dbs/search?q=goku" status=200 bytes=24000 duration=1.234567ms remote=127.0.0.1:5 account=1`, 1234567 * time.Nanosecond, true},
+		{`time=2026-11-22T04:05:06.789Z level=INFO msg=request request_id=a-2 method=GET path=/dbs/cards/x status=404 bytes=10 duration=850ns remote=127.0.0.1:5 account=""`, 850, true},
+		{`time=2026-11-22T04:05:06.789Z level=INFO msg="catalogue snapshot ready" version=1 duration=2s`, 0, false},
+		{`time=2026-11-22T04:05:06.789Z level=INFO msg=request request_id=a-3 duration=garbage`, 0, false},
+	} {
+		got, ok := accessDuration([]byte(c.line))
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: %v %v, want %v %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"time"
+)
+
+// accessDurations reads the durations of the access log lines that cardcat
+// serve wrote to the log file at path from offset on (text format:
+// "... msg=request ... duration=1.234ms ..."): each request's time inside
+// the server, from its first middleware to its answer written, without the
+// kernel's queues and the load generator's own time. Lines of other kinds
+// are skipped.
+func accessDurations(path string, offset int64) ([]time.Duration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	var out []time.Duration
+	sc := bufio.NewScanner(bufio.NewReaderSize(f, 1<<20))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if d, ok := accessDuration(sc.Bytes()); ok {
+			out = append(out, d)
+		}
+	}
+	return out, sc.Err()
+}
+
+var (
+	accessMarker   = []byte(" msg=request ")
+	durationMarker = []byte(" duration=")
+)
+
+// accessDuration is the duration of one access log line.
+func accessDuration(line []byte) (time.Duration, bool) {
+	if !bytes.Contains(line, accessMarker) {
+		return 0, false
+	}
+	i := bytes.Index(line, durationMarker)
+	if i < 0 {
+		return 0, false
+	}
+	v := line[i+len(durationMarker):]
+	if j := bytes.IndexByte(v, ' '); j >= 0 {
+		v = v[:j]
+	}
+	d, err := time.ParseDuration(string(v))
+	return d, err == nil
+}
