@@ -204,10 +204,13 @@ func (s *Server) logAccess(r *http.Request, c *request) {
 	*e = AccessEntry{
 		RequestID: c.st.id,
 		Method:    r.Method,
-		Path:      r.URL.RequestURI(),
+		Path:      r.RequestURI, // as the client sent it
 		Status:    c.rec.status,
 		Bytes:     c.rec.bytes,
 		Remote:    r.RemoteAddr,
+	}
+	if e.Path == "" { // a request made in process, not read from a client
+		e.Path = r.URL.RequestURI()
 	}
 	if c.st.hasCaller {
 		e.Account = c.st.caller.AccountID // the account, never the key
@@ -229,7 +232,7 @@ type AccessEntry struct {
 	Time      time.Time // when the answer was done
 	RequestID string
 	Method    string
-	Path      string // as requested, query included
+	Path      string // the request target as the client sent it, query included
 	Status    int
 	Bytes     int // of the body
 	Duration  time.Duration
