@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -252,22 +253,32 @@ func siftDown(h []uint32, i int) {
 // checks the surviving names when a word is longer than 3 bytes (for
 // shorter words the lists are the answer).
 type wordMatcher struct {
-	ix    *searchIndex
-	words []string
-	lists [][]uint32 // lists[0] is walked, the others galloped
-	bits  [][]uint64 // bitsets of the dense lists other than lists[0]
-	pos   []int
-	steps int
+	ix     *searchIndex
+	words  []string
+	drive  []uint32    // the shortest list, walked
+	at     int         // position in drive
+	checks []gramCheck // the other lists, the most telling first
+	cand   []uint32    // refs of drive that passed every check, to verify
+	candAt int
 	// verify is set when a word is longer than a gram, so that holding
 	// all its grams does not prove that a name holds the word.
 	verify bool
 }
 
+// gramCheck tells whether a ref is in a posting list: by the list's bitset
+// when it has one, else by galloping on from the last position.
+type gramCheck struct {
+	bits []uint64
+	list []uint32
+	pos  int
+}
+
 func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 	m := &wordMatcher{ix: ix}
 	type gramList struct {
-		l  []uint32
-		id uint32
+		l    []uint32
+		id   uint32
+		word int
 	}
 	var all []gramList
 	add := func(g string) {
@@ -275,7 +286,7 @@ func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 		if len(l) > 0 && slices.ContainsFunc(all, func(o gramList) bool { return len(o.l) > 0 && o.id == id }) {
 			return // a gram repeated in the query
 		}
-		all = append(all, gramList{l, id})
+		all = append(all, gramList{l, id, len(m.words) - 1})
 	}
 	for _, w := range strings.Split(qn, " ") {
 		if w == "" || slices.Contains(m.words, w) {
@@ -291,56 +302,94 @@ func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 			add(w[i : i+3])
 		}
 	}
-	slices.SortStableFunc(all, func(a, b gramList) int { return len(a.l) - len(b.l) })
-	for i, g := range all {
-		if i > 0 {
-			if b := ix.dense.bitset(g.id); b != nil {
-				m.bits = append(m.bits, b)
-				continue
-			}
-		}
-		m.lists = append(m.lists, g.l)
+	if len(all) == 0 {
+		return m
 	}
-	m.pos = make([]int, len(m.lists))
+	// Walk the shortest list. The grams of the walked list's own word
+	// mostly come together with it (every gram of "gohan" is in the same
+	// names), so the other words' lists, shortest first, reject sooner.
+	slices.SortStableFunc(all, func(a, b gramList) int { return len(a.l) - len(b.l) })
+	m.drive = all[0].l
+	if len(m.drive) == 0 {
+		return m // a gram no name holds
+	}
+	rest := all[1:]
+	slices.SortStableFunc(rest, func(a, b gramList) int {
+		return cmp.Compare(b2i(a.word == all[0].word), b2i(b.word == all[0].word))
+	})
+	for _, g := range rest {
+		m.checks = append(m.checks, gramCheck{bits: ix.dense.bitset(g.id), list: g.l})
+	}
 	return m
 }
 
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// matchChunk is how many refs of the walked list the matcher takes at a
+// time: it runs each check over the whole chunk in a tight loop, which
+// costs less per ref than taking every check for each ref, and it looks at
+// ctx once a chunk.
+const matchChunk = 256
+
 func (m *wordMatcher) next(ctx context.Context) (uint32, bool, error) {
-	if len(m.lists) == 0 {
-		return 0, false, nil
+	for {
+		for m.candAt < len(m.cand) {
+			r := m.cand[m.candAt]
+			m.candAt++
+			if !m.verify || containsAll(m.ix.name(r), m.words) {
+				return r, true, nil
+			}
+		}
+		if m.at >= len(m.drive) {
+			return 0, false, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, false, err
+		}
+		end := min(m.at+matchChunk, len(m.drive))
+		cand := append(m.cand[:0], m.drive[m.at:end]...)
+		m.at = end
+		for i := range m.checks {
+			c := &m.checks[i]
+			cand = c.filter(cand)
+			if c.bits == nil && c.pos == len(c.list) {
+				m.at = len(m.drive) // no later ref is in this list
+			}
+			if len(cand) == 0 {
+				break
+			}
+		}
+		m.cand, m.candAt = cand, 0
 	}
-	drive := m.lists[0]
-outer:
-	for m.pos[0] < len(drive) {
-		r := drive[m.pos[0]]
-		m.pos[0]++
-		if m.steps++; m.steps&0xfff == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, false, err
-			}
+}
+
+// filter keeps the refs of cand, ascending, that are in the check's list.
+func (c *gramCheck) filter(cand []uint32) []uint32 {
+	k := 0
+	if b := c.bits; b != nil {
+		for _, r := range cand {
+			cand[k] = r
+			k += int(b[r>>6] >> (r & 63) & 1)
 		}
-		for _, b := range m.bits {
-			if !hasBit(b, r) {
-				continue outer
-			}
+		return cand[:k]
+	}
+	l, p := c.list, c.pos
+	for _, r := range cand {
+		if p = gallop(l, p, r); p == len(l) {
+			break
 		}
-		for j := 1; j < len(m.lists); j++ {
-			l := m.lists[j]
-			p := gallop(l, m.pos[j], r)
-			m.pos[j] = p
-			if p == len(l) {
-				m.pos[0] = len(drive)
-				return 0, false, nil
-			}
-			if l[p] != r {
-				continue outer
-			}
-		}
-		if !m.verify || containsAll(m.ix.name(r), m.words) {
-			return r, true, nil
+		if l[p] == r {
+			cand[k] = r
+			k++
 		}
 	}
-	return 0, false, nil
+	c.pos = p
+	return cand[:k]
 }
 
 // gallop returns the first position at or after from where l[p] >= v.
@@ -349,12 +398,27 @@ outer:
 // bisects.
 func gallop(l []uint32, from int, v uint32) int {
 	n := len(l)
-	for end := min(from+8, n); from < end; from++ {
-		if l[from] >= v {
-			return from
+	if from+8 <= n {
+		// Count without branching: l is ascending, so the count of
+		// entries below v is the offset of the first one at or above it,
+		// and a count that varies from call to call costs no mispredicted
+		// branch.
+		k := 0
+		for _, x := range l[from : from+8] {
+			if x < v {
+				k++
+			}
 		}
-	}
-	if from >= n {
+		if k < 8 {
+			return from + k
+		}
+		from += 8
+	} else {
+		for ; from < n; from++ {
+			if l[from] >= v {
+				return from
+			}
+		}
 		return n
 	}
 	// l[lo] < v, and l[hi] >= v or hi == n.

@@ -20,7 +20,7 @@ import (
 // of bitsets in all (each bitset is 1/8 byte per card, so 8 bitsets a byte).
 const (
 	defaultDenseDiv    = 64
-	defaultDenseBudget = 16
+	defaultDenseBudget = 32
 )
 
 // denseLists holds bitsets of the longest posting lists.
@@ -38,8 +38,6 @@ func (d *denseLists) bitset(k uint32) []uint64 {
 	}
 	return d.bits[off : off+uint32(d.words) : off+uint32(d.words)]
 }
-
-func hasBit(b []uint64, r uint32) bool { return b[r>>6]&(1<<(r&63)) != 0 }
 
 // buildDenseLists makes bitsets of at most maxLists lists of ix holding
 // more than n/div refs, trigram lists first and longest first.
