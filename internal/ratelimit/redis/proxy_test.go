@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // proxy stands between a limiter and the real Redis so that a test can take
@@ -23,6 +24,7 @@ const (
 	forward   int32 = iota // pass bytes both ways
 	refuse                 // close every connection: Redis is down
 	blackhole              // accept and swallow requests: Redis hangs
+	pause                  // hold requests until the mode changes; forward them only if it is forward
 )
 
 // startProxy listens on a free loopback port and forwards to target.
@@ -91,7 +93,10 @@ func (p *proxy) pump(dst, src net.Conn, toServer bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
-		if n > 0 && !(toServer && p.mode.Load() == blackhole) {
+		for toServer && p.mode.Load() == pause {
+			time.Sleep(time.Millisecond)
+		}
+		if n > 0 && !(toServer && p.mode.Load() != forward) {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
 			}
