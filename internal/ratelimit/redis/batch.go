@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -23,8 +24,10 @@ import (
 // every script touches one hash slot, as Redis Cluster requires.
 //
 // Nothing ever waits to fill a batch: a call that finds no round trip in
-// flight sends at once, alone (a lone request costs what it did before). A
-// batch is as large as the load made it during the previous round trip.
+// flight yields once (runtime.Gosched, so that goroutines already runnable
+// can join it) and sends, alone if nobody did; no timer is involved, and an
+// idle server adds no latency. A batch is otherwise as large as the load
+// made it during the previous round trip.
 //
 // There is no dispatcher goroutine, so that no request pays for an extra
 // goroutine hand-off: the caller that finds Redis idle sends its own call (it
@@ -113,7 +116,30 @@ func (l *Limiter) roundTrip(ctx context.Context, key string, lim ratelimit.Limit
 		l.callsInFlight++
 		l.bmu.Unlock()
 		c.self[0] = c
-		l.lead(c, c.self[:])
+		batch := c.self[:]
+		// Let the goroutines that are runnable already reach their own
+		// calls first: they queue behind this one and go with it rather
+		// than wait for the next round trip. With nothing else runnable (an
+		// idle server) Gosched returns at once: no timer, no added latency.
+		// In BenchmarkChainWrk (32 connections, GOMAXPROCS 1, the load
+		// harness's setting) this took the round trips from about 3 calls
+		// to 14, and what the Redis limiter adds to a request over Off
+		// from a median of 101% to 69% (5 and 4 runs). In BenchmarkTake,
+		// whose callers are all waiting already, it costs 3-6% CPU per
+		// Take at 16 goroutines per CPU, about 25% with 2 on 2 CPUs.
+		runtime.Gosched()
+		l.bmu.Lock()
+		if len(l.queue) > 0 {
+			batch = append(l.queue, c)
+			l.queue = l.spare
+			l.spare = nil
+			for _, q := range batch {
+				q.state = sent
+			}
+			l.callsInFlight += len(batch) - 1
+		}
+		l.bmu.Unlock()
+		l.lead(c, batch)
 		return c.answer()
 	}
 	c.state = queued
