@@ -24,12 +24,12 @@ import (
 // CARDCAT_LOG_FORMAT (text or json) written to w, or nothing when
 // CARDCAT_LOG_LEVEL is above info. Without w, nil: httpapi logs through
 // its slog Logger.
-func newAccessLog(getenv func(string) string, w io.Writer) func(*httpapi.AccessEntry) {
+func newAccessLog(getenv func(string) string, w io.Writer) func(httpapi.AccessEntry) {
 	if w == nil {
 		return nil
 	}
 	if logLevel(getenv) > slog.LevelInfo {
-		return func(*httpapi.AccessEntry) {}
+		return func(httpapi.AccessEntry) {}
 	}
 	l := &accessLog{w: w, json: logJSON(getenv)}
 	return l.write
@@ -41,15 +41,15 @@ type accessLog struct {
 	bufs sync.Pool // *[]byte
 }
 
-func (l *accessLog) write(e *httpapi.AccessEntry) {
+func (l *accessLog) write(e httpapi.AccessEntry) {
 	bp, _ := l.bufs.Get().(*[]byte)
 	if bp == nil {
 		bp = new([]byte)
 	}
 	if l.json {
-		*bp = appendAccessJSON((*bp)[:0], e)
+		*bp = appendAccessJSON((*bp)[:0], &e)
 	} else {
-		*bp = appendAccessText((*bp)[:0], e)
+		*bp = appendAccessText((*bp)[:0], &e)
 	}
 	l.w.Write(*bp)
 	if cap(*bp) <= 4<<10 {

@@ -83,7 +83,7 @@ func TestAccessLogLevelAndFormat(t *testing.T) {
 		{map[string]string{"CARDCAT_LOG_LEVEL": "error", "CARDCAT_LOG_FORMAT": "json"}, ""},
 	} {
 		var buf bytes.Buffer
-		newAccessLog(func(k string) string { return c.env[k] }, &buf)(&e)
+		newAccessLog(func(k string) string { return c.env[k] }, &buf)(e)
 		if c.want == "" && buf.Len() != 0 || !strings.HasPrefix(buf.String(), c.want) {
 			t.Errorf("%v: wrote %q, want a line starting %q", c.env, buf.String(), c.want)
 		}
@@ -107,7 +107,7 @@ func BenchmarkAccessLog(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			e.Time = time.Now()
-			write(&e)
+			write(e)
 		}
 	})
 }

@@ -111,7 +111,7 @@ type Deps struct {
 	// instead of Logger (which then logs it as an Info record "request"): a
 	// writer made for the one line every request writes (cmd/cardcat formats
 	// it like the slog handler it configured, at a fraction of the cost).
-	AccessLog func(*AccessEntry)
+	AccessLog func(AccessEntry)
 	// RateLimit, when set, wraps every keyed route after authentication and
 	// the Limiter's count: a hook that sees the caller (tests use it to
 	// check which answers pass the slot).
