@@ -105,11 +105,17 @@ func newChainFixture(b *testing.B) *chainFixture {
 // server is the API handler on the fixture; nil auth and limiter mean the
 // chain with keys and limits off.
 func (f *chainFixture) server(b *testing.B, auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
+	return f.serverLogging(b, slog.New(slog.DiscardHandler), nil, auth, lim)
+}
+
+// serverLogging is server with a logger and an access log.
+func (f *chainFixture) serverLogging(b *testing.B, log *slog.Logger, access func(httpapi.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
 	b.Helper()
 	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
 		Snapshot:  func() *serving.View { return f.view },
 		Games:     game.Default(),
-		Logger:    slog.New(slog.DiscardHandler),
+		Logger:    log,
+		AccessLog: access,
 		PublicURL: "http://localhost:8080",
 		Auth:      auth,
 		Limiter:   lim,

@@ -18,13 +18,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/keyauth"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/ratelimit/redis"
-	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // BenchmarkChainWrk measures what keys and limits cost a card-detail
@@ -77,21 +75,12 @@ func BenchmarkChainWrk(b *testing.B) {
 		b.Cleanup(func() { srv.Close() })
 		servers = append(servers, &server{name: name, url: "http://" + ln.Addr().String()})
 	}
+	// serve's logger and access log, to nowhere
 	logs := newLogBuffer(io.Discard)
-	log := newLogger(func(string) string { return "" }, logs) // serve's access log, to nowhere
+	log := newLogger(func(string) string { return "" }, logs)
+	access := newAccessLog(func(string) string { return "" }, logs)
 	api := func(auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
-		a, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
-			Snapshot:  func() *serving.View { return f.view },
-			Games:     game.Default(),
-			Logger:    log,
-			PublicURL: "http://localhost:8080",
-			Auth:      auth,
-			Limiter:   lim,
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return a.Handler()
+		return f.serverLogging(b, log, access, auth, lim)
 	}
 	start("Ceiling", f.ceiling())
 	start("Off", api(nil, nil))
