@@ -117,6 +117,17 @@ func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 	return resp, body
 }
 
+// resp401 is a small answer, its body left unread.
+func resp401(t *testing.T, base string) *http.Response {
+	t.Helper()
+	resp, err := http.Get(base + "/dbs/sets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
 func TestServeEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	key := newKey(t, dir)
@@ -146,9 +157,20 @@ func TestServeEndToEnd(t *testing.T) {
 	if resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Errorf("headers: %v", resp.Header)
 	}
-	resp, _ = get(t, s.url+"/dbs/sets")
+	resp, body = get(t, s.url+"/dbs/sets")
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no key: %d", resp.StatusCode)
+	}
+	// Every answer has its Content-Length: net/http's for a small body, ours
+	// for a large one (never chunked).
+	resp, big := get(t, s.url+"/dbs/search?q=Goku", "X-API-Key", key)
+	for _, c := range []struct {
+		resp *http.Response
+		body []byte
+	}{{resp, big}, {resp401(t, s.url), nil}} {
+		if c.body != nil && (c.resp.ContentLength != int64(len(c.body)) || len(c.body) <= 2048) || c.resp.ContentLength <= 0 {
+			t.Errorf("%s: Content-Length %d for %d bytes (%v)", c.resp.Request.URL, c.resp.ContentLength, len(c.body), c.resp.TransferEncoding)
+		}
 	}
 
 	if err := s.stop(); err != nil {
