@@ -15,9 +15,10 @@ import (
 )
 
 // The chain, outermost first (see New): the request (its id and the CORS
-// headers, so that every answer has them, 5xx and panics included; its state;
-// its access log line); panic recovery; the method check (405, CORS preflight); the path check (trailing
-// slash, repeated slashes); then the routes, where keyed routes add
+// headers, so that every answer has them, 5xx and panics included; its
+// state; its access log line); panic recovery; the method check (405, CORS
+// preflight); the path check (trailing slash, repeated slashes); then the
+// routes, where keyed routes add
 // authentication and the rate limit (ratelimit.go says which answer counts
 // where; the 405 and the 404 of the path check count too).
 
