@@ -66,14 +66,23 @@ type runResult struct {
 	ServerP50, ServerP99 time.Duration
 	RedisCommands        int64 // Redis commands processed during the run; -1 unknown
 	Profile              string
+	// Rate is the requests per second a paced run asked for (0: saturation).
+	Rate float64
+	// Steal is the share of the server CPUs' time the hypervisor gave to
+	// other machines during the run (-1 unknown): on a virtual machine, the
+	// cause of a server core that is busy but slow.
+	Steal float64
 }
 
 // runner drives wrk with the settings shared by every run.
 type runner struct {
-	cfg     *config
-	script  string
-	key     string
-	phase   string // recorded with each result
+	cfg    *config
+	script string
+	key    string
+	phase  string // recorded with each result
+	// rate paces the runs at this many requests per second, on
+	// cfg.pacedConnections connections; 0 saturates.
+	rate    float64
 	results []runResult
 	logf    func(string, ...any)
 }
@@ -81,7 +90,8 @@ type runner struct {
 // run loads t with sc for d and records the result when round > 0 (round 0
 // is a warm-up).
 func (r *runner) run(ctx context.Context, sc *scenario, t *target, round int, d time.Duration, profile bool) error {
-	res := runResult{Phase: r.phase, Scenario: sc.Key, Target: t.Name, Round: round, Counted: -1, RedisCommands: -1, Load: loadAvg()}
+	res := runResult{Phase: r.phase, Scenario: sc.Key, Target: t.Name, Round: round, Counted: -1, RedisCommands: -1, Load: loadAvg(),
+		Rate: r.rate, Steal: -1}
 	probe := ""
 	if t.Name != ceilingName && t.limiter && sc.Keyed {
 		probe = t.srv.url + r.cfg.probePath
@@ -107,6 +117,7 @@ func (r *runner) run(ctx context.Context, sc *scenario, t *target, round int, d 
 	if err != nil {
 		return err
 	}
+	ticks0, ticksErr := readCPUTicks(r.cfg.serverCPUs)
 
 	var profDone chan string
 	if profile && t.admin != "" && d >= 4*time.Second {
@@ -120,6 +131,9 @@ func (r *runner) run(ctx context.Context, sc *scenario, t *target, round int, d 
 	if sc.Keyed {
 		w.Header, w.Value = "X-API-Key", r.key
 	}
+	if r.rate > 0 {
+		w.Rate, w.Connections = r.rate, r.cfg.pacedConnections
+	}
 	res.Wrk, res.WrkCPU, err = r.wrk(ctx, w)
 	if err != nil {
 		return fmt.Errorf("%s against %s: %w", sc.Name, t.Name, err)
@@ -127,6 +141,9 @@ func (r *runner) run(ctx context.Context, sc *scenario, t *target, round int, d 
 	cpu1, err := cpuTime(t.srv.pid())
 	if err != nil {
 		return fmt.Errorf("%s exited during the run: %w", t.Name, err)
+	}
+	if ticks1, err := readCPUTicks(r.cfg.serverCPUs); err == nil && ticksErr == nil {
+		res.Steal = stealShare(ticks0, ticks1)
 	}
 	secs := float64(res.Wrk.DurationUS) / 1e6
 	res.ServerCPU = (cpu1 - cpu0).Seconds() / secs
@@ -180,8 +197,12 @@ func (r *runner) run(ctx context.Context, sc *scenario, t *target, round int, d 
 	}
 	if round > 0 {
 		r.results = append(r.results, res)
-		r.logf("  round %d %-22s %-26s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms  in server p99 %6.2f ms  errors %d  server %.2f cores  load %.2f",
-			round, sc.Name, t.Name, res.Wrk.RPS(), ms(res.Wrk.Latency.P50), ms(res.Wrk.Latency.P99), msd(res.ServerP99), res.Wrk.Errors(sc.Expect), res.ServerCPU, res.Load)
+		paced := ""
+		if res.Rate > 0 {
+			paced = fmt.Sprintf(" (paced at %.0f)", res.Rate)
+		}
+		r.logf("  round %d %-22s %-26s %9.0f req/s%s  p50 %6.2f ms  p99 %6.2f ms  in server p99 %6.2f ms  errors %d  server %.2f cores  steal %s  load %.2f",
+			round, sc.Name, t.Name, res.Wrk.RPS(), paced, ms(res.Wrk.Latency.P50), ms(res.Wrk.Latency.P99), msd(res.ServerP99), res.Wrk.Errors(sc.Expect), res.ServerCPU, pct(res.Steal), res.Load)
 	}
 	return nil
 }
@@ -261,3 +282,11 @@ func sanitize(s string) string {
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
+
+// pct formats a share as a percentage; a negative share is unknown.
+func pct(share float64) string {
+	if share < 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f%%", share*100)
+}

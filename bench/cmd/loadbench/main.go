@@ -45,17 +45,22 @@ type config struct {
 	warmup      time.Duration
 	connections int
 	threads     int
-	serverCPUs  string // taskset list for the servers, "" = unpinned
-	loadCPUs    string // taskset list for wrk
-	scenarios   []string
-	redisURL    string
-	postgresURL string
-	compare     bool
-	queries     int
-	answers     int
-	profileDir  string
-	seed        uint64
-	serveEnv    []string // extra environment of cardcat serve, for what-if runs
+	// paced is the share of the card-detail ceiling's requests/s of the
+	// paced runs (0: none), on pacedConnections (twice -c, so that a free
+	// connection is there when a request's slot comes).
+	paced            float64
+	pacedConnections int
+	serverCPUs       string // taskset list for the servers, "" = unpinned
+	loadCPUs         string // taskset list for wrk
+	scenarios        []string
+	redisURL         string
+	postgresURL      string
+	compare          bool
+	queries          int
+	answers          int
+	profileDir       string
+	seed             uint64
+	serveEnv         []string // extra environment of cardcat serve, for what-if runs
 
 	// Set per size.
 	sizeWork, sizeLabel, probePath string
@@ -86,6 +91,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.DurationVar(&cfg.warmup, "warmup", 3*time.Second, "length of the unrecorded warm-up run of each scenario and target (0: none)")
 	fs.IntVar(&cfg.connections, "c", 32, "wrk connections")
 	fs.IntVar(&cfg.threads, "t", 1, "wrk threads")
+	fs.Float64Var(&cfg.paced, "paced", targetCardRatio, "card detail is also run paced at this share of its ceiling's requests/s (the median of the main rounds), ceiling and cardcat alike, for the p99 at that load; 0: not")
 	pin := fs.String("pin", "1/0", "SERVER_CPUS/WRK_CPUS for taskset (e.g. 1/0: servers on CPU 1, wrk on CPU 0); \"none\": unpinned, the load generator and the server share the cores")
 	scen := fs.String("scenarios", "card,set,search,paid,401,404", "scenarios to run: card, set, search, paid, 401, 404")
 	fs.StringVar(&cfg.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis for the second run (CARDCAT_REDIS_URL of serve); empty: skip")
@@ -138,6 +144,10 @@ func parseConfig(args []string) (*config, error) {
 		}
 		cfg.scenarios = append(cfg.scenarios, s)
 	}
+	if cfg.paced < 0 || cfg.paced > 1 {
+		return nil, fmt.Errorf("-paced: a share of the ceiling from 0 to 1, got %g", cfg.paced)
+	}
+	cfg.pacedConnections = 2 * cfg.connections
 	if cfg.rounds < 1 || cfg.duration < time.Second || cfg.connections < 1 || cfg.threads < 1 || cfg.queries < 6 || cfg.answers < 1 {
 		return nil, errors.New("-rounds, -c, -t and -answers must be at least 1, -queries at least 6, -duration at least 1s")
 	}
@@ -227,7 +237,8 @@ type sizeReport struct {
 	Limiter    bool          // cardcat sent X-RateLimit headers
 	Scenarios  []*scenario
 	Results    []runResult
-	Redis      string // why the Redis run did not happen; "" when it did
+	PacedRate  float64 // requests/s of the paced card-detail runs; 0: none
+	Redis      string  // why the Redis run did not happen; "" when it did
 	RedisSnap  snapshotTimes
 	SeqSearch  []time.Duration // one client, one search at a time, over HTTP
 	Compare    *comparison
@@ -320,6 +331,29 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	ceilingOf := func(sc *scenario) *target { return &target{Name: ceilingName, srv: sc.ceiling} }
 	if err := r.rounds(ctx, sr.Scenarios, func(sc *scenario) []*target { return []*target{ceilingOf(sc), cc.target} }); err != nil {
 		return nil, err
+	}
+	if card := sr.scenario("card"); card != nil && cfg.paced > 0 {
+		// The p99 of the card-detail target is "at that load": at the share
+		// of the ceiling's requests/s the target asks for, not at saturation,
+		// where it is the wait behind the other connections. Ceiling and
+		// cardcat are both paced at that rate, so the machine's own p99 at
+		// that rate is beside cardcat's.
+		var ceil []float64
+		for _, res := range r.results {
+			if res.Phase == "" && res.Scenario == "card" && res.Target == ceilingName {
+				ceil = append(ceil, res.Wrk.RPS())
+			}
+		}
+		if c := statOf(ceil).Median; c > 0 {
+			sr.PacedRate = cfg.paced * c
+			logf("load: card detail paced at %.0f req/s (%.0f%% of the ceiling's %.0f), wrk -c%d, %d rounds",
+				sr.PacedRate, cfg.paced*100, c, cfg.pacedConnections, cfg.rounds)
+			r.phase, r.rate = "paced", sr.PacedRate
+			if err := r.rounds(ctx, []*scenario{card}, func(sc *scenario) []*target { return []*target{ceilingOf(sc), cc.target} }); err != nil {
+				return nil, err
+			}
+			r.phase, r.rate = "", 0
+		}
 	}
 	if slices.Contains(cfg.scenarios, "search") {
 		logf("search: %d queries one at a time over HTTP", len(w.queries))

@@ -118,3 +118,39 @@ func TestAccessDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCPUTicks(t *testing.T) {
+	// /proc/stat of a 2-CPU virtual machine: user nice system idle iowait irq
+	// softirq steal guest guest_nice.
+	stat := `cpu  100 1 50 800 4 0 5 40 7 0
+cpu0 60 1 20 400 2 0 3 14 7 0
+cpu1 40 0 30 400 2 0 2 26 0 0
+intr 12345 0 0
+ctxt 999
+`
+	for _, c := range []struct {
+		cpus         string
+		total, steal uint64
+	}{
+		{"", 1000, 40},    // the machine's line; guest is inside user already
+		{"1", 500, 26},    // one CPU
+		{"0,1", 1000, 40}, // a list
+		{"0-1", 1000, 40}, // a range
+	} {
+		got, err := parseCPUTicks(stat, c.cpus)
+		if err != nil || got.total != c.total || got.steal != c.steal {
+			t.Errorf("%q: got %+v, %v; want total %d steal %d", c.cpus, got, err, c.total, c.steal)
+		}
+	}
+	for _, bad := range []string{"2", "x", "1-0", "0-2"} {
+		if _, err := parseCPUTicks(stat, bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if s := stealShare(cpuTicks{total: 1000, steal: 40}, cpuTicks{total: 1500, steal: 140}); s != 0.2 {
+		t.Errorf("stealShare = %v, want 0.2", s)
+	}
+	if s := stealShare(cpuTicks{total: 1000}, cpuTicks{total: 1000}); s >= 0 {
+		t.Errorf("stealShare of no time = %v, want unknown", s)
+	}
+}

@@ -210,6 +210,78 @@ func loadAvg() float64 {
 	return v
 }
 
+// cpuTicks are the clock ticks of some CPUs from /proc/stat: all of them,
+// and those the hypervisor gave to other machines while these CPUs had work
+// (steal).
+type cpuTicks struct{ total, steal uint64 }
+
+// readCPUTicks sums the /proc/stat lines of the CPUs in cpus (a taskset list
+// such as "1" or "0,2-3"; "" for the machine's "cpu" line).
+func readCPUTicks(cpus string) (cpuTicks, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTicks{}, err
+	}
+	return parseCPUTicks(string(b), cpus)
+}
+
+func parseCPUTicks(stat, cpus string) (cpuTicks, error) {
+	want := map[string]bool{}
+	if cpus == "" {
+		want["cpu"] = true
+	}
+	for _, part := range strings.Split(cpus, ",") {
+		if part == "" {
+			continue
+		}
+		lo, hi, ok := strings.Cut(part, "-")
+		if !ok {
+			hi = lo
+		}
+		a, err1 := strconv.Atoi(lo)
+		z, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || a > z {
+			return cpuTicks{}, fmt.Errorf("CPU list %q", cpus)
+		}
+		for i := a; i <= z; i++ {
+			want["cpu"+strconv.Itoa(i)] = true
+		}
+	}
+	var t cpuTicks
+	found := 0
+	for _, line := range strings.Split(stat, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 9 || !want[f[0]] {
+			continue
+		}
+		found++
+		// user nice system idle iowait irq softirq steal [guest guest_nice,
+		// which user and nice already include]
+		for i, v := range f[1:9] {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return cpuTicks{}, fmt.Errorf("/proc/stat %s: %w", f[0], err)
+			}
+			t.total += n
+			if i == 7 {
+				t.steal += n
+			}
+		}
+	}
+	if found != len(want) {
+		return cpuTicks{}, fmt.Errorf("/proc/stat has %d of the %d lines of CPUs %q", found, len(want), cpus)
+	}
+	return t, nil
+}
+
+// stealShare is the share of the CPUs' time stolen between two readings.
+func stealShare(a, b cpuTicks) float64 {
+	if b.total <= a.total {
+		return -1
+	}
+	return float64(b.steal-a.steal) / float64(b.total-a.total)
+}
+
 // snapshotTimes are the figures of cardcat's log line
 // `msg="catalogue snapshot ready" version=1 load=12.3s build=4.5s`.
 type snapshotTimes struct {

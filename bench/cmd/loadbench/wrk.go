@@ -103,6 +103,9 @@ type wrkRun struct {
 	URL                  string // base URL
 	Paths                string // paths file
 	Header, Value        string // optional request header
+	// Rate paces the run at this many requests per second in all (paths.lua
+	// spreads it over the threads); 0 sends as fast as the server answers.
+	Rate float64
 }
 
 func (w wrkRun) argv() []string {
@@ -116,8 +119,11 @@ func (w wrkRun) argv() []string {
 		"-d", strconv.Itoa(max(1, int(w.Duration.Round(time.Second)/time.Second)))+"s",
 		"--timeout", "2s", "--latency",
 		"-s", w.Script, w.URL, "--", w.Paths)
-	if w.Header != "" {
+	if w.Header != "" || w.Rate > 0 {
 		argv = append(argv, w.Header, w.Value)
+	}
+	if w.Rate > 0 {
+		argv = append(argv, strconv.FormatFloat(w.Rate/float64(max(1, w.Threads)), 'f', 1, 64))
 	}
 	return argv
 }
