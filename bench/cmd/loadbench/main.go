@@ -45,10 +45,10 @@ type config struct {
 	warmup      time.Duration
 	connections int
 	threads     int
-	// paced is the share of the card-detail ceiling's requests/s of the
-	// paced runs (0: none), on pacedConnections (twice -c, so that a free
-	// connection is there when a request's slot comes).
-	paced            float64
+	// paced are the shares of the card-detail ceiling's requests/s of the
+	// paced runs (none: no paced runs), on pacedConnections (twice -c, so
+	// that a free connection is there when a request's slot comes).
+	paced            []float64
 	pacedConnections int
 	serverCPUs       string // taskset list for the servers, "" = unpinned
 	loadCPUs         string // taskset list for wrk
@@ -91,7 +91,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.DurationVar(&cfg.warmup, "warmup", 3*time.Second, "length of the unrecorded warm-up run of each scenario and target (0: none)")
 	fs.IntVar(&cfg.connections, "c", 32, "wrk connections")
 	fs.IntVar(&cfg.threads, "t", 1, "wrk threads")
-	fs.Float64Var(&cfg.paced, "paced", targetCardRatio, "card detail is also run paced at this share of its ceiling's requests/s (the median of the main rounds), ceiling and cardcat alike, for the p99 at that load; 0: not")
+	paced := fs.String("paced", "0.5,0.75", "card detail is also run paced at these shares of its ceiling's requests/s (the median of the main rounds), ceiling and cardcat alike, for the p99 at that load (the target's is 0.75); \"\": not")
 	pin := fs.String("pin", "1/0", "SERVER_CPUS/WRK_CPUS for taskset (e.g. 1/0: servers on CPU 1, wrk on CPU 0); \"none\": unpinned, the load generator and the server share the cores")
 	scen := fs.String("scenarios", "card,set,search,paid,401,404", "scenarios to run: card, set, search, paid, 401, 404")
 	fs.StringVar(&cfg.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis for the second run (CARDCAT_REDIS_URL of serve); empty: skip")
@@ -144,9 +144,18 @@ func parseConfig(args []string) (*config, error) {
 		}
 		cfg.scenarios = append(cfg.scenarios, s)
 	}
-	if cfg.paced < 0 || cfg.paced > 1 {
-		return nil, fmt.Errorf("-paced: a share of the ceiling from 0 to 1, got %g", cfg.paced)
+	for _, v := range strings.Split(*paced, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 || f > 1 {
+			return nil, fmt.Errorf("-paced: shares of the ceiling above 0 and at most 1, got %q", v)
+		}
+		cfg.paced = append(cfg.paced, f)
 	}
+	slices.Sort(cfg.paced)
+	cfg.paced = slices.Compact(cfg.paced)
 	cfg.pacedConnections = 2 * cfg.connections
 	if cfg.rounds < 1 || cfg.duration < time.Second || cfg.connections < 1 || cfg.threads < 1 || cfg.queries < 6 || cfg.answers < 1 {
 		return nil, errors.New("-rounds, -c, -t and -answers must be at least 1, -queries at least 6, -duration at least 1s")
@@ -237,8 +246,8 @@ type sizeReport struct {
 	Limiter    bool          // cardcat sent X-RateLimit headers
 	Scenarios  []*scenario
 	Results    []runResult
-	PacedRate  float64 // requests/s of the paced card-detail runs; 0: none
-	Redis      string  // why the Redis run did not happen; "" when it did
+	Paced      []pacedLevel // the paced card-detail runs, by share
+	Redis      string       // why the Redis run did not happen; "" when it did
 	RedisSnap  snapshotTimes
 	SeqSearch  []time.Duration // one client, one search at a time, over HTTP
 	Compare    *comparison
@@ -332,11 +341,11 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	if err := r.rounds(ctx, sr.Scenarios, func(sc *scenario) []*target { return []*target{ceilingOf(sc), cc.target} }); err != nil {
 		return nil, err
 	}
-	if card := sr.scenario("card"); card != nil && cfg.paced > 0 {
+	if card := sr.scenario("card"); card != nil && len(cfg.paced) > 0 {
 		// The p99 of the card-detail target is "at that load": at the share
 		// of the ceiling's requests/s the target asks for, not at saturation,
 		// where it is the wait behind the other connections. Ceiling and
-		// cardcat are both paced at that rate, so the machine's own p99 at
+		// cardcat are both paced at each rate, so the machine's own p99 at
 		// that rate is beside cardcat's.
 		var ceil []float64
 		for _, res := range r.results {
@@ -345,12 +354,15 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 			}
 		}
 		if c := statOf(ceil).Median; c > 0 {
-			sr.PacedRate = cfg.paced * c
-			logf("load: card detail paced at %.0f req/s (%.0f%% of the ceiling's %.0f), wrk -c%d, %d rounds",
-				sr.PacedRate, cfg.paced*100, c, cfg.pacedConnections, cfg.rounds)
-			r.phase, r.rate = "paced", sr.PacedRate
-			if err := r.rounds(ctx, []*scenario{card}, func(sc *scenario) []*target { return []*target{ceilingOf(sc), cc.target} }); err != nil {
-				return nil, err
+			for _, share := range cfg.paced {
+				lv := pacedLevel{Share: share, Rate: share * c}
+				logf("load: card detail paced at %.0f req/s (%.0f%% of the ceiling's %.0f), wrk -c%d, %d rounds",
+					lv.Rate, share*100, c, cfg.pacedConnections, cfg.rounds)
+				r.phase, r.rate = lv.phase(), lv.Rate
+				if err := r.rounds(ctx, []*scenario{card}, func(sc *scenario) []*target { return []*target{ceilingOf(sc), cc.target} }); err != nil {
+					return nil, err
+				}
+				sr.Paced = append(sr.Paced, lv)
 			}
 			r.phase, r.rate = "", 0
 		}
@@ -424,6 +436,25 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 		}
 	}
 	return sr, nil
+}
+
+// pacedLevel is one rate of the paced card-detail runs: a share of the
+// ceiling's requests/s.
+type pacedLevel struct {
+	Share, Rate float64
+}
+
+// phase names the level's runs in the results.
+func (lv pacedLevel) phase() string { return fmt.Sprintf("paced %g", lv.Share) }
+
+// pacedAt returns the paced level of a share, if it ran.
+func (sr *sizeReport) pacedAt(share float64) (pacedLevel, bool) {
+	for _, lv := range sr.Paced {
+		if lv.Share == share {
+			return lv, true
+		}
+	}
+	return pacedLevel{}, false
 }
 
 // runningCardcat is a started `cardcat serve`.

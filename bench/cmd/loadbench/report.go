@@ -273,11 +273,6 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 		row("", sc, ceilingName, sc.Name)
 		row("", sc, "cardcat", sc.Name)
 	}
-	if sc := sr.scenario("card"); sc != nil && sr.PacedRate > 0 {
-		label := fmt.Sprintf("%s, paced at %s req/s (%.0f%% of its ceiling)", sc.Name, thousands(sr.PacedRate), rep.cfg.paced*100)
-		row("paced", sc, ceilingName, label)
-		row("paced", sc, "cardcat", "")
-	}
 	if sr.Redis == "" {
 		if sc := sr.scenario("card"); sc != nil {
 			row("redis", sc, ceilingName, sc.Name+", Redis run")
@@ -287,15 +282,14 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	p("\n")
 	p("A server using clearly less than one core (pinned runs) was not the bottleneck: another process took part of its CPU, or wrk could not keep up (see \"wrk cores\" under Every run); \"vs ceiling per core\" (requests per second of server CPU, cardcat over ceiling) is the figure that holds then. ")
 	p("p50/p99: wrk's, from sending a request to its answer, queueing at saturation included (%d connections on one server core); \"in the server\": cardcat's access log durations, from the request's first middleware to its answer written. ", rep.cfg.connections)
-	if sr.PacedRate > 0 {
-		p("Paced: wrk sends at a fixed rate (requests on a schedule, whichever of %d connections is free) instead of as fast as answers come, so the p99 is the answer's time at that load, not the wait behind the other connections; vs ceiling is then ~1 when both kept the rate. ", rep.cfg.pacedConnections)
-	}
+
 	p("Errors: answers other than the scenario's status (2xx, or the 401/404 it asks for) and socket errors, over all rounds. ")
 	p("Each ceiling serves %d real answers of its scenario, captured from this cardcat:", rep.cfg.answers)
 	for _, sc := range sr.Scenarios {
 		p(" %s %s B body + %s B headers;", sc.Name, thousands(sc.ceilingBody), thousands(sc.ceilingHdr))
 	}
 	p("\n\n")
+	rep.pacedSection(b, sr)
 	rep.notes(b, sr)
 
 	if len(sr.SeqSearch) > 0 {
@@ -304,6 +298,39 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	}
 	rep.compareSection(b, sr)
 	rep.targets(b, sr)
+}
+
+// pacedSection is card detail at set rates: the latency at a load, not at
+// saturation.
+func (rep *report) pacedSection(b *strings.Builder, sr *sizeReport) {
+	if len(sr.Paced) == 0 {
+		return
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p("Card detail at set rates: wrk sends on a schedule (whichever of %d connections is free sends the next request) instead of as fast as answers come, ceiling and cardcat at the same rate, a share of the ceiling's median requests/s above; latency is wrk's, from sending to the answer.\n\n", rep.cfg.pacedConnections)
+	p("| share of the ceiling | rate req/s | ceiling p50 ms | ceiling p99 ms | cardcat p50 ms | cardcat p99 ms | cardcat p99 in the server ms | cardcat server cores | server CPU stolen |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, lv := range sr.Paced {
+		ceil, cc := sr.series(lv.phase(), "card", ceilingName), sr.series(lv.phase(), "card", "cardcat")
+		lat := func(s series, f func(runResult) int64) string {
+			st := s.stat(func(r runResult) float64 { return ms(f(r)) })
+			return fmt.Sprintf("%.2f [%.2f–%.2f]", st.Median, st.Min, st.Max)
+		}
+		p50 := func(r runResult) int64 { return r.Wrk.Latency.P50 }
+		p99 := func(r runResult) int64 { return r.Wrk.Latency.P99 }
+		in := cc.stat(func(r runResult) float64 { return msd(r.ServerP99) })
+		cpu := cc.stat(func(r runResult) float64 { return r.ServerCPU })
+		var steal []float64
+		for _, r := range append(slices.Clone(ceil.runs), cc.runs...) {
+			if r.Steal >= 0 {
+				steal = append(steal, r.Steal)
+			}
+		}
+		st := statOf(steal)
+		p("| %.0f%% | %s | %s | %s | %s | **%s** | %.2f | %.2f | %.0f%% [%.0f–%.0f%%] |\n",
+			lv.Share*100, thousands(lv.Rate), lat(ceil, p50), lat(ceil, p99), lat(cc, p50), lat(cc, p99), in.Median, cpu.Median,
+			st.Median*100, st.Min*100, st.Max*100)
+	}
+	p("\n")
 }
 
 // notes says what the numbers cannot show by themselves.
@@ -445,12 +472,12 @@ func (rep *report) targets(b *strings.Builder, sr *sizeReport) {
 		}
 		ct := sr.coreRatios("", "card", "cardcat")
 		p99s := fmt.Sprintf("p99 %.2f ms at saturation", p99.Median)
-		if paced := sr.series("paced", "card", "cardcat"); len(paced.runs) > 0 {
+		if lv, ok := sr.pacedAt(targetCardRatio); ok {
 			// The target's p99 is at that load: the paced runs.
-			at := paced.stat(func(r runResult) float64 { return ms(r.Wrk.Latency.P99) })
-			ceil := sr.series("paced", "card", ceilingName).stat(func(r runResult) float64 { return ms(r.Wrk.Latency.P99) })
-			p99s = fmt.Sprintf("p99 at %s req/s (%.0f%% of the ceiling) **%.2f ms** [%.2f–%.2f] (the ceiling's at the same rate %.2f ms); at saturation %.2f ms",
-				thousands(sr.PacedRate), rep.cfg.paced*100, at.Median, at.Min, at.Max, ceil.Median, p99.Median)
+			at := sr.series(lv.phase(), "card", "cardcat").stat(func(r runResult) float64 { return ms(r.Wrk.Latency.P99) })
+			ceil := sr.series(lv.phase(), "card", ceilingName).stat(func(r runResult) float64 { return ms(r.Wrk.Latency.P99) })
+			p99s = fmt.Sprintf("p99 at %s req/s (%.0f%% of the ceiling) **%.2f ms** [%.2f–%.2f], the ceiling's at the same rate %.2f ms [%.2f–%.2f]; at saturation %.2f ms",
+				thousands(lv.Rate), lv.Share*100, at.Median, at.Min, at.Max, ceil.Median, ceil.Min, ceil.Max, p99.Median)
 			p99 = at
 		}
 		p("| card detail, keyed and counted: ≥ %.0f%% of the ceiling, p99 < %s at that load | %.0f%% [%.0f–%.0f%%] (per core %.0f%%); %s%s | %s |\n",
@@ -514,7 +541,7 @@ func (rep *report) targets(b *strings.Builder, sr *sizeReport) {
 func (rep *report) growth(b *strings.Builder) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p("## How the costs grow\n\n")
-	p("| cards | products | card detail req/s | vs ceiling | card p99 ms | card p99 ms, paced | search req/s | search p50 ms | search p99 ms | in-process search p50 / p99 | VmRSS after load | per product | snapshot load + build | ingest |\n")
+	p("| cards | products | card detail req/s | vs ceiling | card p99 ms | card p99 ms, paced at 75%% | search req/s | search p50 ms | search p99 ms | in-process search p50 / p99 | VmRSS after load | per product | snapshot load + build | ingest |\n")
 	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, sr := range rep.Sizes {
 		card := sr.series("", "card", "cardcat")
@@ -544,7 +571,7 @@ func (rep *report) growth(b *strings.Builder) {
 		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s B | %s + %s | %s |\n",
 			thousands(float64(sr.Cat.Cards)), thousands(float64(products)), rps(card), ratio,
 			lat(card, func(r runResult) int64 { return r.Wrk.Latency.P99 }),
-			lat(sr.series("paced", "card", "cardcat"), func(r runResult) int64 { return r.Wrk.Latency.P99 }), rps(search),
+			lat(sr.series(pacedLevel{Share: targetCardRatio}.phase(), "card", "cardcat"), func(r runResult) int64 { return r.Wrk.Latency.P99 }), rps(search),
 			lat(search, func(r runResult) int64 { return r.Wrk.Latency.P50 }), lat(search, func(r runResult) int64 { return r.Wrk.Latency.P99 }),
 			inproc, mb(sr.MemLoaded.RSS), thousands(float64(sr.MemLoaded.RSS)/float64(max(1, products))),
 			dur(sr.Snapshot.Load), dur(sr.Snapshot.Build), dur(sr.Cat.IngestTime))
