@@ -154,3 +154,24 @@ ctxt 999
 		t.Errorf("stealShare of no time = %v, want unknown", s)
 	}
 }
+
+func TestParsePaced(t *testing.T) {
+	cfg, err := parseConfig([]string{"-paced", "0.75, 0.5,0.75", "-c", "16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.paced) != 2 || cfg.paced[0] != 0.5 || cfg.paced[1] != 0.75 || cfg.pacedConnections != 32 {
+		t.Errorf("paced %v on %d connections, want [0.5 0.75] on 32", cfg.paced, cfg.pacedConnections)
+	}
+	if cfg, err := parseConfig([]string{"-paced="}); err != nil || len(cfg.paced) != 0 {
+		t.Errorf("-paced= : %v, %v; want no paced runs", cfg.paced, err)
+	}
+	if cfg, err := parseConfig(nil); err != nil || len(cfg.paced) != 2 || cfg.paced[1] != targetCardRatio {
+		t.Errorf("default: %v, %v; want the target's share among them", cfg.paced, err)
+	}
+	for _, bad := range []string{"0", "1.5", "-0.5", "x"} {
+		if _, err := parseConfig([]string{"-paced", bad}); err == nil {
+			t.Errorf("-paced %s: no error", bad)
+		}
+	}
+}
