@@ -319,18 +319,23 @@ func (rep *report) pacedSection(b *strings.Builder, sr *sizeReport) {
 		p99 := func(r runResult) int64 { return r.Wrk.Latency.P99 }
 		in := cc.stat(func(r runResult) float64 { return msd(r.ServerP99) })
 		cpu := cc.stat(func(r runResult) float64 { return r.ServerCPU })
-		var steal []float64
-		for _, r := range append(slices.Clone(ceil.runs), cc.runs...) {
-			if r.Steal >= 0 {
-				steal = append(steal, r.Steal)
-			}
-		}
-		st := statOf(steal)
+		st := stealOf(append(slices.Clone(ceil.runs), cc.runs...))
 		p("| %.0f%% | %s | %s | %s | %s | **%s** | %.2f | %.2f | %.0f%% [%.0f–%.0f%%] |\n",
 			lv.Share*100, thousands(lv.Rate), lat(ceil, p50), lat(ceil, p99), lat(cc, p50), lat(cc, p99), in.Median, cpu.Median,
 			st.Median*100, st.Min*100, st.Max*100)
 	}
 	p("\n")
+}
+
+// stealOf is the steal of the runs where it is known.
+func stealOf(runs []runResult) stat {
+	var xs []float64
+	for _, r := range runs {
+		if r.Steal >= 0 {
+			xs = append(xs, r.Steal)
+		}
+	}
+	return statOf(xs)
 }
 
 // notes says what the numbers cannot show by themselves.
@@ -355,13 +360,7 @@ func (rep *report) notes(b *strings.Builder, sr *sizeReport) {
 	if sr.Redis != "" {
 		notes = append(notes, "Redis limiter run skipped: "+sr.Redis+".")
 	}
-	var steal []float64
-	for _, r := range sr.Results {
-		if r.Steal >= 0 {
-			steal = append(steal, r.Steal)
-		}
-	}
-	if st := statOf(steal); st.N > 0 && st.Max >= stealNote {
+	if st := stealOf(sr.Results); st.N > 0 && st.Max >= stealNote {
 		notes = append(notes, fmt.Sprintf("The hypervisor took %.0f%% [%.0f–%.0f%%] of the server CPU's time during the runs (steal, /proc/stat): a server core was slower than a core by that much, unevenly, which widens every spread and lengthens every tail, the ceiling's too.",
 			st.Median*100, st.Min*100, st.Max*100))
 	}

@@ -103,8 +103,9 @@ type wrkRun struct {
 	URL                  string // base URL
 	Paths                string // paths file
 	Header, Value        string // optional request header
-	// Rate paces the run at this many requests per second in all (paths.lua
-	// spreads it over the threads); 0 sends as fast as the server answers.
+	// Rate paces the run at this many requests per second in all (argv
+	// gives each wrk thread's paths.lua its share); 0 sends as fast as the
+	// server answers.
 	Rate float64
 }
 
