@@ -129,14 +129,8 @@ func (l *Limiter) roundTrip(ctx context.Context, key string, lim ratelimit.Limit
 		// Take at 16 goroutines per CPU, about 25% with 2 on 2 CPUs.
 		runtime.Gosched()
 		l.bmu.Lock()
-		if len(l.queue) > 0 {
-			batch = append(l.queue, c)
-			l.queue = l.spare
-			l.spare = nil
-			for _, q := range batch {
-				q.state = sent
-			}
-			l.callsInFlight += len(batch) - 1
+		if q := l.takeQueue(); q != nil {
+			batch = append(q, c)
 		}
 		l.bmu.Unlock()
 		l.lead(c, batch)
@@ -177,6 +171,22 @@ func (l *Limiter) roundTrip(ctx context.Context, key string, lim ratelimit.Limit
 	return c.answer()
 }
 
+// takeQueue takes the queued calls as a batch to send (nil when none
+// wait): each is then sent, and counted in flight. Under bmu.
+func (l *Limiter) takeQueue() []*call {
+	q := l.queue
+	if len(q) == 0 {
+		return nil
+	}
+	l.queue = l.spare
+	l.spare = nil
+	for _, c := range q {
+		c.state = sent
+	}
+	l.callsInFlight += len(q)
+	return q
+}
+
 // answer returns c's result and recycles c.
 func (c *call) answer() (ratelimit.Result, error) {
 	r, err := c.res, c.err
@@ -194,16 +204,10 @@ func (l *Limiter) lead(self *call, batch []*call) {
 	l.callsInFlight -= len(batch)
 	l.lastBatch = len(batch)
 	if len(l.queue) > 0 && l.inFlight == 1 {
-		q := l.queue
-		l.queue = l.spare
-		l.spare = nil
-		for _, c := range q {
-			c.state = sent
-		}
+		q := l.takeQueue()
 		next = q[0]
 		next.state = leading
 		next.batch = q
-		l.callsInFlight += len(q)
 	} else {
 		// Nobody waits, or the other round trip in flight will take the
 		// queue when it ends, so that the two merge into one batch.
