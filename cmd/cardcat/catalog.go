@@ -4,33 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
-	"sync/atomic"
 	"time"
 
 	"github.com/cardcat/cardcat"
-	"github.com/cardcat/cardcat/internal/analytics"
-	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
-	"github.com/cardcat/cardcat/internal/serving"
 	"github.com/cardcat/cardcat/internal/store"
 )
-
-// catalogHolder keeps the catalogue version the API serves (its snapshot and
-// its paid answers, one serving.View) and swaps in a new one when the
-// store's catalogue version changes. Readers take the pointer once per
-// request, so a swap never mixes versions inside one response, nor a
-// snapshot of one version with paid answers of another.
-type catalogHolder struct {
-	st   store.Store
-	reg  *game.Registry
-	log  *slog.Logger
-	view atomic.Pointer[serving.View]
-}
-
-// Current returns the version being served, nil before the first load.
-func (h *catalogHolder) Current() *serving.View { return h.view.Load() }
 
 // ensureSample ingests the embedded sample when the store holds no catalogue,
 // so a first start serves real cards at once.
@@ -49,87 +29,4 @@ func ensureSample(ctx context.Context, st store.Store, reg *game.Registry, log *
 	}
 	log.Info("sample loaded", "version", rep.Version, "duration", rep.Duration.Round(time.Millisecond))
 	return nil
-}
-
-// refresh loads the store's catalogue when its version differs from the one
-// served, reads each game's TCGplayer history at the version's UTC day,
-// builds everything the version serves (the snapshot, then each game's paid
-// answers from the same catalogue) and swaps it in at once.
-func (h *catalogHolder) refresh(ctx context.Context) error {
-	v, err := h.st.CatalogVersion(ctx)
-	if err != nil {
-		return err
-	}
-	if cur := h.Current(); cur != nil && cur.Version == v {
-		return nil
-	}
-	start := time.Now()
-	cat, err := h.st.LoadCatalog(ctx)
-	if err != nil {
-		return err
-	}
-	loaded := time.Since(start)
-	history, err := h.tcgHistory(ctx, cat)
-	if err != nil {
-		return err
-	}
-	historyDone := time.Since(start)
-	view, err := serving.Build(cat, h.reg, analytics.Options{TCGHistory: history})
-	if err != nil {
-		return fmt.Errorf("building the snapshot of version %d: %w", cat.Version, err)
-	}
-	h.view.Store(view)
-	h.log.Info("catalogue snapshot ready", "version", cat.Version, "load", loaded.Round(time.Millisecond),
-		"history", (historyDone - loaded).Round(time.Millisecond), "build", (time.Since(start) - historyDone).Round(time.Millisecond))
-	// The catalogue read to build the view (about as large as the view
-	// itself) and the previous view are garbage now: return their memory to
-	// the OS at once rather than keep it resident until the scavenger gets
-	// to it.
-	debug.FreeOSMemory()
-	return nil
-}
-
-// tcgHistory reads, for each game of cat that the registry serves, its
-// TCGplayer history at the UTC day of the version (the day of its price
-// points), for the trending answers. A game whose history cannot be read is
-// logged and left out: its version is served with market_t saying that the
-// history is not available, rather than not at all. Only a canceled ctx
-// fails the refresh.
-func (h *catalogHolder) tcgHistory(ctx context.Context, cat *catalog.Catalog) (map[string]*store.TCGHistory, error) {
-	history := make(map[string]*store.TCGHistory, len(cat.Games))
-	for i := range cat.Games {
-		code := cat.Games[i].Game
-		if _, ok := h.reg.Get(code); !ok {
-			continue
-		}
-		th, err := h.st.TCGMarketAverages(ctx, code, cat.CreatedAt)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			h.log.Error("TCGplayer price history not read; trending market_t says it is not available", "version", cat.Version, "game", code, "err", err)
-			continue
-		}
-		h.log.Debug("TCGplayer price history", "version", cat.Version, "game", code, "day", th.Day,
-			"days_covered", th.Days, "finishes", len(th.Averages))
-		history[code] = &th
-	}
-	return history, nil
-}
-
-// watch refreshes every interval until ctx ends; a failed refresh keeps
-// serving the current snapshot.
-func (h *catalogHolder) watch(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := h.refresh(ctx); err != nil && ctx.Err() == nil {
-				h.log.Error("catalogue refresh failed; still serving the previous version", "err", err)
-			}
-		}
-	}
 }

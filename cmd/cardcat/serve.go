@@ -15,6 +15,7 @@ import (
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 func init() {
@@ -66,8 +67,8 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	if err := ensureSample(ctx, st, reg, log); err != nil {
 		return err
 	}
-	holder := &catalogHolder{st: st, reg: reg, log: log}
-	if err := holder.refresh(ctx); err != nil {
+	holder := serving.NewHolder(st, reg, log)
+	if err := holder.Refresh(ctx); err != nil {
 		return err
 	}
 
@@ -123,7 +124,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go holder.watch(ctx, *refresh)
+	go holder.Watch(ctx, *refresh)
 	go lim.dir.Watch(ctx, lim.refresh)
 	if *adminAddr != "" {
 		if err := startAdmin(ctx, env, *adminAddr); err != nil {

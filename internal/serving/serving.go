@@ -2,7 +2,8 @@
 // snapshot of the free endpoints and the paid answers computed from the same
 // catalogue, built together and published together (one atomic pointer), so
 // that one request never sees a snapshot of one version and paid answers of
-// another.
+// another. A Holder keeps the version being served and swaps in the store's
+// next one.
 package serving
 
 import (

@@ -1,0 +1,118 @@
+package serving
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/store"
+)
+
+// Holder keeps the catalogue version the API serves (one View) and swaps in
+// a new one when the store's catalogue version changes. Readers take the
+// pointer once per request, so a swap never mixes versions inside one
+// response, nor a snapshot of one version with paid answers of another.
+type Holder struct {
+	st   store.Store
+	reg  *game.Registry
+	log  *slog.Logger
+	view atomic.Pointer[View]
+}
+
+// NewHolder returns a Holder of st's catalogue for the games of reg, serving
+// nothing until its first Refresh.
+func NewHolder(st store.Store, reg *game.Registry, log *slog.Logger) *Holder {
+	return &Holder{st: st, reg: reg, log: log}
+}
+
+// Current returns the version being served, nil before the first load.
+func (h *Holder) Current() *View { return h.view.Load() }
+
+// Refresh loads the store's catalogue when its version differs from the one
+// served, reads each game's TCGplayer history at the version's UTC day,
+// builds everything the version serves (the snapshot, then each game's paid
+// answers from the same catalogue) and swaps it in at once.
+func (h *Holder) Refresh(ctx context.Context) error {
+	v, err := h.st.CatalogVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if cur := h.Current(); cur != nil && cur.Version == v {
+		return nil
+	}
+	start := time.Now()
+	cat, err := h.st.LoadCatalog(ctx)
+	if err != nil {
+		return err
+	}
+	loaded := time.Since(start)
+	history, err := h.tcgHistory(ctx, cat)
+	if err != nil {
+		return err
+	}
+	historyDone := time.Since(start)
+	view, err := Build(cat, h.reg, analytics.Options{TCGHistory: history})
+	if err != nil {
+		return fmt.Errorf("building the snapshot of version %d: %w", cat.Version, err)
+	}
+	h.view.Store(view)
+	h.log.Info("catalogue snapshot ready", "version", cat.Version, "load", loaded.Round(time.Millisecond),
+		"history", (historyDone - loaded).Round(time.Millisecond), "build", (time.Since(start) - historyDone).Round(time.Millisecond))
+	// The catalogue read to build the view (about as large as the view
+	// itself) and the previous view are garbage now: return their memory to
+	// the OS at once rather than keep it resident until the scavenger gets
+	// to it.
+	debug.FreeOSMemory()
+	return nil
+}
+
+// tcgHistory reads, for each game of cat that the registry serves, its
+// TCGplayer history at the UTC day of the version (the day of its price
+// points), for the trending answers. A game whose history cannot be read is
+// logged and left out: its version is served with market_t saying that the
+// history is not available, rather than not at all. Only a canceled ctx
+// fails the refresh.
+func (h *Holder) tcgHistory(ctx context.Context, cat *catalog.Catalog) (map[string]*store.TCGHistory, error) {
+	history := make(map[string]*store.TCGHistory, len(cat.Games))
+	for i := range cat.Games {
+		code := cat.Games[i].Game
+		if _, ok := h.reg.Get(code); !ok {
+			continue
+		}
+		th, err := h.st.TCGMarketAverages(ctx, code, cat.CreatedAt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			h.log.Error("TCGplayer price history not read; trending market_t says it is not available", "version", cat.Version, "game", code, "err", err)
+			continue
+		}
+		h.log.Debug("TCGplayer price history", "version", cat.Version, "game", code, "day", th.Day,
+			"days_covered", th.Days, "finishes", len(th.Averages))
+		history[code] = &th
+	}
+	return history, nil
+}
+
+// Watch refreshes every interval until ctx ends; a failed refresh keeps
+// serving the current snapshot.
+func (h *Holder) Watch(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
+				h.log.Error("catalogue refresh failed; still serving the previous version", "err", err)
+			}
+		}
+	}
+}
