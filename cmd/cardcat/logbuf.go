@@ -14,15 +14,12 @@ import (
 // soon as flushAt bytes wait, at once for warnings and errors, and when the
 // program ends.
 //
-// A request only copies its line into memory: the writes are the flusher's
-// (run). The access log's line is written after the handler and before
-// net/http sends the answer, so a write in the request's path (a full
-// buffer's, as with a bufio.Writer) held that answer, and every request
-// logging behind it, for the whole system call: with one core (the load
-// harness pins the server to one), 64 KB every ~17 ms at 20,000 requests/s,
-// which showed in the p99 of paced runs. Past maxPending bytes (a
-// destination that cannot keep up) Write writes itself: memory stays
-// bounded and no line is dropped.
+// A request only copies its line into memory and the flusher (run) writes:
+// the access log writes before net/http sends the answer, so a write in the
+// request's path held that answer, and every request logging behind it, for
+// the whole system call (bench/README.md, "The log buffer's flusher"). Past
+// maxPending bytes (a destination that cannot keep up) Write writes itself:
+// memory stays bounded and no line is dropped.
 type logBuffer struct {
 	w    io.Writer
 	kick chan struct{} // the flusher should write now (buffered, 1)

@@ -46,15 +46,9 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	}
 	log := env.Log
 	reg := game.Default()
-	// The heap is almost all the long-lived snapshot; the default GOGC=100
-	// lets resident memory grow towards twice it (3.4 KB per product at 1M
-	// cards, load harness). 25 kept it at 2.2 KB, but then the garbage of
-	// the requests (about 3 KB each, most of it net/http's) filled the
-	// headroom every 4 s at full load, and each collection's mark phase
-	// (~12 ms on one core) delayed the requests behind it: card detail's
-	// p99 at saturation was 4.4-6.4 ms at GOGC 25 against 2.8-3.9 ms at
-	// 400 (the ceiling's 2.5-3.9), same runs. 50 halves the collections of
-	// 25 and stays under 3 KB per product. An operator's GOGC wins.
+	// 50 keeps resident memory near the long-lived snapshot without
+	// collecting so often that requests wait (measurements in
+	// bench/README.md, "GOGC 50"). An operator's GOGC wins.
 	if env.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}

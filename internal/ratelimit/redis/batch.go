@@ -46,14 +46,13 @@ import (
 // round trip and the one before it carried a single call each, and nobody
 // queues. Then calls come about two at a time and would otherwise take turns,
 // each waiting for the other's round trip (twice the latency, and a goroutine
-// hand-off per call: 1.9 times the CPU per Take of two independent round
-// trips, measured with 2 goroutines on 2 CPUs). Under load everything rides
-// one round trip at a time, so that the batches are as large as possible: a
-// second batch in flight beside it splits them (with 16 goroutines on one CPU,
-// 5.3 calls per round trip instead of 7.9, for about 1.25 times the CPU per
-// Take). The previous round trip is asked too because under load, on one CPU,
-// batches alternate between nearly everyone and the one caller that was
-// running while they waited: that lone call is not light load.
+// hand-off per call). Under load everything rides one round trip at a time,
+// so that the batches are as large as possible: a second batch in flight
+// beside it splits them, for more CPU per Take (figures in bench/README.md,
+// "The Redis limiter's batches"). The previous round trip is asked too
+// because under load, on one CPU, batches alternate between nearly everyone
+// and the one caller that was running while they waited: that lone call is
+// not light load.
 func (l *Limiter) goAlone() bool {
 	return l.inFlight == 0 ||
 		(l.inFlight == 1 && l.callsInFlight == 1 && l.lastBatch <= 1 && len(l.queue) == 0)
@@ -119,14 +118,10 @@ func (l *Limiter) roundTrip(ctx context.Context, key string, lim ratelimit.Limit
 		batch := c.self[:]
 		// Let the goroutines that are runnable already reach their own
 		// calls first: they queue behind this one and go with it rather
-		// than wait for the next round trip. With nothing else runnable (an
-		// idle server) Gosched returns at once: no timer, no added latency.
-		// In BenchmarkChainWrk (32 connections, GOMAXPROCS 1, the load
-		// harness's setting) this took the round trips from about 3 calls
-		// to 14, and what the Redis limiter adds to a request over Off
-		// from a median of 101% to 69% (5 and 4 runs). In BenchmarkTake,
-		// whose callers are all waiting already, it costs 3-6% CPU per
-		// Take at 16 goroutines per CPU, about 25% with 2 on 2 CPUs.
+		// than wait for the next round trip (several times larger batches
+		// under the load harness's setting: bench/README.md, "The Redis
+		// limiter's batches"). With nothing else runnable (an idle server)
+		// Gosched returns at once: no timer, no added latency.
 		runtime.Gosched()
 		l.bmu.Lock()
 		if q := l.takeQueue(); q != nil {
