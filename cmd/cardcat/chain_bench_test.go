@@ -16,7 +16,6 @@ import (
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
-	"github.com/cardcat/cardcat/internal/keyauth"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/ratelimit/redis"
@@ -112,7 +111,7 @@ func (f *chainFixture) server(b *testing.B, auth httpapi.Authenticator, lim rate
 func (f *chainFixture) serverLogging(b *testing.B, log *slog.Logger, access func(httpapi.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
 	b.Helper()
 	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
-		Snapshot:  func() *serving.View { return f.view },
+		View:      func() *serving.View { return f.view },
 		Games:     game.Default(),
 		Logger:    log,
 		AccessLog: access,
@@ -180,7 +179,7 @@ func BenchmarkChain(b *testing.B) {
 
 	mem := memory.New(memory.Options{})
 	b.Cleanup(func() { mem.Close() })
-	run("InProcess", f.server(b, keyauth.New(f.dir, time.Now), mem))
+	run("InProcess", f.server(b, account.NewAuthenticator(f.dir, time.Now), mem))
 
 	if u := os.Getenv(redisURLVar); u != "" {
 		rl, err := redis.Open(context.Background(), u, memory.New(memory.Options{}), redis.Options{Prefix: "cardcat-bench:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"})
@@ -188,7 +187,7 @@ func BenchmarkChain(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { rl.Close() })
-		run("Redis", f.server(b, keyauth.New(f.dir, time.Now), rl))
+		run("Redis", f.server(b, account.NewAuthenticator(f.dir, time.Now), rl))
 	}
 
 	// Interleaved runs Off, Headers and InProcess in turns, batch by batch,
@@ -197,7 +196,7 @@ func BenchmarkChain(b *testing.B) {
 	// headers: what sending the headers costs at all. It reports ns per
 	// request of each, and chain-% and headers-% over Off.
 	b.Run("Interleaved", func(b *testing.B) {
-		hs := []http.Handler{f.server(b, nil, nil), withConstantLimitHeaders(f.server(b, nil, nil)), f.server(b, keyauth.New(f.dir, time.Now), mem)}
+		hs := []http.Handler{f.server(b, nil, nil), withConstantLimitHeaders(f.server(b, nil, nil)), f.server(b, account.NewAuthenticator(f.dir, time.Now), mem)}
 		reqs := make([]*http.Request, len(f.targets))
 		for i, t := range f.targets {
 			reqs[i] = httptest.NewRequest(http.MethodGet, t, nil)
@@ -301,11 +300,11 @@ func BenchmarkChainHTTP(b *testing.B) {
 	run("Off", f.server(b, nil, nil))
 	mem := memory.New(memory.Options{})
 	b.Cleanup(func() { mem.Close() })
-	run("InProcess", f.server(b, keyauth.New(f.dir, time.Now), mem))
+	run("InProcess", f.server(b, account.NewAuthenticator(f.dir, time.Now), mem))
 
 	// Interleaved: Off, Headers and InProcess in turns (see BenchmarkChain).
 	b.Run("Interleaved", func(b *testing.B) {
-		hs := []http.Handler{f.server(b, nil, nil), withConstantLimitHeaders(f.server(b, nil, nil)), f.server(b, keyauth.New(f.dir, time.Now), mem)}
+		hs := []http.Handler{f.server(b, nil, nil), withConstantLimitHeaders(f.server(b, nil, nil)), f.server(b, account.NewAuthenticator(f.dir, time.Now), mem)}
 		reqs := make([][]*http.Request, len(hs))
 		var client *http.Client
 		for k, h := range hs {
@@ -334,6 +333,6 @@ func BenchmarkChainHTTP(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { rl.Close() })
-		run("Redis", f.server(b, keyauth.New(f.dir, time.Now), rl))
+		run("Redis", f.server(b, account.NewAuthenticator(f.dir, time.Now), rl))
 	}
 }

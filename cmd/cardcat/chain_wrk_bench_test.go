@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/httpapi"
-	"github.com/cardcat/cardcat/internal/keyauth"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/ratelimit/redis"
@@ -86,7 +86,7 @@ func BenchmarkChainWrk(b *testing.B) {
 	start("Off", api(nil, nil))
 	mem := memory.New(memory.Options{})
 	b.Cleanup(func() { mem.Close() })
-	start("InProcess", api(keyauth.New(f.dir, time.Now), mem))
+	start("InProcess", api(account.NewAuthenticator(f.dir, time.Now), mem))
 	start("Headers", withConstantLimitHeaders(api(nil, nil)))
 	if u := os.Getenv(redisURLVar); u != "" {
 		rl, err := redis.Open(context.Background(), u, memory.New(memory.Options{}), redis.Options{Prefix: "cardcat-bench:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"})
@@ -94,7 +94,7 @@ func BenchmarkChainWrk(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { rl.Close() })
-		start("Redis", api(keyauth.New(f.dir, time.Now), rl))
+		start("Redis", api(account.NewAuthenticator(f.dir, time.Now), rl))
 	}
 
 	paths := filepath.Join(b.TempDir(), "paths.txt")

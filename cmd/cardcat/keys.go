@@ -133,8 +133,8 @@ func keysCreate(ctx context.Context, env *Env, args []string) error {
 	if err := st.CreateKey(ctx, k); err != nil {
 		return err
 	}
-	hour, day := acc.Limits()
-	fmt.Fprintf(env.Stdout, "key %d for account %d (plan %s, %d/hour, %d/day); shown once, store it now:\n", k.ID, acc.ID, acc.Plan, hour, day)
+	lim := acc.Limits()
+	fmt.Fprintf(env.Stdout, "key %d for account %d (plan %s, %d/hour, %d/day); shown once, store it now:\n", k.ID, acc.ID, acc.Plan, lim.Hour, lim.Day)
 	fmt.Fprintln(env.Stdout, key)
 	return nil
 }
@@ -233,7 +233,7 @@ func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return usageError{"--plan: " + err.Error()}
 	}
-	if (*hour != 0 || *day != 0) && !account.CustomLimits(p) {
+	if (*hour != 0 || *day != 0) && !p.CustomLimits() {
 		return usageError{fmt.Sprintf("--hour/--day: plan %s has fixed limits; only coffee and business take custom ones", p)}
 	}
 	if *hour < 0 || *day < 0 {
@@ -255,8 +255,8 @@ func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
 	if err := st.UpdateAccount(ctx, acc); err != nil {
 		return err
 	}
-	h, d := acc.Limits()
-	fmt.Fprintf(env.Stdout, "account %d: plan %s, %d/hour, %d/day\n", acc.ID, acc.Plan, h, d)
+	lim := acc.Limits()
+	fmt.Fprintf(env.Stdout, "account %d: plan %s, %d/hour, %d/day\n", acc.ID, acc.Plan, lim.Hour, lim.Day)
 	return nil
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/httpapi"
-	"github.com/cardcat/cardcat/internal/keyauth"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/ratelimit/redis"
@@ -90,7 +89,7 @@ func (f *limitFlags) setRefresh(v string) error {
 // limits are the keys and rate limits of a running server.
 type limits struct {
 	dir     *account.Directory
-	auth    *keyauth.Authenticator
+	auth    *account.Authenticator
 	limiter ratelimit.Limiter
 	backend string // for the log: "memory <path>" or "redis <addr>"
 	trusted []netip.Prefix
@@ -114,7 +113,7 @@ func openLimits(ctx context.Context, env *Env, f *limitFlags, st store.Store, da
 	if err != nil {
 		return nil, fmt.Errorf("loading the API keys: %w", err)
 	}
-	l := &limits{dir: dir, auth: keyauth.New(dir, time.Now), trusted: f.trustedProxies, guard: f.guardPerHour, refresh: f.keysRefresh}
+	l := &limits{dir: dir, auth: account.NewAuthenticator(dir, time.Now), trusted: f.trustedProxies, guard: f.guardPerHour, refresh: f.keysRefresh}
 	if redisURL == "" {
 		path := filepath.Join(dataDir, "ratelimit.json")
 		m, err := memory.Open(path, memory.Options{Logger: env.Log})

@@ -20,7 +20,7 @@ import (
 // End-to-end tests of keys, plans, trials and rate limits: `cardcat serve`
 // started through run, keys made with `cardcat keys create` on the same data
 // directory. Window ends and trial expiry to the second are tested with an
-// injected clock in internal/httpapi and internal/keyauth; here the clock is
+// injected clock in internal/httpapi and internal/account; here the clock is
 // the real one.
 
 // redisURLVar names the Redis of the tests; without it the Redis cases skip.

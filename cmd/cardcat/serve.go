@@ -82,7 +82,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted}, httpapi.Deps{
 		Auth:      lim.auth,
 		Limiter:   lim.limiter,
-		Snapshot:  holder.Current,
+		View:      holder.Current,
 		Images:    imgs,
 		Docs:      cardcat.Docs(),
 		Games:     reg,

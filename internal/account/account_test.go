@@ -90,9 +90,9 @@ func TestLimits(t *testing.T) {
 		{Account{Plan: Business, HourLimit: 50, DayLimit: 500}, 50, 500},
 	}
 	for _, tt := range tests {
-		h, d := tt.a.Limits()
-		if h != tt.hour || d != tt.day {
-			t.Errorf("%+v: limits %d/%d, want %d/%d", tt.a, h, d, tt.hour, tt.day)
+		lim := tt.a.Limits()
+		if lim.Hour != tt.hour || lim.Day != tt.day {
+			t.Errorf("%+v: limits %d/%d, want %d/%d", tt.a, lim.Hour, lim.Day, tt.hour, tt.day)
 		}
 	}
 }
@@ -126,7 +126,7 @@ func TestPaidAccess(t *testing.T) {
 }
 
 func TestParsePlan(t *testing.T) {
-	for _, p := range Plans {
+	for _, p := range Plans() {
 		if got, err := ParsePlan(string(p)); err != nil || got != p {
 			t.Errorf("ParsePlan(%q) = %q, %v", p, got, err)
 		}

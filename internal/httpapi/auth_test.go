@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cardcat/cardcat/internal/account"
 )
 
 func TestAuthGolden(t *testing.T) {
@@ -55,8 +57,8 @@ func TestAuthForms(t *testing.T) {
 
 type fakeAuth struct{ err error }
 
-func (f fakeAuth) Authenticate(context.Context, string) (Caller, error) {
-	return Caller{Plan: "ultra"}, f.err
+func (f fakeAuth) Authenticate(context.Context, string) (account.Caller, error) {
+	return account.CallerOf(&account.Account{ID: 1, Plan: account.Ultra}, "pk_test_fake", time.Time{}), f.err
 }
 
 func TestAuthenticatorErrors(t *testing.T) {
@@ -66,7 +68,7 @@ func TestAuthenticatorErrors(t *testing.T) {
 		status int
 	}{
 		{nil, 200},
-		{fmt.Errorf("revoked: %w", ErrInvalidKey), 401},
+		{fmt.Errorf("revoked: %w", account.ErrInvalidKey), 401},
 		{errors.New("account store unreachable"), 500},
 	} {
 		deps := testDeps(snap)
@@ -77,29 +79,24 @@ func TestAuthenticatorErrors(t *testing.T) {
 	}
 }
 
-// TestRateLimitSlot: the limiter wraps keyed routes only, after
-// authentication, and sees the caller.
+// TestRateLimitSlot: the limiter is asked once per request, after the
+// key is identified: a keyed route's request with a valid key is taken
+// from its account's pool, one without from the client's guard bucket; a
+// public route only peeks; an unknown path is counted like a keyed route.
 func TestRateLimitSlot(t *testing.T) {
 	deps := testDeps(mustView(t, mustFixture(t)))
 	deps.Auth = fakeAuth{}
-	var seen []string
-	deps.RateLimit = func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, ok := CallerFrom(r.Context())
-			seen = append(seen, fmt.Sprintf("%s %v %s", r.URL.Path, ok, c.Plan))
-			w.Header().Set("X-RateLimit-Limit-Hour", "7000")
-			next.ServeHTTP(w, r)
-		})
-	}
+	rec := newRecordingLimiter(t)
+	deps.Limiter = rec
 	h := mustServer(t, Config{}, deps)
 	w := get(h, "/dbs/sets")
 	get(h, "/health")
 	get(h, "/nope")
 	get(h, "/mtg/sets", "X-API-Key", "")
 	if w.Header().Get("X-RateLimit-Limit-Hour") != "7000" {
-		t.Errorf("limiter headers missing")
+		t.Errorf("limit headers: %v, want the Ultra caller's 7000", w.Header())
 	}
-	if diff := cmp.Diff([]string{"/dbs/sets true ultra"}, seen); diff != "" {
+	if diff := cmp.Diff([]string{"take acct:1", "peek acct:1", "take acct:1", "take ip:192.0.2.1"}, rec.get()); diff != "" {
 		t.Errorf("limiter calls (-want +got):\n%s", diff)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/serving"
 )
@@ -162,8 +163,8 @@ func BenchmarkHandler(b *testing.B) {
 // ultraAuth accepts every well-formed key as an Ultra caller.
 type ultraAuth struct{}
 
-func (ultraAuth) Authenticate(context.Context, string) (Caller, error) {
-	return Caller{Plan: "ultra", Paid: PaidAllowed}, nil
+func (ultraAuth) Authenticate(context.Context, string) (account.Caller, error) {
+	return account.CallerOf(&account.Account{ID: 1, Plan: account.Ultra}, "pk_test_bench", time.Time{}), nil
 }
 
 // BenchmarkPaid runs each paid endpoint through the whole handler (chain,

@@ -137,7 +137,7 @@ func (s *Server) gameOfPath(segs []string) string {
 				return g.Code
 			}
 		}
-		if snap := s.deps.Snapshot(); snap != nil && len(id) == catalog.CMLen && catalog.IsHex(id) {
+		if snap := s.deps.View(); snap != nil && len(id) == catalog.CMLen && catalog.IsHex(id) {
 			for _, g := range games {
 				if gs := snap.Game(g.Code); gs != nil {
 					if _, found := gs.LookupCard(id); found {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/cardcat/cardcat/internal/account"
 )
 
 // GET / describes the API. Its body depends on nothing but the
@@ -23,7 +25,7 @@ type rootBody struct {
 	Status         string                  `json:"status"`
 	Authentication rootAuth                `json:"authentication"`
 	Endpoints      map[string]rootEndpoint `json:"endpoints"`
-	RateLimits     RateLimits              `json:"rate_limits"`
+	RateLimits     rateLimits              `json:"rate_limits"`
 }
 
 type rootAuth struct {
@@ -51,7 +53,7 @@ func (s *Server) renderRoot() ([]byte, error) {
 				"sent in the header X-API-Key or as Authorization: Bearer followed by the key. GET /, /games and /health need no key.",
 		},
 		Endpoints:  map[string]rootEndpoint{},
-		RateLimits: s.cfg.DefaultLimits,
+		RateLimits: freeRateLimits(),
 	}
 	for _, d := range s.docs {
 		b.Endpoints[d.Label] = rootEndpoint{Path: d.Path, AuthRequired: d.AuthRequired}
@@ -145,7 +147,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 		Checks:    checks,
 		Region:    s.deps.Region,
 	}
-	if s.deps.Snapshot() == nil {
+	if s.deps.View() == nil {
 		unhealthy = append(unhealthy, "catalogue (not loaded yet)")
 	}
 	status := http.StatusOK
@@ -195,4 +197,17 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	w.Write(s.deps.Docs)
 	return nil
+}
+
+// rateLimits are the limits of a plan as GET / shows them.
+type rateLimits struct {
+	PerHour int64  `json:"per_hour"`
+	PerDay  int64  `json:"per_day"`
+	Plan    string `json:"plan"`
+}
+
+// freeRateLimits are the Free plan's, which a caller without a key has.
+func freeRateLimits() rateLimits {
+	lim := account.FreeLimits()
+	return rateLimits{PerHour: lim.Hour, PerDay: lim.Day, Plan: string(account.Free)}
 }

@@ -6,25 +6,9 @@ import (
 	"github.com/cardcat/cardcat/internal/jsonw"
 	"net/http"
 	"strconv"
-	"sync"
 
 	"github.com/cardcat/cardcat/internal/catalog"
-	"github.com/cardcat/cardcat/internal/serving"
 )
-
-// gameSnapshot returns the version being served and its snapshot of a game:
-// read once per request, so one answer never mixes two catalogue versions.
-func (s *Server) gameSnapshot(code string) (*serving.View, *catalog.GameSnapshot, error) {
-	snap := s.deps.Snapshot()
-	if snap == nil {
-		return nil, nil, unavailable()
-	}
-	g := snap.Game(code)
-	if g == nil {
-		return nil, nil, fmt.Errorf("httpapi: snapshot version %d has no game %q", snap.Version, code)
-	}
-	return snap, g, nil
-}
 
 // GET /{game}/sets: the pre-rendered set list.
 func (s *Server) handleSets(code string) apiHandler {
@@ -50,14 +34,9 @@ func (s *Server) handleSetCards(code string) apiHandler {
 		if err != nil {
 			return err
 		}
-		key := r.PathValue("set")
-		set, shared, err := findSet(g, key)
-		if err != nil {
+		set, err := resolveSet(w, g, r.PathValue("set"))
+		if set == nil || err != nil {
 			return err
-		}
-		if set == nil {
-			writeBody(w, http.StatusOK, disambiguation(key, shared))
-			return nil
 		}
 
 		bp := getBuffer()
@@ -82,20 +61,22 @@ func (s *Server) handleSetCards(code string) apiHandler {
 	}
 }
 
-// findSet resolves :set: a set_id, else a set_code compared
-// case-insensitively. A code shared by several sets returns them instead
-// (set == nil), for the disambiguation answer; no set is a 404.
-func findSet(g *catalog.GameSnapshot, key string) (set *catalog.ListedSet, shared []*catalog.ListedSet, err error) {
+// resolveSet resolves :set for every route under /{game}/sets/{set}: a
+// set_id, else a set_code compared case-insensitively. A code that several
+// sets share is answered here with the disambiguation (nil set, nil error);
+// no set is the 404 "Set not found" with suggestions.
+func resolveSet(w http.ResponseWriter, g *catalog.GameSnapshot, key string) (*catalog.ListedSet, error) {
 	if set, ok := g.SetByID(key); ok {
-		return set, nil, nil
+		return set, nil
 	}
 	switch sets := g.SetsByCode(key); len(sets) {
 	case 0:
-		return nil, nil, setNotFound(g, key)
+		return nil, setNotFound(g, key)
 	case 1:
-		return sets[0], nil, nil
+		return sets[0], nil
 	default:
-		return nil, sets, nil
+		writeBody(w, http.StatusOK, disambiguation(key, sets))
+		return nil, nil
 	}
 }
 
@@ -149,15 +130,4 @@ func looksLikeSetID(key string) bool {
 		}
 	}
 	return true
-}
-
-// Response buffers are reused; a set page of 200 cards is a few hundred KB.
-var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
-
-func getBuffer() *[]byte { bp := buffers.Get().(*[]byte); *bp = (*bp)[:0]; return bp }
-
-func putBuffer(bp *[]byte) {
-	if cap(*bp) <= 1<<20 {
-		buffers.Put(bp)
-	}
 }

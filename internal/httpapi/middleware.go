@@ -12,15 +12,16 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/account"
 )
 
-// The chain, outermost first (see New): the request (its id and the CORS
-// headers, so that every answer has them, 5xx and panics included; its
-// state; its access log line); panic recovery; the method check (405, CORS
-// preflight); the path check (trailing slash, repeated slashes); then the
-// routes, where keyed routes add
-// authentication and the rate limit (ratelimit.go says which answer counts
-// where; the 405 and the 404 of the path check count too).
+// The chain, outermost first (see New): the request (its id, the headers
+// every answer has, its state, its access log line); panic recovery; the
+// caller's identity (auth.go); the method check (405, CORS preflight); the
+// path check (trailing slash, repeated slashes); then the routes
+// (routes.go), where keyed routes add the rate limit (ratelimit.go) and the
+// key check, and paid routes the plan check.
 
 type ctxKey int
 
@@ -36,11 +37,9 @@ type requestState struct {
 	// and the access log's duration are taken from it (one clock read).
 	start time.Time
 
-	identified bool     // identify ran: key, caller and authErr are set
-	key        keyState // what the request's key turned out to be
-	caller     Caller   // set by identify for a valid key
-	hasCaller  bool
-	authErr    error // the Authenticator's failure (key == keyFailed)
+	key     keyState       // what the request's key turned out to be (withIdentity)
+	caller  account.Caller // of a valid key
+	authErr error          // the Authenticator's failure (key == keyFailed)
 
 	limitValues [4]string // X-RateLimit-* values
 	retryAfter  [1]string // Retry-After of a 429
@@ -229,7 +228,7 @@ func (s *Server) logAccess(r *http.Request, c *request) {
 	if e.Path == "" { // a request made in process, not read from a client
 		e.Path = r.URL.RequestURI()
 	}
-	if c.st.hasCaller {
+	if c.st.key == keyValid {
 		e.Account = c.st.caller.AccountID // the account, never the key
 	}
 	if s.deps.AccessLog != nil {
@@ -310,9 +309,7 @@ func (s *Server) withGETOnly(next http.Handler) http.Handler {
 			return
 		}
 		if r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != "" {
-			if s.limiter != nil {
-				r = s.publicLimits(w, r) // a preflight is never counted
-			}
+			s.limits.show(w, r, stateOf(r.Context())) // a preflight is never counted
 			h := w.Header()
 			h.Set("Access-Control-Allow-Methods", "GET")
 			h.Set("Access-Control-Allow-Headers", "X-API-Key, Authorization, Content-Type, X-Request-Id")
@@ -320,14 +317,10 @@ func (s *Server) withGETOnly(next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		r, ok := s.countUnrouted(w, r)
-		if !ok {
-			return
-		}
 		e := newError(http.StatusMethodNotAllowed, errMethodNotAllowed,
 			"This API is read-only and answers GET only; "+r.Method+" is not allowed.")
 		e.Header = map[string]string{"Allow": http.MethodGet}
-		s.writeError(w, r, e)
+		s.answerUnrouted(w, r, e)
 	})
 }
 
@@ -348,9 +341,7 @@ func (s *Server) withPathCheck(next http.Handler) http.Handler {
 			p = u.Path
 		}
 		if !canonicalPath(p) {
-			if r, ok := s.countUnrouted(w, r); ok {
-				s.writeError(w, r, s.endpointNotFound(r))
-			}
+			s.answerUnrouted(w, r, s.endpointNotFound(r))
 			return
 		}
 		next.ServeHTTP(w, r)

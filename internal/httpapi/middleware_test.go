@@ -81,7 +81,7 @@ func TestPanicIsLogged500(t *testing.T) {
 	var logs bytes.Buffer
 	deps := testDeps(nil)
 	deps.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
-	deps.Snapshot = func() *serving.View { panic("secret internal detail") }
+	deps.View = func() *serving.View { panic("secret internal detail") }
 	h := mustServer(t, Config{}, deps)
 	w := get(h, "/dbs/sets")
 	if w.Code != 500 || w.Header().Get("Access-Control-Allow-Origin") != "*" {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/analytics"
-	"github.com/cardcat/cardcat/internal/catalog"
 )
 
 // The paid endpoints (prices by set, set statistics, completion value,
@@ -27,7 +27,7 @@ func (s *Server) requirePaid(next http.Handler) http.Handler {
 			s.writeError(w, r, errors.New("httpapi: paid route reached without a caller"))
 			return
 		}
-		if caller.Paid != PaidAllowed {
+		if caller.Paid != account.Allowed {
 			s.writeError(w, r, s.planRequired(caller.Paid))
 			return
 		}
@@ -36,9 +36,9 @@ func (s *Server) requirePaid(next http.Handler) http.Handler {
 }
 
 // planRequired is the 403 of a paid endpoint without paid access.
-func (s *Server) planRequired(access PaidAccess) *apiError {
+func (s *Server) planRequired(access account.Access) *apiError {
 	const needs = "This is a paid endpoint: it needs the Ultra or Business plan, or an active 7-day trial."
-	if access == PaidTrialExpired {
+	if access == account.TrialExpired {
 		e := newError(http.StatusForbidden, errPlanRequired,
 			needs+" Your trial has ended; upgrade your plan at upgrade_url.")
 		e.Body.UpgradeURL = s.deps.PublicURL + "/account/upgrade"
@@ -48,20 +48,6 @@ func (s *Server) planRequired(access PaidAccess) *apiError {
 		needs+" Start your free 7-day trial at redeem_url, or upgrade your plan.")
 	e.Body.RedeemURL = s.deps.PublicURL + "/account/trial"
 	return e
-}
-
-// paidGame returns the snapshot of a game and its paid answers, both of the
-// version being served (read once).
-func (s *Server) paidGame(code string) (*catalog.GameSnapshot, *analytics.Game, error) {
-	v, g, err := s.gameSnapshot(code)
-	if err != nil {
-		return nil, nil, err
-	}
-	paid := v.Paid[code]
-	if paid == nil {
-		return nil, nil, fmt.Errorf("httpapi: catalogue version %d has no paid answers for game %q", v.Version, code)
-	}
-	return g, paid, nil
 }
 
 // paidParameter maps a parameter error of analytics.Parse* onto the 400
@@ -85,14 +71,9 @@ func (s *Server) paidSetAnswer(w http.ResponseWriter, r *http.Request, code stri
 	if err != nil {
 		return err
 	}
-	key := r.PathValue("set")
-	set, shared, err := findSet(g, key)
-	if err != nil {
+	set, err := resolveSet(w, g, r.PathValue("set"))
+	if set == nil || err != nil {
 		return err
-	}
-	if set == nil {
-		writeBody(w, http.StatusOK, disambiguation(key, shared))
-		return nil
 	}
 	body := answer(paid, set.ID)
 	if body == nil {

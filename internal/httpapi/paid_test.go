@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -49,21 +51,12 @@ var testAccounts = map[string]account.Account{
 // Authenticator of the keys issue does.
 type planAuth struct{ now func() time.Time }
 
-func (a planAuth) Authenticate(_ context.Context, key string) (Caller, error) {
+func (a planAuth) Authenticate(_ context.Context, key string) (account.Caller, error) {
 	acc, ok := testAccounts[key]
 	if !ok {
-		return Caller{}, ErrInvalidKey
+		return account.Caller{}, account.ErrInvalidKey
 	}
-	c := Caller{KeyID: key[:12], Plan: string(acc.Plan)}
-	switch acc.PaidAccess(a.now()) {
-	case account.Allowed:
-		c.Paid = PaidAllowed
-	case account.TrialExpired:
-		c.Paid = PaidTrialExpired
-	default:
-		c.Paid = PaidNeedsTrial
-	}
-	return c, nil
+	return account.CallerOf(&acc, key[:12], a.now()), nil
 }
 
 // paidDeps are testDeps with the test accounts.
@@ -185,22 +178,19 @@ func TestPaidCheckOrder(t *testing.T) {
 	}
 }
 
-// TestPaidRateLimitSlot: a 403 passes the rate-limit slot, so it counts.
+// TestPaidRateLimitSlot: a 403 passes the rate-limit step, so it counts.
 func TestPaidRateLimitSlot(t *testing.T) {
 	deps := paidDeps(mustView(t, mustFixture(t)))
-	var seen []string
-	deps.RateLimit = func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, _ := CallerFrom(r.Context())
-			seen = append(seen, c.Plan)
-			next.ServeHTTP(w, r)
-		})
-	}
+	rec := newRecordingLimiter(t)
+	deps.Limiter = rec
 	h := mustServer(t, Config{}, deps)
-	get(h, "/dbs/sets/trending", "X-API-Key", keyFree)
+	w := get(h, "/dbs/sets/trending", "X-API-Key", keyFree)
 	get(h, "/dbs/sets/trending", "X-API-Key", keyUltra)
-	if strings.Join(seen, ",") != "free,ultra" {
-		t.Errorf("limiter saw %v, want free,ultra", seen)
+	if w.Code != http.StatusForbidden || w.Header().Get("X-RateLimit-Remaining-Hour") != "99" {
+		t.Errorf("Free caller: %d, remaining %q; want 403 counted (99 left)", w.Code, w.Header().Get("X-RateLimit-Remaining-Hour"))
+	}
+	if diff := cmp.Diff([]string{"take acct:0", "take acct:0"}, rec.get()); diff != "" {
+		t.Errorf("limiter calls (-want +got):\n%s", diff)
 	}
 }
 
@@ -242,7 +232,7 @@ func TestPaidReadsViewOnce(t *testing.T) {
 	v := mustView(t, mustFixture(t))
 	var calls atomic.Int64
 	deps := paidDeps(v)
-	deps.Snapshot = func() *serving.View { calls.Add(1); return v }
+	deps.View = func() *serving.View { calls.Add(1); return v }
 	h := mustServer(t, Config{}, deps)
 	for _, target := range append(paidTargets, "/dbs/prices/FB03_AR", "/dbs/prices/nope", "/mtg/sets/WHO/statistics") {
 		calls.Store(0)

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,27 +9,28 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 )
 
-// Rate limiting (DECISIONS.md, "Keys, plans, limits"; the README, "API behaviour", has every rule).
+// Rate limiting (DECISIONS.md, "Keys, plans, limits"; docs/api.md, "Rate
+// limits", has every rule). It is one step of the chain, after the request's
+// key is identified (withIdentity) and before a keyed route checks it:
 //
-// Each request is metered at most once, where the chain learns what it is:
-//
-//   - keyed routes: requireKey, then withRateLimit. A valid key takes one
-//     request from its account's pool (429 past it); a request without a
-//     valid key takes one from its client IP's guard bucket (429 past it,
-//     else the 401).
-//   - public routes (GET /, /games, /health) and CORS preflights: never
-//     counted. With a valid key the headers show its pool (Peek), without one
-//     the Free plan's limits with nothing used.
-//   - answers decided before routing or instead of it (405, the 404 of an
-//     unknown or non-canonical path): counted like a keyed route, in the
-//     account's pool with a valid key, else in the guard bucket.
+//   - keyed routes (withRateLimit): a valid key takes one request from its
+//     account's pool, any other request one from its client IP's guard
+//     bucket; 429 past either, else on to the key check (401) and the route.
+//   - answers given before or instead of routing (405, the 404 of an unknown
+//     or non-canonical path) are counted the same way (answerUnrouted).
+//   - public routes (GET /, /games, /health, /docs) and CORS preflights are
+//     never counted: with a valid key the headers show its pool, without one
+//     the Free plan's limits with nothing used (withPublicLimits).
+//   - a key the Authenticator could not check (a 500) is not counted; the
+//     headers show the client's guard bucket.
 //
 // The X-RateLimit-* headers are set before the answer is written, so every
-// answer has them, the 403 of a paid route and a 500 after a panic included.
-// A nil Deps.Limiter turns all of it off: nothing counted, no headers.
+// answer has them, a 403 of a paid route and a 500 after a panic included.
+// Without a Deps.Limiter the step is noLimits: nothing counted, no headers.
 
 // The headers, in canonical form (Go's http.Header keys; header names are
 // case-insensitive on the wire).
@@ -49,208 +48,152 @@ const DefaultGuardPerHour = 1000
 
 const errRateLimited = "Rate limit exceeded"
 
-// limitsOf returns a caller's pool and quotas.
-func (s *Server) limitsOf(c *Caller) (string, ratelimit.Limits) {
-	pool := c.Pool
-	if pool == "" {
-		pool = "acct:" + c.AccountID
-	}
-	lim := c.Limits
-	if lim == (ratelimit.Limits{}) {
-		lim = s.freeLimits
-	}
-	return pool, lim
+// limits is the rate-limit step's counter: poolLimits with a limiter,
+// noLimits without one.
+type limits interface {
+	// take counts the request in the pool it draws on and sets its headers;
+	// refused when the pool is exhausted (nothing counted; res says how), and
+	// guard when the pool was the client's guard bucket.
+	take(w http.ResponseWriter, r *http.Request, st *requestState) (res ratelimit.Result, refused, guard bool)
+	// show sets the headers of the request's pool without counting.
+	show(w http.ResponseWriter, r *http.Request, st *requestState)
 }
 
-// keyState is what a request's key turned out to be.
-type keyState uint8
+// noLimits counts nothing and sends no header.
+type noLimits struct{}
 
-const (
-	keyMissing   keyState = iota // no key sent
-	keyMalformed                 // not pk_live_/pk_test_ + 32 [A-Za-z0-9]
-	keyInvalid                   // well formed, but unknown or revoked
-	keyFailed                    // the Authenticator failed (500)
-	keyValid
-)
-
-// identify resolves the request's key once per request, with the request
-// state it is kept in (created when the request did not pass
-// withRequest: a middleware tested alone).
-func (s *Server) identify(r *http.Request) (*http.Request, *requestState) {
-	st := stateOf(r.Context())
-	if st == nil {
-		st = &requestState{start: s.now()}
-		r = r.WithContext(context.WithValue(r.Context(), stateKey, st))
-	}
-	if st.identified {
-		return r, st
-	}
-	st.identified = true
-	key := requestKey(r)
-	switch {
-	case key == "":
-		st.key = keyMissing
-	case !WellFormedKey(key):
-		st.key = keyMalformed
-	default:
-		caller, err := s.deps.Auth.Authenticate(r.Context(), key)
-		switch {
-		case err == nil:
-			st.caller, st.hasCaller, st.key = caller, true, keyValid
-		case errors.Is(err, ErrInvalidKey):
-			st.key = keyInvalid
-		default:
-			st.key, st.authErr = keyFailed, err
-		}
-	}
-	return r, st
+func (noLimits) take(http.ResponseWriter, *http.Request, *requestState) (ratelimit.Result, bool, bool) {
+	return ratelimit.Result{}, false, false
 }
+func (noLimits) show(http.ResponseWriter, *http.Request, *requestState) {}
 
-// withRateLimit counts a keyed request in its account's pool: 429 past
-// either limit. It runs after requireKey, so the caller is known. The
-// Deps.RateLimit hook, when set, runs after it.
+// withRateLimit counts a keyed route's request: 429 past its pool's limit.
 func (s *Server) withRateLimit(next http.Handler) http.Handler {
-	if s.deps.RateLimit != nil {
-		next = s.deps.RateLimit(next)
-	}
-	if s.limiter == nil {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := stateOf(r.Context())
-		if st == nil || !st.hasCaller {
-			s.writeError(w, r, errors.New("httpapi: rate limit reached without a caller"))
-			return
-		}
-		if s.countCaller(w, r, st) {
+		if s.admit(w, r) {
 			next.ServeHTTP(w, r)
 		}
 	})
 }
 
-// withPublicLimits gives a public route's answer the headers of the
-// caller's pool when it sent a valid key, else the Free plan's limits with
-// nothing used. Nothing is counted and nothing is refused.
-func (s *Server) withPublicLimits(next http.Handler) http.Handler {
-	if s.limiter == nil {
-		return next
+// answerUnrouted writes an answer given before or instead of a route (405,
+// 404), counted like a keyed route's: the 429 instead once the pool is
+// exhausted.
+func (s *Server) answerUnrouted(w http.ResponseWriter, r *http.Request, answer error) {
+	if s.admit(w, r) {
+		s.writeError(w, r, answer)
 	}
+}
+
+// withPublicLimits gives a public route's answer its pool's headers, counting
+// nothing and refusing nothing.
+func (s *Server) withPublicLimits(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = s.publicLimits(w, r)
+		s.limits.show(w, r, stateOf(r.Context()))
 		next.ServeHTTP(w, r)
 	})
 }
 
-func (s *Server) publicLimits(w http.ResponseWriter, r *http.Request) *http.Request {
-	if !sendsKey(r) {
-		s.setFreeHeaders(w)
-		return r
+// admit counts the request; false when it was refused with a 429, written.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
+	st := stateOf(r.Context())
+	res, refused, guard := s.limits.take(w, r, st)
+	if !refused {
+		return true
 	}
-	r, st := s.identify(r)
+	s.writeTooMany(w, r, st, &res, guard)
+	return false
+}
+
+// poolLimits counts in a ratelimit.Limiter: a valid key's requests in its
+// account's pool, others in the guard bucket of their client IP.
+type poolLimits struct {
+	limiter    ratelimit.Limiter
+	freeHeader [4][]string      // X-RateLimit-* values of the Free plan with nothing used
+	guard      ratelimit.Limits // of each client IP's guard bucket
+	trusted    []netip.Prefix
+	log        *slog.Logger
+}
+
+func newPoolLimits(l ratelimit.Limiter, guardPerHour int64, trusted []netip.Prefix, log *slog.Logger) *poolLimits {
+	p := &poolLimits{limiter: l, guard: ratelimit.Limits{Hour: guardPerHour, Day: 24 * guardPerHour}, trusted: trusted, log: log}
+	free := account.FreeLimits()
+	for i, v := range []int64{free.Hour, free.Hour, free.Day, free.Day} {
+		p.freeHeader[i] = []string{strconv.FormatInt(v, 10)}
+	}
+	return p
+}
+
+func (p *poolLimits) take(w http.ResponseWriter, r *http.Request, st *requestState) (ratelimit.Result, bool, bool) {
+	switch st.key {
+	case keyValid:
+		res, refused := p.count(w, r, st, st.caller.Pool, st.caller.Limits)
+		return res, refused, false
+	case keyFailed:
+		p.peek(w, r, st, p.guardPool(r), p.guard)
+		return ratelimit.Result{}, false, false
+	default:
+		res, refused := p.count(w, r, st, p.guardPool(r), p.guard)
+		return res, refused, true
+	}
+}
+
+func (p *poolLimits) show(w http.ResponseWriter, r *http.Request, st *requestState) {
 	if st.key != keyValid {
-		s.setFreeHeaders(w)
-		return r
-	}
-	pool, lim := s.limitsOf(&st.caller)
-	res, err := s.limiter.Peek(r.Context(), pool, lim, st.start)
-	if err != nil {
-		s.limiterFailed(r, err)
-		s.setUnknownHeaders(w, st, lim)
-		return r
-	}
-	s.setLimitHeaders(w, st, &res)
-	return r
-}
-
-// withUnroutedCount counts the 404 of a path no route serves: in the
-// caller's pool with a valid key, else in the guard bucket. The 404 itself is
-// decided before authentication: a caller without a key learns the right
-// path (until its guard bucket is exhausted).
-func (s *Server) withUnroutedCount(next http.Handler) http.Handler {
-	if s.limiter == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r, ok := s.countUnrouted(w, r); ok {
-			next.ServeHTTP(w, r)
-		}
-	})
-}
-
-// countUnrouted counts an answer given before or instead of routing (405,
-// 404); false when the answer is a 429, already written.
-func (s *Server) countUnrouted(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
-	if s.limiter == nil {
-		return r, true
-	}
-	r, st := s.identify(r)
-	if st.key == keyValid {
-		return r, s.countCaller(w, r, st)
-	}
-	return r, s.countGuard(w, r, st)
-}
-
-// countCaller takes one request from the caller's pool; false when it was
-// refused with a 429, already written.
-func (s *Server) countCaller(w http.ResponseWriter, r *http.Request, st *requestState) bool {
-	pool, lim := s.limitsOf(&st.caller)
-	res, err := s.limiter.Take(r.Context(), pool, lim, st.start)
-	if err != nil {
-		// Fail open: a limiter fault must not take the API down with it.
-		s.limiterFailed(r, err)
-		s.setUnknownHeaders(w, st, lim)
-		return true
-	}
-	s.setLimitHeaders(w, st, &res)
-	if !res.Allowed {
-		s.writeTooMany(w, r, st, &res, false)
-		return false
-	}
-	return true
-}
-
-// countGuard takes one request from the client IP's guard bucket; false when
-// it was refused with a 429, already written.
-func (s *Server) countGuard(w http.ResponseWriter, r *http.Request, st *requestState) bool {
-	res, err := s.limiter.Take(r.Context(), s.guardPool(r), s.guard, st.start)
-	if err != nil {
-		s.limiterFailed(r, err)
-		s.setUnknownHeaders(w, st, s.guard)
-		return true
-	}
-	s.setLimitHeaders(w, st, &res)
-	if !res.Allowed {
-		s.writeTooMany(w, r, st, &res, true)
-		return false
-	}
-	return true
-}
-
-// peekGuard sets the guard bucket's headers without counting: the answer of
-// a request whose key could not be checked (the Authenticator failed).
-func (s *Server) peekGuard(w http.ResponseWriter, r *http.Request, st *requestState) {
-	res, err := s.limiter.Peek(r.Context(), s.guardPool(r), s.guard, st.start)
-	if err != nil {
-		s.limiterFailed(r, err)
-		s.setUnknownHeaders(w, st, s.guard)
+		p.setFreeHeaders(w)
 		return
 	}
-	s.setLimitHeaders(w, st, &res)
+	p.peek(w, r, st, st.caller.Pool, st.caller.Limits)
 }
 
-func (s *Server) limiterFailed(r *http.Request, err error) {
+// count takes one request from pool and sets the headers; refused when
+// the pool is exhausted.
+func (p *poolLimits) count(w http.ResponseWriter, r *http.Request, st *requestState, pool string, lim ratelimit.Limits) (res ratelimit.Result, refused bool) {
+	res, err := p.limiter.Take(r.Context(), pool, lim, st.start)
+	if err != nil {
+		// Fail open: a limiter fault must not take the API down with it.
+		p.failed(r, err)
+		setUnknownHeaders(w, st, lim)
+		return res, false
+	}
+	setLimitHeaders(w, st, &res)
+	return res, !res.Allowed
+}
+
+// peek sets pool's headers without counting.
+func (p *poolLimits) peek(w http.ResponseWriter, r *http.Request, st *requestState, pool string, lim ratelimit.Limits) {
+	res, err := p.limiter.Peek(r.Context(), pool, lim, st.start)
+	if err != nil {
+		p.failed(r, err)
+		setUnknownHeaders(w, st, lim)
+		return
+	}
+	setLimitHeaders(w, st, &res)
+}
+
+func (p *poolLimits) failed(r *http.Request, err error) {
 	level := slog.LevelError
 	if r.Context().Err() != nil {
 		level = slog.LevelDebug // the client went away; nobody waits for the answer
 	}
-	s.log.LogAttrs(r.Context(), level, "rate limiter failed; request served without counting",
+	p.log.LogAttrs(r.Context(), level, "rate limiter failed; request served without counting",
 		slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
+}
+
+// setFreeHeaders writes the Free plan's limits with nothing used, from
+// values made once.
+func (p *poolLimits) setFreeHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h[hdrLimitHour] = p.freeHeader[0]
+	h[hdrRemainingHour] = p.freeHeader[1]
+	h[hdrLimitDay] = p.freeHeader[2]
+	h[hdrRemainingDay] = p.freeHeader[3]
 }
 
 // setLimitHeaders writes the four X-RateLimit-* headers of res. Their
 // values are cut out of one string, and the header slices point into the
 // request state: one small allocation per request.
-func (s *Server) setLimitHeaders(w http.ResponseWriter, st *requestState, res *ratelimit.Result) {
+func setLimitHeaders(w http.ResponseWriter, st *requestState, res *ratelimit.Result) {
 	var buf [4 * 20]byte
 	b := strconv.AppendInt(buf[:0], res.Hour.Limit, 10)
 	e0 := len(b)
@@ -270,21 +213,11 @@ func (s *Server) setLimitHeaders(w http.ResponseWriter, st *requestState, res *r
 
 // setUnknownHeaders shows lim with nothing used: the limiter failed and the
 // request was served without counting.
-func (s *Server) setUnknownHeaders(w http.ResponseWriter, st *requestState, lim ratelimit.Limits) {
-	s.setLimitHeaders(w, st, &ratelimit.Result{
+func setUnknownHeaders(w http.ResponseWriter, st *requestState, lim ratelimit.Limits) {
+	setLimitHeaders(w, st, &ratelimit.Result{
 		Hour: ratelimit.Window{Limit: lim.Hour, Remaining: max(lim.Hour, 0)},
 		Day:  ratelimit.Window{Limit: lim.Day, Remaining: max(lim.Day, 0)},
 	})
-}
-
-// setFreeHeaders writes the Free plan's limits with nothing used, from
-// values made once.
-func (s *Server) setFreeHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	h[hdrLimitHour] = s.freeHeader[0]
-	h[hdrRemainingHour] = s.freeHeader[1]
-	h[hdrLimitDay] = s.freeHeader[2]
-	h[hdrRemainingDay] = s.freeHeader[3]
 }
 
 // limitsBody is the "limits" object of a 429.
@@ -341,8 +274,8 @@ func tooManyMessage(res *ratelimit.Result, guard bool) string {
 // guardPool is the guard bucket of the request's client: its IPv4 address,
 // or the /64 of its IPv6 address (one subscriber's usual allocation, so that
 // rotating addresses within it buys no extra guesses).
-func (s *Server) guardPool(r *http.Request) string {
-	a := s.clientAddr(r)
+func (p *poolLimits) guardPool(r *http.Request) string {
+	a := p.clientAddr(r)
 	switch {
 	case !a.IsValid():
 		return "ip:unknown"
@@ -358,9 +291,9 @@ func (s *Server) guardPool(r *http.Request) string {
 // the peer is a trusted proxy, the right-most X-Forwarded-For entry that is
 // not a trusted proxy itself (entries further left are the client's to
 // invent).
-func (s *Server) clientAddr(r *http.Request) netip.Addr {
+func (p *poolLimits) clientAddr(r *http.Request) netip.Addr {
 	peer := parseAddr(r.RemoteAddr)
-	if len(s.trusted) == 0 || !s.isTrusted(peer) {
+	if len(p.trusted) == 0 || !p.isTrusted(peer) {
 		return peer
 	}
 	addr := peer
@@ -383,7 +316,7 @@ func (s *Server) clientAddr(r *http.Request) netip.Addr {
 				return addr // garbage: the last proxy we trust saw addr
 			}
 			addr = a
-			if !s.isTrusted(a) {
+			if !p.isTrusted(a) {
 				return a
 			}
 		}
@@ -391,12 +324,12 @@ func (s *Server) clientAddr(r *http.Request) netip.Addr {
 	return addr
 }
 
-func (s *Server) isTrusted(a netip.Addr) bool {
+func (p *poolLimits) isTrusted(a netip.Addr) bool {
 	if !a.IsValid() {
 		return false
 	}
-	for _, p := range s.trusted {
-		if p.Contains(a) {
+	for _, t := range p.trusted {
+		if t.Contains(a) {
 			return true
 		}
 	}

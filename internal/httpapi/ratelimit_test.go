@@ -14,9 +14,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // Keys of the rate-limit tests. keyA1 and keyA2 belong to one account.
@@ -33,35 +35,35 @@ const (
 // revocation), as the account directory's refresh does.
 type limitAuth struct {
 	mu      sync.Mutex
-	callers map[string]Caller
+	callers map[string]account.Caller
 	fail    error
 }
 
 func newLimitAuth() *limitAuth {
 	free := ratelimit.Limits{Hour: 100, Day: 1000}
-	return &limitAuth{callers: map[string]Caller{
+	return &limitAuth{callers: map[string]account.Caller{
 		keyA1:     {AccountID: "1", Plan: "free", Pool: "acct:1", Limits: free},
 		keyA2:     {AccountID: "1", Plan: "free", Pool: "acct:1", Limits: free},
-		keyB:      {AccountID: "2", Plan: "ultra", Paid: PaidAllowed, Pool: "acct:2", Limits: ratelimit.Limits{Hour: 7000, Day: 70000}},
-		keySmall:  {AccountID: "3", Plan: "business", Paid: PaidAllowed, Pool: "acct:3", Limits: ratelimit.Limits{Hour: 3, Day: 5}},
+		keyB:      {AccountID: "2", Plan: "ultra", Paid: account.Allowed, Pool: "acct:2", Limits: ratelimit.Limits{Hour: 7000, Day: 70000}},
+		keySmall:  {AccountID: "3", Plan: "business", Paid: account.Allowed, Pool: "acct:3", Limits: ratelimit.Limits{Hour: 3, Day: 5}},
 		keyRevoke: {AccountID: "4", Plan: "free", Pool: "acct:4", Limits: free},
 	}}
 }
 
-func (a *limitAuth) Authenticate(_ context.Context, key string) (Caller, error) {
+func (a *limitAuth) Authenticate(_ context.Context, key string) (account.Caller, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.fail != nil {
-		return Caller{}, a.fail
+		return account.Caller{}, a.fail
 	}
 	c, ok := a.callers[key]
 	if !ok {
-		return Caller{}, ErrInvalidKey
+		return account.Caller{}, account.ErrInvalidKey
 	}
 	return c, nil
 }
 
-func (a *limitAuth) set(key string, f func(c *Caller)) {
+func (a *limitAuth) set(key string, f func(c *account.Caller)) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := a.callers[key]
@@ -83,6 +85,42 @@ type testClock struct {
 
 func (c *testClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *testClock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+// recordingLimiter is an in-process limiter that records its calls as
+// "take POOL" or "peek POOL": tests see which pool each answer drew on.
+type recordingLimiter struct {
+	ratelimit.Limiter
+	mu    sync.Mutex
+	calls []string
+}
+
+func newRecordingLimiter(t testing.TB) *recordingLimiter {
+	lim := memory.New(memory.Options{})
+	t.Cleanup(func() { lim.Close() })
+	return &recordingLimiter{Limiter: lim}
+}
+
+func (l *recordingLimiter) record(call string) {
+	l.mu.Lock()
+	l.calls = append(l.calls, call)
+	l.mu.Unlock()
+}
+
+func (l *recordingLimiter) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.calls...)
+}
+
+func (l *recordingLimiter) Take(ctx context.Context, pool string, lim ratelimit.Limits, now time.Time) (ratelimit.Result, error) {
+	l.record("take " + pool)
+	return l.Limiter.Take(ctx, pool, lim, now)
+}
+
+func (l *recordingLimiter) Peek(ctx context.Context, pool string, lim ratelimit.Limits, now time.Time) (ratelimit.Result, error) {
+	l.record("peek " + pool)
+	return l.Limiter.Peek(ctx, pool, lim, now)
+}
 
 // limited is a test server with a limiter, its Authenticator and clock.
 type limited struct {
@@ -265,7 +303,7 @@ func TestRateLimitGolden(t *testing.T) {
 	})
 	t.Run("errors_rate_limit_both", func(t *testing.T) {
 		l := newLimited(t, Config{})
-		l.auth.set(keySmall, func(c *Caller) { c.Limits = ratelimit.Limits{Hour: 2, Day: 2} })
+		l.auth.set(keySmall, func(c *account.Caller) { c.Limits = ratelimit.Limits{Hour: 2, Day: 2} })
 		l.clock.Set(time.Date(2026, 2, 1, 23, 59, 59, 1, time.UTC))
 		l.get("/dbs/sets", keySmall)
 		l.get("/dbs/sets", keySmall)
@@ -312,7 +350,7 @@ func TestRetryAfter(t *testing.T) {
 	for _, tt := range tests {
 		l := newLimited(t, Config{})
 		l.clock.Set(tt.at)
-		l.auth.set(keySmall, func(c *Caller) { c.Limits = tt.lim })
+		l.auth.set(keySmall, func(c *account.Caller) { c.Limits = tt.lim })
 		l.get("/dbs/sets", keySmall)
 		w := l.get("/dbs/sets", keySmall)
 		if w.Code != 429 || w.Header().Get("Retry-After") != tt.want {
@@ -357,7 +395,7 @@ func TestPlanChangeAppliesAtOnce(t *testing.T) {
 	if w := l.get("/dbs/sets", keyA1); w.Code != 429 {
 		t.Fatalf("101st Free request: %d", w.Code)
 	}
-	l.auth.set(keyA1, func(c *Caller) { c.Plan, c.Limits = "pro", ratelimit.Limits{Hour: 5000, Day: 50000} })
+	l.auth.set(keyA1, func(c *account.Caller) { c.Plan, c.Limits = "pro", ratelimit.Limits{Hour: 5000, Day: 50000} })
 	if w := l.get("/dbs/sets", keyA1); w.Code != 200 || limitHeaders(w) != hdr(5000, 4899, 50000, 49899) {
 		t.Errorf("after the upgrade: %d %v", w.Code, limitHeaders(w))
 	}
@@ -408,7 +446,7 @@ func TestTrustedProxies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{trusted: trusted}
+	s := &poolLimits{trusted: trusted}
 	tests := []struct {
 		remote string
 		xff    []string
@@ -442,7 +480,7 @@ func TestTrustedProxies(t *testing.T) {
 	r := httptest.NewRequest("GET", "/", nil)
 	r.RemoteAddr = "10.1.2.3:4000"
 	r.Header.Set("X-Forwarded-For", "198.51.100.1")
-	if got := (&Server{}).guardPool(r); got != "ip:10.1.2.3" {
+	if got := (&poolLimits{}).guardPool(r); got != "ip:10.1.2.3" {
 		t.Errorf("without trusted proxies: %q, want the peer", got)
 	}
 }
@@ -498,9 +536,7 @@ func TestLimiterFailureFailsOpen(t *testing.T) {
 // bucket's, not counted.
 func TestRateLimitHeadersOn500(t *testing.T) {
 	l := newLimited(t, Config{}, func(d *Deps) {
-		d.RateLimit = func(http.Handler) http.Handler {
-			return http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("handler bug") })
-		}
+		d.View = func() *serving.View { panic("handler bug") } // read by the handler, after the count
 	})
 	if w := l.get("/dbs/sets", keyA1); w.Code != 500 || limitHeaders(w) != hdr(100, 99, 1000, 999) {
 		t.Errorf("panic: %d %v", w.Code, limitHeaders(w))
@@ -551,7 +587,7 @@ func TestConcurrentRequestsStopAtTheLimit(t *testing.T) {
 func TestRateLimitAllocations(t *testing.T) {
 	off := newLimited(t, Config{}, func(d *Deps) { d.Limiter = nil })
 	on := newLimited(t, Config{})
-	on.auth.set(keyA1, func(c *Caller) { c.Limits = ratelimit.Limits{Hour: 1 << 40, Day: 1 << 40} })
+	on.auth.set(keyA1, func(c *account.Caller) { c.Limits = ratelimit.Limits{Hour: 1 << 40, Day: 1 << 40} })
 	measure := func(l *limited) float64 {
 		r := httptest.NewRequest("GET", cardPath, nil)
 		r.Header.Set("X-API-Key", keyA1)

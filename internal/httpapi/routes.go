@@ -5,10 +5,11 @@ import (
 	"strings"
 )
 
-// routes is the whole API in one place. Public routes need no key; keyed
-// routes pass authentication and then the rate-limit slot; paid routes then
-// the plan check. A path that no route matches falls through to "/", the
-// 404 with did_you_mean, which is therefore decided before authentication.
+// routes is the whole API in one place. Public routes need no key and are
+// never counted; keyed routes are counted (429 past the pool's limit), then
+// need a valid key (401); paid routes then the plan (403). A path that no
+// route matches falls through to "/": the 404 with did_you_mean, counted
+// like a keyed route's answer, which a caller without a key gets too.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	public := func(label, pattern string, h apiHandler) {
@@ -16,13 +17,13 @@ func (s *Server) routes() *http.ServeMux {
 		s.document(label, pattern, "", false)
 	}
 	keyed := func(label, pattern, game string, h apiHandler) {
-		mux.Handle(pattern, chain(s.adapt(h), s.requireKey, s.withRateLimit))
+		mux.Handle(pattern, chain(s.adapt(h), s.withRateLimit, s.requireKey))
 		s.document(label, pattern, game, true)
 	}
-	// Paid routes add the plan check (403) after the rate-limit slot, so a
-	// 403 counts like any keyed answer, and before the handler's own work.
+	// The plan check comes after the count, so a 403 counts like any keyed
+	// answer, and before the handler's own work.
 	paid := func(label, pattern, game string, h apiHandler) {
-		mux.Handle(pattern, chain(s.adapt(h), s.requireKey, s.withRateLimit, s.requirePaid))
+		mux.Handle(pattern, chain(s.adapt(h), s.withRateLimit, s.requireKey, s.requirePaid))
 		s.document(label, pattern, game, true)
 	}
 
@@ -48,7 +49,7 @@ func (s *Server) routes() *http.ServeMux {
 		paid("top_cards", p+"/analytics/top-cards", g.Code, s.handleTopCards(g.Code))
 	}
 
-	mux.Handle("/", chain(s.adapt(func(w http.ResponseWriter, r *http.Request) error { return s.endpointNotFound(r) }), s.withUnroutedCount))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })
 	return mux
 }
 

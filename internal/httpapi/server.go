@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime"
-	"strconv"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -29,10 +29,6 @@ type Config struct {
 	SearchRetryAfter time.Duration
 	// HealthTimeout bounds each health check. Default 2 s.
 	HealthTimeout time.Duration
-	// DefaultLimits are the Free plan's rate limits: GET / shows them, public
-	// routes without a key report them (nothing used), and a Caller without
-	// Limits gets them. Default 100/hour, 1,000/day.
-	DefaultLimits RateLimits
 	// GuardPerHour is the hourly quota of the guard bucket, which counts the
 	// requests without a valid key per client IP (so that keys cannot be
 	// guessed at speed); its daily quota is 24 times as much. Default
@@ -41,13 +37,6 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (see ParseTrustedProxies). Without them the client is the peer.
 	TrustedProxies []netip.Prefix
-}
-
-// RateLimits are the limits of a plan as GET / shows them.
-type RateLimits struct {
-	PerHour int    `json:"per_hour"`
-	PerDay  int    `json:"per_day"`
-	Plan    string `json:"plan"`
 }
 
 func (c Config) withDefaults() Config {
@@ -66,9 +55,6 @@ func (c Config) withDefaults() Config {
 	if c.HealthTimeout <= 0 {
 		c.HealthTimeout = 2 * time.Second
 	}
-	if c.DefaultLimits == (RateLimits{}) {
-		c.DefaultLimits = RateLimits{PerHour: 100, PerDay: 1000, Plan: "free"}
-	}
 	if c.GuardPerHour <= 0 {
 		c.GuardPerHour = DefaultGuardPerHour
 	}
@@ -77,11 +63,11 @@ func (c Config) withDefaults() Config {
 
 // Deps are what the API needs from the rest of the program.
 type Deps struct {
-	// Snapshot returns the catalogue version being served, nil before the
-	// first one is loaded: its snapshot and its paid answers, built and
-	// published together (serving.Build). It is called once per request, so
-	// that one answer never mixes two catalogue versions.
-	Snapshot func() *serving.View
+	// View returns the catalogue version being served, nil before the first
+	// one is loaded: its snapshot and its paid answers, built and published
+	// together (serving.Build). It is called once per request, so that one
+	// answer never mixes two catalogue versions.
+	View func() *serving.View
 	// Games are the games served, each under /{code}/.
 	Games  *game.Registry
 	Logger *slog.Logger
@@ -100,8 +86,8 @@ type Deps struct {
 	Images ImageSource
 	// Health are the dependency checks of /health: database, cache, storage.
 	Health []HealthCheck
-	// Auth decides whether a request's API key is good and what the caller
-	// may call (KeyFormat when nil: every well-formed key, no paid access).
+	// Auth decides whether a request's API key is good and who the caller is
+	// (account.KeyFormat when nil: every well-formed key, no paid access).
 	Auth Authenticator
 	// Limiter counts requests in the callers' pools and the guard buckets and
 	// gives every answer its X-RateLimit-* headers (ratelimit.go). Nil turns
@@ -112,10 +98,6 @@ type Deps struct {
 	// writer made for the one line every request writes (cmd/cardcat formats
 	// it like the slog handler it configured, at a fraction of the cost).
 	AccessLog func(AccessEntry)
-	// RateLimit, when set, wraps every keyed route after authentication and
-	// the Limiter's count: a hook that sees the caller (tests use it to
-	// check which answers pass the slot).
-	RateLimit func(http.Handler) http.Handler
 }
 
 // HealthCheck is one dependency check of /health.
@@ -139,19 +121,15 @@ type Server struct {
 	slots   chan struct{} // the search concurrency limiter
 	ids     requestIDs
 
-	limiter    ratelimit.Limiter // nil: rate limiting off
-	freeLimits ratelimit.Limits  // Config.DefaultLimits
-	freeHeader [4][]string       // X-RateLimit-* values of the Free plan with nothing used
-	guard      ratelimit.Limits  // of each client IP's guard bucket
-	trusted    []netip.Prefix
+	limits limits // the rate-limit step: poolLimits, or noLimits without a Limiter
 
 	rootBody, gamesBody []byte
 }
 
 // New returns the API server.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.Snapshot == nil || deps.Games == nil {
-		return nil, errors.New("httpapi: Deps.Snapshot and Deps.Games are required")
+	if deps.View == nil || deps.Games == nil {
+		return nil, errors.New("httpapi: Deps.View and Deps.Games are required")
 	}
 	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now}
 	if s.log == nil {
@@ -161,21 +139,19 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		s.now = time.Now
 	}
 	if s.deps.Auth == nil {
-		s.deps.Auth = KeyFormat{}
+		s.deps.Auth = account.KeyFormat{}
 	}
-	s.limiter = deps.Limiter
-	s.freeLimits = ratelimit.Limits{Hour: int64(s.cfg.DefaultLimits.PerHour), Day: int64(s.cfg.DefaultLimits.PerDay)}
-	for i, v := range []int64{s.freeLimits.Hour, s.freeLimits.Hour, s.freeLimits.Day, s.freeLimits.Day} {
-		s.freeHeader[i] = []string{strconv.FormatInt(v, 10)}
+	s.limits = noLimits{}
+	if deps.Limiter != nil {
+		s.limits = newPoolLimits(deps.Limiter, s.cfg.GuardPerHour, s.cfg.TrustedProxies, s.log)
 	}
-	s.guard = ratelimit.Limits{Hour: s.cfg.GuardPerHour, Day: 24 * s.cfg.GuardPerHour}
-	s.trusted = s.cfg.TrustedProxies
 	s.slots = make(chan struct{}, s.cfg.SearchConcurrency)
 	s.ids = newRequestIDs()
 	s.mux = s.routes()
 	s.handler = chain(s.mux,
 		s.withRequest,
 		s.withRecover,
+		s.withIdentity,
 		s.withGETOnly,
 		s.withPathCheck,
 	)

@@ -55,7 +55,7 @@ func mustView(tb testing.TB, c *catalog.Catalog) *serving.View {
 // testDeps are the dependencies of a test server on the version v.
 func testDeps(v *serving.View) Deps {
 	return Deps{
-		Snapshot:  func() *serving.View { return v },
+		View:      func() *serving.View { return v },
 		Games:     game.Default(),
 		Now:       func() time.Time { return testNow },
 		Version:   "v1.2.3-test",
@@ -188,7 +188,7 @@ func TestSnapshotReadOncePerRequest(t *testing.T) {
 	snap := mustView(t, mustFixture(t))
 	var calls atomic.Int64
 	deps := testDeps(snap)
-	deps.Snapshot = func() *serving.View { calls.Add(1); return snap }
+	deps.View = func() *serving.View { calls.Add(1); return snap }
 	h := mustServer(t, Config{}, deps)
 	for _, target := range []string{
 		"/dbs/sets", "/dbs/sets/FB01", "/dbs/sets/fb03_ar", "/dbs/sets/nope",

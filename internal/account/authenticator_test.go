@@ -1,4 +1,4 @@
-package keyauth_test
+package account_test
 
 import (
 	"context"
@@ -11,8 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cardcat/cardcat/internal/account"
-	"github.com/cardcat/cardcat/internal/httpapi"
-	"github.com/cardcat/cardcat/internal/keyauth"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 )
 
@@ -183,22 +181,22 @@ var now = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
 func TestCallerOfEveryPlan(t *testing.T) {
 	st := newMemStore()
 	type want struct {
-		plan      string
+		plan      account.Plan
 		hour, day int64
-		paid      httpapi.PaidAccess
+		paid      account.Access
 	}
 	cases := []struct {
 		acc  account.Account
 		want want
 	}{
-		{account.Account{Plan: account.Free}, want{"free", 100, 1000, httpapi.PaidNeedsTrial}},
-		{account.Account{Plan: account.EarlyAccess}, want{"early-access", 1000, 10000, httpapi.PaidNeedsTrial}},
-		{account.Account{Plan: account.Coffee}, want{"coffee", 1000, 10000, httpapi.PaidNeedsTrial}},
-		{account.Account{Plan: account.Coffee, HourLimit: 2500, DayLimit: 30000}, want{"coffee", 2500, 30000, httpapi.PaidNeedsTrial}},
-		{account.Account{Plan: account.Coffee, HourLimit: 10, DayLimit: 20}, want{"coffee", 1000, 10000, httpapi.PaidNeedsTrial}}, // never below the floor
-		{account.Account{Plan: account.Pro}, want{"pro", 5000, 50000, httpapi.PaidNeedsTrial}},
-		{account.Account{Plan: account.Ultra}, want{"ultra", 7000, 70000, httpapi.PaidAllowed}},
-		{account.Account{Plan: account.Business, HourLimit: 20000, DayLimit: 400000}, want{"business", 20000, 400000, httpapi.PaidAllowed}},
+		{account.Account{Plan: account.Free}, want{"free", 100, 1000, account.NeedsTrial}},
+		{account.Account{Plan: account.EarlyAccess}, want{"early-access", 1000, 10000, account.NeedsTrial}},
+		{account.Account{Plan: account.Coffee}, want{"coffee", 1000, 10000, account.NeedsTrial}},
+		{account.Account{Plan: account.Coffee, HourLimit: 2500, DayLimit: 30000}, want{"coffee", 2500, 30000, account.NeedsTrial}},
+		{account.Account{Plan: account.Coffee, HourLimit: 10, DayLimit: 20}, want{"coffee", 1000, 10000, account.NeedsTrial}}, // never below the floor
+		{account.Account{Plan: account.Pro}, want{"pro", 5000, 50000, account.NeedsTrial}},
+		{account.Account{Plan: account.Ultra}, want{"ultra", 7000, 70000, account.Allowed}},
+		{account.Account{Plan: account.Business, HourLimit: 20000, DayLimit: 400000}, want{"business", 20000, 400000, account.Allowed}},
 	}
 	var keys []string
 	var ids []int64
@@ -206,13 +204,13 @@ func TestCallerOfEveryPlan(t *testing.T) {
 		acc, key, _ := mustAccount(t, st, c.acc)
 		keys, ids = append(keys, key), append(ids, acc.ID)
 	}
-	auth := keyauth.New(mustDirectory(t, st), func() time.Time { return now })
+	auth := account.NewAuthenticator(mustDirectory(t, st), func() time.Time { return now })
 	for i, c := range cases {
 		got, err := auth.Authenticate(context.Background(), keys[i])
 		if err != nil {
 			t.Fatalf("%+v: %v", c.acc, err)
 		}
-		want := httpapi.Caller{
+		want := account.Caller{
 			AccountID: strconv.FormatInt(ids[i], 10),
 			KeyID:     keys[i][:12],
 			Plan:      c.want.plan,
@@ -229,10 +227,10 @@ func TestCallerOfEveryPlan(t *testing.T) {
 func TestRefusedKeys(t *testing.T) {
 	st := newMemStore()
 	_, key, _ := mustAccount(t, st, account.Account{Plan: account.Free})
-	auth := keyauth.New(mustDirectory(t, st), nil)
+	auth := account.NewAuthenticator(mustDirectory(t, st), nil)
 	other, _ := account.NewKey(true) // well formed, never stored
 	for _, k := range []string{"", "pk_live_short", key + "x", "sk" + key[2:], other, key[:len(key)-1] + "!"} {
-		if _, err := auth.Authenticate(context.Background(), k); !errors.Is(err, httpapi.ErrInvalidKey) {
+		if _, err := auth.Authenticate(context.Background(), k); !errors.Is(err, account.ErrInvalidKey) {
 			t.Errorf("Authenticate(%q) error = %v, want ErrInvalidKey", k, err)
 		}
 	}
@@ -240,7 +238,7 @@ func TestRefusedKeys(t *testing.T) {
 
 // countingKeys counts lookups, to show a malformed key never reaches one.
 type countingKeys struct {
-	keyauth.Keys
+	account.Keys
 	n int
 }
 
@@ -252,7 +250,7 @@ func (c *countingKeys) Lookup(key string) (*account.Account, bool) {
 func TestMalformedKeyIsNeverLookedUp(t *testing.T) {
 	st := newMemStore()
 	ck := &countingKeys{Keys: mustDirectory(t, st)}
-	auth := keyauth.New(ck, nil)
+	auth := account.NewAuthenticator(ck, nil)
 	for _, k := range []string{"pk_live_short", "pk_live_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ01234-", "Bearer x"} {
 		auth.Authenticate(context.Background(), k)
 	}
@@ -266,7 +264,7 @@ func TestKeysOfOneAccountShareAPool(t *testing.T) {
 	acc, key1, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
 	key2, _ := mustKey(t, st, acc.ID)
 	_, key3, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
-	auth := keyauth.New(mustDirectory(t, st), nil)
+	auth := account.NewAuthenticator(mustDirectory(t, st), nil)
 	c1, _ := auth.Authenticate(context.Background(), key1)
 	c2, _ := auth.Authenticate(context.Background(), key2)
 	c3, _ := auth.Authenticate(context.Background(), key3)
@@ -290,21 +288,21 @@ func TestTrial(t *testing.T) {
 	_, never, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
 	_, expired, _ := mustAccount(t, st, account.Account{Plan: account.Coffee, TrialStartedAt: now.Add(-8 * 24 * time.Hour)})
 	clk := &clock{t: now}
-	auth := keyauth.New(mustDirectory(t, st), clk.Now)
-	check := func(key string, want httpapi.PaidAccess, when string) {
+	auth := account.NewAuthenticator(mustDirectory(t, st), clk.Now)
+	check := func(key string, want account.Access, when string) {
 		t.Helper()
 		c, err := auth.Authenticate(context.Background(), key)
 		if err != nil || c.Paid != want {
 			t.Errorf("%s: Paid = %v (%v), want %v", when, c.Paid, err, want)
 		}
 	}
-	check(trial, httpapi.PaidAllowed, "trial on day 3")
-	check(never, httpapi.PaidNeedsTrial, "no trial")
-	check(expired, httpapi.PaidTrialExpired, "trial ended yesterday")
+	check(trial, account.Allowed, "trial on day 3")
+	check(never, account.NeedsTrial, "no trial")
+	check(expired, account.TrialExpired, "trial ended yesterday")
 	clk.Set(start.Add(account.TrialLength - time.Nanosecond))
-	check(trial, httpapi.PaidAllowed, "last instant of the trial")
+	check(trial, account.Allowed, "last instant of the trial")
 	clk.Set(start.Add(account.TrialLength))
-	check(trial, httpapi.PaidTrialExpired, "end of the trial")
+	check(trial, account.TrialExpired, "end of the trial")
 }
 
 // TestChangesAfterRefresh: a revocation, a plan change and a new key take
@@ -314,7 +312,7 @@ func TestChangesAfterRefresh(t *testing.T) {
 	ctx := context.Background()
 	acc, key, k := mustAccount(t, st, account.Account{Plan: account.Free})
 	dir := mustDirectory(t, st)
-	auth := keyauth.New(dir, func() time.Time { return now })
+	auth := account.NewAuthenticator(dir, func() time.Time { return now })
 
 	acc.Plan = account.Ultra
 	if err := st.UpdateAccount(ctx, acc); err != nil {
@@ -326,7 +324,7 @@ func TestChangesAfterRefresh(t *testing.T) {
 	}
 	mustRefresh(t, dir)
 	c, err := auth.Authenticate(ctx, key)
-	if err != nil || c.Plan != "ultra" || c.Limits != (ratelimit.Limits{Hour: 7000, Day: 70000}) || c.Paid != httpapi.PaidAllowed {
+	if err != nil || c.Plan != "ultra" || c.Limits != (ratelimit.Limits{Hour: 7000, Day: 70000}) || c.Paid != account.Allowed {
 		t.Errorf("after the upgrade: %+v, %v", c, err)
 	}
 	if _, err := auth.Authenticate(ctx, newKey); err != nil {
@@ -337,7 +335,7 @@ func TestChangesAfterRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRefresh(t, dir)
-	if _, err := auth.Authenticate(ctx, key); !errors.Is(err, httpapi.ErrInvalidKey) {
+	if _, err := auth.Authenticate(ctx, key); !errors.Is(err, account.ErrInvalidKey) {
 		t.Errorf("revoked key: %v, want ErrInvalidKey", err)
 	}
 	if _, err := auth.Authenticate(ctx, newKey); err != nil {
@@ -351,7 +349,7 @@ func TestWatchSeesRevocation(t *testing.T) {
 	st := newMemStore()
 	_, key, k := mustAccount(t, st, account.Account{Plan: account.Free})
 	dir := mustDirectory(t, st)
-	auth := keyauth.New(dir, nil)
+	auth := account.NewAuthenticator(dir, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go dir.Watch(ctx, 5*time.Millisecond)
@@ -360,7 +358,7 @@ func TestWatchSeesRevocation(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if _, err := auth.Authenticate(ctx, key); errors.Is(err, httpapi.ErrInvalidKey) {
+		if _, err := auth.Authenticate(ctx, key); errors.Is(err, account.ErrInvalidKey) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -376,7 +374,7 @@ func TestAuthenticateAllocations(t *testing.T) {
 	st := newMemStore()
 	_, key, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
 	dir := mustDirectory(t, st)
-	auth := keyauth.New(dir, func() time.Time { return now })
+	auth := account.NewAuthenticator(dir, func() time.Time { return now })
 	ctx := context.Background()
 	auth.Authenticate(ctx, key)
 	lookup := testing.AllocsPerRun(1000, func() { dir.Lookup(key) })
@@ -399,7 +397,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	auth := keyauth.New(dir, nil)
+	auth := account.NewAuthenticator(dir, nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		auth.Authenticate(ctx, key)

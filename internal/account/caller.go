@@ -1,0 +1,194 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/ratelimit"
+)
+
+// TrialLength is how long a trial gives paid access.
+const TrialLength = 7 * 24 * time.Hour
+
+// Limits returns the account's effective quotas: the plan's, or the
+// account's custom ones where the plan takes them. Coffee never goes below
+// its floor.
+func (a *Account) Limits() ratelimit.Limits {
+	t := a.Plan.terms()
+	lim := t.limits
+	if t.custom {
+		floor := a.Plan != Business
+		if a.HourLimit > 0 && (!floor || a.HourLimit > lim.Hour) {
+			lim.Hour = a.HourLimit
+		}
+		if a.DayLimit > 0 && (!floor || a.DayLimit > lim.Day) {
+			lim.Day = a.DayLimit
+		}
+	}
+	return lim
+}
+
+// Access answers "may this caller use the paid endpoints?" and, when not,
+// what the 403 offers: a trial to start, or an upgrade.
+type Access uint8
+
+const (
+	// NeedsTrial: no paid plan and no trial ever started (403 with
+	// redeem_url). The zero value, so that a Caller that says nothing has no
+	// paid access.
+	NeedsTrial Access = iota
+	// Allowed: Ultra, Business, or an active 7-day trial.
+	Allowed
+	// TrialExpired: no paid plan and the trial has ended (403 with
+	// upgrade_url).
+	TrialExpired
+)
+
+// PaidAccess decides paid-endpoint access at now (a trial ends mid-day).
+func (a *Account) PaidAccess(now time.Time) Access {
+	switch {
+	case a.Plan.IncludesPaid():
+		return Allowed
+	case a.TrialStartedAt.IsZero():
+		return NeedsTrial
+	case now.Before(a.TrialStartedAt.Add(TrialLength)):
+		return Allowed
+	default:
+		return TrialExpired
+	}
+}
+
+// poolPrefix keeps the accounts' rate-limit pools apart from the guard
+// buckets of client IPs ("ip:").
+const poolPrefix = "acct:"
+
+// PoolName is the rate-limit pool of an account: all of its keys, both
+// games and every route draw on it, so that more keys never mean more quota.
+func PoolName(accountID int64) string { return poolPrefix + strconv.FormatInt(accountID, 10) }
+
+// Caller is who a valid key makes the sender of a request, as decided at
+// the request's time.
+type Caller struct {
+	AccountID string // decimal
+	// KeyID names the key in logs without revealing it: its display prefix.
+	KeyID string
+	Plan  Plan
+	// Paid is whether the caller may use the paid endpoints; the zero value
+	// (NeedsTrial) gives no access.
+	Paid Access
+	// Pool names the rate-limit pool the caller's requests draw on.
+	Pool string
+	// Limits are the pool's quotas as the plan sets them now, so that a plan
+	// change applies to the next request.
+	Limits ratelimit.Limits
+}
+
+// CallerOf is the caller that a key of acc makes at now.
+func CallerOf(acc *Account, keyID string, now time.Time) Caller {
+	return Caller{
+		AccountID: strconv.FormatInt(acc.ID, 10),
+		KeyID:     keyID,
+		Plan:      acc.Plan,
+		Paid:      acc.PaidAccess(now),
+		Pool:      PoolName(acc.ID),
+		Limits:    acc.Limits(),
+	}
+}
+
+// ErrInvalidKey is wrapped by Authenticate's error for a key that does not
+// open the API (malformed, unknown or revoked): a 401, not a fault.
+var ErrInvalidKey = errors.New("account: invalid API key")
+
+// Errors of Authenticate, made once so that refusing a key allocates nothing.
+var (
+	errMalformed  = fmt.Errorf("malformed key: %w", ErrInvalidKey)
+	errUnknownKey = fmt.Errorf("unknown or revoked key: %w", ErrInvalidKey)
+)
+
+// Keys looks up the account of a well-formed key; *Directory is the
+// production one.
+type Keys interface {
+	Lookup(key string) (*Account, bool)
+}
+
+var _ Keys = (*Directory)(nil)
+
+// Authenticator turns a request's key into its Caller. Lookups are served
+// from Keys (the Directory: in memory, refreshed from the store every few
+// seconds), so a request costs a format check, one SHA-256 and a map lookup,
+// never a database round trip.
+type Authenticator struct {
+	keys Keys
+	now  func() time.Time
+
+	// names holds each account's id and pool as strings (int64 ->
+	// *accountNames), made on its first request rather than on every one.
+	// It grows by one entry per account that ever sent a request.
+	names sync.Map
+}
+
+type accountNames struct{ id, pool string }
+
+// NewAuthenticator returns an Authenticator on keys; now is the clock that
+// decides whether a trial is still running (time.Now when nil).
+func NewAuthenticator(keys Keys, now func() time.Time) *Authenticator {
+	if now == nil {
+		now = time.Now
+	}
+	return &Authenticator{keys: keys, now: now}
+}
+
+// Authenticate returns the caller of key. An unknown, revoked or malformed
+// key returns an error wrapping ErrInvalidKey. The caller's plan, limits and
+// paid access are the account's as Keys holds it now.
+func (a *Authenticator) Authenticate(_ context.Context, key string) (Caller, error) {
+	if !WellFormed(key) {
+		return Caller{}, errMalformed
+	}
+	acc, ok := a.keys.Lookup(key)
+	if !ok {
+		return Caller{}, errUnknownKey
+	}
+	// Only a started trial makes paid access depend on the time; the clock
+	// is read only then, since it is a good part of a lookup's cost.
+	var now time.Time
+	if !acc.TrialStartedAt.IsZero() {
+		now = a.now()
+	}
+	n := a.namesOf(acc.ID)
+	return Caller{
+		AccountID: n.id,
+		KeyID:     DisplayPrefix(key),
+		Plan:      acc.Plan,
+		Paid:      acc.PaidAccess(now),
+		Pool:      n.pool,
+		Limits:    acc.Limits(),
+	}, nil
+}
+
+func (a *Authenticator) namesOf(id int64) *accountNames {
+	if n, ok := a.names.Load(id); ok {
+		return n.(*accountNames)
+	}
+	n, _ := a.names.LoadOrStore(id, &accountNames{id: strconv.FormatInt(id, 10), pool: PoolName(id)})
+	return n.(*accountNames)
+}
+
+// KeyFormat authenticates by form alone: every well-formed key is a Free
+// account of its own that never started a trial, named by the key's display
+// prefix (never by the key itself, which a persisted limiter would write to
+// disk). For tests and for a server run without accounts.
+type KeyFormat struct{}
+
+// Authenticate implements the HTTP layer's Authenticator.
+func (KeyFormat) Authenticate(_ context.Context, key string) (Caller, error) {
+	if !WellFormed(key) {
+		return Caller{}, errMalformed
+	}
+	id := DisplayPrefix(key)
+	return Caller{AccountID: id, KeyID: id, Plan: Free, Pool: poolPrefix + id, Limits: FreeLimits()}, nil
+}
