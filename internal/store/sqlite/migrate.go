@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"fmt"
 
 	"github.com/cardcat/cardcat/internal/store/sqlmigrate"
 )
@@ -13,11 +12,7 @@ import (
 var migrationFiles embed.FS
 
 func migrate(ctx context.Context, db *sql.DB) error {
-	ms, err := sqlmigrate.Load(migrationFiles, "migrations")
-	if err != nil {
-		return err
-	}
-	return sqlmigrate.Run(ctx, migrator{db}, ms)
+	return sqlmigrate.Migrate(ctx, migrator{db}, migrationFiles, "migrations")
 }
 
 // migrator runs migrations on the writer pool: each transaction takes the
@@ -25,40 +20,38 @@ func migrate(ctx context.Context, db *sql.DB) error {
 // at once apply each migration once.
 type migrator struct{ db *sql.DB }
 
-func (m migrator) Applied(ctx context.Context) (int, error) {
-	const create = `CREATE TABLE IF NOT EXISTS schema_migrations (
+func (migrator) Dialect() sqlmigrate.Dialect {
+	return sqlmigrate.Dialect{
+		Create: `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    INTEGER PRIMARY KEY,
 	name       TEXT NOT NULL,
 	applied_at INTEGER NOT NULL DEFAULT (CAST(unixepoch('subsec') * 1000000 AS INTEGER))
-)`
-	if _, err := m.db.ExecContext(ctx, create); err != nil {
-		return 0, fmt.Errorf("create schema_migrations: %w", err)
+)`,
+		Count:  `SELECT count(*) FROM schema_migrations WHERE version = ?`,
+		Record: `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`,
 	}
-	var v int
-	if err := m.db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("read schema_migrations: %w", err)
-	}
-	return v, nil
 }
 
-func (m migrator) Apply(ctx context.Context, mig sqlmigrate.Migration) error {
+func (m migrator) InTx(ctx context.Context, fn func(sqlmigrate.Tx) error) error {
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var done bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = ?)`, mig.Version).Scan(&done); err != nil {
-		return err
-	}
-	if done {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, mig.SQL); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, mig.Version, mig.Name); err != nil {
+	if err := fn(migrationTx{tx}); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+type migrationTx struct{ tx *sql.Tx }
+
+func (t migrationTx) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := t.tx.ExecContext(ctx, query, args...)
+	return err
+}
+
+func (t migrationTx) Int(ctx context.Context, query string, args ...any) (n int, err error) {
+	err = t.tx.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
 }

@@ -1,7 +1,8 @@
 // Package sqlmigrate runs numbered SQL migrations, the same way for every SQL
 // store: files named NNNN_name.sql, applied in order, each in its own
-// transaction, and a database whose schema is newer than the program refused.
-// The stores supply the dialect through Target.
+// transaction and recorded in a schema_migrations table, and a database whose
+// schema is newer than the program refused. The stores supply the dialect
+// through Target.
 package sqlmigrate
 
 import (
@@ -27,15 +28,47 @@ type Migration struct {
 	SQL     string
 }
 
-// Target is a database to migrate.
+// Target is a database to migrate, in its dialect.
 type Target interface {
-	// Applied creates the schema_migrations table when it is missing and
-	// returns the highest version it records, 0 when none.
-	Applied(ctx context.Context) (int, error)
-	// Apply runs m and records it in schema_migrations, in one transaction.
-	// It does nothing when m is already recorded (another process got there
-	// first).
-	Apply(ctx context.Context, m Migration) error
+	// InTx runs fn in one transaction, committed when fn returns nil. The
+	// transactions of processes migrating the same database run one at a
+	// time (replicas starting together), so that each migration is applied
+	// once.
+	InTx(ctx context.Context, fn func(Tx) error) error
+	// Dialect returns the SQL of the schema_migrations table.
+	Dialect() Dialect
+}
+
+// Dialect is the SQL of the schema_migrations table (version, name,
+// applied_at) in one dialect.
+type Dialect struct {
+	// Create creates the table when it is missing.
+	Create string
+	// Count counts the rows of the version given as its one parameter.
+	Count string
+	// Record inserts a row of the version and name given as its parameters.
+	Record string
+}
+
+// Tx is a transaction of a Target.
+type Tx interface {
+	// Exec runs query. Without args it may hold several statements (a
+	// migration file).
+	Exec(ctx context.Context, query string, args ...any) error
+	// Int runs query and scans the one column of its one row.
+	Int(ctx context.Context, query string, args ...any) (int, error)
+}
+
+const appliedVersion = `SELECT coalesce(max(version), 0) FROM schema_migrations`
+
+// Migrate applies the migrations in dir of fsys that t has not applied yet;
+// see Load and Run.
+func Migrate(ctx context.Context, t Target, fsys fs.FS, dir string) error {
+	ms, err := Load(fsys, dir)
+	if err != nil {
+		return err
+	}
+	return Run(ctx, t, ms)
 }
 
 // Load reads the migrations in dir of fsys. Their versions must be 1, 2, 3, ...
@@ -75,7 +108,18 @@ func Load(fsys fs.FS, dir string) ([]Migration, error) {
 // applied yet. It returns an error wrapping ErrSchemaTooNew, and changes
 // nothing, when t records a version beyond the last of ms.
 func Run(ctx context.Context, t Target, ms []Migration) error {
-	applied, err := t.Applied(ctx)
+	d := t.Dialect()
+	var applied int
+	err := t.InTx(ctx, func(tx Tx) error {
+		if err := tx.Exec(ctx, d.Create); err != nil {
+			return fmt.Errorf("create schema_migrations: %w", err)
+		}
+		var err error
+		if applied, err = tx.Int(ctx, appliedVersion); err != nil {
+			return fmt.Errorf("read schema_migrations: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("sqlmigrate: %w", err)
 	}
@@ -83,9 +127,21 @@ func Run(ctx context.Context, t Target, ms []Migration) error {
 		return fmt.Errorf("sqlmigrate: schema version %d, this cardcat knows up to %d: %w", applied, len(ms), ErrSchemaTooNew)
 	}
 	for _, m := range ms[applied:] {
-		if err := t.Apply(ctx, m); err != nil {
+		if err := t.InTx(ctx, func(tx Tx) error { return apply(ctx, tx, d, m) }); err != nil {
 			return fmt.Errorf("sqlmigrate: %s: %w", m.Name, err)
 		}
 	}
 	return nil
+}
+
+// apply runs m and records it, unless another process got there first.
+func apply(ctx context.Context, tx Tx, d Dialect, m Migration) error {
+	n, err := tx.Int(ctx, d.Count, m.Version)
+	if err != nil || n > 0 {
+		return err
+	}
+	if err := tx.Exec(ctx, m.SQL); err != nil {
+		return err
+	}
+	return tx.Exec(ctx, d.Record, m.Version, m.Name)
 }

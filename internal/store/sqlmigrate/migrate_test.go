@@ -3,7 +3,9 @@ package sqlmigrate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -53,26 +55,67 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// fakeTarget records what Run applies.
+// fakeTarget records what Run applies. Its transactions understand the
+// statements of fakeDialect, and run any other as a migration.
 type fakeTarget struct {
 	applied int
 	ran     []string
 	fail    string // name of a migration that fails
 }
 
-func (f *fakeTarget) Applied(context.Context) (int, error) { return f.applied, nil }
+var fakeDialect = Dialect{Create: "create", Count: "count", Record: "record"}
 
-func (f *fakeTarget) Apply(_ context.Context, m Migration) error {
-	if m.Name == f.fail {
-		return errors.New("boom")
+func (f *fakeTarget) Dialect() Dialect { return fakeDialect }
+
+func (f *fakeTarget) InTx(ctx context.Context, fn func(Tx) error) error {
+	tx := &fakeTx{target: f, applied: f.applied}
+	if err := fn(tx); err != nil {
+		return err
 	}
-	f.ran = append(f.ran, m.Name)
-	f.applied = m.Version
+	f.applied, f.ran = tx.applied, append(f.ran, tx.ran...)
 	return nil
 }
 
+type fakeTx struct {
+	target  *fakeTarget
+	applied int
+	ran     []string
+	pending string // the name of the migration run, until recorded
+}
+
+func (tx *fakeTx) Exec(_ context.Context, query string, args ...any) error {
+	switch query {
+	case fakeDialect.Create:
+	case fakeDialect.Record:
+		if args[1] != tx.pending {
+			return fmt.Errorf("recorded %v, ran %s", args, tx.pending)
+		}
+		tx.applied, tx.ran = args[0].(int), append(tx.ran, tx.pending)
+	default:
+		name := strings.TrimPrefix(query, "-- ")
+		if name == tx.target.fail {
+			return errors.New("boom")
+		}
+		tx.pending = name
+	}
+	return nil
+}
+
+func (tx *fakeTx) Int(_ context.Context, query string, args ...any) (int, error) {
+	switch query {
+	case appliedVersion:
+		return tx.applied, nil
+	case fakeDialect.Count:
+		if args[0].(int) <= tx.applied {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	return 0, fmt.Errorf("unexpected query %q", query)
+}
+
 func TestRun(t *testing.T) {
-	ms := []Migration{{1, "0001_a.sql", ""}, {2, "0002_b.sql", ""}, {3, "0003_c.sql", ""}}
+	ms := []Migration{{1, "0001_a.sql", "-- 0001_a.sql"}, {2, "0002_b.sql", "-- 0002_b.sql"}, {3, "0003_c.sql", "-- 0003_c.sql"}}
 	tests := []struct {
 		name    string
 		target  fakeTarget
@@ -101,4 +144,29 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A migration another process applied after Run read the version is not
+// applied again.
+func TestRunSkipsRecorded(t *testing.T) {
+	ms := []Migration{{1, "0001_a.sql", "-- 0001_a.sql"}, {2, "0002_b.sql", "-- 0002_b.sql"}}
+	target := &racedTarget{}
+	if err := Run(context.Background(), target, ms); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"0002_b.sql"}, target.ran); diff != "" {
+		t.Errorf("applied (-want +got):\n%s", diff)
+	}
+}
+
+// racedTarget is a fakeTarget on which another process applies the first
+// migration once the version is read.
+type racedTarget struct{ fakeTarget }
+
+func (r *racedTarget) InTx(ctx context.Context, fn func(Tx) error) error {
+	err := r.fakeTarget.InTx(ctx, fn)
+	if r.applied == 0 {
+		r.applied = 1
+	}
+	return err
 }
