@@ -22,31 +22,42 @@ const (
 	EnvPrefix    = "CARDCAT_S3_PREFIX"
 )
 
-// Defaults of Config.
-const (
-	DefaultRegion  = "us-east-1"
-	DefaultTimeout = 10 * time.Second
-)
+// DefaultTimeout is Config.Timeout when it is zero.
+const DefaultTimeout = 10 * time.Second
 
 // Config says where the images live.
 type Config struct {
 	// Endpoint is the server's host[:port] ("s3.eu-west-1.amazonaws.com",
 	// "127.0.0.1:9000"). A URL ("http://127.0.0.1:9000") also sets UseSSL.
-	Endpoint  string
-	Bucket    string
-	Region    string // DefaultRegion when empty
+	Endpoint string
+	Bucket   string
+	// Region is the bucket's region. When empty, it is read from an AWS
+	// endpoint's name (s3.eu-west-1.amazonaws.com), or else asked of the
+	// server (GetBucketLocation) once per Store.
+	Region string
+	// AccessKey and SecretKey are static credentials: both or neither. With
+	// neither, credentials come from AWS's chain, first found wins:
+	// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN),
+	// the shared credentials file (AWS_SHARED_CREDENTIALS_FILE or
+	// ~/.aws/credentials, profile AWS_PROFILE or default), then IAM (a web
+	// identity token, an ECS or EKS task role, an EC2 instance profile).
 	AccessKey string
 	SecretKey string
 	UseSSL    bool
 	// Prefix is put before every object name ("cardcat/images/"), so the
 	// bucket can hold other things too.
 	Prefix string
-	// Timeout bounds one request to the server (DefaultTimeout when zero).
+	// Timeout bounds one call of the Store (Get, Put, Check), its retries
+	// and any credential or region lookup included (DefaultTimeout when zero).
 	Timeout time.Duration
 }
 
 // Enabled reports whether S3 storage is configured at all.
 func (c Config) Enabled() bool { return c.Endpoint != "" }
+
+// StaticCredentials reports whether c names its own keys, rather than
+// leaving credentials to AWS's chain.
+func (c Config) StaticCredentials() bool { return c.AccessKey != "" }
 
 // ConfigFromEnv reads CARDCAT_S3_ENDPOINT, CARDCAT_S3_BUCKET,
 // CARDCAT_S3_REGION, CARDCAT_S3_ACCESS_KEY (or CARDCAT_S3_ACCESS_KEY_FILE),
@@ -87,7 +98,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("s3store: %s=%q disagrees with %s=%q", EnvUseSSL, v, EnvEndpoint, c.Endpoint)
 		}
 	}
-	n, err := c.normalized()
+	n, err := c.Normalized()
 	if err != nil {
 		return Config{}, err
 	}
@@ -111,10 +122,11 @@ func secret(getenv func(string) string, name string) (string, error) {
 	}
 }
 
-// normalized returns c with defaults filled in, the endpoint reduced to
+// Normalized returns c with defaults filled in, the endpoint reduced to
 // host[:port] (its scheme, if any, moved to UseSSL) and the prefix ending in
-// "/", or the first thing wrong with it.
-func (c Config) normalized() (Config, error) {
+// "/", or the first thing wrong with it. New normalizes its Config; callers
+// use Normalized to refuse a bad configuration at start-up.
+func (c Config) Normalized() (Config, error) {
 	if scheme, rest, ok := strings.Cut(c.Endpoint, "://"); ok {
 		u, err := url.Parse(c.Endpoint)
 		if err != nil || (scheme != "http" && scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
@@ -129,11 +141,8 @@ func (c Config) normalized() (Config, error) {
 	if err := validBucket(c.Bucket); err != nil {
 		return c, err
 	}
-	if c.AccessKey == "" || c.SecretKey == "" {
-		return c, errors.New("s3store: the access key and the secret key are required")
-	}
-	if c.Region == "" {
-		c.Region = DefaultRegion
+	if (c.AccessKey == "") != (c.SecretKey == "") {
+		return c, errors.New("s3store: the access key and the secret key go together: set both, or neither to use the AWS credential chain")
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout

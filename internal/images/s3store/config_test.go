@@ -44,7 +44,7 @@ func TestConfigFromEnv(t *testing.T) {
 				"CARDCAT_S3_ACCESS_KEY_FILE": secretFile, "CARDCAT_S3_SECRET_KEY_FILE": secretFile,
 				"CARDCAT_S3_USE_SSL": "false",
 			},
-			s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat", Region: "us-east-1",
+			s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat",
 				AccessKey: "s3cr3t", SecretKey: "s3cr3t", Timeout: s3store.DefaultTimeout},
 		},
 		{
@@ -53,7 +53,7 @@ func TestConfigFromEnv(t *testing.T) {
 				"CARDCAT_S3_ENDPOINT": "http://minio.internal:9000/", "CARDCAT_S3_BUCKET": "cardcat",
 				"CARDCAT_S3_ACCESS_KEY": "a", "CARDCAT_S3_SECRET_KEY": "b",
 			},
-			s3store.Config{Endpoint: "minio.internal:9000", Bucket: "cardcat", Region: "us-east-1",
+			s3store.Config{Endpoint: "minio.internal:9000", Bucket: "cardcat",
 				AccessKey: "a", SecretKey: "b", Timeout: s3store.DefaultTimeout},
 		},
 	}
@@ -111,12 +111,95 @@ func TestConfigFromEnvErrors(t *testing.T) {
 	}
 }
 
-func TestNewValidates(t *testing.T) {
-	if _, err := s3store.New(s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "b"}); err == nil {
-		t.Fatal("New without credentials succeeded")
+func TestNormalized(t *testing.T) {
+	tests := []struct {
+		name string
+		in   s3store.Config
+		want s3store.Config
+	}{
+		{
+			"full",
+			s3store.Config{Endpoint: "s3.eu-west-1.amazonaws.com", Bucket: "card-images", Region: "eu-west-1",
+				AccessKey: "AKID", SecretKey: "secret", UseSSL: true, Prefix: "/cardcat/images/", Timeout: time.Second},
+			s3store.Config{Endpoint: "s3.eu-west-1.amazonaws.com", Bucket: "card-images", Region: "eu-west-1",
+				AccessKey: "AKID", SecretKey: "secret", UseSSL: true, Prefix: "cardcat/images/", Timeout: time.Second},
+		},
+		{
+			"defaults; no keys leaves credentials to the AWS chain",
+			s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat"},
+			s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat", Timeout: s3store.DefaultTimeout},
+		},
+		{
+			"endpoint URL sets the scheme",
+			s3store.Config{Endpoint: "http://minio.internal:9000/", Bucket: "cardcat", AccessKey: "a", SecretKey: "b", UseSSL: true},
+			s3store.Config{Endpoint: "minio.internal:9000", Bucket: "cardcat", AccessKey: "a", SecretKey: "b", Timeout: s3store.DefaultTimeout},
+		},
+		{
+			"https URL",
+			s3store.Config{Endpoint: "https://minio.internal", Bucket: "cardcat"},
+			s3store.Config{Endpoint: "minio.internal", Bucket: "cardcat", UseSSL: true, Timeout: s3store.DefaultTimeout},
+		},
 	}
-	st, err := s3store.New(s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat", AccessKey: "a", SecretKey: "b", Timeout: time.Second})
-	if err != nil || st == nil {
-		t.Fatalf("New: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.in.Normalized()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("Normalized (-want +got):\n%s", diff)
+			}
+			if again, err := got.Normalized(); err != nil || again != got {
+				t.Errorf("Normalized is not idempotent: %+v, %v", again, err)
+			}
+		})
+	}
+}
+
+func TestNormalizedErrors(t *testing.T) {
+	base := s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat", AccessKey: "a", SecretKey: "b"}
+	tests := []struct {
+		name   string
+		change func(c *s3store.Config)
+		want   string
+	}{
+		{"no endpoint", func(c *s3store.Config) { c.Endpoint = "" }, "endpoint"},
+		{"endpoint with a path", func(c *s3store.Config) { c.Endpoint = "http://h:9000/bucket" }, "endpoint"},
+		{"endpoint with a query", func(c *s3store.Config) { c.Endpoint = "http://h:9000?x=1" }, "endpoint"},
+		{"endpoint of another scheme", func(c *s3store.Config) { c.Endpoint = "ftp://h:9000" }, "endpoint"},
+		{"endpoint with a user", func(c *s3store.Config) { c.Endpoint = "user@h:9000" }, "endpoint"},
+		{"no bucket", func(c *s3store.Config) { c.Bucket = "" }, "bucket"},
+		{"bad bucket", func(c *s3store.Config) { c.Bucket = "Card_Images" }, "bucket"},
+		{"bucket ending in a dash", func(c *s3store.Config) { c.Bucket = "cards-" }, "bucket"},
+		{"access key without secret key", func(c *s3store.Config) { c.SecretKey = "" }, "secret key"},
+		{"secret key without access key", func(c *s3store.Config) { c.AccessKey = "" }, "access key"},
+		{"bad prefix", func(c *s3store.Config) { c.Prefix = "a/../b" }, "prefix"},
+		{"prefix needing escapes", func(c *s3store.Config) { c.Prefix = "a b" }, "prefix"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base
+			tt.change(&c)
+			if _, err := c.Normalized(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error about %q", err, tt.want)
+			}
+			if _, err := s3store.New(c); err == nil {
+				t.Fatal("New accepted what Normalized refuses")
+			}
+		})
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	if _, err := s3store.New(s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat", AccessKey: "a"}); err == nil {
+		t.Fatal("New with an access key and no secret key succeeded")
+	}
+	for _, cfg := range []s3store.Config{
+		{Endpoint: "127.0.0.1:9000", Bucket: "cardcat", AccessKey: "a", SecretKey: "b", Timeout: time.Second},
+		{Endpoint: "127.0.0.1:9000", Bucket: "cardcat"}, // the AWS credential chain
+	} {
+		if st, err := s3store.New(cfg); err != nil || st == nil {
+			t.Fatalf("New(%+v): %v", cfg, err)
+		}
 	}
 }

@@ -3,10 +3,15 @@ package s3store_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -37,18 +42,14 @@ func testConfig(t *testing.T) s3store.Config {
 	if endpoint == "" {
 		t.Skipf("%s is not set: start a real S3 server with .ci/s3-server and export the variables it prints", envEndpoint)
 	}
-	env := map[string]string{
-		"CARDCAT_S3_ENDPOINT":   endpoint,
-		"CARDCAT_S3_BUCKET":     envOr(envBucket, "cardcat-test"),
-		"CARDCAT_S3_ACCESS_KEY": envOr(envAccessKey, "cardcat-test"),
-		"CARDCAT_S3_SECRET_KEY": envOr(envSecretKey, "cardcat-test-secret"),
-		"CARDCAT_S3_REGION":     envOr(envRegion, "us-east-1"),
-		"CARDCAT_S3_PREFIX":     "run-" + rand.Text()[:12] + "/" + t.Name(),
-	}
-	if !strings.Contains(endpoint, "://") {
-		env["CARDCAT_S3_USE_SSL"] = "false"
-	}
-	cfg, err := s3store.ConfigFromEnv(func(name string) string { return env[name] })
+	cfg, err := s3store.Config{
+		Endpoint:  endpoint,
+		Bucket:    envOr(envBucket, "cardcat-test"),
+		AccessKey: envOr(envAccessKey, "cardcat-test"),
+		SecretKey: envOr(envSecretKey, "cardcat-test-secret"),
+		Region:    envOr(envRegion, "us-east-1"),
+		Prefix:    "run-" + rand.Text()[:12] + "/" + t.Name(),
+	}.Normalized()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,5 +140,161 @@ func TestReplicasShareImages(t *testing.T) {
 	}
 	if served[0].ETag != served[1].ETag || string(served[1].Body) != "\xff\xd8\xff shared picture" || served[1].ContentType != "image/jpeg" {
 		t.Errorf("second replica served %+v, want the first one's image", served[1])
+	}
+}
+
+// A Store with no region configured asks the server for the bucket's.
+func TestRegionDiscovered(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Region = ""
+	st := mustNew(t, cfg)
+	if err := st.Check(context.Background()); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	roundTrip(t, st)
+}
+
+// Without keys in the Config, credentials come from the AWS chain; each case
+// leaves the chain only one place to find them.
+func TestCredentialChain(t *testing.T) {
+	base := testConfig(t)
+	accessKey, secretKey := base.AccessKey, base.SecretKey
+	base.AccessKey, base.SecretKey = "", ""
+
+	t.Run("environment", func(t *testing.T) {
+		isolateAWSEnv(t)
+		t.Setenv("AWS_ACCESS_KEY_ID", accessKey)
+		t.Setenv("AWS_SECRET_ACCESS_KEY", secretKey)
+		st := mustNew(t, base)
+		if err := st.Check(context.Background()); err != nil {
+			t.Fatalf("Check: %v", err)
+		}
+		roundTrip(t, st)
+	})
+	t.Run("wrong secret in the environment", func(t *testing.T) {
+		isolateAWSEnv(t)
+		t.Setenv("AWS_ACCESS_KEY_ID", accessKey)
+		t.Setenv("AWS_SECRET_ACCESS_KEY", secretKey+"-wrong")
+		st := mustNew(t, base)
+		if err := st.Check(context.Background()); err == nil {
+			t.Error("Check with a wrong secret from the environment succeeded")
+		}
+		if _, err := st.Get(context.Background(), storetest.MustKey(t, 1)); err == nil || errors.Is(err, images.ErrNotStored) {
+			t.Errorf("Get with a wrong secret from the environment: got %v, want an authentication error", err)
+		}
+	})
+	t.Run("shared credentials file", func(t *testing.T) {
+		isolateAWSEnv(t)
+		file := filepath.Join(t.TempDir(), "credentials")
+		ini := "[cardcat]\naws_access_key_id = " + accessKey + "\naws_secret_access_key = " + secretKey + "\n"
+		if err := os.WriteFile(file, []byte(ini), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("AWS_SHARED_CREDENTIALS_FILE", file)
+		t.Setenv("AWS_PROFILE", "cardcat")
+		st := mustNew(t, base)
+		if err := st.Check(context.Background()); err != nil {
+			t.Fatalf("Check: %v", err)
+		}
+		roundTrip(t, st)
+	})
+	t.Run("container role endpoint", func(t *testing.T) {
+		isolateAWSEnv(t)
+		var asked atomic.Int64
+		role := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{
+				"AccessKeyId": accessKey, "SecretAccessKey": secretKey,
+				"Expiration": time.Now().Add(time.Hour).UTC().Format(time.RFC3339),
+			})
+		}))
+		defer role.Close()
+		t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", role.URL+"/role")
+		st := mustNew(t, base)
+		if err := st.Check(context.Background()); err != nil {
+			t.Fatalf("Check: %v", err)
+		}
+		roundTrip(t, st)
+		if asked.Load() == 0 {
+			t.Error("the role endpoint was never asked")
+		}
+	})
+	t.Run("none found", func(t *testing.T) {
+		isolateAWSEnv(t)
+		err := mustNew(t, base).Check(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "credential chain") {
+			t.Fatalf("Check with no credentials anywhere: got %v, want an error about the credential chain", err)
+		}
+	})
+}
+
+// isolateAWSEnv empties every variable the AWS credential chain reads and
+// points it at files that do not exist and at a container role endpoint that
+// has no role, so that neither the machine's own credentials nor a slow
+// instance metadata lookup reach the test.
+func isolateAWSEnv(t *testing.T) {
+	t.Helper()
+	for _, name := range []string{
+		"AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY", "AWS_SESSION_TOKEN",
+		"AWS_PROFILE", "AWS_REGION", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_ROLE_SESSION_NAME",
+		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+	} {
+		t.Setenv(name, "")
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", missing)
+	t.Setenv("AWS_CONFIG_FILE", missing)
+	noRole := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(noRole.Close)
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", noRole.URL+"/role")
+}
+
+// roundTrip puts an image with st and reads it back.
+func roundTrip(t *testing.T, st *s3store.Store) {
+	t.Helper()
+	key := storetest.MustKey(t, 2)
+	body := []byte("image bytes")
+	img := &images.Image{Body: body, ContentType: "image/png", ETag: images.ETagOf(body), FetchedAt: time.Now()}
+	if err := st.Put(context.Background(), key, img); err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+	got, err := st.Get(context.Background(), key)
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if string(got.Body) != string(body) || got.ContentType != "image/png" || got.ETag != img.ETag || !got.FetchedAt.Equal(img.FetchedAt) {
+		t.Errorf("Get = %+v, want %+v", got, img)
+	}
+}
+
+// minio-go retries what is worth retrying: a server that is briefly
+// overloaded (503 SlowDown) costs a caller time, not an error.
+func TestRetriesSlowDown(t *testing.T) {
+	cfg := testConfig(t)
+	scheme := "http"
+	if cfg.UseSSL {
+		scheme = "https"
+	}
+	server := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: scheme, Host: cfg.Endpoint})
+	var refused atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("location") || refused.Add(1)%2 == 0 {
+			server.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")
+	}))
+	defer proxy.Close()
+	cfg.Endpoint, cfg.UseSSL = proxy.Listener.Addr().String(), false
+	st := mustNew(t, cfg)
+	if err := st.Check(context.Background()); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	roundTrip(t, st)
+	if n := refused.Load(); n < 6 {
+		t.Errorf("%d requests reached the proxy, want every call refused once and retried", n)
 	}
 }
