@@ -9,12 +9,15 @@ import (
 //go:embed sample/tcgplayer sample/cardmarket sample/links
 var sampleFS embed.FS
 
-//go:embed README.md
-var readme []byte
+//go:embed docs/api.md
+var apiDocs []byte
 
-// Docs is the README, which the API serves at GET /docs: the API's routes,
-// configuration and every behaviour decision.
-func Docs() []byte { return readme }
+// Docs is docs/api.md, the API's documentation for its callers, which the
+// API serves at GET /docs (the docs link of every "Endpoint not found"):
+// keys, every endpoint, errors, rate limits and every behaviour a caller
+// sees. The README is for contributors and docs/operations.md for
+// operators; neither is served.
+func Docs() []byte { return apiDocs }
 
 // Sample is the bundled sample mirror (real TCGplayer catalogue files plus
 // generated prices and Cardmarket files; see sample/README.md), laid out like
