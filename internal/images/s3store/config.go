@@ -4,28 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"strconv"
 	"strings"
 	"time"
-)
-
-// Environment variables read by ConfigFromEnv. The access and secret keys may
-// instead be read from the file named by the variable with a _FILE suffix.
-const (
-	EnvEndpoint  = "CARDCAT_S3_ENDPOINT"
-	EnvBucket    = "CARDCAT_S3_BUCKET"
-	EnvRegion    = "CARDCAT_S3_REGION"
-	EnvAccessKey = "CARDCAT_S3_ACCESS_KEY"
-	EnvSecretKey = "CARDCAT_S3_SECRET_KEY"
-	EnvUseSSL    = "CARDCAT_S3_USE_SSL"
-	EnvPrefix    = "CARDCAT_S3_PREFIX"
 )
 
 // DefaultTimeout is Config.Timeout when it is zero.
 const DefaultTimeout = 10 * time.Second
 
-// Config says where the images live.
+// Config says where the images live. It is filled by the caller (cmd/cardcat
+// reads it from CARDCAT_S3_* variables); this package reads no environment
+// of its own, except that the credential chain (see AccessKey) is AWS's.
 type Config struct {
 	// Endpoint is the server's host[:port] ("s3.eu-west-1.amazonaws.com",
 	// "127.0.0.1:9000"). A URL ("http://127.0.0.1:9000") also sets UseSSL.
@@ -58,69 +46,6 @@ func (c Config) Enabled() bool { return c.Endpoint != "" }
 // StaticCredentials reports whether c names its own keys, rather than
 // leaving credentials to AWS's chain.
 func (c Config) StaticCredentials() bool { return c.AccessKey != "" }
-
-// ConfigFromEnv reads CARDCAT_S3_ENDPOINT, CARDCAT_S3_BUCKET,
-// CARDCAT_S3_REGION, CARDCAT_S3_ACCESS_KEY (or CARDCAT_S3_ACCESS_KEY_FILE),
-// CARDCAT_S3_SECRET_KEY (or CARDCAT_S3_SECRET_KEY_FILE), CARDCAT_S3_USE_SSL
-// (default true, or what the endpoint URL's scheme says) and
-// CARDCAT_S3_PREFIX. With no endpoint it returns a Config that is not
-// Enabled; with one, the result is validated.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	c := Config{
-		Endpoint: strings.TrimSpace(getenv(EnvEndpoint)),
-		Bucket:   strings.TrimSpace(getenv(EnvBucket)),
-		Region:   strings.TrimSpace(getenv(EnvRegion)),
-		Prefix:   strings.TrimSpace(getenv(EnvPrefix)),
-		UseSSL:   true,
-	}
-	var err error
-	if c.AccessKey, err = secret(getenv, EnvAccessKey); err != nil {
-		return Config{}, err
-	}
-	if c.SecretKey, err = secret(getenv, EnvSecretKey); err != nil {
-		return Config{}, err
-	}
-	if !c.Enabled() {
-		if c.Bucket != "" || c.AccessKey != "" || c.SecretKey != "" {
-			return Config{}, fmt.Errorf("s3store: %s is required with the other %s settings", EnvEndpoint, "CARDCAT_S3_*")
-		}
-		return Config{}, nil
-	}
-	if v := strings.TrimSpace(getenv(EnvUseSSL)); v != "" {
-		useSSL, err := strconv.ParseBool(v)
-		if err != nil {
-			return Config{}, fmt.Errorf("s3store: %s=%q: want true or false", EnvUseSSL, v)
-		}
-		c.UseSSL = useSSL
-	}
-	if scheme, _, ok := strings.Cut(c.Endpoint, "://"); ok {
-		if v := getenv(EnvUseSSL); v != "" && c.UseSSL != (scheme == "https") {
-			return Config{}, fmt.Errorf("s3store: %s=%q disagrees with %s=%q", EnvUseSSL, v, EnvEndpoint, c.Endpoint)
-		}
-	}
-	n, err := c.Normalized()
-	if err != nil {
-		return Config{}, err
-	}
-	return n, nil
-}
-
-// secret reads NAME, or the file NAME_FILE names (surrounding space trimmed).
-func secret(getenv func(string) string, name string) (string, error) {
-	value, file := getenv(name), getenv(name+"_FILE")
-	switch {
-	case value != "" && file != "":
-		return "", fmt.Errorf("s3store: both %s and %s_FILE are set", name, name)
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("s3store: %s_FILE: %w", name, err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	default:
-		return strings.TrimSpace(value), nil
-	}
-}
 
 // Normalized returns c with defaults filled in, the endpoint reduced to
 // host[:port] (its scheme, if any, moved to UseSSL) and the prefix ending in
