@@ -16,7 +16,10 @@ func init() {
 
 func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "ingest", "[--from MIRROR] [flags]")
-	sf := addStoreFlags(fs, env)
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
 	from := fs.String("from", "", "read a local mirror directory instead of the live sources")
 	tcgURL := fs.String("tcgplayer-url", envOr(env.Getenv, "CARDCAT_TCGPLAYER_URL", ingest.DefaultTCGBaseURL), "TCGplayer (tcgcsv) base URL for live ingest (env CARDCAT_TCGPLAYER_URL)")
 	cmURL := fs.String("cardmarket-url", envOr(env.Getenv, "CARDCAT_CARDMARKET_URL", ingest.DefaultCardmarketBaseURL), "Cardmarket downloads base URL for live ingest (env CARDCAT_CARDMARKET_URL)")

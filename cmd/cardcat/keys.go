@@ -74,7 +74,10 @@ func parseTime(flagName, s string) (time.Time, error) {
 
 func keysCreate(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "keys create", "[--plan PLAN] [--test] [--email EMAIL] [--trial-start RFC3339]")
-	sf := addStoreFlags(fs, env)
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
 	plan := fs.String("plan", "", "plan of a new account: free (default), early-access, coffee, pro, ultra, business; for an existing account, changes its plan")
 	test := fs.Bool("test", false, "create a pk_test_ key instead of pk_live_")
 	email := fs.String("email", "", "the account's email; a key for an existing email joins that account")
@@ -141,7 +144,10 @@ func keysCreate(ctx context.Context, env *Env, args []string) error {
 
 func keysList(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "keys list", "[--account ID]")
-	sf := addStoreFlags(fs, env)
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
 	accID := fs.Int64("account", 0, "only this account's keys")
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
@@ -169,7 +175,10 @@ func keysList(ctx context.Context, env *Env, args []string) error {
 
 func keysRevoke(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "keys revoke", "KEY_ID")
-	sf := addStoreFlags(fs, env)
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
 	fs.SetOutput(env.Stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -221,7 +230,10 @@ func (f accountFlags) load(ctx context.Context, st account.Store) (*account.Acco
 
 func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "accounts set-plan", "(--account ID | --email EMAIL) --plan PLAN [--hour N --day N]")
-	sf := addStoreFlags(fs, env)
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
 	af := addAccountFlags(fs)
 	plan := fs.String("plan", "", "free, early-access, coffee, pro, ultra or business")
 	hour := fs.Int64("hour", 0, "custom hourly limit (coffee: at least 1000; business)")
@@ -262,7 +274,10 @@ func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
 
 func accountsStartTrial(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "accounts start-trial", "(--account ID | --email EMAIL) [--at RFC3339]")
-	sf := addStoreFlags(fs, env)
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
 	af := addAccountFlags(fs)
 	at := fs.String("at", "", "trial start (RFC 3339); default now")
 	if err := parseFlags(fs, env, args); err != nil {

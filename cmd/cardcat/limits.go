@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,9 +48,12 @@ func addLimitFlags(fs *flag.FlagSet, env *Env) (*limitFlags, error) {
 	if err := f.setRefresh(refresh.String()); err != nil {
 		return nil, usageError{"CARDCAT_KEYS_REFRESH_INTERVAL: " + err.Error()}
 	}
-	// The Redis URL may hold a password: --help does not print it, and the
-	// environment is read after the flags.
-	fs.StringVar(&f.redisURL, "redis-url", "", "redis://[user:password@]host:port/db of the Redis that holds the shared rate-limit counters; in-process counters (persisted in the data directory) when empty (env CARDCAT_REDIS_URL, or a file named by CARDCAT_REDIS_URL_FILE)")
+	// The Redis URL may hold a password: --help does not print it.
+	if f.redisURL, err = envSecret(env.Getenv, "CARDCAT_REDIS_URL"); err != nil {
+		return nil, err
+	}
+	fs.Func("redis-url", "redis://[user:password@]host:port/db of the Redis that holds the shared rate-limit counters; in-process counters (persisted in the data directory) when empty (env CARDCAT_REDIS_URL, or a file named by CARDCAT_REDIS_URL_FILE)",
+		func(v string) error { f.redisURL = v; return nil })
 	fs.StringVar(&f.redisPrefix, "redis-prefix", envOr(env.Getenv, "CARDCAT_REDIS_PREFIX", redis.DefaultPrefix), "prefix of the rate-limit keys in Redis (env CARDCAT_REDIS_PREFIX)")
 	fs.Func("guard-per-hour", fmt.Sprintf("requests per hour without a valid key allowed from one client IP; a day allows 24 times as many (env CARDCAT_GUARD_PER_HOUR; default %d)", f.guardPerHour), f.setGuard)
 	fs.Func("trusted-proxies", "CIDRs of the proxies whose X-Forwarded-For names the client, comma-separated; none by default (env CARDCAT_TRUSTED_PROXIES)", f.setTrusted)
@@ -101,10 +103,7 @@ type limits struct {
 // in process and persisted in the data directory by default, Redis when a
 // URL is given (counting locally while Redis is unreachable).
 func openLimits(ctx context.Context, env *Env, f *limitFlags, st store.Store, dataDir string) (*limits, error) {
-	redisURL, err := redisURLOf(f, env.Getenv)
-	if err != nil {
-		return nil, err
-	}
+	redisURL := f.redisURL
 	as, ok := st.(account.Store)
 	if !ok {
 		return nil, errors.New("the store keeps no accounts: API keys cannot be checked")
@@ -135,25 +134,6 @@ func openLimits(ctx context.Context, env *Env, f *limitFlags, st store.Store, da
 // setRedisDriverLogger: go-redis has one logger per process (and tests run
 // several servers in one).
 var setRedisDriverLogger sync.Once
-
-// redisURLOf is --redis-url, else $CARDCAT_REDIS_URL, else the content of
-// the file $CARDCAT_REDIS_URL_FILE names (a mounted secret).
-func redisURLOf(f *limitFlags, getenv func(string) string) (string, error) {
-	if f.redisURL != "" {
-		return f.redisURL, nil
-	}
-	if v := getenv("CARDCAT_REDIS_URL"); v != "" {
-		return v, nil
-	}
-	if p := getenv("CARDCAT_REDIS_URL_FILE"); p != "" {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return "", fmt.Errorf("CARDCAT_REDIS_URL_FILE: %w", err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return "", nil
-}
 
 // healthy is the /health cache check: the limiter's own, when it has one.
 // It is not critical: a Redis outage is served on the local fallback.

@@ -22,36 +22,72 @@ func init() {
 	register("serve", "serve the HTTP API", cmdServe)
 }
 
+// serveConfig is everything `cardcat serve` is told, read once from its
+// flags and the environment (flags win) by parseServe, then passed down:
+// nothing below reads the environment.
+type serveConfig struct {
+	store     *storeFlags
+	limits    *limitFlags
+	addr      string
+	publicURL string // without a trailing slash
+	region    string
+	refresh   time.Duration
+	adminAddr string
+	// gcPercent is the collector's target unless the operator set GOGC.
+	gcPercent int // -1: leave the runtime's
+}
+
 func cmdServe(ctx context.Context, env *Env, args []string) error {
+	cfg, err := parseServe(env, args)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, env, cfg)
+}
+
+func parseServe(env *Env, args []string) (*serveConfig, error) {
 	fs := newFlagSet(env, "serve", "[flags]")
-	sf := addStoreFlags(fs, env)
-	addr := fs.String("addr", envOr(env.Getenv, "CARDCAT_ADDR", ":8080"), "listen address (env CARDCAT_ADDR)")
-	publicURL := fs.String("public-url", envOr(env.Getenv, "CARDCAT_PUBLIC_URL", "http://localhost:8080"), "base URL callers use, for docs and example links (env CARDCAT_PUBLIC_URL)")
-	region := fs.String("region", envOr(env.Getenv, "CARDCAT_REGION", "local"), "region reported by /health (env CARDCAT_REGION)")
+	cfg := &serveConfig{gcPercent: -1}
+	var err error
+	if cfg.store, err = addStoreFlags(fs, env); err != nil {
+		return nil, err
+	}
+	fs.StringVar(&cfg.addr, "addr", envOr(env.Getenv, "CARDCAT_ADDR", ":8080"), "listen address (env CARDCAT_ADDR)")
+	fs.StringVar(&cfg.publicURL, "public-url", envOr(env.Getenv, "CARDCAT_PUBLIC_URL", "http://localhost:8080"), "base URL callers use, for docs and example links (env CARDCAT_PUBLIC_URL)")
+	fs.StringVar(&cfg.region, "region", envOr(env.Getenv, "CARDCAT_REGION", "local"), "region reported by /health (env CARDCAT_REGION)")
 	defRefresh, err := envDuration(env.Getenv, "CARDCAT_REFRESH_INTERVAL", 30*time.Second)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	refresh := fs.Duration("refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
-	adminAddr := fs.String("admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server with pprof, e.g. 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
-	lf, err := addLimitFlags(fs, env)
-	if err != nil {
-		return err
+	fs.DurationVar(&cfg.refresh, "refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
+	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server with pprof, e.g. 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
+	if cfg.limits, err = addLimitFlags(fs, env); err != nil {
+		return nil, err
 	}
 	if err := parseFlags(fs, env, args); err != nil {
-		return err
+		return nil, err
 	}
-	if *refresh <= 0 {
-		return usageError{"--refresh-interval must be positive"}
+	if cfg.refresh <= 0 {
+		return nil, usageError{"--refresh-interval must be positive"}
 	}
-	log := env.Log
-	reg := game.Default()
+	cfg.publicURL = strings.TrimRight(cfg.publicURL, "/")
 	// 50 keeps resident memory near the long-lived snapshot without
 	// collecting so often that requests wait (measurements in
 	// bench/README.md, "GOGC 50"). An operator's GOGC wins.
 	if env.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
+		cfg.gcPercent = 50
 	}
+	return cfg, nil
+}
+
+// serve runs the API until ctx ends, then drains the requests in flight.
+func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
+	log := env.Log
+	reg := game.Default()
+	if cfg.gcPercent >= 0 {
+		debug.SetGCPercent(cfg.gcPercent)
+	}
+	sf := cfg.store
 
 	st, err := sf.open(ctx)
 	if err != nil {
@@ -72,7 +108,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	}
 	log.Info("image storage", "where", imgStore)
 
-	lim, err := openLimits(ctx, env, lf, st, sf.dataDir)
+	lim, err := openLimits(ctx, env, cfg.limits, st, sf.dataDir)
 	if err != nil {
 		return err
 	}
@@ -89,8 +125,8 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 		Logger:    log,
 		AccessLog: newAccessLog(env.Getenv, env.logs),
 		Version:   Version(),
-		Region:    *region,
-		PublicURL: strings.TrimRight(*publicURL, "/"),
+		Region:    cfg.region,
+		PublicURL: cfg.publicURL,
 		Health: []httpapi.HealthCheck{
 			{Name: "database", Check: st.Ping, Critical: true},
 			{Name: "cache", Check: lim.healthy},
@@ -101,7 +137,7 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
@@ -118,10 +154,10 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go holder.Watch(ctx, *refresh)
+	go holder.Watch(ctx, cfg.refresh)
 	go lim.dir.Watch(ctx, lim.refresh)
-	if *adminAddr != "" {
-		if err := startAdmin(ctx, env, *adminAddr); err != nil {
+	if cfg.adminAddr != "" {
+		if err := startAdmin(ctx, env, cfg.adminAddr); err != nil {
 			return err
 		}
 	}

@@ -12,19 +12,27 @@ import (
 	"github.com/cardcat/cardcat/internal/store/sqlite"
 )
 
-// storeFlags are the flags of every command that opens the store.
+// storeFlags are the store settings of every command that opens the store:
+// the environment's (CARDCAT_DATA_DIR, CARDCAT_DATABASE_URL or its _FILE),
+// then the flags', which win.
 type storeFlags struct {
 	dataDir     string
 	databaseURL string
 }
 
-func addStoreFlags(fs *flag.FlagSet, env *Env) *storeFlags {
-	f := &storeFlags{}
-	fs.StringVar(&f.dataDir, "data-dir", envOr(env.Getenv, "CARDCAT_DATA_DIR", "./data"),
+func addStoreFlags(fs *flag.FlagSet, env *Env) (*storeFlags, error) {
+	f := &storeFlags{dataDir: envOr(env.Getenv, "CARDCAT_DATA_DIR", "./data")}
+	var err error
+	// The URL may hold a password: it is read from the environment here,
+	// never shown by --help as a flag default.
+	if f.databaseURL, err = envSecret(env.Getenv, "CARDCAT_DATABASE_URL"); err != nil {
+		return nil, err
+	}
+	fs.StringVar(&f.dataDir, "data-dir", f.dataDir,
 		"directory for the SQLite database, limiter state and image cache (env CARDCAT_DATA_DIR)")
-	fs.StringVar(&f.databaseURL, "database-url", envOr(env.Getenv, "CARDCAT_DATABASE_URL", ""),
-		"postgres://... for PostgreSQL; empty for SQLite in the data directory (env CARDCAT_DATABASE_URL)")
-	return f
+	fs.Func("database-url", "postgres://... for PostgreSQL, sqlite:PATH for SQLite elsewhere; SQLite in the data directory when empty (env CARDCAT_DATABASE_URL, or a file named by CARDCAT_DATABASE_URL_FILE)",
+		func(v string) error { f.databaseURL = v; return nil })
+	return f, nil
 }
 
 // describe names the store for logs without its password.
