@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/poll"
 )
 
 // Directory answers key lookups from memory: no store round trip per
@@ -79,16 +81,9 @@ func (d *Directory) Refresh(ctx context.Context) error {
 
 // Watch refreshes every interval until ctx ends; failures keep the last view.
 func (d *Directory) Watch(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := d.Refresh(ctx); err != nil && ctx.Err() == nil && d.log != nil {
-				d.log.Error("key directory refresh failed; keeping the last view", "err", err)
-			}
+	poll.Every(ctx, every, d.Refresh, func(err error) {
+		if d.log != nil {
+			d.log.Error("key directory refresh failed; keeping the last view", "err", err)
 		}
-	}
+	})
 }

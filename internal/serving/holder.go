@@ -11,6 +11,7 @@ import (
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/poll"
 	"github.com/cardcat/cardcat/internal/store"
 )
 
@@ -103,16 +104,7 @@ func (h *Holder) tcgHistory(ctx context.Context, cat *catalog.Catalog) (map[stri
 // Watch refreshes every interval until ctx ends; a failed refresh keeps
 // serving the current snapshot.
 func (h *Holder) Watch(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
-				h.log.Error("catalogue refresh failed; still serving the previous version", "err", err)
-			}
-		}
-	}
+	poll.Every(ctx, every, h.Refresh, func(err error) {
+		h.log.Error("catalogue refresh failed; still serving the previous version", "err", err)
+	})
 }
