@@ -25,14 +25,25 @@ const (
 	envS3Prefix    = "CARDCAT_S3_PREFIX"
 )
 
+// imageConfig is serve's image settings, read from the environment.
+type imageConfig struct {
+	service images.Config
+	s3      s3store.Config // not Enabled: the data directory's images/
+}
+
+func readImageConfig(getenv func(string) string) (imageConfig, error) {
+	s3cfg, err := s3ConfigFromEnv(getenv)
+	if err != nil {
+		return imageConfig{}, usageError{err.Error()}
+	}
+	return imageConfig{service: imagesConfigFromEnv(getenv), s3: s3cfg}, nil
+}
+
 // openImages builds the image service: S3-compatible storage when
 // CARDCAT_S3_ENDPOINT is set (replicas share one cache), else the data
 // directory's images/.
-func openImages(ctx context.Context, env *Env, dataDir string) (*images.Service, string, error) {
-	s3cfg, err := s3ConfigFromEnv(env.Getenv)
-	if err != nil {
-		return nil, "", usageError{err.Error()}
-	}
+func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string) (*images.Service, string, error) {
+	s3cfg := cfg.s3
 	var st images.Storage
 	where := "disk " + filepath.Join(dataDir, "images")
 	if s3cfg.Enabled() {
@@ -55,7 +66,7 @@ func openImages(ctx context.Context, env *Env, dataDir string) (*images.Service,
 		}
 		st = fs
 	}
-	svc, err := images.New(imagesConfigFromEnv(env.Getenv), st, images.WithLogger(env.Log))
+	svc, err := images.New(cfg.service, st, images.WithLogger(env.Log))
 	if err != nil {
 		return nil, "", usageError{err.Error()}
 	}

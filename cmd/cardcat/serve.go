@@ -28,6 +28,7 @@ func init() {
 type serveConfig struct {
 	store     *storeFlags
 	limits    *limitFlags
+	images    imageConfig
 	addr      string
 	publicURL string // without a trailing slash
 	region    string
@@ -62,6 +63,9 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 	fs.DurationVar(&cfg.refresh, "refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
 	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server with pprof, e.g. 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
 	if cfg.limits, err = addLimitFlags(fs, env); err != nil {
+		return nil, err
+	}
+	if cfg.images, err = readImageConfig(env.Getenv); err != nil {
 		return nil, err
 	}
 	if err := parseFlags(fs, env, args); err != nil {
@@ -102,7 +106,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 
-	imgs, imgStore, err := openImages(ctx, env, sf.dataDir)
+	imgs, imgStore, err := openImages(ctx, env, cfg.images, sf.dataDir)
 	if err != nil {
 		return err
 	}

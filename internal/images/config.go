@@ -22,9 +22,6 @@ const (
 // ProductIDPlaceholder is replaced by the product id in Config.SourceURL.
 const ProductIDPlaceholder = "{productId}"
 
-// SourceURLEnv names the environment variable of Config.SourceURL.
-const SourceURLEnv = "CARDCAT_TCGPLAYER_IMAGE_URL"
-
 // Config tunes a Service. A zero field takes its default.
 type Config struct {
 	// SourceURL is the image URL template, with ProductIDPlaceholder.
@@ -47,12 +44,6 @@ type Config struct {
 	MaxConcurrentFetches int
 	// UserAgent is sent to the source.
 	UserAgent string
-}
-
-// ConfigFromEnv reads the settings that have environment variables
-// (CARDCAT_TCGPLAYER_IMAGE_URL); the rest keep their defaults.
-func ConfigFromEnv(getenv func(string) string) Config {
-	return Config{SourceURL: strings.TrimSpace(getenv(SourceURLEnv))}
 }
 
 // withDefaults fills zero fields and validates the result.

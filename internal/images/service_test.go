@@ -426,15 +426,6 @@ func TestNewValidatesConfig(t *testing.T) {
 	if _, err := images.New(images.Config{}, &storage{}); err != nil {
 		t.Errorf("New with the default config: %v", err)
 	}
-	cfg := images.ConfigFromEnv(func(name string) string {
-		if name == images.SourceURLEnv {
-			return " http://127.0.0.1:1/{productId}.png "
-		}
-		return ""
-	})
-	if cfg.SourceURL != "http://127.0.0.1:1/{productId}.png" {
-		t.Errorf("ConfigFromEnv: SourceURL %q", cfg.SourceURL)
-	}
 }
 
 // A 404 from the source does not take away an image that was stored.
