@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -15,8 +14,8 @@ import (
 
 // CatalogVersion returns the current catalogue version, 0 when none.
 func (db *DB) CatalogVersion(ctx context.Context) (int64, error) {
-	var v int64
-	if err := db.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM catalog_versions`).Scan(&v); err != nil {
+	v, err := sqlrow.CatalogVersion(ctx, reader{db.pool})
+	if err != nil {
 		return 0, fmt.Errorf("postgres: catalog version: %w", err)
 	}
 	return v, nil
@@ -25,16 +24,10 @@ func (db *DB) CatalogVersion(ctx context.Context) (int64, error) {
 // LatestVersion returns the current version's information, store.ErrNotFound
 // when no catalogue was written.
 func (db *DB) LatestVersion(ctx context.Context) (store.VersionInfo, error) {
-	var vi store.VersionInfo
-	err := db.pool.QueryRow(ctx, `SELECT version, created_at, report FROM catalog_versions ORDER BY version DESC LIMIT 1`).
-		Scan(&vi.Version, &vi.CreatedAt, &vi.Report)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.VersionInfo{}, fmt.Errorf("postgres: latest version: %w", store.ErrNotFound)
-	}
+	vi, err := sqlrow.LatestVersion(ctx, reader{db.pool})
 	if err != nil {
 		return store.VersionInfo{}, fmt.Errorf("postgres: latest version: %w", err)
 	}
-	vi.CreatedAt = vi.CreatedAt.UTC()
 	return vi, nil
 }
 
@@ -52,8 +45,8 @@ func (db *DB) ReplaceCatalog(ctx context.Context, base int64, games []catalog.Ga
 		if _, err := tx.Exec(ctx, `LOCK TABLE catalog_versions IN EXCLUSIVE MODE`); err != nil {
 			return err
 		}
-		var current int64
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM catalog_versions`).Scan(&current); err != nil {
+		current, err := sqlrow.CatalogVersion(ctx, reader{tx})
+		if err != nil {
 			return err
 		}
 		if current != base {
@@ -62,7 +55,7 @@ func (db *DB) ReplaceCatalog(ctx context.Context, base int64, games []catalog.Ga
 		// Was a version, and so price points, written earlier on the day? See overwritePoints.
 		var dayWritten bool
 		day := sqlrow.DayStart(now)
-		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM catalog_versions WHERE created_at >= $1 AND created_at < $2)`,
+		err = tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM catalog_versions WHERE created_at >= $1 AND created_at < $2)`,
 			day, day.AddDate(0, 0, 1)).Scan(&dayWritten)
 		if err != nil {
 			return err

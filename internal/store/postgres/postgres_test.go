@@ -134,6 +134,13 @@ func BenchmarkReplaceLoad(b *testing.B) {
 	storetest.BenchReplaceLoad(b, db, storetest.BenchCards(b))
 }
 
+// BenchmarkLoadCatalog loads $CARDCAT_BENCH_CARDS cards (20,000 by default):
+// CARDCAT_BENCH_CARDS=1000000 go test -run - -bench LoadCatalog -benchtime 1x
+func BenchmarkLoadCatalog(b *testing.B) {
+	db := mustOpen(b, newSchema(b))
+	storetest.BenchLoadCatalog(b, db, storetest.BenchCards(b))
+}
+
 // BenchmarkTCGMarketAverages reads the TCGplayer averages of $CARDCAT_BENCH_CARDS
 // cards (20,000 by default) after 30 daily replaces:
 // CARDCAT_BENCH_CARDS=1000000 go test -run - -bench TCGMarketAverages -benchtime 1x

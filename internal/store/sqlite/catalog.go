@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 
 // CatalogVersion returns the current catalogue version, 0 when none.
 func (db *DB) CatalogVersion(ctx context.Context) (int64, error) {
-	var v int64
-	if err := db.read.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM catalog_versions`).Scan(&v); err != nil {
+	v, err := sqlrow.CatalogVersion(ctx, reader{db.read})
+	if err != nil {
 		return 0, fmt.Errorf("sqlite: catalog version: %w", err)
 	}
 	return v, nil
@@ -24,20 +23,10 @@ func (db *DB) CatalogVersion(ctx context.Context) (int64, error) {
 // LatestVersion returns the current version's information, store.ErrNotFound
 // when no catalogue was written.
 func (db *DB) LatestVersion(ctx context.Context) (store.VersionInfo, error) {
-	var (
-		vi      store.VersionInfo
-		created int64
-	)
-	err := db.read.QueryRowContext(ctx,
-		`SELECT version, created_at, report FROM catalog_versions ORDER BY version DESC LIMIT 1`,
-	).Scan(&vi.Version, &created, &vi.Report)
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.VersionInfo{}, fmt.Errorf("sqlite: latest version: %w", store.ErrNotFound)
-	}
+	vi, err := sqlrow.LatestVersion(ctx, reader{db.read})
 	if err != nil {
 		return store.VersionInfo{}, fmt.Errorf("sqlite: latest version: %w", err)
 	}
-	vi.CreatedAt = fromMicros(created)
 	return vi, nil
 }
 
@@ -62,8 +51,8 @@ func (db *DB) replace(ctx context.Context, base int64, games []catalog.GameCatal
 	}
 	defer tx.Rollback()
 
-	var current int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM catalog_versions`).Scan(&current); err != nil {
+	current, err := sqlrow.CatalogVersion(ctx, reader{tx})
+	if err != nil {
 		return 0, err
 	}
 	if current != base {
@@ -250,8 +239,6 @@ WHERE game = ? AND card_id = ? ORDER BY day, market, finish`, game, cardID)
 	return points, nil
 }
 
-func micros(t time.Time) int64 { return sqlrow.Time(t).UnixMicro() }
-
 // nullMicros stores the zero time (never set) as NULL.
 func nullMicros(t time.Time) any {
 	if t.IsZero() {
@@ -259,7 +246,5 @@ func nullMicros(t time.Time) any {
 	}
 	return micros(t)
 }
-
-func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
 func money(n sql.NullInt64) catalog.Money { return catalog.Money{Cents: n.Int64, OK: n.Valid} }

@@ -82,6 +82,29 @@ func BenchReplaceLoad(b *testing.B, s store.Store, n int) {
 	b.ReportMetric(float64(n), "cards")
 }
 
+// BenchLoadCatalog measures a replica's start alone: each iteration loads a
+// catalogue of one game of n cards, written once before.
+func BenchLoadCatalog(b *testing.B, s store.Store, n int) {
+	ctx := context.Background()
+	updated := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	games := []catalog.GameCatalog{Generate("dbs", n, updated)}
+	if _, err := s.ReplaceCatalog(ctx, 0, games, "{}", updated); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		c, err := s.LoadCatalog(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got := len(c.Games[0].Cards); got != n {
+			b.Fatalf("loaded %d cards, want %d", got, n)
+		}
+	}
+	b.ReportMetric(float64(n), "cards")
+}
+
 // BenchTCGMarketAverages measures what a version build asks of the history:
 // the TCGplayer averages of a game of n cards (2 finishes each) after 30
 // daily replaces, so that the windows hold 30 points per finish (and 30 of
