@@ -100,29 +100,15 @@ ON CONFLICT (game, card_id, market, finish, day) DO UPDATE SET
 // replaceGame replaces the rows of one game and writes its price points of
 // day, overwriting those already there when dayWritten.
 func replaceGame(ctx context.Context, tx pgx.Tx, g *catalog.GameCatalog, day time.Time, dayWritten bool) error {
-	for _, table := range []string{"sets", "cards", "tcg_prices", "cm_prices"} {
-		if _, err := tx.Exec(ctx, "DELETE FROM "+table+" WHERE game = $1", g.Game); err != nil {
-			return fmt.Errorf("delete from %s: %w", table, err)
+	for _, t := range sqlrow.Tables {
+		if _, err := tx.Exec(ctx, "DELETE FROM "+t.Name+" WHERE game = $1", g.Game); err != nil {
+			return fmt.Errorf("delete from %s: %w", t.Name, err)
 		}
 	}
-	copies := []struct {
-		table string
-		cols  []string
-		rows  pgx.CopyFromSource
-	}{
-		{"sets", []string{"game", "set_id", "code", "name", "language", "release_date",
-			"tcg_category_id", "tcg_group_id", "cm_expansion_id"}, setRows(g)},
-		{"cards", []string{"game", "id", "ordinal", "cm_id", "set_id", "tcg_product_id", "cm_product_id",
-			"name", "clean_name", "card_number", "rarity", "card_type", "product_type", "card_text",
-			"extra", "variants", "image_count", "tcg_url", "cm_product_name", "cm_product_url"}, cardRows(g)},
-		{"tcg_prices", []string{"game", "ordinal", "card_id", "sub_type",
-			"low", "mid", "high", "market", "direct_low", "updated_at"}, tcgPriceRows(g)},
-		{"cm_prices", []string{"game", "ordinal", "card_id", "variant",
-			"avg", "low", "trend", "avg1", "avg7", "avg30", "updated_at"}, cmPriceRows(g)},
-	}
-	for _, c := range copies {
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.table}, c.cols, c.rows); err != nil {
-			return fmt.Errorf("copy into %s: %w", c.table, err)
+	rows := sqlrow.GameRows(g, func(t time.Time) any { return sqlrow.Time(t) })
+	for i, t := range sqlrow.Tables {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{t.Name}, t.Columns, rows[i]); err != nil {
+			return fmt.Errorf("copy into %s: %w", t.Name, err)
 		}
 	}
 	tcgPoints, cmPoints := insertTCGPoints, insertCMPoints
@@ -136,95 +122,6 @@ func replaceGame(ctx context.Context, tx pgx.Tx, g *catalog.GameCatalog, day tim
 		return fmt.Errorf("Cardmarket price points: %w", err)
 	}
 	return nil
-}
-
-// The row sources below reuse one values slice: CopyFrom encodes a row before
-// it asks for the next.
-
-func setRows(g *catalog.GameCatalog) pgx.CopyFromSource {
-	vals := make([]any, 9)
-	i := 0
-	return pgx.CopyFromFunc(func() ([]any, error) {
-		if i == len(g.Sets) {
-			return nil, nil
-		}
-		s := &g.Sets[i]
-		i++
-		vals[0], vals[1], vals[2], vals[3], vals[4] = g.Game, s.ID, sqlrow.String(s.Code), sqlrow.String(s.Name), sqlrow.String(s.Language)
-		vals[5], vals[6], vals[7], vals[8] = sqlrow.String(s.ReleaseDate), sqlrow.Int(s.TCGCategoryID), sqlrow.Int(s.TCGGroupID), sqlrow.Int(s.CMExpansionID)
-		return vals, nil
-	})
-}
-
-func cardRows(g *catalog.GameCatalog) pgx.CopyFromSource {
-	vals := make([]any, 20)
-	var buf []byte
-	i := 0
-	return pgx.CopyFromFunc(func() ([]any, error) {
-		if i == len(g.Cards) {
-			return nil, nil
-		}
-		c := &g.Cards[i]
-		buf = sqlrow.AppendExtra(buf[:0], c.Extra)
-		extra := string(buf)
-		buf = sqlrow.AppendStrings(buf[:0], c.Variants)
-		variants := string(buf)
-		vals[0], vals[1], vals[2], vals[3], vals[4] = g.Game, c.ID, int64(i), sqlrow.String(c.CMID), sqlrow.String(c.SetID)
-		vals[5], vals[6], vals[7], vals[8] = sqlrow.Int(c.TCGProductID), sqlrow.Int(c.CMProductID), sqlrow.String(c.Name), sqlrow.String(c.CleanName)
-		vals[9], vals[10], vals[11], vals[12] = sqlrow.String(c.CardNumber), sqlrow.String(c.Rarity), sqlrow.String(c.CardType), sqlrow.String(c.ProductType)
-		vals[13], vals[14], vals[15], vals[16] = sqlrow.String(c.CardText), extra, variants, int64(c.ImageCount)
-		vals[17], vals[18], vals[19] = sqlrow.String(c.TCGURL), sqlrow.String(c.CMProductName), sqlrow.String(c.CMProductURL)
-		i++
-		return vals, nil
-	})
-}
-
-func tcgPriceRows(g *catalog.GameCatalog) pgx.CopyFromSource {
-	vals := make([]any, 10)
-	card, price, ordinal := 0, 0, int64(0)
-	return pgx.CopyFromFunc(func() ([]any, error) {
-		for card < len(g.Cards) && price == len(g.Cards[card].TCGPrices) {
-			card, price = card+1, 0
-		}
-		if card == len(g.Cards) {
-			return nil, nil
-		}
-		c := &g.Cards[card]
-		p := &c.TCGPrices[price]
-		vals[0], vals[1], vals[2], vals[3] = g.Game, ordinal, c.ID, p.SubType
-		vals[4], vals[5], vals[6], vals[7], vals[8] = sqlrow.Money(p.Low), sqlrow.Money(p.Mid), sqlrow.Money(p.High), sqlrow.Money(p.Market), sqlrow.Money(p.DirectLow)
-		vals[9] = nullTime(p.UpdatedAt)
-		price, ordinal = price+1, ordinal+1
-		return vals, nil
-	})
-}
-
-func cmPriceRows(g *catalog.GameCatalog) pgx.CopyFromSource {
-	vals := make([]any, 11)
-	card, price, ordinal := 0, 0, int64(0)
-	return pgx.CopyFromFunc(func() ([]any, error) {
-		for card < len(g.Cards) && price == len(g.Cards[card].CMPrices) {
-			card, price = card+1, 0
-		}
-		if card == len(g.Cards) {
-			return nil, nil
-		}
-		c := &g.Cards[card]
-		p := &c.CMPrices[price]
-		vals[0], vals[1], vals[2], vals[3] = g.Game, ordinal, c.ID, p.Variant
-		vals[4], vals[5], vals[6], vals[7], vals[8], vals[9] = sqlrow.Money(p.Avg), sqlrow.Money(p.Low), sqlrow.Money(p.Trend), sqlrow.Money(p.Avg1), sqlrow.Money(p.Avg7), sqlrow.Money(p.Avg30)
-		vals[10] = nullTime(p.UpdatedAt)
-		price, ordinal = price+1, ordinal+1
-		return vals, nil
-	})
-}
-
-// nullTime stores the zero time (never set) as NULL.
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return sqlrow.Time(t)
 }
 
 // PriceHistory returns the price points of one card, oldest day first (then

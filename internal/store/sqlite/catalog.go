@@ -91,28 +91,20 @@ func (db *DB) replace(ctx context.Context, base int64, games []catalog.GameCatal
 // catalogWriter writes game catalogues inside one transaction, its statements
 // prepared once for all games.
 type catalogWriter struct {
-	tx                  *sql.Tx
-	sets, cards, tp, cp *batch
-	json                []byte // scratch for extra and variants
+	tx      *sql.Tx
+	batches []*batch // one per table of sqlrow.Tables
 }
 
 func newCatalogWriter(tx *sql.Tx) *catalogWriter {
-	return &catalogWriter{
-		tx: tx,
-		sets: newBatch(tx, "sets", "game", "set_id", "code", "name", "language", "release_date",
-			"tcg_category_id", "tcg_group_id", "cm_expansion_id"),
-		cards: newBatch(tx, "cards", "game", "id", "ordinal", "cm_id", "set_id", "tcg_product_id", "cm_product_id",
-			"name", "clean_name", "card_number", "rarity", "card_type", "product_type", "card_text",
-			"extra", "variants", "image_count", "tcg_url", "cm_product_name", "cm_product_url"),
-		tp: newBatch(tx, "tcg_prices", "game", "ordinal", "card_id", "sub_type",
-			"low", "mid", "high", "market", "direct_low", "updated_at"),
-		cp: newBatch(tx, "cm_prices", "game", "ordinal", "card_id", "variant",
-			"avg", "low", "trend", "avg1", "avg7", "avg30", "updated_at"),
+	w := &catalogWriter{tx: tx}
+	for _, t := range sqlrow.Tables {
+		w.batches = append(w.batches, newBatch(tx, t.Name, t.Columns...))
 	}
+	return w
 }
 
 func (w *catalogWriter) close() {
-	for _, b := range []*batch{w.sets, w.cards, w.tp, w.cp} {
+	for _, b := range w.batches {
 		b.close()
 	}
 }
@@ -141,43 +133,19 @@ ON CONFLICT (game, card_id, market, finish, day) DO UPDATE SET
 // replaceGame replaces the rows of one game and writes its price points of
 // day, overwriting those already there when dayWritten.
 func (w *catalogWriter) replaceGame(ctx context.Context, g *catalog.GameCatalog, day string, dayWritten bool) error {
-	for _, table := range []string{"sets", "cards", "tcg_prices", "cm_prices"} {
-		if _, err := w.tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE game = ?", g.Game); err != nil {
-			return fmt.Errorf("delete from %s: %w", table, err)
+	for _, t := range sqlrow.Tables {
+		if _, err := w.tx.ExecContext(ctx, "DELETE FROM "+t.Name+" WHERE game = ?", g.Game); err != nil {
+			return fmt.Errorf("delete from %s: %w", t.Name, err)
 		}
 	}
-	for i := range g.Sets {
-		s := &g.Sets[i]
-		err := w.sets.add(ctx, g.Game, s.ID, sqlrow.String(s.Code), sqlrow.String(s.Name), sqlrow.String(s.Language),
-			sqlrow.String(s.ReleaseDate), sqlrow.Int(s.TCGCategoryID), sqlrow.Int(s.TCGGroupID), sqlrow.Int(s.CMExpansionID))
-		if err != nil {
-			return err
-		}
-	}
-	var tcgOrdinal, cmOrdinal int64
-	for i := range g.Cards {
-		c := &g.Cards[i]
-		if err := w.addCard(ctx, g.Game, int64(i), c); err != nil {
-			return err
-		}
-		for _, p := range c.TCGPrices {
-			err := w.tp.add(ctx, g.Game, tcgOrdinal, c.ID, p.SubType, sqlrow.Money(p.Low), sqlrow.Money(p.Mid),
-				sqlrow.Money(p.High), sqlrow.Money(p.Market), sqlrow.Money(p.DirectLow), nullMicros(p.UpdatedAt))
-			if err != nil {
+	for i, rows := range sqlrow.GameRows(g, func(t time.Time) any { return micros(t) }) {
+		b := w.batches[i]
+		for rows.Next() {
+			values, _ := rows.Values()
+			if err := b.add(ctx, values...); err != nil {
 				return err
 			}
-			tcgOrdinal++
 		}
-		for _, p := range c.CMPrices {
-			err := w.cp.add(ctx, g.Game, cmOrdinal, c.ID, p.Variant, sqlrow.Money(p.Avg), sqlrow.Money(p.Low),
-				sqlrow.Money(p.Trend), sqlrow.Money(p.Avg1), sqlrow.Money(p.Avg7), sqlrow.Money(p.Avg30), nullMicros(p.UpdatedAt))
-			if err != nil {
-				return err
-			}
-			cmOrdinal++
-		}
-	}
-	for _, b := range []*batch{w.sets, w.cards, w.tp, w.cp} {
 		if err := b.flush(ctx); err != nil {
 			return err
 		}
@@ -193,18 +161,6 @@ func (w *catalogWriter) replaceGame(ctx context.Context, g *catalog.GameCatalog,
 		return fmt.Errorf("Cardmarket price points: %w", err)
 	}
 	return nil
-}
-
-func (w *catalogWriter) addCard(ctx context.Context, game string, ordinal int64, c *catalog.Card) error {
-	w.json = sqlrow.AppendExtra(w.json[:0], c.Extra)
-	extra := string(w.json)
-	w.json = sqlrow.AppendStrings(w.json[:0], c.Variants)
-	variants := string(w.json)
-	return w.cards.add(ctx, game, c.ID, ordinal, sqlrow.String(c.CMID), sqlrow.String(c.SetID),
-		sqlrow.Int(c.TCGProductID), sqlrow.Int(c.CMProductID), sqlrow.String(c.Name), sqlrow.String(c.CleanName),
-		sqlrow.String(c.CardNumber), sqlrow.String(c.Rarity), sqlrow.String(c.CardType), sqlrow.String(c.ProductType),
-		sqlrow.String(c.CardText), extra, variants, int64(c.ImageCount), sqlrow.String(c.TCGURL),
-		sqlrow.String(c.CMProductName), sqlrow.String(c.CMProductURL))
 }
 
 // PriceHistory returns the price points of one card, oldest day first (then
@@ -237,14 +193,6 @@ WHERE game = ? AND card_id = ? ORDER BY day, market, finish`, game, cardID)
 		return nil, fmt.Errorf("sqlite: price history: %w", err)
 	}
 	return points, nil
-}
-
-// nullMicros stores the zero time (never set) as NULL.
-func nullMicros(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return micros(t)
 }
 
 func money(n sql.NullInt64) catalog.Money { return catalog.Money{Cents: n.Int64, OK: n.Valid} }
