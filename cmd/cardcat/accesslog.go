@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cardcat/cardcat/internal/httpapi"
+	"github.com/cardcat/cardcat/internal/jsonw"
 )
 
 // The access log writes one line per request, and through slog that line
@@ -98,11 +99,11 @@ func appendAccessJSON(b []byte, e *httpapi.AccessEntry) []byte {
 		b = append(b, `",`...)
 	}
 	b = append(b, `"level":"INFO","msg":"request","request_id":`...)
-	b = appendJSONString(b, e.RequestID)
+	b = jsonw.AppendStringSlog(b, e.RequestID)
 	b = append(b, `,"method":`...)
-	b = appendJSONString(b, e.Method)
+	b = jsonw.AppendStringSlog(b, e.Method)
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, e.Path)
+	b = jsonw.AppendStringSlog(b, e.Path)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(e.Status), 10)
 	b = append(b, `,"bytes":`...)
@@ -110,9 +111,9 @@ func appendAccessJSON(b []byte, e *httpapi.AccessEntry) []byte {
 	b = append(b, `,"duration":`...)
 	b = strconv.AppendInt(b, int64(e.Duration), 10)
 	b = append(b, `,"remote":`...)
-	b = appendJSONString(b, e.Remote)
+	b = jsonw.AppendStringSlog(b, e.Remote)
 	b = append(b, `,"account":`...)
-	b = appendJSONString(b, e.Account)
+	b = jsonw.AppendStringSlog(b, e.Account)
 	return append(b, "}\n"...)
 }
 
@@ -165,53 +166,4 @@ func logLevel(getenv func(string) string) slog.Level {
 // logJSON reports whether CARDCAT_LOG_FORMAT asks for JSON lines.
 func logJSON(getenv func(string) string) bool {
 	return strings.ToLower(getenv("CARDCAT_LOG_FORMAT")) == "json"
-}
-
-// appendJSONString writes s quoted as slog.JSONHandler does (log/slog's
-// appendEscapedJSONString): like encoding/json without HTML escaping, but
-// with \u00XX for every control character but \n, \r and \t.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= ' ' && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -1,44 +1,65 @@
 // Package jsonw appends JSON values to byte slices without reflection, for the
 // places that write a great many of them (the snapshot's pre-rendered cards,
-// the generator's upstream files, the store's JSON columns). Its output is
-// byte for byte what encoding/json writes for the same value.
+// the generator's upstream files, the store's JSON columns, the access log).
+// Its output is byte for byte what encoding/json writes for the same value
+// (what log/slog writes, for AppendStringSlog).
 package jsonw
 
 import "unicode/utf8"
 
 const hexDigits = "0123456789abcdef"
 
+// asIs and asIsHTML say which ASCII bytes are written as they are, without
+// and with the HTML escapes: one lookup per byte in the loop of appendString.
+var asIs, asIsHTML = func() (plain, html [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		plain[c] = c != '"' && c != '\\'
+		html[c] = plain[c] && c != '<' && c != '>' && c != '&'
+	}
+	return plain, html
+}()
+
 // AppendString appends s as a JSON string escaped as encoding/json does by
 // default: HTML-safe (<, > and & as \u003c, \u003e, \u0026), U+2028 and
 // U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
-func AppendString(b []byte, s string) []byte { return appendString(b, s, true) }
+func AppendString(b []byte, s string) []byte { return appendString(b, s, true, true) }
 
 // AppendStringNoHTML is AppendString without the HTML escapes, as
 // json.Encoder.SetEscapeHTML(false) writes: for text that is never served.
-func AppendStringNoHTML(b []byte, s string) []byte { return appendString(b, s, false) }
+func AppendStringNoHTML(b []byte, s string) []byte { return appendString(b, s, false, true) }
 
-func appendString(b []byte, s string, html bool) []byte {
+// AppendStringSlog is AppendStringNoHTML as log/slog's JSONHandler writes it,
+// \b and \f as \u0008 and \u000c: for log lines that must read as slog's.
+func AppendStringSlog(b []byte, s string) []byte { return appendString(b, s, false, false) }
+
+// appendString escapes <, > and & when html is set, and writes \b and \f
+// short when shortBF is (encoding/json does; log/slog does not).
+func appendString(b []byte, s string, html, shortBF bool) []byte {
+	safe := &asIs
+	if html {
+		safe = &asIsHTML
+	}
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
+			if safe[c] {
 				i++
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
+			switch {
+			case c == '\\' || c == '"':
 				b = append(b, '\\', c)
-			case '\b':
+			case c == '\b' && shortBF:
 				b = append(b, '\\', 'b')
-			case '\f':
+			case c == '\f' && shortBF:
 				b = append(b, '\\', 'f')
-			case '\n':
+			case c == '\n':
 				b = append(b, '\\', 'n')
-			case '\r':
+			case c == '\r':
 				b = append(b, '\\', 'r')
-			case '\t':
+			case c == '\t':
 				b = append(b, '\\', 't')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])

@@ -2,8 +2,11 @@ package jsonw
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"log/slog"
 	"testing"
+	"time"
 )
 
 var samples = []string{
@@ -43,5 +46,33 @@ func FuzzAppendString(f *testing.F) {
 		if got := AppendString(nil, s); !bytes.Equal(got, want) {
 			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
+		if got, want := AppendStringSlog(nil, s), slogString(t, s); !bytes.Equal(got, want) {
+			t.Errorf("AppendStringSlog(%q) = %s, want %s", s, got, want)
+		}
 	})
+}
+
+// slogString is s as slog's JSONHandler writes the value of an attribute.
+func slogString(t *testing.T, s string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	r := slog.NewRecord(time.Time{}, slog.LevelInfo, "", 0)
+	r.AddAttrs(slog.String("v", s))
+	if err := slog.NewJSONHandler(&buf, nil).Handle(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	const prefix, suffix = `{"level":"INFO","msg":"","v":`, "}\n"
+	out := buf.Bytes()
+	if !bytes.HasPrefix(out, []byte(prefix)) || !bytes.HasSuffix(out, []byte(suffix)) {
+		t.Fatalf("slog wrote %q", out)
+	}
+	return out[len(prefix) : len(out)-len(suffix)]
+}
+
+func TestAppendStringSlogMatchesSlog(t *testing.T) {
+	for _, s := range samples {
+		if got, want := AppendStringSlog(nil, s), slogString(t, s); !bytes.Equal(got, want) {
+			t.Errorf("AppendStringSlog(%q) = %s, want %s", s, got, want)
+		}
+	}
 }
