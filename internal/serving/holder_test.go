@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,25 +49,13 @@ func (s *holderStore) LoadCatalog(context.Context) (*catalog.Catalog, error) {
 	return &c, json.Unmarshal(b, &c)
 }
 
-func holderFixture(t *testing.T) *catalog.Catalog {
-	b, err := os.ReadFile(filepath.Join("..", "catalog", "testdata", "fixture.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c catalog.Catalog
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
-	return &c
-}
-
 // TestHolderRefresh: a new version is built whole (snapshot and paid
 // answers of every game, from one catalogue) and swapped in at once; the
 // same version is not reloaded; a version that fails to build leaves the
 // served one in place.
 func TestHolderRefresh(t *testing.T) {
 	ctx := context.Background()
-	st := &holderStore{cat: holderFixture(t), historyErr: errors.New("price_points: no such table")}
+	st := &holderStore{cat: mustFixture(t), historyErr: errors.New("price_points: no such table")}
 	var logs bytes.Buffer
 	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 	if h.Current() != nil {
@@ -129,7 +116,7 @@ func TestHolderRefresh(t *testing.T) {
 	}
 
 	// Canceled while reading the history: the refresh fails, nothing is swapped.
-	st.cat = holderFixture(t)
+	st.cat = mustFixture(t)
 	st.cat.Version = 100
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()

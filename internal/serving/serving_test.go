@@ -14,16 +14,9 @@ import (
 // TestBuild: a view has the snapshot and, for every game of the registry,
 // paid answers built on that snapshot's sets.
 func TestBuild(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "catalog", "testdata", "fixture.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c catalog.Catalog
-	if err := json.Unmarshal(b, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := mustFixture(t)
 	reg := game.Default()
-	v, err := Build(&c, reg, analytics.Options{})
+	v, err := Build(c, reg, analytics.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +36,21 @@ func TestBuild(t *testing.T) {
 	}
 
 	c.Games[0].Sets = nil // every card in an unknown set
-	if _, err := Build(&c, reg, analytics.Options{}); err == nil {
+	if _, err := Build(c, reg, analytics.Options{}); err == nil {
 		t.Error("Build of an inconsistent catalogue succeeded")
 	}
+}
+
+// mustFixture reads the catalogue package's test catalogue, a fresh copy.
+func mustFixture(tb testing.TB) *catalog.Catalog {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "catalog", "testdata", "fixture.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var c catalog.Catalog
+	if err := json.Unmarshal(b, &c); err != nil {
+		tb.Fatal(err)
+	}
+	return &c
 }
