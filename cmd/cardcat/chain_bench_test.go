@@ -66,8 +66,8 @@ func newChainFixture(b *testing.B) *chainFixture {
 	if err := ensureSample(ctx, st, reg, log); err != nil {
 		b.Fatal(err)
 	}
-	holder := &catalogHolder{st: st, reg: reg, log: log}
-	if err := holder.refresh(ctx); err != nil {
+	holder := serving.NewHolder(st, reg, log)
+	if err := holder.Refresh(ctx); err != nil {
 		b.Fatal(err)
 	}
 	as := st.(account.Store)
