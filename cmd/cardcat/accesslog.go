@@ -21,18 +21,17 @@ import (
 // for byte what the slog handler newLogger configured would write (the
 // tests compare the two on arbitrary values), straight into a pooled buffer.
 
-// newAccessLog returns the access log of serve: lines in the format of
-// CARDCAT_LOG_FORMAT (text or json) written to w, or nothing when
-// CARDCAT_LOG_LEVEL is above info. Without w, nil: httpapi logs through
-// its slog Logger.
-func newAccessLog(getenv func(string) string, w io.Writer) func(httpapi.AccessEntry) {
+// newAccessLog returns the access log of serve: lines in cfg's format
+// written to w, or nothing when cfg's level is above info. Without w, nil:
+// httpapi logs through its slog Logger.
+func newAccessLog(cfg logConfig, w io.Writer) func(httpapi.AccessEntry) {
 	if w == nil {
 		return nil
 	}
-	if logLevel(getenv) > slog.LevelInfo {
+	if cfg.level > slog.LevelInfo {
 		return func(httpapi.AccessEntry) {}
 	}
-	l := &accessLog{w: w, json: logJSON(getenv)}
+	l := &accessLog{w: w, json: cfg.json}
 	return l.write
 }
 
@@ -150,20 +149,23 @@ func textNeedsQuoting(s string) bool {
 	return false
 }
 
-// logLevel is the level CARDCAT_LOG_LEVEL sets (info when unset or unknown).
-func logLevel(getenv func(string) string) slog.Level {
-	switch strings.ToLower(getenv("CARDCAT_LOG_LEVEL")) {
-	case "debug":
-		return slog.LevelDebug
-	case "warn":
-		return slog.LevelWarn
-	case "error":
-		return slog.LevelError
-	}
-	return slog.LevelInfo
+// logConfig is how every command logs, read once at start-up from
+// CARDCAT_LOG_LEVEL (debug, info, warn, error; info when unset or unknown)
+// and CARDCAT_LOG_FORMAT (text, or json).
+type logConfig struct {
+	level slog.Level
+	json  bool
 }
 
-// logJSON reports whether CARDCAT_LOG_FORMAT asks for JSON lines.
-func logJSON(getenv func(string) string) bool {
-	return strings.ToLower(getenv("CARDCAT_LOG_FORMAT")) == "json"
+func readLogConfig(getenv func(string) string) logConfig {
+	cfg := logConfig{level: slog.LevelInfo, json: strings.ToLower(getenv("CARDCAT_LOG_FORMAT")) == "json"}
+	switch strings.ToLower(getenv("CARDCAT_LOG_LEVEL")) {
+	case "debug":
+		cfg.level = slog.LevelDebug
+	case "warn":
+		cfg.level = slog.LevelWarn
+	case "error":
+		cfg.level = slog.LevelError
+	}
+	return cfg
 }

@@ -83,7 +83,7 @@ func TestAccessLogLevelAndFormat(t *testing.T) {
 		{map[string]string{"CARDCAT_LOG_LEVEL": "error", "CARDCAT_LOG_FORMAT": "json"}, ""},
 	} {
 		var buf bytes.Buffer
-		newAccessLog(func(k string) string { return c.env[k] }, &buf)(e)
+		newAccessLog(readLogConfig(func(k string) string { return c.env[k] }), &buf)(e)
 		if c.want == "" && buf.Len() != 0 || !strings.HasPrefix(buf.String(), c.want) {
 			t.Errorf("%v: wrote %q, want a line starting %q", c.env, buf.String(), c.want)
 		}
@@ -95,7 +95,7 @@ func TestAccessLogLevelAndFormat(t *testing.T) {
 func BenchmarkAccessLog(b *testing.B) {
 	e := accessEntries()[0]
 	b.Run("slog", func(b *testing.B) {
-		log := newLogger(func(string) string { return "" }, newLogBuffer(discard{}))
+		log := newLogger(logConfig{}, newLogBuffer(discard{}))
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
@@ -103,7 +103,7 @@ func BenchmarkAccessLog(b *testing.B) {
 		}
 	})
 	b.Run("accesslog", func(b *testing.B) {
-		write := newAccessLog(func(string) string { return "" }, newLogBuffer(discard{}))
+		write := newAccessLog(logConfig{}, newLogBuffer(discard{}))
 		b.ReportAllocs()
 		for b.Loop() {
 			e.Time = time.Now()

@@ -77,8 +77,8 @@ func BenchmarkChainWrk(b *testing.B) {
 	}
 	// serve's logger and access log, to nowhere
 	logs := newLogBuffer(io.Discard)
-	log := newLogger(func(string) string { return "" }, logs)
-	access := newAccessLog(func(string) string { return "" }, logs)
+	log := newLogger(logConfig{}, logs)
+	access := newAccessLog(logConfig{}, logs)
 	api := func(auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
 		return f.serverLogging(b, log, access, auth, lim)
 	}

@@ -12,7 +12,7 @@ import (
 func TestLogBuffer(t *testing.T) {
 	var out syncBuffer
 	buf := newLogBuffer(&out)
-	log := newLogger(testEnv(nil), buf)
+	log := newLogger(logConfig{}, buf)
 
 	log.Info("request", "path", "/dbs/sets")
 	if out.String() != "" {

@@ -50,6 +50,7 @@ type Env struct {
 	Stderr io.Writer
 	Log    *slog.Logger
 	logs   *logBuffer // what Log writes to; the access log writes to it too
+	logCfg logConfig
 }
 
 type command struct {
@@ -71,12 +72,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	flushed := make(chan struct{})
 	go func() { logs.run(logCtx); close(flushed) }()
 	defer func() { stopLogs(); <-flushed }()
+	logCfg := readLogConfig(getenv)
 	env := &Env{
 		Getenv: getenv,
 		Stdout: stdout,
 		Stderr: stderr,
-		Log:    newLogger(getenv, logs),
+		Log:    newLogger(logCfg, logs),
 		logs:   logs,
+		logCfg: logCfg,
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
@@ -114,10 +117,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Run 'cardcat <command> --help' for a command's flags.")
 }
 
-func newLogger(getenv func(string) string, w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: logLevel(getenv)}
+func newLogger(cfg logConfig, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.level}
 	var h slog.Handler = slog.NewTextHandler(w, opts)
-	if logJSON(getenv) {
+	if cfg.json {
 		h = slog.NewJSONHandler(w, opts)
 	}
 	if buf, ok := w.(*logBuffer); ok {

@@ -8,7 +8,7 @@ import (
 
 func TestProgressLogsEveryTenPercent(t *testing.T) {
 	var logs bytes.Buffer
-	env := &Env{Stderr: &logs, Log: newLogger(testEnv(nil), &logs)}
+	env := &Env{Stderr: &logs, Log: newLogger(logConfig{}, &logs)}
 	p := newProgress(env)
 	for i := 1; i <= 200; i++ {
 		p.update("mtg", i, 200)

@@ -127,7 +127,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Docs:      cardcat.Docs(),
 		Games:     reg,
 		Logger:    log,
-		AccessLog: newAccessLog(env.Getenv, env.logs),
+		AccessLog: newAccessLog(env.logCfg, env.logs),
 		Version:   Version(),
 		Region:    cfg.region,
 		PublicURL: cfg.publicURL,
