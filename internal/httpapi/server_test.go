@@ -14,6 +14,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/catalog/catalogtest"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/serving"
 	"github.com/google/go-cmp/cmp"
@@ -26,21 +27,8 @@ const testKey = "pk_test_abcdefghijklmnopqrstuvwxyz012345"
 
 var testNow = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
 
-// mustFixture loads the hand-made catalogue of the catalog package's tests
-// (internal/catalog/testdata/fixture.json, kept in step with its Go source
-// by go test ./internal/catalog -update).
-func mustFixture(tb testing.TB) *catalog.Catalog {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "catalog", "testdata", "fixture.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var c catalog.Catalog
-	if err := json.Unmarshal(b, &c); err != nil {
-		tb.Fatal(err)
-	}
-	return &c
-}
+// mustFixture is the catalog package's test catalogue, a fresh copy.
+func mustFixture(tb testing.TB) *catalog.Catalog { return catalogtest.Fixture(tb) }
 
 // mustView builds what the server serves of c: its snapshot and paid answers.
 func mustView(tb testing.TB, c *catalog.Catalog) *serving.View {

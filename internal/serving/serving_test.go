@@ -1,13 +1,11 @@
 package serving
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/catalog/catalogtest"
 	"github.com/cardcat/cardcat/internal/game"
 )
 
@@ -41,16 +39,5 @@ func TestBuild(t *testing.T) {
 	}
 }
 
-// mustFixture reads the catalogue package's test catalogue, a fresh copy.
-func mustFixture(tb testing.TB) *catalog.Catalog {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "catalog", "testdata", "fixture.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var c catalog.Catalog
-	if err := json.Unmarshal(b, &c); err != nil {
-		tb.Fatal(err)
-	}
-	return &c
-}
+// mustFixture is the catalog package's test catalogue, a fresh copy.
+func mustFixture(tb testing.TB) *catalog.Catalog { return catalogtest.Fixture(tb) }
