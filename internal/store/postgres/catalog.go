@@ -9,7 +9,6 @@ import (
 	"github.com/cardcat/cardcat/internal/store"
 	"github.com/cardcat/cardcat/internal/store/sqlrow"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // CatalogVersion returns the current catalogue version, 0 when none.
@@ -125,39 +124,13 @@ func replaceGame(ctx context.Context, tx pgx.Tx, g *catalog.GameCatalog, day tim
 }
 
 // PriceHistory returns the price points of one card, oldest day first (then
-// by market and finish). TCGplayer points carry 5 values, Cardmarket ones 6.
+// by market and finish).
 func (db *DB) PriceHistory(ctx context.Context, game, cardID string) ([]store.PricePoint, error) {
-	rows, err := db.pool.Query(ctx, `SELECT market, finish, day, v1, v2, v3, v4, v5, v6 FROM price_points
-WHERE game = $1 AND card_id = $2 ORDER BY day, market, finish`, game, cardID)
+	const q = `SELECT market, finish, to_char(day, 'YYYY-MM-DD'), v1, v2, v3, v4, v5, v6 FROM price_points
+WHERE game = $1 AND card_id = $2 ORDER BY day, market, finish`
+	points, err := sqlrow.PriceHistory(ctx, reader{db.pool}, q, game, cardID)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: price history: %w", err)
-	}
-	defer rows.Close()
-	var points []store.PricePoint
-	for rows.Next() {
-		p := store.PricePoint{Game: game, CardID: cardID}
-		var (
-			day time.Time
-			v   [6]pgtype.Int8
-		)
-		if err := rows.Scan(&p.Market, &p.Finish, &day, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
-			return nil, fmt.Errorf("postgres: price history: %w", err)
-		}
-		p.Day = day.Format(time.DateOnly)
-		n := 6
-		if p.Market == store.MarketTCG {
-			n = 5
-		}
-		p.Values = make([]catalog.Money, n)
-		for i := range n {
-			p.Values[i] = money(v[i])
-		}
-		points = append(points, p)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: price history: %w", err)
 	}
 	return points, nil
 }
-
-func money(n pgtype.Int8) catalog.Money { return catalog.Money{Cents: n.Int64, OK: n.Valid} }

@@ -8,7 +8,6 @@ import (
 	"github.com/cardcat/cardcat/internal/store"
 	"github.com/cardcat/cardcat/internal/store/sqlrow"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // tcgAverages and tcgDays are SQLite's queries (see the sqlite package)
@@ -66,47 +65,16 @@ func (db *DB) TCGMarketAverages(ctx context.Context, game string, day time.Time)
 }
 
 func (db *DB) tcgMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error) {
-	d := sqlrow.DayStart(day)
-	h := store.TCGHistory{Game: game, Day: sqlrow.Day(d)}
-	from30 := d.AddDate(0, 0, 1-store.LongWindowDays)
-	from7 := d.AddDate(0, 0, 1-store.ShortWindowDays)
+	var h store.TCGHistory
 	// REPEATABLE READ: both queries see the same snapshot.
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 	err := pgx.BeginTxFunc(ctx, db.pool, opts, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, tcgDays, game, from30, d.AddDate(0, 0, 1)).Scan(&h.Days); err != nil {
-			return fmt.Errorf("days: %w", err)
-		}
-		if h.Days == 0 {
-			return nil
-		}
-		rows, err := tx.Query(ctx, tcgAverages, game, from30, from7, d)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var (
-			finishes = map[string]string{} // a finish's name repeats on every card: one string each
-			prevCard string
-		)
-		for rows.Next() {
-			var (
-				card, finish string
-				avg7, avg30  pgtype.Int8
-			)
-			if err := rows.Scan(&card, &finish, &avg7, &avg30); err != nil {
-				return err
-			}
-			if card != prevCard { // a card's finishes share one string
-				prevCard = card
-			}
-			f, ok := finishes[finish]
-			if !ok {
-				finishes[finish] = finish
-				f = finish
-			}
-			h.Averages = append(h.Averages, store.TCGAverage{CardID: prevCard, Finish: f, Avg7: money(avg7), Avg30: money(avg30)})
-		}
-		return rows.Err()
+		w := sqlrow.NewTCGWindow(day)
+		var err error
+		h, err = sqlrow.TCGHistory(ctx, reader{tx}, game, w,
+			sqlrow.Query{SQL: tcgDays, Args: []any{game, w.From30, w.Next}},
+			sqlrow.Query{SQL: tcgAverages, Args: []any{game, w.From30, w.From7, w.Day}})
+		return err
 	})
 	return h, err
 }

@@ -164,35 +164,13 @@ func (w *catalogWriter) replaceGame(ctx context.Context, g *catalog.GameCatalog,
 }
 
 // PriceHistory returns the price points of one card, oldest day first (then
-// by market and finish). TCGplayer points carry 5 values, Cardmarket ones 6.
+// by market and finish).
 func (db *DB) PriceHistory(ctx context.Context, game, cardID string) ([]store.PricePoint, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT market, finish, day, v1, v2, v3, v4, v5, v6 FROM price_points
-WHERE game = ? AND card_id = ? ORDER BY day, market, finish`, game, cardID)
+	const q = `SELECT market, finish, day, v1, v2, v3, v4, v5, v6 FROM price_points
+WHERE game = ? AND card_id = ? ORDER BY day, market, finish`
+	points, err := sqlrow.PriceHistory(ctx, reader{db.read}, q, game, cardID)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: price history: %w", err)
-	}
-	defer rows.Close()
-	var points []store.PricePoint
-	for rows.Next() {
-		p := store.PricePoint{Game: game, CardID: cardID}
-		var v [6]sql.NullInt64
-		if err := rows.Scan(&p.Market, &p.Finish, &p.Day, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
-			return nil, fmt.Errorf("sqlite: price history: %w", err)
-		}
-		n := 6
-		if p.Market == store.MarketTCG {
-			n = 5
-		}
-		p.Values = make([]catalog.Money, n)
-		for i := range n {
-			p.Values[i] = money(v[i])
-		}
-		points = append(points, p)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: price history: %w", err)
 	}
 	return points, nil
 }
-
-func money(n sql.NullInt64) catalog.Money { return catalog.Money{Cents: n.Int64, OK: n.Valid} }

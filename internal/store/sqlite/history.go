@@ -69,49 +69,14 @@ func (db *DB) TCGMarketAverages(ctx context.Context, game string, day time.Time)
 }
 
 func (db *DB) tcgMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error) {
-	d := sqlrow.DayStart(day)
-	h := store.TCGHistory{Game: game, Day: sqlrow.Day(d)}
-	from30 := d.AddDate(0, 0, 1-store.LongWindowDays)
-	from7 := d.AddDate(0, 0, 1-store.ShortWindowDays)
 	// One read transaction: both queries see the same snapshot.
 	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return h, err
+		return store.TCGHistory{}, err
 	}
 	defer tx.Rollback()
-	err = tx.QueryRowContext(ctx, tcgDays, game, from30.UnixMicro(), d.AddDate(0, 0, 1).UnixMicro()).Scan(&h.Days)
-	if err != nil {
-		return h, fmt.Errorf("days: %w", err)
-	}
-	if h.Days == 0 {
-		return h, nil
-	}
-	rows, err := tx.QueryContext(ctx, tcgAverages, game, sqlrow.Day(from30), sqlrow.Day(from7), h.Day)
-	if err != nil {
-		return h, err
-	}
-	defer rows.Close()
-	var (
-		finishes = map[string]string{} // a finish's name repeats on every card: one string each
-		prevCard string
-	)
-	for rows.Next() {
-		var (
-			card, finish sql.RawBytes
-			avg7, avg30  sql.NullInt64
-		)
-		if err := rows.Scan(&card, &finish, &avg7, &avg30); err != nil {
-			return h, err
-		}
-		if string(card) != prevCard { // a card's finishes share one string
-			prevCard = string(card)
-		}
-		f, ok := finishes[string(finish)]
-		if !ok {
-			f = string(finish)
-			finishes[f] = f
-		}
-		h.Averages = append(h.Averages, store.TCGAverage{CardID: prevCard, Finish: f, Avg7: money(avg7), Avg30: money(avg30)})
-	}
-	return h, rows.Err()
+	w := sqlrow.NewTCGWindow(day)
+	return sqlrow.TCGHistory(ctx, reader{tx}, game, w,
+		sqlrow.Query{SQL: tcgDays, Args: []any{game, w.From30.UnixMicro(), w.Next.UnixMicro()}},
+		sqlrow.Query{SQL: tcgAverages, Args: []any{game, sqlrow.Day(w.From30), sqlrow.Day(w.From7), sqlrow.Day(w.Day)}})
 }

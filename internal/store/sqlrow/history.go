@@ -1,0 +1,103 @@
+package sqlrow
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/store"
+)
+
+// PriceHistory reads the price points of one card with query, a dialect's
+// SELECT market, finish, day ('YYYY-MM-DD'), v1, ..., v6 of the points of the
+// card whose game and id are its two parameters; see store.Store.
+func PriceHistory(ctx context.Context, r Reader, query, game, cardID string) ([]store.PricePoint, error) {
+	var (
+		market, finish, day string
+		v                   [6]sql.NullInt64
+	)
+	dest := []any{&market, &finish, &day}
+	for i := range v {
+		dest = append(dest, r.NullInt64(&v[i]))
+	}
+	var points []store.PricePoint
+	err := each(ctx, r, query, []any{game, cardID}, dest, func() error {
+		// TCGplayer points carry 5 values, Cardmarket ones 6.
+		n := 6
+		if market == store.MarketTCG {
+			n = 5
+		}
+		p := store.PricePoint{Game: game, CardID: cardID, Market: market, Finish: finish, Day: day,
+			Values: make([]catalog.Money, n)}
+		for i := range n {
+			p.Values[i] = money(v[i])
+		}
+		points = append(points, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return points, nil
+}
+
+// TCGWindow is the days of store.TCGHistory: the UTC day D and the first
+// days of its windows.
+type TCGWindow struct {
+	Day    time.Time // D, at 00:00 UTC
+	From7  time.Time // D-6
+	From30 time.Time // D-29
+	Next   time.Time // D+1, the end of both windows
+}
+
+// NewTCGWindow returns the window of the UTC day of day.
+func NewTCGWindow(day time.Time) TCGWindow {
+	d := DayStart(day)
+	return TCGWindow{
+		Day:    d,
+		From7:  d.AddDate(0, 0, 1-store.ShortWindowDays),
+		From30: d.AddDate(0, 0, 1-store.LongWindowDays),
+		Next:   d.AddDate(0, 0, 1),
+	}
+}
+
+// Query is a dialect's query and its arguments.
+type Query struct {
+	SQL  string
+	Args []any
+}
+
+// TCGHistory reads the TCGplayer history of game in w, see store.TCGHistory:
+// days counts the days with a point, averages gives card_id, finish, avg7,
+// avg30 in the order of store.TCGHistory.Averages. r must read one snapshot.
+func TCGHistory(ctx context.Context, r Reader, game string, w TCGWindow, days, averages Query) (store.TCGHistory, error) {
+	h := store.TCGHistory{Game: game, Day: Day(w.Day)}
+	if _, err := scanOne(ctx, r, days.SQL, days.Args, &h.Days); err != nil {
+		return h, fmt.Errorf("days: %w", err)
+	}
+	if h.Days == 0 {
+		return h, nil
+	}
+	var (
+		card, finish []byte // the driver's, until the next row
+		avg7, avg30  sql.NullInt64
+		prevCard     string
+		finishes     = map[string]string{} // a finish's name repeats on every card: one string each
+	)
+	dest := []any{r.RawBytes(&card), r.RawBytes(&finish), r.NullInt64(&avg7), r.NullInt64(&avg30)}
+	err := each(ctx, r, averages.SQL, averages.Args, dest, func() error {
+		if string(card) != prevCard { // a card's finishes share one string
+			prevCard = string(card)
+		}
+		f, ok := finishes[string(finish)]
+		if !ok {
+			f = string(finish)
+			finishes[f] = f
+		}
+		h.Averages = append(h.Averages, store.TCGAverage{CardID: prevCard, Finish: f, Avg7: money(avg7), Avg30: money(avg30)})
+		return nil
+	})
+	return h, err
+}
