@@ -2,36 +2,23 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/store/sqlrow"
 )
 
 var _ account.Store = (*DB)(nil)
 
+// timeOrNull is t as a column value: NULL for the zero time (never).
 func timeOrNull(t time.Time) any {
 	if t.IsZero() {
 		return nil
 	}
-	return t.UTC().Truncate(time.Microsecond)
-}
-
-func timeOrZero(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return t.UTC()
-}
-
-func nullEmail(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
+	return sqlrow.Time(t)
 }
 
 // accountsTx runs fn in a transaction that also bumps the accounts version.
@@ -51,37 +38,19 @@ func (db *DB) accountsTx(ctx context.Context, what string, fn func(tx pgx.Tx) er
 
 // CreateAccount inserts a, setting its ID and CreatedAt.
 func (db *DB) CreateAccount(ctx context.Context, a *account.Account) error {
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = time.Now()
-	}
-	a.CreatedAt = a.CreatedAt.UTC().Truncate(time.Microsecond)
+	a.CreatedAt = sqlrow.CreatedAt(a.CreatedAt)
 	return db.accountsTx(ctx, "create account", func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `INSERT INTO accounts (email, plan, hour_limit, day_limit, trial_started_at, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-			nullEmail(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt), a.CreatedAt).Scan(&a.ID)
+			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt), a.CreatedAt).Scan(&a.ID)
 	})
 }
 
+// accountColumns are the columns of sqlrow.ReadAccount.
 const accountColumns = `id, coalesce(email, ''), plan, hour_limit, day_limit, trial_started_at, created_at`
-
-func scanAccount(row pgx.Row) (*account.Account, error) {
-	var a account.Account
-	var plan string
-	var trial *time.Time
-	if err := row.Scan(&a.ID, &a.Email, &plan, &a.HourLimit, &a.DayLimit, &trial, &a.CreatedAt); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, account.ErrNotFound
-		}
-		return nil, err
-	}
-	a.Plan = account.Plan(plan)
-	a.TrialStartedAt = timeOrZero(trial)
-	a.CreatedAt = a.CreatedAt.UTC()
-	return &a, nil
-}
 
 // Account returns the account with the id.
 func (db *DB) Account(ctx context.Context, id int64) (*account.Account, error) {
-	a, err := scanAccount(db.pool.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
+	a, err := sqlrow.ReadAccount(ctx, reader{db.pool}, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: account %d: %w", id, err)
 	}
@@ -90,7 +59,7 @@ func (db *DB) Account(ctx context.Context, id int64) (*account.Account, error) {
 
 // AccountByEmail returns the account with the email.
 func (db *DB) AccountByEmail(ctx context.Context, email string) (*account.Account, error) {
-	a, err := scanAccount(db.pool.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE email = $1`, email))
+	a, err := sqlrow.ReadAccount(ctx, reader{db.pool}, `SELECT `+accountColumns+` FROM accounts WHERE email = $1`, email)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: account %q: %w", email, err)
 	}
@@ -101,7 +70,7 @@ func (db *DB) AccountByEmail(ctx context.Context, email string) (*account.Accoun
 func (db *DB) UpdateAccount(ctx context.Context, a *account.Account) error {
 	return db.accountsTx(ctx, "update account", func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE accounts SET email = $1, plan = $2, hour_limit = $3, day_limit = $4, trial_started_at = $5 WHERE id = $6`,
-			nullEmail(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt), a.ID)
+			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt), a.ID)
 		if err != nil {
 			return err
 		}
@@ -114,10 +83,7 @@ func (db *DB) UpdateAccount(ctx context.Context, a *account.Account) error {
 
 // CreateKey inserts k, setting its ID.
 func (db *DB) CreateKey(ctx context.Context, k *account.Key) error {
-	if k.CreatedAt.IsZero() {
-		k.CreatedAt = time.Now()
-	}
-	k.CreatedAt = k.CreatedAt.UTC().Truncate(time.Microsecond)
+	k.CreatedAt = sqlrow.CreatedAt(k.CreatedAt)
 	return db.accountsTx(ctx, "create key", func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `INSERT INTO api_keys (account_id, hash, prefix, test, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 			k.AccountID, k.Hash, k.Prefix, k.Test, k.CreatedAt).Scan(&k.ID)
@@ -127,7 +93,7 @@ func (db *DB) CreateKey(ctx context.Context, k *account.Key) error {
 // RevokeKey marks the key revoked at at; revoking twice keeps the first time.
 func (db *DB) RevokeKey(ctx context.Context, id int64, at time.Time) error {
 	return db.accountsTx(ctx, "revoke key", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`, at.UTC().Truncate(time.Microsecond), id)
+		tag, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2`, sqlrow.Time(at), id)
 		if err != nil {
 			return err
 		}
@@ -140,22 +106,9 @@ func (db *DB) RevokeKey(ctx context.Context, id int64, at time.Time) error {
 
 // Keys lists keys by id, all when accountID is 0.
 func (db *DB) Keys(ctx context.Context, accountID int64) ([]account.Key, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id, account_id, hash, prefix, test, created_at, revoked_at FROM api_keys WHERE $1 = 0 OR account_id = $1 ORDER BY id`, accountID)
+	keys, err := sqlrow.ReadKeys(ctx, reader{db.pool}, `SELECT id, account_id, hash, prefix, test, created_at, revoked_at
+FROM api_keys WHERE $1 = 0 OR account_id = $1 ORDER BY id`, accountID)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: keys: %w", err)
-	}
-	defer rows.Close()
-	var keys []account.Key
-	for rows.Next() {
-		var k account.Key
-		var revoked *time.Time
-		if err := rows.Scan(&k.ID, &k.AccountID, &k.Hash, &k.Prefix, &k.Test, &k.CreatedAt, &revoked); err != nil {
-			return nil, fmt.Errorf("postgres: keys: %w", err)
-		}
-		k.CreatedAt, k.RevokedAt = k.CreatedAt.UTC(), timeOrZero(revoked)
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("postgres: keys: %w", err)
 	}
 	return keys, nil
@@ -172,31 +125,11 @@ func (db *DB) AccountsVersion(ctx context.Context) (int64, error) {
 
 // ActiveKeys returns every unrevoked key with its account.
 func (db *DB) ActiveKeys(ctx context.Context) ([]account.KeyAccount, error) {
-	rows, err := db.pool.Query(ctx, `SELECT k.id, k.hash, k.prefix, k.test, k.created_at,
-		a.id, coalesce(a.email, ''), a.plan, a.hour_limit, a.day_limit, a.trial_started_at, a.created_at
-		FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.revoked_at IS NULL ORDER BY k.id`)
+	keys, err := sqlrow.ReadKeyAccounts(ctx, reader{db.pool}, `SELECT k.id, k.hash, k.prefix, k.test, k.created_at,
+	a.id, coalesce(a.email, ''), a.plan, a.hour_limit, a.day_limit, a.trial_started_at, a.created_at
+FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.revoked_at IS NULL ORDER BY k.id`)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: active keys: %w", err)
 	}
-	defer rows.Close()
-	var out []account.KeyAccount
-	for rows.Next() {
-		var ka account.KeyAccount
-		var trial *time.Time
-		var plan string
-		if err := rows.Scan(&ka.Key.ID, &ka.Key.Hash, &ka.Key.Prefix, &ka.Key.Test, &ka.Key.CreatedAt,
-			&ka.Account.ID, &ka.Account.Email, &plan, &ka.Account.HourLimit, &ka.Account.DayLimit, &trial, &ka.Account.CreatedAt); err != nil {
-			return nil, fmt.Errorf("postgres: active keys: %w", err)
-		}
-		ka.Key.AccountID = ka.Account.ID
-		ka.Key.CreatedAt = ka.Key.CreatedAt.UTC()
-		ka.Account.Plan = account.Plan(plan)
-		ka.Account.TrialStartedAt = timeOrZero(trial)
-		ka.Account.CreatedAt = ka.Account.CreatedAt.UTC()
-		out = append(out, ka)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("postgres: active keys: %w", err)
-	}
-	return out, nil
+	return keys, nil
 }
