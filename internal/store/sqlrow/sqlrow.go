@@ -1,7 +1,10 @@
 // Package sqlrow holds what the SQL stores (store/sqlite, store/postgres) share
-// beyond the SQL itself: checking a catalogue before it is written, turning
-// catalogue values into column values and back, and attaching loaded price
-// rows to their cards in one pass.
+// beyond their dialects: checking a catalogue before it is written, the
+// catalogue tables and each game's rows as column values (GameRows), and,
+// through a Reader each store implements on its driver, the reading of those
+// rows back into a catalogue (LoadCatalog), of the price history and of
+// accounts and keys. A store keeps its SQL where dialects differ, its
+// placeholders, its transactions and how its driver writes rows.
 package sqlrow
 
 import (
