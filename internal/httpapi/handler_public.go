@@ -187,18 +187,6 @@ func unavailable() *apiError {
 	return e
 }
 
-// GET /docs: the documentation that error answers point to (the README:
-// routes, parameters and every behaviour decision), as Markdown.
-func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
-	if len(s.deps.Docs) == 0 {
-		return s.endpointNotFound(r)
-	}
-	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
-	w.Header().Set("Cache-Control", "public, max-age=3600")
-	w.Write(s.deps.Docs)
-	return nil
-}
-
 // rateLimits are the limits of a plan as GET / shows them.
 type rateLimits struct {
 	PerHour int64  `json:"per_hour"`

@@ -3,8 +3,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 )
@@ -67,21 +65,3 @@ func contains(s, sub string) bool {
 	return false
 }
 
-func TestDocs(t *testing.T) {
-	deps := testDeps(mustView(t, mustFixture(t)))
-	deps.Docs = []byte("# cardcat\n\nThe API's documentation.\n")
-	h := mustServer(t, Config{}, deps)
-	w := get(h, "/docs", "X-API-Key", "")
-	if w.Code != http.StatusOK || w.Body.String() != string(deps.Docs) || w.Header().Get("Content-Type") != "text/markdown; charset=utf-8" {
-		t.Errorf("/docs: %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body.String())
-	}
-	// The docs link of a 404 is a page this server answers.
-	w = get(h, "/nowhere", "X-API-Key", "")
-	if !strings.Contains(w.Body.String(), `"docs":"https://api.cardcat.test/docs"`) {
-		t.Errorf("404 docs link: %s", w.Body.String())
-	}
-	// Without docs configured, /docs is an unknown endpoint.
-	if w := get(fixtureHandler(t), "/docs"); w.Code != http.StatusNotFound {
-		t.Errorf("/docs without docs: %d", w.Code)
-	}
-}

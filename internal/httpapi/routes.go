@@ -49,6 +49,11 @@ func (s *Server) routes() *http.ServeMux {
 		paid("top_cards", p+"/analytics/top-cards", g.Code, s.handleTopCards(g.Code))
 	}
 
+	// The docs site's pages and assets (handler_docs.go): parts of GET /docs,
+	// public and never counted like it, not endpoints of their own.
+	mux.Handle("GET /docs/{page}", chain(s.adapt(s.handleDocsPage), s.withPublicLimits))
+	mux.Handle("GET /docs/assets/{file}", chain(s.adapt(s.handleDocsAsset), s.withPublicLimits))
+
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })
 	return mux
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -80,8 +81,10 @@ type Deps struct {
 	// PublicURL is the base URL callers use (no trailing slash), for the
 	// docs link and the example request of a 401.
 	PublicURL string
-	// Docs is served at GET /docs (Markdown); without it /docs is 404.
-	Docs []byte
+	// Docs holds the callers' documentation, api.md and changelog.md, from
+	// which GET /docs and the pages below it are rendered at start
+	// (handler_docs.go); without it /docs is 404.
+	Docs fs.FS
 	// Images serves card images; without it every image is 404.
 	Images ImageSource
 	// Health are the dependency checks of /health: database, cache, storage.
@@ -124,6 +127,7 @@ type Server struct {
 	limits limits // the rate-limit step: poolLimits, or noLimits without a Limiter
 
 	rootBody, gamesBody []byte
+	site                *docSite // GET /docs and below; nil without Deps.Docs
 }
 
 // New returns the API server.
@@ -161,6 +165,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	if s.gamesBody, err = s.renderGames(); err != nil {
 		return nil, err
+	}
+	if deps.Docs != nil {
+		if s.site, err = newDocSite(deps.Docs, deps.Version); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

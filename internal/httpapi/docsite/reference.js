@@ -1,0 +1,37 @@
+// Mounts Scalar's API reference (vendor/scalar, loaded just before) on the
+// reference page, from this server's /openapi.json. Everything it would
+// fetch from elsewhere is turned off: fonts (the page uses system fonts),
+// telemetry, the request proxy (the in-page client calls this origin
+// directly, which CORS and the page's connect-src 'self' allow), and the
+// hosted AI and MCP features.
+Scalar.createApiReference('#api-reference', {
+  url: '/openapi.json',
+  // The requests of the in-page client and of the code samples go to the
+  // server that serves this page, whatever the document's servers say.
+  servers: [{ url: window.location.origin, description: 'this server' }],
+  proxyUrl: '',
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: 'never',
+  documentDownloadType: 'direct',
+  persistAuth: false,
+  defaultOpenAllTags: true,
+  hideModels: false,
+  // The two ways to send a key (docs/api.md, "Authentication"); their names
+  // are the document's components.securitySchemes (a test checks them).
+  authentication: {
+    preferredSecurityScheme: 'ApiKeyAuth',
+  },
+  // Code samples in curl, JavaScript fetch and Python requests only.
+  defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
+  hiddenClients: {
+    shell: ['httpie', 'wget'],
+    js: ['jquery', 'ofetch', 'xhr'],
+    python: ['aiohttp', 'httpx_async', 'httpx_sync', 'python3'],
+    c: true, clojure: true, csharp: true, dart: true, fsharp: true, go: true, http: true, java: true,
+    julia: true, kotlin: true, node: true, objc: true, ocaml: true, php: true, powershell: true, r: true,
+    ruby: true, rust: true, swift: true,
+  },
+});

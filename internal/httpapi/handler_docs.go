@@ -1,0 +1,487 @@
+package httpapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// The docs site, GET /docs and below: the API reference, which Scalar
+// (vendored in docsite/vendor/scalar) renders in the browser from
+// /openapi.json, and the guide pages, one per section of docs/api.md plus
+// docs/changelog.md, rendered from Markdown once when the server starts.
+// Everything the pages load is served from here: no CDN, no font service,
+// nothing from another host.
+
+//go:embed docsite
+var docsiteFS embed.FS
+
+// The docs the site is built from, the names in Deps.Docs.
+const (
+	docsAPI       = "api.md"
+	docsChangelog = "changelog.md"
+)
+
+// guideSlugs are the sections of docs/api.md a newcomer reads first, in
+// the order the guides' navigation lists them; the other sections follow
+// under "More", in the document's order.
+var guideSlugs = []string{
+	"getting-a-key", "your-first-request", "authentication", "rate-limits", "errors", "pagination",
+	"card-ids", "prices-and-currencies", "paid-endpoints-and-the-7-day-trial", "changelog",
+}
+
+// overviewSlug is the page of api.md's text before its first section.
+const overviewSlug = "overview"
+
+// Security headers of the docs. The guide pages run no script and load
+// only the site's stylesheet. The reference page runs Scalar, from this
+// server, which needs inline styles (it injects its stylesheet as a
+// <style> element and sets style attributes), images as data: URIs (its
+// icons), and requests to this server only: the document and the in-page
+// client's requests.
+const (
+	cspGuide     = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	cspReference = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+		"font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	cspAsset = "default-src 'none'; frame-ancestors 'none'"
+)
+
+// docSite is the site, rendered once: its pages by slug ("" is the
+// reference) and its assets by the name they are served under.
+type docSite struct {
+	pages  map[string]*docPage
+	assets map[string]*docAsset
+	raw    []byte // docs/api.md, served as it is at /docs/api.md
+}
+
+type docPage struct {
+	slug, title string
+	csp         string
+	body        []byte
+	etag        string
+}
+
+// docAsset is a file of docsite/ served under a name that carries a hash
+// of its content, so that it can be cached for good.
+type docAsset struct {
+	contentType string
+	body        []byte
+	gzipOnce    sync.Once
+	gzipped     []byte // body gzipped, made on the first request that accepts it
+}
+
+func (a *docAsset) gzip() []byte {
+	a.gzipOnce.Do(func() {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		zw.Write(a.body)
+		zw.Close()
+		a.gzipped = b.Bytes()
+	})
+	return a.gzipped
+}
+
+// GET /docs: the API reference.
+func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
+	if s.site == nil {
+		return s.endpointNotFound(r)
+	}
+	s.site.writePage(w, r, s.site.pages[""])
+	return nil
+}
+
+// GET /docs/{page}: a guide page, or docs/api.md as Markdown.
+func (s *Server) handleDocsPage(w http.ResponseWriter, r *http.Request) error {
+	if s.site == nil {
+		return s.endpointNotFound(r)
+	}
+	name := r.PathValue("page")
+	if name == docsAPI {
+		setDocsHeaders(w, cspAsset)
+		h := w.Header()
+		h.Set("Content-Type", "text/markdown; charset=utf-8")
+		h.Set("Cache-Control", "public, max-age=3600")
+		setContentLength(w, len(s.site.raw))
+		w.Write(s.site.raw)
+		return nil
+	}
+	p, ok := s.site.pages[name]
+	if !ok || name == "" {
+		return s.endpointNotFound(r)
+	}
+	s.site.writePage(w, r, p)
+	return nil
+}
+
+// GET /docs/assets/{file}: the site's scripts and styles.
+func (s *Server) handleDocsAsset(w http.ResponseWriter, r *http.Request) error {
+	if s.site == nil {
+		return s.endpointNotFound(r)
+	}
+	a, ok := s.site.assets[r.PathValue("file")]
+	if !ok {
+		return s.endpointNotFound(r)
+	}
+	setDocsHeaders(w, cspAsset)
+	h := w.Header()
+	h.Set("Content-Type", a.contentType)
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("Vary", "Accept-Encoding")
+	body := a.body
+	if len(body) > 1024 && acceptsGzip(r) {
+		body = a.gzip()
+		h.Set("Content-Encoding", "gzip")
+	}
+	setContentLength(w, len(body))
+	w.Write(body)
+	return nil
+}
+
+func (site *docSite) writePage(w http.ResponseWriter, r *http.Request, p *docPage) {
+	setDocsHeaders(w, p.csp)
+	h := w.Header()
+	// Revalidated on every view (a 304 when unchanged): a page names its
+	// assets by their content's hash, so an old page must not outlive them.
+	h.Set("Cache-Control", "no-cache")
+	h.Set("ETag", p.etag)
+	if etagMatches(r.Header.Get("If-None-Match"), p.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	setContentLength(w, len(p.body))
+	w.Write(p.body)
+}
+
+func setDocsHeaders(w http.ResponseWriter, csp string) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// etagMatches reports whether an If-None-Match value names etag.
+func etagMatches(inm, etag string) bool {
+	for _, v := range strings.Split(inm, ",") {
+		v = strings.TrimPrefix(strings.TrimSpace(v), "W/")
+		if v == etag || v == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding takes gzip.
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(v), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(params, " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
+}
+
+// newDocSite renders the site from docs, which holds api.md and
+// changelog.md; version is the server's, shown in the pages' footer.
+func newDocSite(docs fs.FS, version string) (*docSite, error) {
+	api, err := fs.ReadFile(docs, docsAPI)
+	if err != nil {
+		return nil, fmt.Errorf("docs: %w", err)
+	}
+	changelog, err := fs.ReadFile(docs, docsChangelog)
+	if err != nil {
+		return nil, fmt.Errorf("docs: %w", err)
+	}
+	return buildDocSite(api, changelog, version)
+}
+
+// assetFiles are the files of docsite/ the pages load, by the name the
+// layout asks for.
+var assetFiles = []struct{ name, file, contentType string }{
+	{"site.css", "docsite/site.css", "text/css; charset=utf-8"},
+	{"reference.js", "docsite/reference.js", "text/javascript; charset=utf-8"},
+	{"scalar.js", "docsite/vendor/scalar/standalone.js", "text/javascript; charset=utf-8"},
+	{"scalar-LICENSE.txt", "docsite/vendor/scalar/LICENSE", "text/plain; charset=utf-8"},
+}
+
+func buildDocSite(api, changelog []byte, version string) (*docSite, error) {
+	site := &docSite{pages: map[string]*docPage{}, assets: map[string]*docAsset{}, raw: api}
+	assetURL := map[string]string{}
+	for _, f := range assetFiles {
+		b, err := docsiteFS.ReadFile(f.file)
+		if err != nil {
+			return nil, fmt.Errorf("docs: %w", err)
+		}
+		sum := sha256.Sum256(b)
+		ext := path.Ext(f.name)
+		served := strings.TrimSuffix(f.name, ext) + "." + hex.EncodeToString(sum[:5]) + ext
+		site.assets[served] = &docAsset{contentType: f.contentType, body: b}
+		assetURL[f.name] = "/docs/assets/" + served
+	}
+	scalarVersion, err := docsiteFS.ReadFile("docsite/vendor/scalar/VERSION")
+	if err != nil {
+		return nil, fmt.Errorf("docs: %w", err)
+	}
+	layout, err := template.New("layout.html").Funcs(template.FuncMap{
+		"asset": func(name string) (string, error) {
+			u, ok := assetURL[name]
+			if !ok {
+				return "", fmt.Errorf("no asset %q", name)
+			}
+			return u, nil
+		},
+	}).ParseFS(docsiteFS, "docsite/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("docs: %w", err)
+	}
+
+	sections, err := renderGuides(api, changelog)
+	if err != nil {
+		return nil, err
+	}
+	bySlug := map[string]docLink{}
+	for _, sec := range sections {
+		bySlug[sec.Slug] = docLink{Slug: sec.Slug, Title: sec.Title}
+	}
+	var guides, more []docLink
+	for _, slug := range guideSlugs {
+		l, ok := bySlug[slug]
+		if !ok {
+			return nil, fmt.Errorf("docs: no section %q in docs/api.md for the guides", slug)
+		}
+		guides = append(guides, l)
+		delete(bySlug, slug)
+	}
+	for _, sec := range sections {
+		if l, ok := bySlug[sec.Slug]; ok {
+			more = append(more, l)
+		}
+	}
+
+	page := func(slug, title string, body template.HTML, csp string) error {
+		data := layoutData{
+			Title: title, Slug: slug, Reference: slug == "", Body: body,
+			Guides: guides, More: more, FirstGuide: guideSlugs[0], InGuides: slug != "" && slug != "changelog",
+			Version: version, ScalarVersion: strings.TrimSpace(string(scalarVersion)),
+		}
+		var b bytes.Buffer
+		if err := layout.Execute(&b, data); err != nil {
+			return fmt.Errorf("docs: page %q: %w", slug, err)
+		}
+		sum := sha256.Sum256(b.Bytes())
+		site.pages[slug] = &docPage{slug: slug, title: title, csp: csp, body: b.Bytes(),
+			etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		return nil
+	}
+	if err := page("", "API reference", "", cspReference); err != nil {
+		return nil, err
+	}
+	for _, sec := range sections {
+		if err := page(sec.Slug, sec.Title, template.HTML(sec.HTML), cspGuide); err != nil {
+			return nil, err
+		}
+	}
+	return site, nil
+}
+
+type layoutData struct {
+	Title, Slug   string
+	Reference     bool
+	Body          template.HTML
+	Guides, More  []docLink
+	FirstGuide    string
+	InGuides      bool
+	Version       string
+	ScalarVersion string
+}
+
+type docLink struct{ Slug, Title string }
+
+// guideSection is one page of the guides: a section of api.md (its "##"
+// heading and what follows up to the next), the text before the first
+// section (the overview), or the changelog.
+type guideSection struct {
+	Slug, Title string
+	HTML        string
+}
+
+// markdown renders the guides: CommonMark with GitHub's tables, headings
+// given GitHub's ids (so that api.md's links to its own sections work on
+// GitHub and here alike), raw HTML left out and every text escaped.
+var markdown = goldmark.New(
+	goldmark.WithExtensions(extension.Table),
+	goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+)
+
+// renderGuides cuts api.md into one page per "##" section and renders
+// them and the changelog. A link to a heading of api.md ("#rate-limits"
+// in api.md, "api.md#rate-limits" in the changelog) becomes a link to the
+// page that holds it; one that names no heading is an error, so that a
+// renamed section cannot leave a dead link behind.
+func renderGuides(api, changelog []byte) ([]guideSection, error) {
+	apiDoc := markdown.Parser().Parse(text.NewReader(api))
+	type part struct {
+		slug, title string
+		doc         *ast.Document
+	}
+	parts := []*part{{slug: overviewSlug, title: "Overview", doc: ast.NewDocument()}}
+	anchors := map[string]string{} // heading id -> slug of its page
+	for n := apiDoc.FirstChild(); n != nil; {
+		next := n.NextSibling()
+		if h, ok := n.(*ast.Heading); ok && h.Level == 2 {
+			id := headingID(h)
+			parts = append(parts, &part{slug: id, title: plainText(h, api), doc: ast.NewDocument()})
+		}
+		cur := parts[len(parts)-1]
+		if h, ok := n.(*ast.Heading); ok {
+			anchors[headingID(h)] = cur.slug
+			if cur.slug != overviewSlug {
+				h.Level-- // the section's heading is its page's h1
+			}
+		}
+		apiDoc.RemoveChild(apiDoc, n)
+		cur.doc.AppendChild(cur.doc, n)
+		n = next
+	}
+
+	changelogDoc := markdown.Parser().Parse(text.NewReader(changelog))
+	changelogAnchors := map[string]bool{}
+	changelogTitle := "Changelog"
+	ast.Walk(changelogDoc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			changelogAnchors[headingID(h)] = true
+			if h.Level == 1 {
+				changelogTitle = plainText(h, changelog)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+
+	// target returns where a link to anchor of api.md goes from page slug.
+	target := func(slug, anchor string) (string, error) {
+		page, ok := anchors[anchor]
+		switch {
+		case !ok:
+			return "", fmt.Errorf("docs: a link in %q names no heading of docs/api.md: #%s", slug, anchor)
+		case page == slug:
+			return "#" + anchor, nil
+		case page == anchor:
+			return "/docs/" + page, nil
+		}
+		return "/docs/" + page + "#" + anchor, nil
+	}
+	relink := func(doc ast.Node, slug string, resolve func(dest string) (string, bool, error)) error {
+		return ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			l, ok := n.(*ast.Link)
+			if !ok || !entering {
+				return ast.WalkContinue, nil
+			}
+			dest, changed, err := resolve(string(l.Destination))
+			if err != nil {
+				return ast.WalkStop, err
+			}
+			if changed {
+				l.Destination = []byte(dest)
+			}
+			return ast.WalkContinue, nil
+		})
+	}
+
+	var out []guideSection
+	for _, p := range parts {
+		err := relink(p.doc, p.slug, func(dest string) (string, bool, error) {
+			anchor, ok := strings.CutPrefix(dest, "#")
+			if !ok {
+				return "", false, nil
+			}
+			t, err := target(p.slug, anchor)
+			return t, true, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		html, err := renderMarkdown(p.doc, api)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, guideSection{Slug: p.slug, Title: p.title, HTML: html})
+	}
+	err := relink(changelogDoc, "changelog", func(dest string) (string, bool, error) {
+		if anchor, ok := strings.CutPrefix(dest, "#"); ok {
+			if !changelogAnchors[anchor] {
+				return "", false, fmt.Errorf("docs: a link in docs/changelog.md names no heading of it: #%s", anchor)
+			}
+			return "", false, nil
+		}
+		if dest == docsAPI {
+			return "/docs/" + docsAPI, true, nil
+		}
+		if anchor, ok := strings.CutPrefix(dest, docsAPI+"#"); ok {
+			t, err := target("changelog", anchor)
+			return t, true, err
+		}
+		return "", false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	html, err := renderMarkdown(changelogDoc, changelog)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, guideSection{Slug: "changelog", Title: changelogTitle, HTML: html})
+	return out, nil
+}
+
+func renderMarkdown(doc ast.Node, src []byte) (string, error) {
+	var b bytes.Buffer
+	if err := markdown.Renderer().Render(&b, src, doc); err != nil {
+		return "", fmt.Errorf("docs: %w", err)
+	}
+	return b.String(), nil
+}
+
+func headingID(h *ast.Heading) string {
+	id, _ := h.AttributeString("id")
+	b, _ := id.([]byte)
+	return string(b)
+}
+
+// plainText is the text of an inline node's children (a heading's title).
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
+}
