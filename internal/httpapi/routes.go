@@ -2,53 +2,329 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/cardcat/cardcat/internal/analytics"
 )
 
-// routes is the whole API in one place. Public routes need no key and are
+// access is what a route asks of its caller.
+type access int
+
+const (
+	// accessPublic: no key, never counted, never refused.
+	accessPublic access = iota
+	// accessKeyed: counted (429 past the pool's limit), then a valid key (401).
+	accessKeyed
+	// accessPaid: keyed, then the Ultra or Business plan or a trial (403).
+	accessPaid
+)
+
+// route is one endpoint: how it is served and what GET /, GET /openapi.json
+// and GET /llms.txt say of it. routeTable is the one list of them; the mux,
+// the OpenAPI document and the root's listing are all made from it, so a
+// route cannot be served undocumented or documented unserved.
+type route struct {
+	Label  string // its key in GET /'s endpoints
+	Path   string // OpenAPI path template; a path under /{game}/ is served once per game
+	Access access
+	Op     operation
+	serve  func(game string) apiHandler // game is "" for a path without {game}
+}
+
+// Method is the route's HTTP method: the API is read-only.
+func (rt route) Method() string { return http.MethodGet }
+
+// Paid reports whether the route needs paid access.
+func (rt route) Paid() bool { return rt.Access == accessPaid }
+
+// PerGame reports whether the route is served under each game's prefix.
+func (rt route) PerGame() bool { return strings.HasPrefix(rt.Path, "/{game}/") }
+
+// pattern is the ServeMux pattern of the route for game.
+func (rt route) pattern(game string) string {
+	p := rt.Path
+	if rt.PerGame() {
+		p = "/" + game + strings.TrimPrefix(p, "/{game}")
+	}
+	if p == "/" {
+		p = "/{$}"
+	}
+	return rt.Method() + " " + p
+}
+
+// operation is what the OpenAPI document says of a route. The answers every
+// route of its access gives (401, 403, 429, 500, 503 while loading) are added
+// by the document (openapi.go); Answers are the route's own.
+type operation struct {
+	ID          string // operationId
+	Tag         string
+	Summary     string // one line; also the route's line in /llms.txt
+	Description string
+	Params      []param // path and query parameters; {game} is added to game routes
+	Answers     []answer
+}
+
+// param is a path or query parameter.
+type param struct {
+	Name        string
+	In          string // "path" or "query"
+	Description string
+	Required    bool
+	Schema      paramSchema
+}
+
+// paramSchema is a parameter's JSON Schema.
+type paramSchema struct {
+	Type      string   `json:"type"`
+	Enum      []string `json:"enum,omitempty"`
+	Default   any      `json:"default,omitempty"`
+	Minimum   *int     `json:"minimum,omitempty"`
+	Maximum   *int     `json:"maximum,omitempty"`
+	MinLength *int     `json:"minLength,omitempty"`
+	MaxLength *int     `json:"maxLength,omitempty"`
+	Pattern   string   `json:"pattern,omitempty"`
+}
+
+// answer is one status a route can answer.
+type answer struct {
+	Status      int
+	Description string
+	// Media is the body's media type: application/json unless set.
+	Media string
+	// Schemas are the component schemas of a success body, several when the
+	// body is one of them (a set's cards, or its disambiguation); none with
+	// Errors for an error body, none without for a body the document does not
+	// describe by a schema (an image).
+	Schemas []string
+	// Errors are the error values of an error body ({error, message, ...}).
+	Errors []string
+	// Required are the extra fields of the error body that this answer always has.
+	Required []string
+	// Headers are the headers of the answer beyond X-Request-Id and the four
+	// X-RateLimit-* headers that every answer has.
+	Headers []string
+	// NoBody: a 304.
+	NoBody bool
+}
+
+func success(description string, schemas ...string) answer {
+	return answer{Status: http.StatusOK, Description: description, Schemas: schemas}
+}
+
+func failure(status int, description string, errs ...string) answer {
+	return answer{Status: status, Description: description, Errors: errs}
+}
+
+// Parameters shared by several routes.
+var (
+	pageParam = param{Name: "page", In: "query", Description: "The page, from 1. A page past the end is an empty list with the true totals.",
+		Schema: paramSchema{Type: "integer", Default: 1, Minimum: ptr(1)}}
+	setParam = param{Name: "set", In: "path", Required: true,
+		Description: "A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.",
+		Schema:      paramSchema{Type: "string"}}
+	cardIDParam = param{Name: "id", In: "path", Required: true,
+		Description: "A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).",
+		Schema:      paramSchema{Type: "string", Pattern: `^([a-z]+_[0-9A-Fa-f]{16}|[0-9A-Fa-f]{64})$`}}
+)
+
+func limitParam(def, max int, what string) param {
+	return param{Name: "limit", In: "query",
+		Description: "How many " + what + " to answer, from 1; above " + strconv.Itoa(max) + " it is taken as " + strconv.Itoa(max) + ".",
+		Schema:      paramSchema{Type: "integer", Default: def, Minimum: ptr(1), Maximum: ptr(max)}}
+}
+
+func enumParam(name, def, description string, values ...string) param {
+	return param{Name: name, In: "query", Description: description + " Matched without regard to case; an empty value is the default.",
+		Schema: paramSchema{Type: "string", Enum: values, Default: def}}
+}
+
+// Answers shared by several routes.
+var (
+	setNotFound404 = answer{Status: http.StatusNotFound, Errors: []string{errSetNotFound},
+		Description: "No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it."}
+	cardID400 = answer{Status: http.StatusBadRequest, Errors: []string{errInvalidCardID},
+		Description: "The id is malformed, or belongs to the other game (then with `did_you_mean`, the right path)."}
+	invalidParameter400 = failure(http.StatusBadRequest, "A parameter's value is not allowed; the message names it and its allowed values.", errInvalidParameter)
+)
+
+// routeTable is the API: every route, in the order GET / and /llms.txt list
+// them. A new route is one entry here (its handler, access and operation),
+// its handler_{endpoint}.go, goldens, and its section of docs/api.md.
+func (s *Server) routeTable() []route {
+	public := func(h apiHandler) func(string) apiHandler { return func(string) apiHandler { return h } }
+	return []route{
+		{Label: "root", Path: "/", Access: accessPublic, serve: public(s.handleRoot), Op: operation{
+			ID: "getRoot", Tag: tagService, Summary: "What the service is, how to authenticate, every endpoint",
+			Answers: []answer{success("The service's description.", "Root")},
+		}},
+		{Label: "games", Path: "/games", Access: accessPublic, serve: public(s.handleGames), Op: operation{
+			ID: "listGames", Tag: tagService, Summary: "The games served, with their route templates",
+			Answers: []answer{success("The games.", "Games")},
+		}},
+		{Label: "health", Path: "/health", Access: accessPublic, serve: public(s.handleHealth), Op: operation{
+			ID: "getHealth", Tag: tagService, Summary: "Whether the service and its dependencies work",
+			Description: "Only the database and a missing catalogue make the service unhealthy; a failing `cache` or `storage` shows in `checks` while `status` stays `healthy`.",
+			Answers: []answer{
+				success("Healthy.", "Health"),
+				{Status: http.StatusServiceUnavailable, Description: "Unhealthy: the same body, with `status: unhealthy` and a `message`.", Schemas: []string{"Health"}},
+			},
+		}},
+		// The docs page: its answers are the docs engineer's to change with it.
+		{Label: "docs", Path: "/docs", Access: accessPublic, serve: public(s.handleDocs), Op: operation{
+			ID: "getDocs", Tag: tagService, Summary: "The API's documentation",
+			Answers: []answer{
+				{Status: http.StatusOK, Description: "The documentation, as Markdown.", Media: "text/markdown", Schemas: []string{"Text"}, Headers: []string{"Cache-Control"}},
+				{Status: http.StatusNotFound, Description: "This server has no documentation to serve.", Errors: []string{errEndpointNotFound}, Required: []string{"did_you_mean", "docs"}},
+			},
+		}},
+		{Label: "openapi", Path: "/openapi.json", Access: accessPublic, serve: public(s.handleOpenAPI), Op: operation{
+			ID: "getOpenAPI", Tag: tagService, Summary: "This OpenAPI 3.1 document",
+			Answers: []answer{{Status: http.StatusOK, Description: "The OpenAPI document of every route this server serves.", Schemas: []string{"OpenAPIDocument"}, Headers: []string{"Cache-Control"}}},
+		}},
+		{Label: "llms", Path: "/llms.txt", Access: accessPublic, serve: public(s.handleLLMs), Op: operation{
+			ID: "getLLMsTxt", Tag: tagService, Summary: "A plain-text guide to the API for AI assistants",
+			Answers: []answer{{Status: http.StatusOK, Description: "The guide (the llms.txt convention): auth, each route in one line, limits, errors.", Media: "text/plain", Schemas: []string{"Text"}, Headers: []string{"Cache-Control"}}},
+		}},
+		// The MCP endpoint (POST /mcp) goes here when it comes: it is not a
+		// GET route, so it will need a method of its own on route.
+
+		{Label: "sets", Path: "/{game}/sets", Access: accessKeyed, serve: s.handleSets, Op: operation{
+			ID: "listSets", Tag: tagCatalogue, Summary: "Every set of the game that has products, newest first",
+			Answers: []answer{success("The sets.", "SetList")},
+		}},
+		{Label: "set_cards", Path: "/{game}/sets/{set}", Access: accessKeyed, serve: s.handleSetCards, Op: operation{
+			ID: "getSetCards", Tag: tagCatalogue, Summary: "The products of one set, paginated (prices empty)",
+			Description: "Cards first, then sealed products, in card-number order. `market_t.prices` and `market_c.prices` are empty here: card detail and search fill them.",
+			Params:      []param{setParam, pageParam, limitParam(setPageDefault, setPageMax, "products")},
+			Answers: []answer{
+				success("A page of the set's products; or, when `set` is a code that several sets share, the disambiguation: repeat the request with one of their set_ids.", "SetCards", "Disambiguation"),
+				invalidParameter400, setNotFound404,
+			},
+		}},
+		{Label: "card", Path: "/{game}/cards/{id}", Access: accessKeyed, serve: s.handleCard, Op: operation{
+			ID: "getCard", Tag: tagCatalogue, Summary: "One card with all its prices",
+			Description: "Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.",
+			Params:      []param{cardIDParam},
+			Answers: []answer{
+				success("The card, prices filled.", "Card"), cardID400,
+				failure(http.StatusNotFound, "A well-formed id of no card.", errCardNotFound),
+			},
+		}},
+		{Label: "search", Path: "/{game}/search", Access: accessKeyed, serve: s.handleSearch, Op: operation{
+			ID: "searchCards", Tag: tagCatalogue, Summary: "Cards by name or card number, with their prices",
+			Description: "A `q` of 3 characters or more matches the names that contain every word of it, in any order, and the card numbers that start with it; a shorter one matches names and numbers that start with it. Case, accents and quote characters do not matter; `*`, `%`, `_` are plain text.",
+			Params: []param{
+				{Name: "q", In: "query", Required: true, Description: "The name or card number to find; 2 to 100 characters after trimming surrounding spaces.",
+					Schema: paramSchema{Type: "string", MinLength: ptr(queryMin), MaxLength: ptr(queryMax)}},
+				pageParam, limitParam(searchPageDefault, searchPageMax, "cards"),
+			},
+			Answers: []answer{
+				success("The matching cards, prices filled.", "SearchResult"),
+				failure(http.StatusBadRequest, "`q` is missing, too short, too long or only quotes; it looks like SQL; or `page` or `limit` is not an integer of 1 or more.",
+					errQueryRequired, errQueryRejected, errInvalidParameter),
+				{Status: http.StatusServiceUnavailable, Errors: []string{errSearchUnavailable, errServiceUnavailable}, Headers: []string{"Retry-After"},
+					Description: "Too many searches at once, or this one took too long; or the catalogue is still loading. Retry after `Retry-After` seconds."},
+			},
+		}},
+		{Label: "image", Path: "/{game}/images/{id}", Access: accessKeyed, serve: s.handleImage, Op: operation{
+			ID: "getCardImage", Tag: tagCatalogue, Summary: "The card's image, cacheable for 24 hours",
+			Description: "One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and counts).",
+			Params: []param{cardIDParam,
+				{Name: "If-None-Match", In: "header", Description: "An ETag of this image from an earlier answer.", Schema: paramSchema{Type: "string"}}},
+			Answers: []answer{
+				{Status: http.StatusOK, Description: "The image, of the type its source gives (`image/jpeg`).", Media: "image/*", Headers: []string{"ETag", "Cache-Control", "X-Image-Size"}},
+				{Status: http.StatusNotModified, Description: "The image has not changed since the ETag sent in `If-None-Match`.", NoBody: true, Headers: []string{"ETag", "Cache-Control", "X-Image-Size"}},
+				cardID400,
+				failure(http.StatusNotFound, "A well-formed id of no card, or a card without an image (Cardmarket-only cards, products without a picture).", errCardNotFound, errImageNotFound),
+				failure(http.StatusBadGateway, "The image source cannot be reached right now; try again in a few minutes.", errImageUnavailable),
+			},
+		}},
+
+		{Label: "prices", Path: "/{game}/prices/{set}", Access: accessPaid, serve: s.handlePrices, Op: operation{
+			ID: "getSetPrices", Tag: tagPaid, Summary: "The prices of every product of a set, one row per finish",
+			Description: "Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.",
+			Params: []param{setParam, enumParam("source", analytics.SourceBoth, "Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`).",
+				analytics.SourceBoth, analytics.SourceTCG, analytics.SourceCM)},
+			Answers: []answer{success("The rows; or the disambiguation of a shared set code.", "PricesBySet", "Disambiguation"), invalidParameter400, setNotFound404},
+		}},
+		{Label: "set_statistics", Path: "/{game}/sets/{set}/statistics", Access: accessPaid, serve: s.handleStatistics, Op: operation{
+			ID: "getSetStatistics", Tag: tagPaid, Summary: "Price statistics of a set's cards in one finish, and its rarity breakdown",
+			Description: "Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.",
+			Params: []param{setParam, enumParam("variant", analytics.VariantNormal, "The finish.",
+				analytics.VariantNormal, analytics.VariantFoil)},
+			Answers: []answer{success("The statistics; or the disambiguation of a shared set code.", "SetStatistics", "Disambiguation"), invalidParameter400, setNotFound404},
+		}},
+		{Label: "set_completion_value", Path: "/{game}/sets/{set}/completion-value", Access: accessPaid, serve: s.handleCompletionValue, Op: operation{
+			ID: "getSetCompletionValue", Tag: tagPaid, Summary: "What one copy of every card of a set costs",
+			Description: "One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.",
+			Params:      []param{setParam},
+			Answers:     []answer{success("The estimate; or the disambiguation of a shared set code.", "CompletionValue", "Disambiguation"), setNotFound404},
+		}},
+		// More specific than /sets/{set}, so ServeMux gives it "trending".
+		{Label: "trending_sets", Path: "/{game}/sets/trending", Access: accessPaid, serve: s.handleTrending, Op: operation{
+			ID: "getTrendingSets", Tag: tagPaid, Summary: "The sets whose Cardmarket prices moved most (7-day against 30-day average)",
+			Description: "Cards from 1 EUR up. Always this endpoint: a set whose code is \"trending\" is reached by its set_id.",
+			Params: []param{enumParam("period", analytics.Period7d, "The period.", analytics.Period7d),
+				limitParam(analytics.TrendingDefaultLimit, analytics.TrendingMaxLimit, "sets")},
+			Answers: []answer{success("The sets, largest move first.", "TrendingSets"), invalidParameter400},
+		}},
+		{Label: "top_cards", Path: "/{game}/analytics/top-cards", Access: accessPaid, serve: s.handleTopCards, Op: operation{
+			ID: "getTopCards", Tag: tagPaid, Summary: "The most expensive cards, or the fastest-growing ones",
+			Description: "`growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.",
+			Params: []param{
+				enumParam("metric", analytics.MetricPrice, "What to rank by.", analytics.MetricPrice, analytics.MetricGrowth),
+				{Name: "source", In: "query", Description: "Which marketplace: `tcg` (the default for `price`) or `cm` (the default for, and the only one allowed with, `growth`). Matched without regard to case; an empty value is the default.",
+					Schema: paramSchema{Type: "string", Enum: []string{analytics.SourceTCG, analytics.SourceCM}}},
+				limitParam(analytics.TopCardsDefaultLimit, analytics.TopCardsMaxLimit, "cards"),
+			},
+			Answers: []answer{success("The cards, first the highest.", "TopCards"), invalidParameter400},
+		}},
+	}
+}
+
+// Tags of the OpenAPI document.
+const (
+	tagService   = "Service"
+	tagCatalogue = "Catalogue"
+	tagPaid      = "Paid analytics"
+)
+
+// routes registers routeTable on a mux: public routes need no key and are
 // never counted; keyed routes are counted (429 past the pool's limit), then
 // need a valid key (401); paid routes then the plan (403). A path that no
 // route matches falls through to "/": the 404 with did_you_mean, counted
 // like a keyed route's answer, which a caller without a key gets too.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	public := func(label, pattern string, h apiHandler) {
-		mux.Handle(pattern, chain(s.adapt(h), s.withPublicLimits))
-		s.document(label, pattern, "", false)
+	s.table = s.routeTable()
+	for i := range s.table {
+		rt := &s.table[i]
+		s.docs = append(s.docs, endpointDoc{Label: rt.Label, Path: rt.listedPath(), AuthRequired: rt.Access != accessPublic})
+		games := []string{""}
+		if rt.PerGame() {
+			games = games[:0]
+			for _, g := range s.deps.Games.All() {
+				games = append(games, g.Code)
+			}
+		}
+		for _, game := range games {
+			h := s.adapt(rt.serve(game))
+			switch rt.Access {
+			case accessPublic:
+				h = chain(h, s.withPublicLimits)
+			case accessKeyed:
+				h = chain(h, s.withRateLimit, s.requireKey)
+			case accessPaid:
+				// The plan check comes after the count, so a 403 counts like
+				// any keyed answer, and before the handler's own work.
+				h = chain(h, s.withRateLimit, s.requireKey, s.requirePaid)
+			}
+			p := rt.pattern(game)
+			mux.Handle(p, h)
+			s.served = append(s.served, servedRoute{Pattern: p, Game: game, Route: rt})
+		}
 	}
-	keyed := func(label, pattern, game string, h apiHandler) {
-		mux.Handle(pattern, chain(s.adapt(h), s.withRateLimit, s.requireKey))
-		s.document(label, pattern, game, true)
-	}
-	// The plan check comes after the count, so a 403 counts like any keyed
-	// answer, and before the handler's own work.
-	paid := func(label, pattern, game string, h apiHandler) {
-		mux.Handle(pattern, chain(s.adapt(h), s.withRateLimit, s.requireKey, s.requirePaid))
-		s.document(label, pattern, game, true)
-	}
-
-	public("root", "GET /{$}", s.handleRoot)
-	public("games", "GET /games", s.handleGames)
-	public("health", "GET /health", s.handleHealth)
-	public("docs", "GET /docs", s.handleDocs)
-
-	for _, g := range s.deps.Games.All() {
-		p := "GET /" + g.Code
-		keyed("sets", p+"/sets", g.Code, s.handleSets(g.Code))
-		keyed("set_cards", p+"/sets/{set}", g.Code, s.handleSetCards(g.Code))
-		keyed("card", p+"/cards/{id}", g.Code, s.handleCard(g.Code))
-		keyed("search", p+"/search", g.Code, s.handleSearch(g.Code))
-
-		keyed("image", p+"/images/{id}", g.Code, s.handleImage(g.Code))
-
-		paid("prices", p+"/prices/{set}", g.Code, s.handlePrices(g.Code))
-		paid("set_statistics", p+"/sets/{set}/statistics", g.Code, s.handleStatistics(g.Code))
-		paid("set_completion_value", p+"/sets/{set}/completion-value", g.Code, s.handleCompletionValue(g.Code))
-		// More specific than /sets/{set}, so ServeMux gives it "trending".
-		paid("trending_sets", p+"/sets/trending", g.Code, s.handleTrending(g.Code))
-		paid("top_cards", p+"/analytics/top-cards", g.Code, s.handleTopCards(g.Code))
-	}
-
 	// The docs site's pages and assets (handler_docs.go): parts of GET /docs,
 	// public and never counted like it, not endpoints of their own.
 	mux.Handle("GET /docs/{page}", chain(s.adapt(s.handleDocsPage), s.withPublicLimits))
@@ -65,21 +341,17 @@ type endpointDoc struct {
 	AuthRequired bool
 }
 
-// document records a route for GET /, once per label, with the game's
-// prefix written as {game} and wildcards as :name.
-func (s *Server) document(label, pattern, game string, auth bool) {
-	for _, d := range s.docs {
-		if d.Label == label {
-			return
-		}
-	}
-	path := strings.TrimPrefix(pattern, "GET ")
-	path = strings.TrimSuffix(path, "{$}")
-	if game != "" {
-		path = "/{game}" + strings.TrimPrefix(path, "/"+game)
-	}
-	path = strings.NewReplacer("{set}", ":set", "{id}", ":id").Replace(path)
-	s.docs = append(s.docs, endpointDoc{Label: label, Path: path, AuthRequired: auth})
+// servedRoute is one pattern registered on the mux.
+type servedRoute struct {
+	Pattern string // "GET /dbs/sets/{set}"
+	Game    string // "" for a route without {game}
+	Route   *route
+}
+
+// listedPath is a route's path as GET / lists it: {game} kept, other
+// wildcards written :name.
+func (rt route) listedPath() string {
+	return strings.NewReplacer("{set}", ":set", "{id}", ":id").Replace(rt.Path)
 }
 
 // routed reports whether a GET of path reaches a route other than the 404.

@@ -120,7 +120,9 @@ type Server struct {
 	now     func() time.Time
 	mux     *http.ServeMux
 	handler http.Handler
+	table   []route       // routeTable, as the mux serves it
 	docs    []endpointDoc // routes as GET / lists them
+	served  []servedRoute // every pattern registered on the mux
 	slots   chan struct{} // the search concurrency limiter
 	ids     requestIDs
 
@@ -128,6 +130,8 @@ type Server struct {
 
 	rootBody, gamesBody []byte
 	site                *docSite // GET /docs and below; nil without Deps.Docs
+	openapiBody         []byte   // GET /openapi.json, rendered once
+	llmsBody            []byte   // GET /llms.txt, rendered once
 }
 
 // New returns the API server.
@@ -171,6 +175,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 			return nil, err
 		}
 	}
+	if s.openapiBody, err = s.renderOpenAPI(); err != nil {
+		return nil, err
+	}
+	s.llmsBody = s.renderLLMs()
 	return s, nil
 }
 

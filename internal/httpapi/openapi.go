@@ -1,0 +1,432 @@
+package httpapi
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The OpenAPI document (GET /openapi.json) is made from three parts:
+//
+//   - the route table (routes.go): paths, operations, parameters, the
+//     answers of each route and their error values;
+//   - the answers and headers every route of an access level shares, the
+//     security schemes and the {game} parameter (below): they belong to the
+//     middleware, so they are written next to the code that knows them;
+//   - the shapes of the bodies, openapi_schemas.json: JSON Schema written as
+//     JSON, the one place a body's fields are described, read as it is by
+//     anyone who knows JSON Schema. The game fields of card_info are added
+//     from the game registry, and the examples from openapi_examples.json,
+//     which a test writes from the sample's golden files.
+//
+// It is rendered once, in New, and served as bytes.
+
+//go:embed openapi_schemas.json
+var openapiSchemas []byte
+
+//go:embed openapi_examples.json
+var openapiExamples []byte
+
+const openapiVersion = "3.1.0"
+
+type openapiDoc struct {
+	OpenAPI    string                     `json:"openapi"`
+	Info       openapiInfo                `json:"info"`
+	Servers    []openapiServer            `json:"servers"`
+	Security   []map[string][]string      `json:"security"`
+	Tags       []openapiTag               `json:"tags"`
+	Paths      map[string]openapiPathItem `json:"paths"`
+	Components openapiComponents          `json:"components"`
+}
+
+type openapiInfo struct {
+	Title       string         `json:"title"`
+	Version     string         `json:"version"`
+	Summary     string         `json:"summary"`
+	Description string         `json:"description"`
+	Contact     map[string]any `json:"contact,omitempty"`
+}
+
+type openapiServer struct {
+	URL         string `json:"url"`
+	Description string `json:"description"`
+}
+
+type openapiTag struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+type openapiPathItem struct {
+	Get *openapiOperation `json:"get,omitempty"`
+}
+
+type openapiOperation struct {
+	OperationID string                     `json:"operationId"`
+	Tags        []string                   `json:"tags"`
+	Summary     string                     `json:"summary"`
+	Description string                     `json:"description"`
+	Security    json.RawMessage            `json:"security,omitempty"` // [] on public routes
+	Parameters  []any                      `json:"parameters,omitempty"`
+	Responses   map[string]json.RawMessage `json:"responses"`
+	Paid        bool                       `json:"x-paid,omitempty"`
+}
+
+type openapiParam struct {
+	Name        string      `json:"name"`
+	In          string      `json:"in"`
+	Description string      `json:"description"`
+	Required    bool        `json:"required,omitempty"`
+	Schema      paramSchema `json:"schema"`
+}
+
+type openapiResponse struct {
+	Description string                  `json:"description"`
+	Headers     map[string]openapiRef   `json:"headers,omitempty"`
+	Content     map[string]openapiMedia `json:"content,omitempty"`
+}
+
+type openapiMedia struct {
+	Schema   any                        `json:"schema,omitempty"`
+	Examples map[string]json.RawMessage `json:"examples,omitempty"`
+}
+
+type openapiRef struct {
+	Ref string `json:"$ref"`
+}
+
+type openapiHeader struct {
+	Description string `json:"description"`
+	Required    bool   `json:"required"`
+	Schema      any    `json:"schema"`
+}
+
+type openapiComponents struct {
+	Schemas         map[string]any             `json:"schemas"`
+	Parameters      map[string]openapiParam    `json:"parameters"`
+	Headers         map[string]openapiHeader   `json:"headers"`
+	Responses       map[string]openapiResponse `json:"responses"`
+	SecuritySchemes map[string]any             `json:"securitySchemes"`
+}
+
+// Headers of every answer, in the order they are listed.
+var everyAnswerHeaders = []string{"X-Request-Id",
+	"X-RateLimit-Limit-Hour", "X-RateLimit-Remaining-Hour", "X-RateLimit-Limit-Day", "X-RateLimit-Remaining-Day"}
+
+// openapiHeaders are the response headers the document names.
+func openapiHeaders() map[string]openapiHeader {
+	count := map[string]any{"type": "integer", "minimum": 0}
+	return map[string]openapiHeader{
+		"X-Request-Id": {Required: true, Schema: map[string]any{"type": "string", "pattern": `^[A-Za-z0-9._-]{1,64}$`},
+			Description: "The request's id: the one sent in X-Request-Id when it is 1 to 64 characters of `A-Z a-z 0-9 . _ -`, else one the server makes up. Quote it when you report a problem."},
+		"X-RateLimit-Limit-Hour": {Required: true, Schema: count,
+			Description: "The pool's hourly limit: the account's with a valid key; the Free plan's on a public route without a key; the client address's guard bucket otherwise."},
+		"X-RateLimit-Remaining-Hour": {Required: true, Schema: count, Description: "Requests left in this UTC hour, after this one."},
+		"X-RateLimit-Limit-Day":      {Required: true, Schema: count, Description: "The pool's daily limit."},
+		"X-RateLimit-Remaining-Day":  {Required: true, Schema: count, Description: "Requests left this UTC day, after this one."},
+		"Retry-After": {Required: true, Schema: map[string]any{"type": "integer", "minimum": 1},
+			Description: "Whole seconds to wait before retrying."},
+		"WWW-Authenticate": {Required: true, Schema: map[string]any{"type": "string", "const": `Bearer realm="cardcat"`},
+			Description: "The authentication scheme."},
+		"Allow": {Required: true, Schema: map[string]any{"type": "string", "const": http.MethodGet},
+			Description: "The one method the API answers."},
+		"ETag": {Required: true, Schema: map[string]any{"type": "string"},
+			Description: "The image's entity tag: send it back in If-None-Match."},
+		"Cache-Control": {Required: true, Schema: map[string]any{"type": "string"},
+			Description: "How long the answer may be cached (`public, max-age=86400` for an image, 3600 for the documents)."},
+		"X-Image-Size": {Required: true, Schema: map[string]any{"type": "string", "const": "unsized"},
+			Description: "The image's resolution: there is one only."},
+	}
+}
+
+// errorSchema is the error body with the given error values and fields.
+func errorSchema(errs []string, required []string) map[string]any {
+	refine := map[string]any{"properties": map[string]any{"error": map[string]any{"enum": errs}}}
+	if len(required) > 0 {
+		refine["required"] = required
+	}
+	return map[string]any{"allOf": []any{openapiRef{"#/components/schemas/Error"}, refine}}
+}
+
+// Answers every route of an access level gives, as components.responses.
+const (
+	respUnauthorized       = "Unauthorized"
+	respPlanRequired       = "PlanRequired"
+	respTooManyRequests    = "TooManyRequests"
+	respInternalError      = "InternalError"
+	respServiceUnavailable = "ServiceUnavailable"
+	respEndpointNotFound   = "EndpointNotFound"
+	respMethodNotAllowed   = "MethodNotAllowed"
+)
+
+func (s *Server) openapiSharedResponses() map[string]openapiResponse {
+	planRequired := errorSchema([]string{errPlanRequired}, nil)
+	planRequired["oneOf"] = []any{
+		map[string]any{"required": []string{"redeem_url"}, "not": map[string]any{"required": []string{"upgrade_url"}}},
+		map[string]any{"required": []string{"upgrade_url"}, "not": map[string]any{"required": []string{"redeem_url"}}},
+	}
+	return map[string]openapiResponse{
+		respUnauthorized: s.errorResponse(answer{Status: http.StatusUnauthorized, Headers: []string{"WWW-Authenticate"},
+			Errors: []string{errKeyRequired, errKeyInvalid}, Required: []string{"example"},
+			Description: "No key, or a key that is malformed, unknown or revoked (the message tells which). `example` is a curl line for this request with the key header in place."}),
+		respPlanRequired: {Description: "A paid endpoint without the Ultra or Business plan or an active trial. `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else.",
+			Headers: s.answerHeaders(nil), Content: map[string]openapiMedia{"application/json": {Schema: planRequired}}},
+		respTooManyRequests: s.errorResponse(answer{Status: http.StatusTooManyRequests, Headers: []string{"Retry-After"},
+			Errors: []string{errRateLimited}, Required: []string{"limits"},
+			Description: "The account's hourly or daily limit, or the guard bucket of requests without a valid key, is used up. A 429 is never counted."}),
+		respInternalError: s.errorResponse(answer{Status: http.StatusInternalServerError, Errors: []string{errInternal},
+			Description: "A fault on the server; the message gives the request id and nothing else."}),
+		respServiceUnavailable: s.errorResponse(answer{Status: http.StatusServiceUnavailable, Headers: []string{"Retry-After"},
+			Errors: []string{errServiceUnavailable}, Description: "The server is still loading its catalogue (`Retry-After: 5`)."}),
+		respEndpointNotFound: s.errorResponse(answer{Status: http.StatusNotFound, Errors: []string{errEndpointNotFound}, Required: []string{"did_you_mean", "docs"},
+			Description: "No endpoint has this path (any path the document does not list), answered before the key is checked. `did_you_mean` is the path you probably meant, or null."}),
+		respMethodNotAllowed: s.errorResponse(answer{Status: http.StatusMethodNotAllowed, Headers: []string{"Allow"}, Errors: []string{errMethodNotAllowed},
+			Description: "Any method but GET, HEAD included, on any path (an OPTIONS CORS preflight is answered 204)."}),
+	}
+}
+
+func (s *Server) answerHeaders(extra []string) map[string]openapiRef {
+	h := map[string]openapiRef{}
+	for _, name := range append(slices.Clone(everyAnswerHeaders), extra...) {
+		h[name] = openapiRef{"#/components/headers/" + name}
+	}
+	return h
+}
+
+func (s *Server) errorResponse(a answer) openapiResponse {
+	return openapiResponse{Description: a.Description, Headers: s.answerHeaders(a.Headers),
+		Content: map[string]openapiMedia{"application/json": {Schema: errorSchema(a.Errors, a.Required)}}}
+}
+
+// sharedAnswers are the components.responses every route of rt's access gives.
+func sharedAnswers(rt *route) map[int]string {
+	m := map[int]string{http.StatusInternalServerError: respInternalError}
+	if rt.Access == accessPublic {
+		return m
+	}
+	m[http.StatusUnauthorized] = respUnauthorized
+	m[http.StatusTooManyRequests] = respTooManyRequests
+	m[http.StatusServiceUnavailable] = respServiceUnavailable
+	if rt.Access == accessPaid {
+		m[http.StatusForbidden] = respPlanRequired
+	}
+	return m
+}
+
+// examples are openapi_examples.json: operationId → status → name → Example Object.
+type examples map[string]map[string]map[string]json.RawMessage
+
+func (s *Server) renderOpenAPI() ([]byte, error) {
+	var schemas map[string]any
+	if err := json.Unmarshal(openapiSchemas, &schemas); err != nil {
+		return nil, fmt.Errorf("httpapi: openapi_schemas.json: %w", err)
+	}
+	if err := s.addGameFields(schemas); err != nil {
+		return nil, err
+	}
+	var ex examples
+	if err := json.Unmarshal(openapiExamples, &ex); err != nil {
+		return nil, fmt.Errorf("httpapi: openapi_examples.json: %w", err)
+	}
+	var games []string
+	for _, g := range s.deps.Games.All() {
+		games = append(games, g.Code)
+	}
+	server := s.deps.PublicURL
+	if server == "" {
+		server = "/"
+	}
+	doc := openapiDoc{
+		OpenAPI: openapiVersion,
+		Info: openapiInfo{
+			Title: "cardcat API", Version: s.deps.Version,
+			Summary:     "Trading-card catalogues and marketplace prices: " + s.gameNames() + ".",
+			Description: s.openapiDescription(),
+		},
+		Servers:  []openapiServer{{URL: server, Description: "This server"}},
+		Security: []map[string][]string{{"ApiKeyAuth": {}}, {"BearerAuth": {}}},
+		Tags: []openapiTag{
+			{Name: tagService, Description: "Public routes: no key, never counted, never refused."},
+			{Name: tagCatalogue, Description: "Sets, cards, search and images: every plan, with a key."},
+			{Name: tagPaid, Description: "Paid endpoints: the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`."},
+		},
+		Paths: map[string]openapiPathItem{},
+		Components: openapiComponents{
+			Schemas: schemas,
+			Parameters: map[string]openapiParam{"game": {Name: "game", In: "path", Required: true,
+				Description: "The game: " + s.gameNames() + ".", Schema: paramSchema{Type: "string", Enum: games}}},
+			Headers:   openapiHeaders(),
+			Responses: s.openapiSharedResponses(),
+			SecuritySchemes: map[string]any{
+				"ApiKeyAuth": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key",
+					"description": "`pk_live_` or `pk_test_` followed by 32 letters and digits. Read first."},
+				"BearerAuth": map[string]any{"type": "http", "scheme": "bearer",
+					"description": "The same key as `Authorization: Bearer <key>`, read when X-API-Key is absent."},
+			},
+		},
+	}
+	for i := range s.table {
+		rt := &s.table[i]
+		op, err := s.openapiOperation(rt, ex[rt.Op.ID])
+		if err != nil {
+			return nil, err
+		}
+		delete(ex, rt.Op.ID)
+		doc.Paths[rt.Path] = openapiPathItem{Get: op}
+	}
+	for id := range ex {
+		return nil, fmt.Errorf("httpapi: openapi_examples.json has examples of %s, which no route has", id)
+	}
+	return json.Marshal(doc)
+}
+
+// addGameFields adds every game's own card_info fields to CardInfo.
+func (s *Server) addGameFields(schemas map[string]any) error {
+	ci, _ := schemas["CardInfo"].(map[string]any)
+	props, _ := ci["properties"].(map[string]any)
+	if props == nil {
+		return fmt.Errorf("httpapi: openapi_schemas.json: no CardInfo.properties")
+	}
+	games := map[string][]string{}
+	var order []string
+	for _, g := range s.deps.Games.All() {
+		for _, f := range g.Extra {
+			if _, ok := games[f.Key]; !ok {
+				order = append(order, f.Key)
+			}
+			games[f.Key] = append(games[f.Key], g.Code)
+		}
+	}
+	for _, k := range order {
+		if _, ok := props[k]; ok {
+			return fmt.Errorf("httpapi: the game field %s is a common field of CardInfo", k)
+		}
+		props[k] = map[string]any{"type": "string", "description": "Of " + strings.Join(games[k], ", ") + " cards that have it."}
+	}
+	return nil
+}
+
+func (s *Server) gameNames() string {
+	var names []string
+	for _, g := range s.deps.Games.All() {
+		names = append(names, g.Name+" (`"+g.Code+"`)")
+	}
+	return strings.Join(names, ", ")
+}
+
+func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMessage) (*openapiOperation, error) {
+	o := rt.Op
+	op := &openapiOperation{OperationID: o.ID, Tags: []string{o.Tag}, Summary: o.Summary, Paid: rt.Paid(),
+		Responses: map[string]json.RawMessage{}}
+	var desc []string
+	switch rt.Access {
+	case accessPublic:
+		desc = append(desc, "Public: no key needed; never counted.")
+		op.Security = json.RawMessage("[]")
+	case accessPaid:
+		desc = append(desc, "**Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request.")
+	default:
+		desc = append(desc, "Needs a key (every plan); counted.")
+	}
+	if o.Description != "" {
+		desc = append(desc, o.Description)
+	}
+	op.Description = strings.Join(desc, " ")
+	if rt.PerGame() {
+		op.Parameters = append(op.Parameters, openapiRef{"#/components/parameters/game"})
+	}
+	for _, p := range o.Params {
+		op.Parameters = append(op.Parameters, openapiParam(p))
+	}
+	add := func(status int, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		op.Responses[strconv.Itoa(status)] = b
+		return nil
+	}
+	own := map[int]bool{}
+	for _, a := range o.Answers {
+		own[a.Status] = true
+		resp, err := s.answerResponse(a, ex[strconv.Itoa(a.Status)])
+		if err != nil {
+			return nil, fmt.Errorf("httpapi: %s %d: %w", o.ID, a.Status, err)
+		}
+		delete(ex, strconv.Itoa(a.Status))
+		if err := add(a.Status, resp); err != nil {
+			return nil, err
+		}
+	}
+	for status := range ex {
+		return nil, fmt.Errorf("httpapi: openapi_examples.json has examples of %s %s, which it does not answer", o.ID, status)
+	}
+	for status, name := range sharedAnswers(rt) {
+		if !own[status] {
+			if err := add(status, openapiRef{"#/components/responses/" + name}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return op, nil
+}
+
+func (s *Server) answerResponse(a answer, ex map[string]json.RawMessage) (openapiResponse, error) {
+	if len(a.Errors) > 0 {
+		if len(ex) > 0 {
+			return openapiResponse{}, fmt.Errorf("examples of an error answer")
+		}
+		return s.errorResponse(a), nil
+	}
+	resp := openapiResponse{Description: a.Description, Headers: s.answerHeaders(a.Headers)}
+	if a.NoBody {
+		return resp, nil
+	}
+	media := a.Media
+	if media == "" {
+		media = "application/json"
+	}
+	var m openapiMedia
+	switch len(a.Schemas) {
+	case 0: // a body the document leaves to its media type (an image)
+	case 1:
+		m.Schema = openapiRef{"#/components/schemas/" + a.Schemas[0]}
+	default:
+		var refs []any
+		for _, name := range a.Schemas {
+			refs = append(refs, openapiRef{"#/components/schemas/" + name})
+		}
+		m.Schema = map[string]any{"oneOf": refs}
+	}
+	m.Examples = ex
+	resp.Content = map[string]openapiMedia{media: m}
+	return resp, nil
+}
+
+// GET /openapi.json: the OpenAPI document of every route, rendered once in New.
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	writeBody(w, http.StatusOK, s.openapiBody)
+	return nil
+}
+
+// openapiDescription is the document's introduction (Markdown).
+func (s *Server) openapiDescription() string {
+	var b strings.Builder
+	b.WriteString("A read-only REST API for trading-card catalogues and their marketplace prices: TCGplayer in USD " +
+		"(one price per finish) and Cardmarket in EUR (`normal` and `foil`), linked card by card and refreshed daily.\n\n")
+	b.WriteString("**Authentication.** Send your key in `X-API-Key`, or as `Authorization: Bearer <key>`. " + s.publicPathsNeedNoKey() + "\n\n")
+	b.WriteString("**Rate limits.** Per account, in two fixed UTC windows (hour and day). Every answer carries " +
+		"`X-RateLimit-Limit-Hour`, `X-RateLimit-Remaining-Hour`, `X-RateLimit-Limit-Day` and `X-RateLimit-Remaining-Day`; " +
+		"past either limit the answer is 429 with `Retry-After`.\n\n")
+	b.WriteString("**Errors.** Every error is JSON `{error, message, ...}`: test on `error`, which is stable. " +
+		"A path that no route serves is 404 `Endpoint not found` with `did_you_mean` (components/responses/EndpointNotFound); " +
+		"any method but GET is 405 (components/responses/MethodNotAllowed).\n\n")
+	b.WriteString("Every answer also carries `X-Request-Id`, `X-Content-Type-Options: nosniff` and `Access-Control-Allow-Origin: *`. " +
+		"The guide: " + s.deps.PublicURL + "/docs; for AI assistants: " + s.deps.PublicURL + "/llms.txt.")
+	return b.String()
+}

@@ -1,0 +1,135 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cardcat/cardcat/internal/account"
+)
+
+// GET /llms.txt: a plain-text guide for AI assistants, rendered once in New.
+func (s *Server) handleLLMs(w http.ResponseWriter, r *http.Request) error {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "public, max-age=3600")
+	setContentLength(w, len(s.llmsBody))
+	w.WriteHeader(http.StatusOK)
+	w.Write(s.llmsBody)
+	return nil
+}
+
+// renderLLMs writes GET /llms.txt (the llms.txt convention: a title, a
+// one-paragraph summary, then sections of short lines) from the route table,
+// so that it lists what the server serves, as the OpenAPI document does.
+func (s *Server) renderLLMs() []byte {
+	base := s.deps.PublicURL
+	var b strings.Builder
+	line := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+		}
+		b.WriteByte('\n')
+	}
+	line("# cardcat API")
+	line()
+	line("> A read-only REST API (JSON over HTTPS GET) for trading-card catalogues and their marketplace prices: ",
+		s.gameNames(), ". Every card has its catalogue data and the prices of TCGplayer (USD, one per finish) and ",
+		"Cardmarket (EUR, normal and foil), linked card by card and refreshed daily.")
+	line()
+	line("- Base URL: ", base)
+	line("- Machine-readable description (OpenAPI 3.1): ", base, "/openapi.json")
+	line("- Full documentation for people: ", base, "/docs")
+	line()
+	line("## Authentication")
+	line()
+	line("- Send the API key in the header `X-API-Key: pk_live_...`, or as `Authorization: Bearer pk_live_...`.")
+	line("- A key is `pk_live_` or `pk_test_` followed by 32 letters and digits; the server's operator issues keys.")
+	line("- ", s.publicPathsNeedNoKey(), " Every other route needs a key and counts toward the account's limits.")
+	line("- Paid routes need the Ultra or Business plan or an active 7-day trial; otherwise 403 `Plan upgrade required` ",
+		"with `redeem_url` (start the trial) or `upgrade_url` (trial ended).")
+	line()
+	line("## Routes")
+	line()
+	line("All are GET. `{game}` is one of: ", s.gameCodes(), ". `{set}` is a set_id (unique) or a set_code (any case); ",
+		"`{id}` is a card id (`{game}_` + 16 hex, or 64 hex for a Cardmarket-only card).")
+	line()
+	for i := range s.table {
+		rt := &s.table[i]
+		var notes []string
+		for _, p := range rt.Op.Params {
+			if p.In == "query" {
+				notes = append(notes, paramNote(p))
+			}
+		}
+		access := ""
+		switch rt.Access {
+		case accessPublic:
+			access = " (public)"
+		case accessPaid:
+			access = " (paid)"
+		}
+		params := ""
+		if len(notes) > 0 {
+			params = " Query: " + strings.Join(notes, "; ") + "."
+		}
+		line("- GET ", rt.Path, access, ": ", rt.Op.Summary, ".", params)
+	}
+	free := account.FreeLimits()
+	line()
+	line("## Limits")
+	line()
+	line("- Per account (all its keys, both games, every route), in fixed UTC windows: the Free plan has ",
+		strconv.FormatInt(free.Hour, 10), " requests an hour and ", strconv.FormatInt(free.Day, 10), " a day.")
+	line("- Every answer has X-RateLimit-Limit-Hour, X-RateLimit-Remaining-Hour, X-RateLimit-Limit-Day, X-RateLimit-Remaining-Day.")
+	line("- Past either limit: 429 `Rate limit exceeded` with `Retry-After` (seconds). Requests without a valid key are limited per client address.")
+	line("- Page sizes: a set's cards ", strconv.Itoa(setPageDefault), " by default (at most ", strconv.Itoa(setPageMax),
+		"); search ", strconv.Itoa(searchPageDefault), " (at most ", strconv.Itoa(searchPageMax), "). A larger `limit` is taken as the maximum.")
+	line()
+	line("## Errors")
+	line()
+	line("- Every error is JSON `{\"error\": \"...\", \"message\": \"...\"}`; `error` is stable (test on it), `message` says what to fix.")
+	line("- 400 invalid parameter, card id or search query; 401 no or bad key; 403 paid route without access; ",
+		"404 unknown set, card, image or path (an unknown path has `did_you_mean`); 405 any method but GET; ",
+		"429 rate limit; 502 image source down; 503 loading or search busy (`Retry-After`).")
+	line("- A set code shared by several sets answers 200 `{\"disambiguation\": true, \"matches\": [...]}`: repeat with a set_id.")
+	line("- Amounts are JSON numbers (USD for TCGplayer, EUR for Cardmarket; never compare the two); a missing value is null.")
+	return []byte(b.String())
+}
+
+// paramNote is a query parameter in a few words: name=values (default).
+func paramNote(p param) string {
+	sc := p.Schema
+	var b strings.Builder
+	b.WriteString("`" + p.Name + "`")
+	switch {
+	case len(sc.Enum) > 0:
+		b.WriteString(" " + strings.Join(sc.Enum, "|"))
+	case sc.Type == "integer" && sc.Maximum != nil:
+		b.WriteString(" 1-" + strconv.Itoa(*sc.Maximum))
+	case sc.Type == "integer":
+		b.WriteString(" from 1")
+	case sc.MinLength != nil && sc.MaxLength != nil:
+		b.WriteString(" " + strconv.Itoa(*sc.MinLength) + "-" + strconv.Itoa(*sc.MaxLength) + " characters")
+	}
+	if p.Required {
+		b.WriteString(", required")
+	} else if sc.Default != nil {
+		b.WriteString(", default ")
+		switch d := sc.Default.(type) {
+		case int:
+			b.WriteString(strconv.Itoa(d))
+		case string:
+			b.WriteString(d)
+		}
+	}
+	return b.String()
+}
+
+func (s *Server) gameCodes() string {
+	var codes []string
+	for _, g := range s.deps.Games.All() {
+		codes = append(codes, "`"+g.Code+"` ("+g.Name+")")
+	}
+	return strings.Join(codes, ", ")
+}
