@@ -36,7 +36,7 @@ func (o Options) minAvg30() int64 {
 // immutable once Build returns (the lazily rendered bodies are rendered under
 // a sync.Once), so any number of goroutines may read it.
 type Game struct {
-	snap     *catalog.GameSnapshot // the prices bodies are cut from its card bodies
+	snap     *catalog.GameSnapshot // the prices bodies are rendered from its card records
 	sets     map[string]*setAnswers
 	trending *itemList
 	top      [numTopLists]*itemList
@@ -54,9 +54,9 @@ type setAnswers struct {
 
 // Build computes the paid answers of one game from its catalogue gc and the
 // snapshot gs built from the same catalogue (catalog.NewSnapshot): gs gives
-// the set list, the card_info of the top cards' game and the card bodies the
-// prices answers are cut from, so those answers cannot disagree with the free
-// endpoints. gc is only read and is not referenced after Build returns; gs is
+// the set list, the card_info of the top cards' game and the prices the
+// prices answers are rendered from (with the card detail's renderers), so
+// those answers cannot disagree with the free endpoints. gc is only read and is not referenced after Build returns; gs is
 // kept. Statistics, completion value, trending and top cards are rendered
 // here; a prices-by-set body on its first request (see PricesBySet).
 //
@@ -121,8 +121,8 @@ func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Gam
 // PricesBySet returns the body of GET /{game}/prices/:set for a set_id and
 // a source ("" or "both", "tcg", "cm"); nil when the game has no listed set
 // with that id or the source is unknown. Each (set, source) body is rendered
-// once, on its first request, from the snapshot's card bodies, and kept for
-// the version: a few microseconds per hundred cards.
+// once, on its first request, from the snapshot's card records, and kept for
+// the version: some tens of microseconds per hundred cards.
 func (g *Game) PricesBySet(setID, source string) []byte {
 	a := g.sets[setID]
 	s, ok := sourceIndex(source)

@@ -43,10 +43,10 @@
 //
 // The prices bodies are as large as the prices they show (about 1.2 kB per
 // card for the three sources), and the snapshot already holds every price in
-// its card bodies. So a prices body is rendered on the first request of its
-// (set, source) in a version, under a sync.Once, by cutting the rows out of
-// the snapshot's card bodies (catalog.CardPrices: the price objects there are
-// the row's blocks with the finish member in front) and kept for the
+// its card records. So a prices body is rendered on the first request of its
+// (set, source) in a version, under a sync.Once, from those records
+// (catalog.CardPrices, rendered with catalog.AppendTCGPriceBlock and
+// AppendCMPriceBlock, the card detail's own renderers) and kept for the
 // version: some tens of microseconds for a set of 250 cards (see
 // BenchmarkPricesRender). A version thus starts at a few bytes per card
 // (BenchmarkBuild, heap-B/card) and grows by each prices body requested, up

@@ -2,35 +2,32 @@ package analytics
 
 import (
 	"bytes"
-	"github.com/cardcat/cardcat/internal/jsonw"
+	"strings"
 	"sync"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/jsonw"
 )
 
-// The prices-by-set bodies are rendered from the snapshot's card bodies
-// (catalog.CardPrices): the price objects there are the row's blocks with
-// their finish member in front, so a row is cut and joined, not re-rendered,
-// and the snapshot's prices are the only copy a version keeps.
-
-// JSON spellings of the finishes a Cardmarket price joins.
-const (
-	jsonNormal = `"` + tcgNormal + `"`
-	jsonFoil   = `"` + tcgFoil + `"`
-)
+// The prices-by-set bodies are rendered from the snapshot's card records
+// (catalog.CardPrices) with the renderers of the card detail's price
+// elements (catalog.AppendTCGPriceBlock, AppendCMPriceBlock), so a row shows
+// a price exactly as the card detail does, and the snapshot's prices are the
+// only copy a version keeps.
 
 // priceRow is one row of prices by set: one finish of one card, with the
 // TCGplayer and the Cardmarket price that describe it (either may be nil).
 type priceRow struct {
-	variant string // JSON string
-	t, c    *catalog.FinishPrice
+	variant string
+	t       *catalog.TCGPrice
+	c       *catalog.CMPrice
 }
 
-// finishIndex returns the first priced finish of that name
-// (case-insensitive), or -1.
-func finishIndex(ps []catalog.FinishPrice, name string) int {
+// cmIndex returns the first Cardmarket finish of that name
+// (case-insensitive), or -1. CardPrices lists priced finishes only.
+func cmIndex(ps []catalog.CMPrice, name string) int {
 	for i := range ps {
-		if ps[i].Priced && ps[i].FinishIs(name) {
+		if strings.EqualFold(ps[i].Variant, name) {
 			return i
 		}
 	}
@@ -46,19 +43,19 @@ func finishIndex(ps []catalog.FinishPrice, name string) int {
 func joinFinishes(rows []priceRow, p *catalog.CardPrices) []priceRow {
 	first := len(rows)
 	for i := range p.TCG {
-		if f := &p.TCG[i]; f.Priced {
-			rows = append(rows, priceRow{variant: f.Finish, t: f})
+		if f := &p.TCG[i]; tcgPriced(f) {
+			rows = append(rows, priceRow{variant: f.SubType, t: f})
 		}
 	}
 	for _, v := range [...]string{catalog.CMNormal, catalog.CMFoil} {
-		ci := finishIndex(p.CM, v)
+		ci := cmIndex(p.CM, v)
 		if ci < 0 {
 			continue
 		}
-		i, name := finishIndex(p.TCG, tcgNormal), jsonNormal
+		i, name := tcgFinish(p.TCG, tcgNormal), tcgNormal
 		if v == catalog.CMFoil {
-			if i, name = finishIndex(p.TCG, tcgFoil), jsonFoil; i < 0 {
-				i = finishIndex(p.TCG, tcgHolofoil)
+			if i, name = tcgFinish(p.TCG, tcgFoil), tcgFoil; i < 0 {
+				i = tcgFinish(p.TCG, tcgHolofoil)
 			}
 		}
 		if i < 0 {
@@ -125,8 +122,8 @@ type pricesScratch struct {
 }
 
 // release returns the scratch to the pool holding no reference into the
-// snapshot, so that a pooled scratch never keeps an old version's card
-// bodies alive.
+// snapshot, so that a pooled scratch never keeps an old version's strings
+// alive.
 func (sc *pricesScratch) release() {
 	clear(sc.card.TCG[:cap(sc.card.TCG)])
 	clear(sc.card.CM[:cap(sc.card.CM)])
@@ -144,27 +141,25 @@ var scratch = sync.Pool{New: func() any { return &pricesScratch{buf: make([]byte
 // fields (market_t has no sub_type_name: that is the row's variant).
 func appendPriceRow(b []byte, c *catalog.CardPrices, row *priceRow, src int) []byte {
 	b = append(b, `{"id":`...)
-	b = append(b, c.ID...)
+	b = jsonw.AppendString(b, c.ID)
 	b = append(b, `,"card_number":`...)
-	b = append(b, c.CardNumber...)
+	b = appendNullableString(b, c.CardNumber)
 	b = append(b, `,"name":`...)
-	b = append(b, c.Name...)
+	b = jsonw.AppendString(b, c.Name)
 	b = append(b, `,"product_type":`...)
-	b = append(b, c.ProductType...)
+	b = appendNullableString(b, c.ProductType)
 	b = append(b, `,"variant":`...)
-	b = append(b, row.variant...)
+	b = jsonw.AppendString(b, row.variant)
 	b = append(b, `,"market_t":`...)
-	b = appendBlock(b, row.t, src != srcCM)
-	b = append(b, `,"market_c":`...)
-	b = appendBlock(b, row.c, src != srcTCG)
-	return append(b, '}')
-}
-
-func appendBlock(b []byte, p *catalog.FinishPrice, show bool) []byte {
-	if p == nil || !show {
-		return append(b, "null"...)
+	if row.t == nil || src == srcCM {
+		b = append(b, "null"...)
+	} else {
+		b = catalog.AppendTCGPriceBlock(b, row.t)
 	}
-	b = append(b, '{')
-	b = append(b, p.Members...)
+	b = append(b, `,"market_c":`...)
+	if row.c == nil || src == srcTCG {
+		return append(b, "null}"...)
+	}
+	b = catalog.AppendCMPriceBlock(b, row.c)
 	return append(b, '}')
 }

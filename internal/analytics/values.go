@@ -26,11 +26,11 @@ func tcgPriced(p *catalog.TCGPrice) bool {
 	return p.Low.OK || p.Mid.OK || p.High.OK || p.Market.OK || p.DirectLow.OK
 }
 
-// tcgFinish returns the card's priced TCGplayer finish of that name
-// (case-insensitive), or -1.
-func tcgFinish(c *catalog.Card, name string) int {
-	for i := range c.TCGPrices {
-		if tcgPriced(&c.TCGPrices[i]) && strings.EqualFold(c.TCGPrices[i].SubType, name) {
+// tcgFinish returns the first priced TCGplayer finish of that name
+// (case-insensitive) of a card's prices, or -1.
+func tcgFinish(ps []catalog.TCGPrice, name string) int {
+	for i := range ps {
+		if tcgPriced(&ps[i]) && strings.EqualFold(ps[i].SubType, name) {
 			return i
 		}
 	}
@@ -40,10 +40,10 @@ func tcgFinish(c *catalog.Card, name string) int {
 // tcgFoilFinish is the finish that stands for "foil": Foil, or Holofoil when
 // the card has no Foil; -1 when neither.
 func tcgFoilFinish(c *catalog.Card) int {
-	if i := tcgFinish(c, tcgFoil); i >= 0 {
+	if i := tcgFinish(c.TCGPrices, tcgFoil); i >= 0 {
 		return i
 	}
-	return tcgFinish(c, tcgHolofoil)
+	return tcgFinish(c.TCGPrices, tcgHolofoil)
 }
 
 // tcgVariant is the card's TCGplayer price of a statistics variant, or nil.
@@ -51,7 +51,7 @@ func tcgVariant(c *catalog.Card, variant string) *catalog.TCGPrice {
 	i := -1
 	switch variant {
 	case VariantNormal:
-		i = tcgFinish(c, tcgNormal)
+		i = tcgFinish(c.TCGPrices, tcgNormal)
 	case VariantFoil:
 		i = tcgFoilFinish(c)
 	}
@@ -66,7 +66,7 @@ func tcgVariant(c *catalog.Card, variant string) *catalog.TCGPrice {
 // the one with the lowest low price; ties keep upstream order. Nil when the
 // card has no priced TCGplayer finish.
 func tcgBase(c *catalog.Card) *catalog.TCGPrice {
-	if i := tcgFinish(c, tcgNormal); i >= 0 {
+	if i := tcgFinish(c.TCGPrices, tcgNormal); i >= 0 {
 		return &c.TCGPrices[i]
 	}
 	var best *catalog.TCGPrice

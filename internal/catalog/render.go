@@ -5,21 +5,34 @@ import (
 	"github.com/cardcat/cardcat/internal/jsonw"
 )
 
-// cardSpan locates, inside one rendered card, the contents of its two prices
-// arrays (between "[" and "]") and its Cardmarket id, relative to the card's
-// first byte. The listing form of a card is the detail form with both price
-// arrays emptied, so one body per card serves both.
-type cardSpan struct {
+// cardLayout says where, inside one rendered card, the contents of its two
+// prices arrays are (between "[" and "]"), relative to the card's first byte.
+// The listing form of a card is its detail form with both arrays emptied, so
+// one body per card serves both (a listing copy of every card would take
+// most of the bodies' memory again). appendCard records the layout as it
+// renders and appendListing is its only reader, so the two stay in this file.
+type cardLayout struct {
 	tPrices [2]uint32 // market_t.prices contents; {0, 0} when market_t is null
 	cPrices [2]uint32 // market_c.prices contents; {len, len} when market_c is null
-	cmid    uint32    // start of the 64-hex Cardmarket id; 0 when none
+}
+
+// appendListing appends the listing form of body, whose layout is l.
+func appendListing(b []byte, body string, l *cardLayout) []byte {
+	b = append(b, body[:l.tPrices[0]]...)
+	b = append(b, body[l.tPrices[1]:l.cPrices[0]]...)
+	return append(b, body[l.cPrices[1]:]...)
+}
+
+// listingLen returns the length of the listing form of a body of n bytes.
+func (l *cardLayout) listingLen(n uint32) int {
+	return int(n - (l.tPrices[1] - l.tPrices[0]) - (l.cPrices[1] - l.cPrices[0]))
 }
 
 // appendCard appends the API's card object (the card detail body) to b and
 // says where its price arrays are. Keys come in the spec's order; card_info's
 // game fields follow the game's Extra order and appear only when present.
-func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
-	var sp cardSpan
+func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardLayout) {
+	var layout cardLayout
 	start := len(b)
 	b = append(b, `{"id":`...)
 	b = jsonw.AppendString(b, c.ID)
@@ -43,14 +56,14 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 		b = appendKey(b, "url", false)
 		b = jsonw.AppendString(b, c.TCGURL)
 		b = append(b, `,"prices":[`...)
-		sp.tPrices[0] = uint32(len(b) - start)
+		layout.tPrices[0] = uint32(len(b) - start)
 		for i := range c.TCGPrices {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = appendTCGPrice(b, &c.TCGPrices[i])
 		}
-		sp.tPrices[1] = uint32(len(b) - start)
+		layout.tPrices[1] = uint32(len(b) - start)
 		b = append(b, "]}"...)
 	}
 
@@ -59,7 +72,6 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, `{"id":`...)
-		sp.cmid = uint32(len(b) - start + 1)
 		b = jsonw.AppendString(b, c.CMID)
 		b = appendKey(b, "product_id", false)
 		b = appendInt(b, c.CMProductID)
@@ -70,7 +82,7 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 			b = jsonw.AppendString(b, c.CMProductURL)
 		}
 		b = append(b, `,"prices":[`...)
-		sp.cPrices[0] = uint32(len(b) - start)
+		layout.cPrices[0] = uint32(len(b) - start)
 		n := 0
 		for i := range c.CMPrices {
 			if c.CMPrices[i].Empty() {
@@ -82,16 +94,16 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardSpan) {
 			b = appendCMPrice(b, &c.CMPrices[i])
 			n++
 		}
-		sp.cPrices[1] = uint32(len(b) - start)
+		layout.cPrices[1] = uint32(len(b) - start)
 		b = append(b, "]}"...)
 	}
 	b = append(b, '}')
 	if !c.OnCM() {
 		// Keep 0 <= tPrices <= cPrices <= len: an empty range at the end.
 		end := uint32(len(b) - start)
-		sp.cPrices = [2]uint32{end, end}
+		layout.cPrices = [2]uint32{end, end}
 	}
-	return b, sp
+	return b, layout
 }
 
 // AppendCardInfo appends the card_info object of card c of set s of game g,
@@ -147,10 +159,26 @@ func extraValue(extra []ExtraField, key string) (string, bool) {
 	return "", false
 }
 
+// appendTCGPrice appends an element of market_t.prices.
 func appendTCGPrice(b []byte, p *TCGPrice) []byte {
 	b = append(b, `{"sub_type_name":`...)
 	b = jsonw.AppendString(b, p.SubType)
-	b = append(b, `,"low_price":`...)
+	b = append(b, ',')
+	b = appendTCGAmounts(b, p)
+	return append(b, '}')
+}
+
+// AppendTCGPriceBlock appends a TCGplayer price without its finish, as the
+// market_t block of a prices-by-set row shows it: the members of the card
+// detail's price element after sub_type_name, byte for byte.
+func AppendTCGPriceBlock(b []byte, p *TCGPrice) []byte {
+	b = append(b, '{')
+	b = appendTCGAmounts(b, p)
+	return append(b, '}')
+}
+
+func appendTCGAmounts(b []byte, p *TCGPrice) []byte {
+	b = append(b, `"low_price":`...)
 	b = p.Low.AppendJSON(b)
 	b = append(b, `,"mid_price":`...)
 	b = p.Mid.AppendJSON(b)
@@ -161,14 +189,29 @@ func appendTCGPrice(b []byte, p *TCGPrice) []byte {
 	b = append(b, `,"direct_low_price":`...)
 	b = p.DirectLow.AppendJSON(b)
 	b = append(b, `,"updated_at":`...)
-	b = appendTime(b, p.UpdatedAt)
-	return append(b, '}')
+	return appendTime(b, p.UpdatedAt)
 }
 
+// appendCMPrice appends an element of market_c.prices.
 func appendCMPrice(b []byte, p *CMPrice) []byte {
 	b = append(b, `{"variant_type":`...)
 	b = jsonw.AppendString(b, p.Variant)
-	b = append(b, `,"avg":`...)
+	b = append(b, ',')
+	b = appendCMAmounts(b, p)
+	return append(b, '}')
+}
+
+// AppendCMPriceBlock appends a Cardmarket price without its finish, as the
+// market_c block of a prices-by-set row shows it: the members of the card
+// detail's price element after variant_type, byte for byte.
+func AppendCMPriceBlock(b []byte, p *CMPrice) []byte {
+	b = append(b, '{')
+	b = appendCMAmounts(b, p)
+	return append(b, '}')
+}
+
+func appendCMAmounts(b []byte, p *CMPrice) []byte {
+	b = append(b, `"avg":`...)
 	b = p.Avg.AppendJSON(b)
 	b = append(b, `,"low":`...)
 	b = p.Low.AppendJSON(b)
@@ -181,8 +224,7 @@ func appendCMPrice(b []byte, p *CMPrice) []byte {
 	b = append(b, `,"avg30":`...)
 	b = p.Avg30.AppendJSON(b)
 	b = append(b, `,"updated_at":`...)
-	b = appendTime(b, p.UpdatedAt)
-	return append(b, '}')
+	return appendTime(b, p.UpdatedAt)
 }
 
 // appendSetSummary appends an item of the set list. card_count and

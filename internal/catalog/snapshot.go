@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,9 +19,12 @@ import (
 //
 // To keep a million-card catalogue small, a snapshot keeps no per-card Go
 // strings or structs with pointers: each card is its pre-rendered detail JSON
-// inside a few large string chunks, the offsets of its price arrays (the
-// listing form is the detail form with both emptied), and search data in
-// flat arrays of uint32 card indexes.
+// inside a few large string chunks, followed there by its record (id, name,
+// number, product type and prices as values: snapshot_record.go); the layout
+// of its price arrays (the listing form is the detail form with both
+// emptied); its Cardmarket id decoded; and search data in flat arrays of
+// uint32 card indexes. Only card detail and listing read the rendered
+// bodies; the lookups and the paid answers read values.
 type Snapshot struct {
 	Version   int64
 	CreatedAt time.Time
@@ -42,21 +46,32 @@ type GameSnapshot struct {
 	setList    []byte             // the /sets response body
 
 	cards  []cardEntry
-	chunks []string // pre-rendered card bodies, back to back
+	chunks []string // pre-rendered card bodies, each followed by the card's record
+
+	finishNames []string    // of the records' finishes
+	times       []time.Time // of the records' finishes
 
 	byTCG   map[uint64]CardRef // "{game}_" + 16 hex ids, by the hex's value
-	byCM    map[uint64]CardRef // 64-hex ids, by their first 16 hex (verified on lookup)
+	byCM    map[uint64]uint32  // 64-hex ids, by their first 8 bytes: position in cmIDs
+	cmIDs   []cmID
 	byOther map[string]CardRef // ids of any other form, and the rare byCM collisions
 
 	index searchIndex
 }
 
-// cardEntry is one card: where its body is, and what search metadata needs.
+// cardEntry is one card: where its body is, the layout of its listing form,
+// and what search metadata needs.
 type cardEntry struct {
-	chunk, off, n uint32
-	span          cardSpan
+	chunk, off, n uint32 // body chunks[chunk][off:off+n], then the record
+	layout        cardLayout
 	image         uint32 // TCGplayer productId of the card's image, 0 when it has none
 	flags         uint8
+}
+
+// cmID is a 64-hex Cardmarket id, decoded, and its card.
+type cmID struct {
+	id  [CMLen / 2]byte
+	ref CardRef
 }
 
 const (
@@ -143,7 +158,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		setByID:    map[string]int32{},
 		setsByCode: map[string][]int32{},
 		byTCG:      map[uint64]CardRef{},
-		byCM:       map[uint64]CardRef{},
+		byCM:       map[uint64]uint32{},
 		byOther:    map[string]CardRef{},
 	}
 	if gc == nil {
@@ -192,8 +207,15 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 
 	gs.sets = make([]ListedSet, len(order))
 	gs.cards = make([]cardEntry, len(gc.Cards))
+	cmIDs := 0
+	for i := range gc.Cards {
+		if gc.Cards[i].CMID != "" || len(gc.Cards[i].ID) == CMLen {
+			cmIDs++
+		}
+	}
+	gs.cmIDs = make([]cmID, 0, cmIDs)
 	ib := newIndexBuilder(len(gc.Cards))
-	r := renderer{gs: gs, buf: make([]byte, 0, chunkSize)}
+	r := renderer{gs: gs, buf: make([]byte, 0, chunkSize), records: newRecordBuilder(g.IDPrefix())}
 	next := CardRef(0)
 	for pos, o := range order {
 		set := &gc.Sets[o.model]
@@ -222,6 +244,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 	}
 	r.flush()
 	gs.chunks = r.chunks
+	gs.finishNames, gs.times = r.records.names, r.records.times
 	gs.index = ib.build()
 
 	var b []byte
@@ -245,6 +268,7 @@ type renderer struct {
 	buf     []byte
 	scratch []byte
 	chunks  []string
+	records *recordBuilder
 }
 
 func (r *renderer) flush() {
@@ -255,15 +279,17 @@ func (r *renderer) flush() {
 }
 
 func (gs *GameSnapshot) addCard(r *renderer, ref CardRef, set *Set, c *Card) error {
-	var sp cardSpan
-	r.scratch, sp = appendCard(r.scratch[:0], &gs.game, set, c)
+	var layout cardLayout
+	r.scratch, layout = appendCard(r.scratch[:0], &gs.game, set, c)
+	n := len(r.scratch)
+	r.scratch = r.records.append(r.scratch, c)
 	if len(r.buf)+len(r.scratch) > cap(r.buf) {
 		r.flush()
 		if len(r.scratch) > cap(r.buf) {
 			r.buf = make([]byte, 0, len(r.scratch))
 		}
 	}
-	e := cardEntry{chunk: uint32(len(r.chunks)), off: uint32(len(r.buf)), n: uint32(len(r.scratch)), span: sp}
+	e := cardEntry{chunk: uint32(len(r.chunks)), off: uint32(len(r.buf)), n: uint32(n), layout: layout}
 	r.buf = append(r.buf, r.scratch...)
 	if c.OnTCG() {
 		e.flags |= flagTCG
@@ -300,9 +326,11 @@ func (gs *GameSnapshot) indexID(id string, ref CardRef) error {
 		}
 	}
 	if len(id) == CMLen && id == strings.ToLower(id) {
-		if k, ok := parseHex64(id[:16]); ok && IsHex(id) {
+		if cm, ok := decodeCMID(id); ok {
+			k := cmKey(&cm)
 			if _, taken := gs.byCM[k]; !taken {
-				gs.byCM[k] = ref
+				gs.byCM[k] = uint32(len(gs.cmIDs))
+				gs.cmIDs = append(gs.cmIDs, cmID{id: cm, ref: ref})
 				return nil
 			}
 		}
@@ -337,3 +365,21 @@ func parseHex64(s string) (uint64, bool) {
 	}
 	return v, true
 }
+
+// decodeCMID decodes a 64-hex id, either case.
+func decodeCMID(s string) (id [CMLen / 2]byte, ok bool) {
+	if len(s) != CMLen {
+		return id, false
+	}
+	for i := 0; i < CMLen; i += 16 {
+		v, ok := parseHex64(s[i : i+16])
+		if !ok {
+			return id, false
+		}
+		binary.BigEndian.PutUint64(id[i/2:], v)
+	}
+	return id, true
+}
+
+// cmKey is the key of a decoded Cardmarket id in byCM: its first 8 bytes.
+func cmKey(id *[CMLen / 2]byte) uint64 { return binary.BigEndian.Uint64(id[:8]) }

@@ -214,7 +214,7 @@ func BenchmarkSnapshotReads(b *testing.B) {
 }
 
 func cardID(g *GameSnapshot, r CardRef) string {
-	body := g.CardJSON(r)
-	end := strings.IndexByte(body[7:], '"')
-	return body[7 : 7+end]
+	var p CardPrices
+	g.CardPrices(r, &p)
+	return p.ID
 }

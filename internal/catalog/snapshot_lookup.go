@@ -44,28 +44,15 @@ func (g *GameSnapshot) LookupCard(id string) (CardRef, bool) {
 		r, ok := g.byTCG[k]
 		return r, ok
 	}
-	if len(id) != CMLen {
-		return 0, false
-	}
-	k, ok := parseHex64(id[:16])
+	cm, ok := decodeCMID(id)
 	if !ok {
 		return 0, false
 	}
-	r, ok := g.byCM[k]
-	if !ok {
+	i, ok := g.byCM[cmKey(&cm)]
+	if !ok || g.cmIDs[i].id != cm {
 		return 0, false
 	}
-	// Only the first 16 hex digits were compared: check the whole id.
-	body := g.CardJSON(r)
-	e := &g.cards[r]
-	const idAt = len(`{"id":"`)
-	if len(body) >= idAt+CMLen && strings.EqualFold(body[idAt:idAt+CMLen], id) {
-		return r, true
-	}
-	if at := int(e.span.cmid); at != 0 && len(body) >= at+CMLen && strings.EqualFold(body[at:at+CMLen], id) {
-		return r, true
-	}
-	return 0, false
+	return g.cmIDs[i].ref, true
 }
 
 // CardJSON returns the pre-rendered card detail body of a card.
@@ -77,17 +64,13 @@ func (g *GameSnapshot) CardJSON(r CardRef) string {
 // AppendListing appends the card's listing form: its detail form with both
 // prices arrays empty.
 func (g *GameSnapshot) AppendListing(b []byte, r CardRef) []byte {
-	body := g.CardJSON(r)
-	sp := &g.cards[r].span
-	b = append(b, body[:sp.tPrices[0]]...)
-	b = append(b, body[sp.tPrices[1]:sp.cPrices[0]]...)
-	return append(b, body[sp.cPrices[1]:]...)
+	return appendListing(b, g.CardJSON(r), &g.cards[r].layout)
 }
 
 // ListingLen returns the length of the card's listing form.
 func (g *GameSnapshot) ListingLen(r CardRef) int {
 	e := &g.cards[r]
-	return int(e.n) - int(e.span.tPrices[1]-e.span.tPrices[0]) - int(e.span.cPrices[1]-e.span.cPrices[0])
+	return e.layout.listingLen(e.n)
 }
 
 // SetByID returns the listed set with the set_id (exact).

@@ -1,12 +1,13 @@
 package catalog
 
 import (
-	"github.com/cardcat/cardcat/internal/jsonw"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // awkwardCatalog has the texts a JSON cutter could trip on: quotes, braces,
@@ -49,29 +50,45 @@ func TestCardPrices(t *testing.T) {
 				t.Fatalf("%s not found", card.ID)
 			}
 			gs.CardPrices(ref, &got)
-			want := CardPrices{
-				ID:          string(jsonw.AppendString(nil, card.ID)),
-				CardNumber:  string(appendNullableString(nil, card.CardNumber)),
-				Name:        string(jsonw.AppendString(nil, card.Name)),
-				ProductType: string(appendNullableString(nil, card.ProductType)),
-			}
-			for j := range card.TCGPrices {
-				p := &card.TCGPrices[j]
-				want.TCG = append(want.TCG, finishOf(string(appendTCGPrice(nil, p)),
-					p.Low.OK || p.Mid.OK || p.High.OK || p.Market.OK || p.DirectLow.OK))
-			}
+			want := CardPrices{ID: card.ID, CardNumber: card.CardNumber, Name: card.Name, ProductType: card.ProductType,
+				TCG: card.TCGPrices}
 			for j := range card.CMPrices {
 				if p := &card.CMPrices[j]; !p.Empty() {
-					want.CM = append(want.CM, finishOf(string(appendCMPrice(nil, p)), true))
+					want.CM = append(want.CM, *p)
 				}
 			}
-			if diff := cmp.Diff(want, got, cmp.Transformer("nilEmpty", func(s []FinishPrice) []FinishPrice {
-				if len(s) == 0 {
-					return nil
-				}
-				return s
-			})); diff != "" {
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%s %q (-want +got):\n%s", gc.Game, card.Name, diff)
+			}
+
+			// The prices render as the body's, byte for byte (updated_at's offset included).
+			body, l := gs.CardJSON(ref), &gs.cards[ref].layout
+			var tcg, cm []byte
+			for j := range got.TCG {
+				if j > 0 {
+					tcg = append(tcg, ',')
+				}
+				tcg = appendTCGPrice(tcg, &got.TCG[j])
+				block := string(AppendTCGPriceBlock(nil, &got.TCG[j]))
+				if !strings.Contains(body, `,`+block[1:]) {
+					t.Errorf("%s: TCGplayer block %s is not in the body", card.ID, block)
+				}
+			}
+			for j := range got.CM {
+				if j > 0 {
+					cm = append(cm, ',')
+				}
+				cm = appendCMPrice(cm, &got.CM[j])
+				block := string(AppendCMPriceBlock(nil, &got.CM[j]))
+				if !strings.Contains(body, `,`+block[1:]) {
+					t.Errorf("%s: Cardmarket block %s is not in the body", card.ID, block)
+				}
+			}
+			if g, w := string(tcg), body[l.tPrices[0]:l.tPrices[1]]; g != w {
+				t.Errorf("%s: market_t.prices\n got %s\nwant %s", card.ID, g, w)
+			}
+			if g, w := string(cm), body[l.cPrices[0]:l.cPrices[1]]; g != w {
+				t.Errorf("%s: market_c.prices\n got %s\nwant %s", card.ID, g, w)
 			}
 
 			// AppendCardInfo is the card_info of the body, byte for byte.
@@ -82,7 +99,7 @@ func TestCardPrices(t *testing.T) {
 				}
 			}
 			info := string(AppendCardInfo(nil, &g, set, card))
-			if !strings.Contains(gs.CardJSON(ref), `,"card_info":`+info+`,"images":`) {
+			if !strings.Contains(body, `,"card_info":`+info+`,"images":`) {
 				t.Errorf("%s: AppendCardInfo %s is not the body's card_info", card.ID, info)
 			}
 			checked++
@@ -93,55 +110,57 @@ func TestCardPrices(t *testing.T) {
 	}
 }
 
-// finishOf splits a rendered price element the way CardPrices does.
-func finishOf(elem string, priced bool) FinishPrice {
-	colon := strings.Index(elem, ":")
-	rest := elem[colon+1:]
-	end := skipJSONString(rest, 0)
-	return FinishPrice{Finish: rest[:end], Members: rest[end+1 : len(rest)-1], Priced: priced}
-}
-
-func TestFinishIs(t *testing.T) {
-	tests := []struct {
-		finish, name string
-		want         bool
-	}{
-		{`"Normal"`, "Normal", true},
-		{`"normal"`, "Normal", true},
-		{`"NORMAL"`, "normal", true},
-		{`"Holofoil"`, "Foil", false},
-		{`"Foil \"x\""`, `Foil "x"`, true},
-		{`"\u003cFoil\u003e"`, "<foil>", true},
-		{`""`, "Normal", false},
-		{`null`, "Normal", false},
+// TestRecordAmounts checks that a record gives back every Money exactly,
+// null, negative and the largest included, and the finish's names and times.
+func TestRecordAmounts(t *testing.T) {
+	moneys := []Money{{}, {Cents: 12}, Cents(0), Cents(1), Cents(12345), Cents(1<<31 - 1), Cents(1 << 40),
+		Cents(-1), Cents(-1 << 63), Cents(1<<63 - 1)}
+	c := Card{ID: "dbs_0123456789abcdef", Name: "x", ProductType: "odd"}
+	for i := 0; i+5 <= len(moneys); i++ {
+		m := moneys[i : i+5]
+		c.TCGPrices = append(c.TCGPrices, TCGPrice{SubType: itoa(i), Low: m[0], Mid: m[1], High: m[2], Market: m[3], DirectLow: m[4],
+			UpdatedAt: time.Date(2026, 1, i, 0, 0, 0, 0, time.FixedZone("", i*3600))})
 	}
-	for _, tt := range tests {
-		p := FinishPrice{Finish: tt.finish}
-		if got := p.FinishIs(tt.name); got != tt.want {
-			t.Errorf("FinishIs(%s, %q) = %v, want %v", tt.finish, tt.name, got, tt.want)
+	got := recordOf(t, &c)
+	want := CardPrices{ID: c.ID, Name: c.Name, ProductType: c.ProductType, TCG: c.TCGPrices}
+	for i := range want.TCG {
+		for _, m := range []*Money{&want.TCG[i].Low, &want.TCG[i].Mid, &want.TCG[i].High, &want.TCG[i].Market, &want.TCG[i].DirectLow} {
+			if !m.OK {
+				*m = Money{} // a null's cents are not kept
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for i := range got.TCG {
+		if g, w := got.TCG[i].UpdatedAt.Format(time.RFC3339), c.TCGPrices[i].UpdatedAt.Format(time.RFC3339); g != w {
+			t.Errorf("updated_at %s, want %s", g, w)
 		}
 	}
 }
 
-func TestSkipJSON(t *testing.T) {
-	for _, tt := range []struct {
-		s    string
-		want int // index past the value starting at 0
-	}{
-		{`"abc",`, 5},
-		{`"a\"b",`, 6},
-		{`"a\\",`, 5},
-		{`"a\\\"",`, 7},
-		{`"\\\\"x`, 6},
-		{`"}]{,",`, 6},
-		{`"unterminated`, 13},
-		{`null,`, 4},
-		{`12.5}`, 4},
-		{`{"a":"}","b":[1,{"c":"]"}]},`, 27},
-		{`["x\"]",{}]}`, 11},
-	} {
-		if got := skipJSONValue(tt.s, 0); got != tt.want {
-			t.Errorf("skipJSONValue(%s) = %d, want %d", tt.s, got, tt.want)
+// recordOf writes and reads back the record of a card of game dbs.
+func recordOf(t *testing.T, c *Card) CardPrices {
+	t.Helper()
+	g, _ := game.Default().Get("dbs")
+	rb := newRecordBuilder(g.IDPrefix())
+	gs := &GameSnapshot{game: g, cards: []cardEntry{{}}}
+	gs.chunks = []string{string(rb.append(nil, c))}
+	gs.finishNames, gs.times = rb.names, rb.times
+	var p CardPrices
+	gs.CardPrices(0, &p)
+	return p
+}
+
+func TestRecordIDs(t *testing.T) {
+	cm := CMCardID("dbs", 13, 1)
+	for _, id := range []string{TCGCardID("dbs", 1), "dbs_ABCDEF0123456789", "dbs_abc", TCGCardID("mtg", 1),
+		cm, strings.ToUpper(cm), cm[:63] + "g", "", "odd \"id\""} {
+		c := Card{ID: id, Name: "n", CardNumber: "1", ProductType: ProductSealed}
+		got := recordOf(t, &c)
+		if got.ID != id || got.Name != "n" || got.CardNumber != "1" || got.ProductType != ProductSealed {
+			t.Errorf("%q: got %+v", id, got)
 		}
 	}
 }

@@ -182,6 +182,33 @@ func TestLookupCard(t *testing.T) {
 	}
 }
 
+// TestLookupCardmarketCollision: two Cardmarket ids that share their first
+// 16 hex digits both resolve, and a third one with those digits does not.
+func TestLookupCardmarketCollision(t *testing.T) {
+	c := fixtureCatalog()
+	head := strings.Repeat("ab", 8)
+	ids := []string{head + strings.Repeat("1", 48), head + strings.Repeat("2", 48)}
+	for i, id := range ids {
+		card := cmOnlyCard("dbs", 13, 990100+i, "23401", "Twin "+itoa(i))
+		card.ID, card.CMID = id, id
+		c.Games[0].Cards = append(c.Games[0].Cards, card)
+	}
+	dbs := mustSnapshot(t, c).Game("dbs")
+	for _, id := range ids {
+		r, ok := dbs.LookupCard(id)
+		var p CardPrices
+		if ok {
+			dbs.CardPrices(r, &p)
+		}
+		if p.ID != id {
+			t.Errorf("LookupCard(%s) found %q", id, p.ID)
+		}
+	}
+	if r, ok := dbs.LookupCard(head + strings.Repeat("3", 48)); ok {
+		t.Errorf("a third id with the same head found card %d", r)
+	}
+}
+
 func TestClassifyCardID(t *testing.T) {
 	tests := []struct {
 		id   string
@@ -229,6 +256,34 @@ func TestCardForms(t *testing.T) {
 			}
 			if diff := cmp.Diff(detail, listing); diff != "" {
 				t.Errorf("%s card %d: listing differs from detail beyond prices (-detail +listing):\n%s", g.Game().Code, r, diff)
+			}
+		}
+	}
+}
+
+// TestListingIsRendered checks that the listing form cut by the layout is
+// byte for byte the card rendered without any price.
+func TestListingIsRendered(t *testing.T) {
+	c := awkwardCatalog()
+	s := mustSnapshot(t, c)
+	for _, gc := range c.Games {
+		gs := s.Game(gc.Game)
+		for i := range gc.Cards {
+			card := gc.Cards[i]
+			r, ok := gs.LookupCard(card.ID)
+			if !ok {
+				t.Fatalf("%s not found", card.ID)
+			}
+			var set *Set
+			for k := range gc.Sets {
+				if gc.Sets[k].ID == card.SetID {
+					set = &gc.Sets[k]
+				}
+			}
+			card.TCGPrices, card.CMPrices = nil, nil
+			want, _ := appendCard(nil, &gs.game, set, &card)
+			if got := gs.AppendListing(nil, r); string(got) != string(want) {
+				t.Errorf("%s listing\n got %s\nwant %s", card.ID, got, want)
 			}
 		}
 	}
