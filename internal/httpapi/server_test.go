@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -69,6 +70,9 @@ func fixtureHandler(tb testing.TB) http.Handler {
 
 // do sends a request; headers are name, value pairs. Unless given, the
 // request carries testKey and a fixed X-Request-Id.
+//
+// The request is remembered with its answer, so that checkGolden can check
+// the answer against the OpenAPI document's operation of its target.
 func do(h http.Handler, method, target string, headers ...string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, target, nil)
 	r.Header.Set("X-API-Key", testKey)
@@ -82,8 +86,12 @@ func do(h http.Handler, method, target string, headers ...string) *httptest.Resp
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
+	requestOf.Store(w, r)
 	return w
 }
+
+// requestOf maps an answer of do to its request.
+var requestOf sync.Map // *httptest.ResponseRecorder → *http.Request
 
 func get(h http.Handler, target string, headers ...string) *httptest.ResponseRecorder {
 	return do(h, http.MethodGet, target, headers...)
@@ -98,8 +106,17 @@ var goldenHeaders = []string{"Content-Type", "X-Content-Type-Options", "Allow", 
 // checkGolden compares an answer with testdata/golden/{name}.json: the
 // status, the goldenHeaders present, and the body (indented, key order and
 // escapes kept as sent).
+//
+// Before that, the answer is checked against the OpenAPI document: the
+// operation of its request (status, headers, body), or the document's shared
+// answers for a path or method no operation has (openapitest).
 func checkGolden(t *testing.T, name string, w *httptest.ResponseRecorder) {
 	t.Helper()
+	if r, ok := requestOf.Load(w); ok {
+		checkAnswer(t, r.(*http.Request), w)
+	} else {
+		t.Errorf("%s: the answer was not made by do, so its request is not known: it cannot be checked against the OpenAPI document", name)
+	}
 	var out bytes.Buffer
 	hdr := map[string]string{}
 	for _, k := range goldenHeaders {

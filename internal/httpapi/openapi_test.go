@@ -1,0 +1,425 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/httpapi/openapitest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// The OpenAPI document's tests: it loads and validates as OpenAPI 3.1; it
+// lists exactly the routes the mux serves; its examples are the sample's
+// golden answers; it passes the linter. Every golden answer is checked
+// against it by checkGolden (server_test.go).
+
+var (
+	checkerOnce sync.Once
+	checker     *openapitest.Checker
+	checkerErr  error
+)
+
+// answerChecker checks answers against the document of a test server. The
+// test servers mostly have no rate limiter, hence no X-RateLimit-* headers:
+// the end-to-end tests of cmd/cardcat check those on every answer.
+func answerChecker(tb testing.TB) *openapitest.Checker {
+	tb.Helper()
+	checkerOnce.Do(func() {
+		s, err := New(Config{}, testDeps(nil))
+		if err != nil {
+			checkerErr = err
+			return
+		}
+		checker, checkerErr = openapitest.New(s.openapiBody, openapitest.AllowNoLimiter())
+	})
+	if checkerErr != nil {
+		tb.Fatal(checkerErr)
+	}
+	return checker
+}
+
+// checkAnswer checks an answer against the document's operation of r.
+func checkAnswer(t *testing.T, r *http.Request, w *httptest.ResponseRecorder) {
+	t.Helper()
+	if err := answerChecker(t).Check(r, w.Code, w.Header(), w.Body.Bytes()); err != nil {
+		t.Error(err)
+	}
+}
+
+func mustTestServer(tb testing.TB) *Server {
+	tb.Helper()
+	s, err := New(Config{}, testDeps(nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func TestOpenAPIDocument(t *testing.T) {
+	s := mustTestServer(t)
+	w := get(s.Handler(), "/openapi.json", "X-API-Key", "")
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Fatalf("GET /openapi.json: %d %q", w.Code, w.Header().Get("Content-Type"))
+	}
+	checkAnswer(t, requestOfRecorder(t, w), w)
+	doc, err := openapitest.Load(w.Body.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !doc.IsOpenAPI31OrLater() || doc.OpenAPI != "3.1.0" {
+		t.Errorf("openapi %q, want 3.1.0", doc.OpenAPI)
+	}
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != "https://api.cardcat.test" {
+		t.Errorf("servers %v, want the public URL", doc.Servers)
+	}
+	if doc.Info.Version != "v1.2.3-test" {
+		t.Errorf("info.version %q, want the server's", doc.Info.Version)
+	}
+	// Public routes are marked so, paid routes so.
+	for _, rt := range s.table {
+		op := doc.Paths.Value(rt.Path).Get
+		public := op.Security != nil && len(*op.Security) == 0
+		if public != (rt.Access == accessPublic) {
+			t.Errorf("%s: security %v for access %d", rt.Path, op.Security, rt.Access)
+		}
+		if paid, _ := op.Extensions["x-paid"].(bool); paid != rt.Paid() {
+			t.Errorf("%s: x-paid %v, want %v", rt.Path, op.Extensions["x-paid"], rt.Paid())
+		}
+		if rt.Paid() && (op.Responses.Status(http.StatusForbidden) == nil || !strings.Contains(op.Description, "Paid")) {
+			t.Errorf("%s: a paid route without its 403 or its sentence", rt.Path)
+		}
+	}
+}
+
+func requestOfRecorder(t *testing.T, w *httptest.ResponseRecorder) *http.Request {
+	t.Helper()
+	r, ok := requestOf.Load(w)
+	if !ok {
+		t.Fatal("no request recorded")
+	}
+	return r.(*http.Request)
+}
+
+// TestOpenAPIRoutes: the document and the mux cannot drift. Every pattern
+// the mux serves is a path and method of the document; every path of the
+// document, for each game of its enum, reaches the mux's pattern of that
+// route (and not the 404); every endpoint GET / lists is a path.
+func TestOpenAPIRoutes(t *testing.T) {
+	s := mustTestServer(t)
+	doc, err := openapitest.Load(s.openapiBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docPath := func(sr servedRoute) string {
+		p := strings.TrimPrefix(sr.Pattern, sr.Route.Method()+" ")
+		if sr.Game != "" {
+			p = "/{game}" + strings.TrimPrefix(p, "/"+sr.Game)
+		}
+		return strings.TrimSuffix(p, "{$}")
+	}
+	servedPaths := map[string]bool{}
+	for _, sr := range s.served {
+		p := docPath(sr)
+		servedPaths[p] = true
+		item := doc.Paths.Value(p)
+		if item == nil || item.GetOperation(sr.Route.Method()) == nil {
+			t.Errorf("the mux serves %s; the document has no %s %s", sr.Pattern, sr.Route.Method(), p)
+		}
+	}
+
+	games := doc.Components.Parameters["game"].Value.Schema.Value.Enum
+	var codes []string
+	for _, g := range s.deps.Games.All() {
+		codes = append(codes, g.Code)
+	}
+	if fmt.Sprint(games) != fmt.Sprint(codes) {
+		t.Errorf("the {game} enum is %v, the registry has %v", games, codes)
+	}
+	sample := strings.NewReplacer("{set}", "FB01", "{id}", "dbs_0000000000000000")
+	for p, item := range doc.Paths.Map() {
+		if !servedPaths[p] {
+			t.Errorf("the document has %s, which the mux does not serve", p)
+		}
+		for method := range item.Operations() {
+			if method != http.MethodGet {
+				t.Errorf("%s %s: the API answers GET only", method, p)
+			}
+		}
+		targets := []string{p}
+		if strings.HasPrefix(p, "/{game}/") {
+			targets = nil
+			for _, g := range games {
+				targets = append(targets, strings.Replace(p, "{game}", g.(string), 1))
+			}
+		}
+		for _, target := range targets {
+			r := httptest.NewRequest(http.MethodGet, sample.Replace(target), nil)
+			_, pattern := s.mux.Handler(r)
+			found := slices.IndexFunc(s.served, func(sr servedRoute) bool { return sr.Pattern == pattern })
+			if found < 0 || docPath(s.served[found]) != p {
+				t.Errorf("GET %s reaches the pattern %q, not the document's %s", r.URL.Path, pattern, p)
+			}
+		}
+	}
+
+	var root struct {
+		Endpoints map[string]struct{ Path string }
+	}
+	if err := json.Unmarshal(s.rootBody, &root); err != nil {
+		t.Fatal(err)
+	}
+	for label, e := range root.Endpoints {
+		p := strings.NewReplacer(":set", "{set}", ":id", "{id}").Replace(e.Path)
+		if doc.Paths.Value(p) == nil {
+			t.Errorf("GET / lists %s at %s, which is not a path of the document", label, e.Path)
+		}
+	}
+	for _, label := range []string{"openapi", "docs", "llms"} {
+		if _, ok := root.Endpoints[label]; !ok {
+			t.Errorf("GET / does not list %s", label)
+		}
+	}
+}
+
+// TestOpenAPIStartup: what the document costs at start: its size, and the
+// time to render it (logged; measured in bench/README.md, not asserted).
+func TestOpenAPIStartup(t *testing.T) {
+	s := mustTestServer(t)
+	start := time.Now()
+	const n = 20
+	for range n {
+		if _, err := s.renderOpenAPI(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("/openapi.json: %d bytes, rendered in %v; /llms.txt: %d bytes", len(s.openapiBody), time.Since(start)/n, len(s.llmsBody))
+}
+
+// The examples of the document are the sample's golden answers
+// (sample_{game}_{what}), lists cut to their first exampleItems items.
+// go test ./internal/httpapi -update rewrites openapi_examples.json.
+const exampleItems = 3
+
+var sampleExamples = []struct{ what, op, name, summary string }{
+	{"sets", "listSets", "", "the sets"},
+	{"set_cards", "getSetCards", "", "the newest set's first products"},
+	{"set_code_shared", "getSetCards", "disambiguation", "a set code two sets share"},
+	{"card", "getCard", "", "a card"},
+	{"search", "searchCards", "", "a search by that card's name"},
+	{"prices", "getSetPrices", "", "the prices of a set"},
+	{"statistics", "getSetStatistics", "", "the statistics of the set with the most cards"},
+	{"statistics_foil", "getSetStatistics", "foil", "the same, variant=foil"},
+	{"completion_value", "getSetCompletionValue", "", "the completion value of the set with the most cards"},
+	{"trending", "getTrendingSets", "", "the trending sets"},
+	{"top_cards_price_tcg", "getTopCards", "price_tcg", "the most expensive cards on TCGplayer"},
+	{"top_cards_price_cm", "getTopCards", "price_cm", "the most expensive cards on Cardmarket (source=cm)"},
+	{"top_cards_growth", "getTopCards", "growth", "the fastest-growing cards (metric=growth)"},
+}
+
+func TestOpenAPIExamples(t *testing.T) {
+	s := mustTestServer(t)
+	ex := examples{}
+	used := map[string]bool{}
+	for _, g := range s.deps.Games.All() {
+		for _, se := range sampleExamples {
+			golden := "sample_" + g.Code + "_" + se.what
+			b, err := os.ReadFile(filepath.Join("testdata", "golden", golden+".json"))
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/httpapi -update)", err)
+			}
+			used[golden] = true
+			var answer struct {
+				Status int
+				Body   json.RawMessage
+			}
+			if err := json.Unmarshal(b, &answer); err != nil {
+				t.Fatal(err)
+			}
+			value, err := cutLists(answer.Body, exampleItems)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := g.Code
+			if se.name != "" {
+				name += "_" + se.name
+			}
+			summary := g.Name + ": " + se.summary + " (the bundled sample; lists cut to " + itoa(exampleItems) + " items)"
+			example, err := json.Marshal(struct {
+				Summary string          `json:"summary"`
+				Value   json.RawMessage `json:"value"`
+			}{summary, value})
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := itoa(answer.Status)
+			if ex[se.op] == nil {
+				ex[se.op] = map[string]map[string]json.RawMessage{}
+			}
+			if ex[se.op][status] == nil {
+				ex[se.op][status] = map[string]json.RawMessage{}
+			}
+			ex[se.op][status][name] = example
+		}
+	}
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "golden", "sample_*.json"))
+	for _, f := range goldens {
+		if name := strings.TrimSuffix(filepath.Base(f), ".json"); !used[name] {
+			t.Errorf("%s is not an example of the document: add it to sampleExamples", name)
+		}
+	}
+	got, err := json.MarshalIndent(ex, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if *update {
+		if err := os.WriteFile("openapi_examples.json", got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(string(openapiExamples), string(got)); diff != "" {
+		t.Errorf("openapi_examples.json is stale: run go test ./internal/httpapi -update (-embedded +golden):\n%s", diff)
+	}
+}
+
+// cutLists rewrites a JSON value with every array cut to its first n
+// items, keeping the order of object keys.
+func cutLists(in []byte, n int) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.UseNumber()
+	var out bytes.Buffer
+	var value func() error
+	value = func() error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok := tok.(type) {
+		case json.Delim:
+			switch tok {
+			case '{':
+				out.WriteByte('{')
+				for i := 0; dec.More(); i++ {
+					key, err := dec.Token()
+					if err != nil {
+						return err
+					}
+					if i > 0 {
+						out.WriteByte(',')
+					}
+					kb, _ := json.Marshal(key)
+					out.Write(kb)
+					out.WriteByte(':')
+					if err := value(); err != nil {
+						return err
+					}
+				}
+				out.WriteByte('}')
+			case '[':
+				out.WriteByte('[')
+				for i := 0; dec.More(); i++ {
+					if i >= n {
+						// Read and drop the rest of the list.
+						var skip json.RawMessage
+						if err := dec.Decode(&skip); err != nil {
+							return err
+						}
+						continue
+					}
+					if i > 0 {
+						out.WriteByte(',')
+					}
+					if err := value(); err != nil {
+						return err
+					}
+				}
+				out.WriteByte(']')
+			}
+			_, err := dec.Token() // the closing delimiter
+			return err
+		default:
+			b, err := json.Marshal(tok)
+			if err != nil {
+				return err
+			}
+			out.Write(b)
+			return nil
+		}
+	}
+	if err := value(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// TestOpenAPILint runs Redocly's linter on the document, with the rules of
+// tools/openapi-lint/redocly.yaml. .ci/run installs the linter and names it
+// in CARDCAT_TEST_OPENAPI_LINT.
+func TestOpenAPILint(t *testing.T) {
+	lint := os.Getenv("CARDCAT_TEST_OPENAPI_LINT")
+	if lint == "" {
+		t.Skip("CARDCAT_TEST_OPENAPI_LINT is not set: the OpenAPI linter is not run (.ci/run installs it from tools/openapi-lint and sets it)")
+	}
+	config, err := filepath.Abs(filepath.Join("..", "..", "tools", "openapi-lint", "redocly.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustTestServer(t)
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, s.openapiBody, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "openapi.json")
+	if err := os.WriteFile(file, pretty.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(lint, "lint", "--config", config, "--format", "stylish", file)
+	cmd.Env = append(os.Environ(), "REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s lint: %v\n%s", lint, err, out)
+	}
+	if bytes.Contains(out, []byte("warning")) {
+		t.Errorf("the linter warns (fix the document, or relax the rule in redocly.yaml with the reason):\n%s", out)
+	}
+}
+
+// TestLLMsTxt: /llms.txt is plain text, public, and has a line for every
+// route of the table and the links to the document and the docs.
+func TestLLMsTxt(t *testing.T) {
+	s := mustTestServer(t)
+	w := get(s.Handler(), "/llms.txt", "X-API-Key", "")
+	checkAnswer(t, requestOfRecorder(t, w), w)
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("GET /llms.txt: %d %q", w.Code, w.Header().Get("Content-Type"))
+	}
+	body, _ := io.ReadAll(w.Body)
+	text := string(body)
+	for _, rt := range s.table {
+		if !strings.Contains(text, "\n- GET "+rt.Path+": ") && !strings.Contains(text, "\n- GET "+rt.Path+" (") {
+			t.Errorf("/llms.txt has no line for GET %s", rt.Path)
+		}
+	}
+	for _, want := range []string{"https://api.cardcat.test/openapi.json", "https://api.cardcat.test/docs", "X-API-Key", "Retry-After", "429"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/llms.txt does not say %q", want)
+		}
+	}
+	lines := strings.Split(text, "\n")
+	sort.Slice(lines, func(i, j int) bool { return len(lines[i]) > len(lines[j]) })
+	t.Logf("/llms.txt: %d bytes, %d lines, the longest %d characters", len(body), strings.Count(text, "\n"), len(lines[0]))
+}
