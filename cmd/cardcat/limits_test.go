@@ -286,11 +286,12 @@ func TestTwoServersShareRedisPool(t *testing.T) {
 	var wg sync.WaitGroup
 	codes := make(chan int, 120)
 	for _, s := range []*server{a, b} {
+		client := checkedClient(t, s.url)
 		wg.Go(func() { // no t.Fatal off the test goroutine: a failed request is status 0
 			for i := range 60 {
 				req, _ := http.NewRequest(http.MethodGet, s.url+[]string{"/dbs/sets", "/mtg/sets"}[i%2], nil)
 				req.Header.Set("X-API-Key", key)
-				resp, err := http.DefaultClient.Do(req)
+				resp, err := client.Do(req)
 				if err != nil {
 					codes <- 0
 					continue

@@ -96,6 +96,8 @@ func startServe(t *testing.T, dataDir string, vars map[string]string, extra ...s
 	return s
 }
 
+// get sends a GET and reads its answer, checked against the server's
+// OpenAPI document (checkAnswer).
 func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url, nil)
@@ -114,6 +116,7 @@ func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkAnswer(t, req, resp, body)
 	return resp, body
 }
 
@@ -204,7 +207,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	s := startServe(t, dir, nil)
 	req, _ := http.NewRequest(http.MethodGet, s.url+"/mtg/sets", nil)
 	req.Header.Set("X-API-Key", key)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := checkedClient(t, s.url).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
