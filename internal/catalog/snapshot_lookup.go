@@ -49,10 +49,16 @@ func (g *GameSnapshot) LookupCard(id string) (CardRef, bool) {
 		return 0, false
 	}
 	i, ok := g.byCM[cmKey(&cm)]
-	if !ok || g.cmIDs[i].id != cm {
+	if !ok {
 		return 0, false
 	}
-	return g.cmIDs[i].ref, true
+	if g.cmIDs[i].id == cm {
+		return g.cmIDs[i].ref, true
+	}
+	// Another id with the same first 16 hex digits (rare): kept in byOther,
+	// in lower case like every stored id.
+	r, ok := g.byOther[strings.ToLower(id)]
+	return r, ok
 }
 
 // CardJSON returns the pre-rendered card detail body of a card.

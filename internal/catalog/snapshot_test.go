@@ -195,13 +195,15 @@ func TestLookupCardmarketCollision(t *testing.T) {
 	}
 	dbs := mustSnapshot(t, c).Game("dbs")
 	for _, id := range ids {
-		r, ok := dbs.LookupCard(id)
-		var p CardPrices
-		if ok {
-			dbs.CardPrices(r, &p)
-		}
-		if p.ID != id {
-			t.Errorf("LookupCard(%s) found %q", id, p.ID)
+		for _, asked := range []string{id, strings.ToUpper(id)} { // hex digits in either case
+			r, ok := dbs.LookupCard(asked)
+			var p CardPrices
+			if ok {
+				dbs.CardPrices(r, &p)
+			}
+			if p.ID != id {
+				t.Errorf("LookupCard(%s) found %q", asked, p.ID)
+			}
 		}
 	}
 	if r, ok := dbs.LookupCard(head + strings.Repeat("3", 48)); ok {
