@@ -135,9 +135,9 @@ func openapiHeaders() map[string]openapiHeader {
 		"Allow": {Required: true, Schema: map[string]any{"type": "string", "const": http.MethodGet},
 			Description: "The one method the API answers."},
 		"ETag": {Required: true, Schema: map[string]any{"type": "string"},
-			Description: "The image's entity tag: send it back in If-None-Match."},
+			Description: "The answer's entity tag: send it back in If-None-Match to get a 304 while it is unchanged."},
 		"Cache-Control": {Required: true, Schema: map[string]any{"type": "string"},
-			Description: "How long the answer may be cached (`public, max-age=86400` for an image, 3600 for the documents)."},
+			Description: "How the answer may be cached: `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs."},
 		"X-Image-Size": {Required: true, Schema: map[string]any{"type": "string", "const": "unsized"},
 			Description: "The image's resolution: there is one only."},
 	}
@@ -165,9 +165,12 @@ const (
 
 func (s *Server) openapiSharedResponses() map[string]openapiResponse {
 	planRequired := errorSchema([]string{errPlanRequired}, nil)
+	url := map[string]any{"type": "string", "format": "uri"}
 	planRequired["oneOf"] = []any{
-		map[string]any{"required": []string{"redeem_url"}, "not": map[string]any{"required": []string{"upgrade_url"}}},
-		map[string]any{"required": []string{"upgrade_url"}, "not": map[string]any{"required": []string{"redeem_url"}}},
+		map[string]any{"properties": map[string]any{"redeem_url": url}, "required": []string{"redeem_url"},
+			"not": map[string]any{"properties": map[string]any{"upgrade_url": url}, "required": []string{"upgrade_url"}}},
+		map[string]any{"properties": map[string]any{"upgrade_url": url}, "required": []string{"upgrade_url"},
+			"not": map[string]any{"properties": map[string]any{"redeem_url": url}, "required": []string{"redeem_url"}}},
 	}
 	return map[string]openapiResponse{
 		respUnauthorized: s.errorResponse(answer{Status: http.StatusUnauthorized, Headers: []string{"WWW-Authenticate"},
@@ -353,6 +356,12 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 	own := map[int]bool{}
 	for _, a := range o.Answers {
 		own[a.Status] = true
+		if a.Shared != "" {
+			if err := add(a.Status, openapiRef{"#/components/responses/" + a.Shared}); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		resp, err := s.answerResponse(a, ex[strconv.Itoa(a.Status)])
 		if err != nil {
 			return nil, fmt.Errorf("httpapi: %s %d: %w", o.ID, a.Status, err)

@@ -106,6 +106,9 @@ type answer struct {
 	Headers []string
 	// NoBody: a 304.
 	NoBody bool
+	// Shared names the document's shared answer (components.responses) this
+	// answer is; the other fields are then unused.
+	Shared string
 }
 
 func success(description string, schemas ...string) answer {
@@ -170,12 +173,14 @@ func (s *Server) routeTable() []route {
 				{Status: http.StatusServiceUnavailable, Description: "Unhealthy: the same body, with `status: unhealthy` and a `message`.", Schemas: []string{"Health"}},
 			},
 		}},
-		// The docs page: its answers are the docs engineer's to change with it.
 		{Label: "docs", Path: "/docs", Access: accessPublic, serve: public(s.handleDocs), Op: operation{
-			ID: "getDocs", Tag: tagService, Summary: "The API's documentation",
+			ID: "getDocs", Tag: tagService, Summary: "The API reference and guides, as an HTML page",
+			Description: "The reference is rendered in the browser from /openapi.json; the guide pages are under /docs/, and the guide as Markdown at /docs/api.md.",
+			Params: []param{{Name: "If-None-Match", In: "header", Description: "The ETag of an earlier answer.", Schema: paramSchema{Type: "string"}}},
 			Answers: []answer{
-				{Status: http.StatusOK, Description: "The documentation, as Markdown.", Media: "text/markdown", Schemas: []string{"Text"}, Headers: []string{"Cache-Control"}},
-				{Status: http.StatusNotFound, Description: "This server has no documentation to serve.", Errors: []string{errEndpointNotFound}, Required: []string{"did_you_mean", "docs"}},
+				{Status: http.StatusOK, Description: "The page.", Media: "text/html", Schemas: []string{"Text"}, Headers: []string{"ETag", "Cache-Control"}},
+				{Status: http.StatusNotModified, Description: "The page has not changed since the ETag sent in `If-None-Match`.", NoBody: true, Headers: []string{"ETag", "Cache-Control"}},
+				{Status: http.StatusNotFound, Shared: respEndpointNotFound},
 			},
 		}},
 		{Label: "openapi", Path: "/openapi.json", Access: accessPublic, serve: public(s.handleOpenAPI), Op: operation{

@@ -27,6 +27,13 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 )
 
+// The text answers (the docs page, the guide as Markdown) are strings to
+// their schema; kin-openapi decodes only text/plain so by itself.
+func init() {
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/markdown", openapi3filter.PlainBodyDecoder)
+}
+
 // Load parses and validates an OpenAPI document.
 func Load(data []byte) (*openapi3.T, error) {
 	loader := openapi3.NewLoader()
