@@ -294,20 +294,26 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 	})
 }
 
-// withGETOnly answers CORS preflights and refuses every method but GET.
+// withGETOnly answers CORS preflights and refuses every method but GET,
+// except on the MCP endpoint (mcp.go), JSON-RPC over POST, which checks its
+// method itself, after the key.
 func (s *Server) withGETOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		preflight := r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
+		if p := r.URL.Path; p == mcpPath || p == mcpPath+"/" {
+			if preflight {
+				s.preflight(w, r, http.MethodPost, "X-API-Key, Authorization, Content-Type, Accept, X-Request-Id, Mcp-Protocol-Version")
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
 		if r.Method == http.MethodGet {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != "" {
-			s.limits.show(w, r, stateOf(r.Context())) // a preflight is never counted
-			h := w.Header()
-			h.Set("Access-Control-Allow-Methods", "GET")
-			h.Set("Access-Control-Allow-Headers", "X-API-Key, Authorization, Content-Type, X-Request-Id")
-			h.Set("Access-Control-Max-Age", "86400")
-			w.WriteHeader(http.StatusNoContent)
+		if preflight {
+			s.preflight(w, r, http.MethodGet, "X-API-Key, Authorization, Content-Type, X-Request-Id")
 			return
 		}
 		e := newError(http.StatusMethodNotAllowed, errMethodNotAllowed,
@@ -315,6 +321,16 @@ func (s *Server) withGETOnly(next http.Handler) http.Handler {
 		e.Header = map[string]string{"Allow": http.MethodGet}
 		s.answerUnrouted(w, r, e)
 	})
+}
+
+// preflight answers a CORS preflight, never counted.
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request, methods, headers string) {
+	s.limits.show(w, r, stateOf(r.Context()))
+	h := w.Header()
+	h.Set("Access-Control-Allow-Methods", methods)
+	h.Set("Access-Control-Allow-Headers", headers)
+	h.Set("Access-Control-Max-Age", "86400")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // withPathCheck ignores one trailing slash and refuses, with a 404 that

@@ -335,6 +335,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("GET /docs/{page}", chain(s.adapt(s.handleDocsPage), s.withPublicLimits))
 	mux.Handle("GET /docs/assets/{file}", chain(s.adapt(s.handleDocsAsset), s.withPublicLimits))
 
+	// The MCP endpoint (mcp.go): JSON-RPC over POST, whose tools are the
+	// table's routes; not a GET route itself, so registered beside them.
+	mux.Handle(mcpPath, s.mcpEndpoint())
+
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })
 	return mux
 }

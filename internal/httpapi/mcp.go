@@ -1,0 +1,376 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// POST /mcp: the API for AI agents, as MCP tools (Model Context Protocol,
+// streamable HTTP transport, official Go SDK). A tool is one GET route of the
+// route table: its input schema is made from the route's parameters, its
+// description from the route's operation, and a call is answered by a GET of
+// the route's URL sent through the server's own handler, with the caller's
+// key. So a tool answers byte for byte what the route answers, under the same
+// key, rate limit and plan rules, and each call takes one request from the
+// caller's pool, as the REST request would; the answer's body is the tool's
+// result (an error result for any status but 200).
+//
+// The protocol's own requests (initialize, tools/list, notifications) need
+// the key but are not counted: they are plumbing, not API requests. Without
+// a valid key, /mcp answers the API's 401 and counts in the client's guard
+// bucket like any keyless request.
+//
+// Stateless mode: no session is kept between POSTs, so no GET stream and no
+// DELETE (405). Every tool call is one request-response; nothing the server
+// would push needs a session.
+
+const mcpPath = "/mcp"
+
+// mcpTools are the tools, each with the label of the route it calls.
+var mcpTools = []struct{ Name, Label string }{
+	{"search_cards", "search"},
+	{"get_card", "card"},
+	{"list_sets", "sets"},
+	{"get_set_cards", "set_cards"},
+	{"set_statistics", "set_statistics"},
+	{"completion_value", "set_completion_value"},
+	{"top_cards", "top_cards"},
+	{"trending_sets", "trending_sets"},
+}
+
+// mcpMaxBody bounds a POST's JSON-RPC body: a tool call's arguments are a few
+// short strings and numbers.
+const mcpMaxBody = 64 << 10
+
+// mcpRequestKey carries the /mcp request to the tool handlers: in stateless
+// mode the SDK serves each POST on a connection of its own whose context is
+// the request's, so a call knows whose key to send (and the request's id).
+type mcpRequestKey struct{}
+
+// mcpEndpoint is the handler of /mcp: the key (401, counted in the guard
+// bucket without one), then the method (POST only), then the SDK.
+func (s *Server) mcpEndpoint() http.Handler {
+	server := mcp.NewServer(&mcp.Implementation{Name: "cardcat", Title: "cardcat API", Version: s.deps.Version},
+		&mcp.ServerOptions{Instructions: s.mcpInstructions(), Logger: s.log})
+	for _, t := range mcpTools {
+		i := s.routeIndex(t.Label)
+		if i < 0 {
+			panic("httpapi: the MCP tool " + t.Name + " calls the route " + t.Label + ", which the route table lacks")
+		}
+		rt := &s.table[i]
+		server.AddTool(s.mcpTool(t.Name, rt), s.mcpCall(rt))
+	}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true, // one JSON answer per POST: nothing to stream
+		Logger:       s.log,
+		// The SDK refuses a loopback connection whose Host is not loopback,
+		// against DNS rebinding of keyless local servers. Every request here
+		// needs a key, which a browser never adds by itself, and a server
+		// behind a reverse proxy on the same machine receives exactly such
+		// connections.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        mcpMaxBody,
+	})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			e := newError(http.StatusMethodNotAllowed, errMethodNotAllowed,
+				"The MCP endpoint answers POST only (streamable HTTP, stateless: no GET stream, no session to DELETE); "+r.Method+" is not allowed.")
+			e.Header = map[string]string{"Allow": http.MethodPost}
+			s.writeError(w, r, e)
+			return
+		}
+		sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mcpRequestKey{}, r)))
+	})
+	return chain(h, s.withMCPLimits, s.requireKey)
+}
+
+// withMCPLimits: a request to /mcp with a valid key is not counted (its tool
+// calls are, one by one) and shows its pool; any other is counted in the
+// client's guard bucket, as a keyed route counts it, before the 401.
+func (s *Server) withMCPLimits(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := stateOf(r.Context())
+		if st.key == keyValid {
+			s.limits.show(w, r, st)
+			next.ServeHTTP(w, r)
+			return
+		}
+		if s.admit(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+func (s *Server) routeIndex(label string) int {
+	for i := range s.table {
+		if s.table[i].Label == label {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Server) mcpInstructions() string {
+	return "cardcat: trading-card catalogues with TCGplayer (USD) and Cardmarket (EUR) prices, for " + s.gameNames() + ". " +
+		"Each tool answers exactly the JSON of the REST endpoint its description names. Each tool call counts as one request " +
+		"against the rate limit of the key's account (X-RateLimit-* of the call are in the result's _meta); listing tools does not. " +
+		"A failed call is an error result carrying the API's error body, {error, message, ...}: its message says what to do. " +
+		"Set tools take a set_id (unique) or a set_code; a code several sets share answers a disambiguation listing their set_ids. " +
+		"Tools marked paid need the Ultra or Business plan or an active 7-day trial."
+}
+
+// mcpTool is the tool of route rt.
+func (s *Server) mcpTool(name string, rt *route) *mcp.Tool {
+	desc := []string{rt.Op.Summary + "."}
+	if rt.Op.Description != "" {
+		desc = append(desc, rt.Op.Description)
+	}
+	if rt.Paid() {
+		desc = append(desc, "Paid: needs the Ultra or Business plan or an active 7-day trial; otherwise the error `Plan upgrade required` (with redeem_url or upgrade_url).")
+	}
+	desc = append(desc, "Answers the JSON of GET "+rt.Path+"; counts as one request.")
+	return &mcp.Tool{
+		Name:        name,
+		Title:       rt.Op.Summary,
+		Description: strings.Join(desc, " "),
+		InputSchema: s.mcpInputSchema(rt),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+}
+
+// mcpSchema is a tool's input schema: an object of the route's path and
+// query parameters, {game} first.
+type mcpSchema struct {
+	Type       string                 `json:"type"`
+	Properties map[string]mcpProperty `json:"properties"`
+	Required   []string               `json:"required,omitempty"`
+}
+
+type mcpProperty struct {
+	Description string `json:"description,omitempty"`
+	paramSchema
+}
+
+func (s *Server) mcpInputSchema(rt *route) *mcpSchema {
+	sc := &mcpSchema{Type: "object", Properties: map[string]mcpProperty{}}
+	if rt.PerGame() {
+		var codes []string
+		for _, g := range s.deps.Games.All() {
+			codes = append(codes, g.Code)
+		}
+		sc.Properties["game"] = mcpProperty{Description: "The game: " + s.gameNames() + ".",
+			paramSchema: paramSchema{Type: "string", Enum: codes}}
+		sc.Required = append(sc.Required, "game")
+	}
+	for _, p := range rt.Op.Params {
+		if p.In != "path" && p.In != "query" {
+			continue
+		}
+		sc.Properties[p.Name] = mcpProperty{Description: p.Description, paramSchema: p.Schema}
+		if p.Required {
+			sc.Required = append(sc.Required, p.Name)
+		}
+	}
+	return sc
+}
+
+// mcpCall is the handler of route rt's tool: its arguments become the
+// route's URL, which is served by the whole API for the /mcp request's
+// caller.
+func (s *Server) mcpCall(rt *route) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		outer, _ := ctx.Value(mcpRequestKey{}).(*http.Request)
+		if outer == nil {
+			return nil, errors.New("httpapi: an MCP tool call outside a request to /mcp")
+		}
+		target, err := s.mcpTarget(rt, req.Params.Arguments)
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				return nil, err
+			}
+			body, _ := json.Marshal(ae.Body)
+			return mcpResult(ae.Status, nil, body), nil
+		}
+		w := s.serveInternal(ctx, outer, target)
+		return mcpResult(w.status, w.header, w.body.Bytes()), nil
+	}
+}
+
+// mcpTarget is the URL of route rt for a tool's arguments: path parameters
+// in the path, escaped; the others in the query. The route checks the values
+// itself, as it checks a REST request's, so the answers are the same; only
+// arguments that make no URL are refused here (not counted: nothing was
+// asked of the API).
+func (s *Server) mcpTarget(rt *route, raw json.RawMessage) (string, error) {
+	var args map[string]json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return "", newError(http.StatusBadRequest, errInvalidParameter, "The arguments must be a JSON object.")
+		}
+	}
+	path := rt.Path
+	if rt.PerGame() {
+		game, ok, err := mcpArg(args, "game")
+		if err != nil {
+			return "", err
+		}
+		if _, known := s.deps.Games.Get(game); !ok || !known {
+			var codes []string
+			for _, g := range s.deps.Games.All() {
+				codes = append(codes, g.Code)
+			}
+			return "", newError(http.StatusBadRequest, errInvalidParameter,
+				"The argument game is required, one of: "+strings.Join(codes, ", ")+".")
+		}
+		path = strings.Replace(path, "{game}", game, 1)
+	}
+	query := url.Values{}
+	for _, p := range rt.Op.Params {
+		v, ok, err := mcpArg(args, p.Name)
+		if err != nil {
+			return "", err
+		}
+		switch p.In {
+		case "path":
+			if !ok || v == "" {
+				return "", newError(http.StatusBadRequest, errInvalidParameter, "The argument "+p.Name+" is required: "+p.Description)
+			}
+			path = strings.Replace(path, "{"+p.Name+"}", url.PathEscape(v), 1)
+		case "query":
+			if ok {
+				query.Set(p.Name, v)
+			}
+		}
+	}
+	if len(query) > 0 {
+		path += "?" + query.Encode()
+	}
+	return path, nil
+}
+
+// mcpArg is the argument name as its text in a URL: a string as it is, a
+// number as written (an integral one without fraction or exponent), true or
+// false; absent or null is not ok.
+func mcpArg(args map[string]json.RawMessage, name string) (v string, ok bool, err error) {
+	raw, found := args[name]
+	if !found {
+		return "", false, nil
+	}
+	var x any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&x); err != nil {
+		return "", false, newError(http.StatusBadRequest, errInvalidParameter, "The argument "+name+" is not valid JSON.")
+	}
+	switch x := x.(type) {
+	case nil:
+		return "", false, nil
+	case string:
+		return x, true, nil
+	case bool:
+		return strconv.FormatBool(x), true, nil
+	case json.Number:
+		if f, err := x.Float64(); err == nil && f == float64(int64(f)) && strings.ContainsAny(x.String(), ".eE") {
+			return strconv.FormatInt(int64(f), 10), true, nil
+		}
+		return x.String(), true, nil
+	default:
+		return "", false, newError(http.StatusBadRequest, errInvalidParameter,
+			"The argument "+name+" must be a string or a number, not "+fmt.Sprintf("%T", x)+".")
+	}
+}
+
+// internalAnswer is the answer of a request served in process.
+type internalAnswer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *internalAnswer) Header() http.Header { return w.header }
+
+func (w *internalAnswer) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *internalAnswer) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(b)
+}
+
+func (w *internalAnswer) WriteString(s string) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.WriteString(s)
+}
+
+// serveInternal serves a GET of target through the whole API (request id,
+// access log, key, count, plan, handler) for the caller of outer: the same
+// key headers, client address and request id.
+func (s *Server) serveInternal(ctx context.Context, outer *http.Request, target string) *internalAnswer {
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		panic("httpapi: an internal request to " + target + ": " + err.Error()) // the target is built from the route table
+	}
+	r.Host, r.RemoteAddr = outer.Host, outer.RemoteAddr
+	for _, name := range []string{"X-Api-Key", "Authorization", "X-Forwarded-For"} {
+		if v, ok := outer.Header[name]; ok {
+			r.Header[name] = v
+		}
+	}
+	if id := requestID(outer.Context()); id != "" {
+		r.Header["X-Request-Id"] = []string{id} // the tool call's access log line shares the /mcp request's id
+	}
+	w := &internalAnswer{header: http.Header{}}
+	s.handler.ServeHTTP(w, r)
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w
+}
+
+// mcpResultHeaders are the headers of a route's answer a tool result's
+// _meta repeats: the caller's pool after the call, and when to retry.
+// Each is its canonical key and the name the documentation gives it.
+var mcpResultHeaders = [][2]string{
+	{hdrLimitHour, "X-RateLimit-Limit-Hour"}, {hdrRemainingHour, "X-RateLimit-Remaining-Hour"},
+	{hdrLimitDay, "X-RateLimit-Limit-Day"}, {hdrRemainingDay, "X-RateLimit-Remaining-Day"},
+	{hdrRetryAfter, "Retry-After"},
+}
+
+// mcpResult is the tool result of a route's answer: its body as text and as
+// structured content (every answer of a tool's route is a JSON object); any
+// status but 200 is an error result. _meta gives the status and the headers
+// a caller paces itself by.
+func mcpResult(status int, header http.Header, body []byte) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
+		IsError: status != http.StatusOK,
+		Meta:    mcp.Meta{"cardcat/status": status},
+	}
+	if len(body) > 0 && body[0] == '{' { // JSON, as every answer of a tool's route
+		res.StructuredContent = json.RawMessage(body)
+	}
+	headers := map[string]string{}
+	for _, h := range mcpResultHeaders {
+		if v := firstValue(header, h[0]); v != "" {
+			headers[h[1]] = v
+		}
+	}
+	if len(headers) > 0 {
+		res.Meta["cardcat/headers"] = headers
+	}
+	return res
+}

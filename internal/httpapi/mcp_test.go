@@ -1,0 +1,380 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// mcpServer is a live server (on 127.0.0.1:0) with the rate-limit tests'
+// accounts, limiter and clock: keyA1 is Free without a trial, keyB Ultra,
+// keySmall a paid account of 3 requests an hour.
+type mcpServer struct {
+	*limited
+	url string
+}
+
+func newMCPServer(t *testing.T) *mcpServer {
+	t.Helper()
+	l := newLimited(t, Config{})
+	ts := httptest.NewServer(l.h)
+	t.Cleanup(ts.Close)
+	return &mcpServer{limited: l, url: ts.URL}
+}
+
+// rest sends a GET to the live server with key.
+func (m *mcpServer) rest(t *testing.T, target, key string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, m.url+target, nil)
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	return send(t, req)
+}
+
+func send(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// keyHeader adds the API key to every request of the MCP client.
+type keyHeader struct {
+	name, value string
+}
+
+func (k keyHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(k.name, k.value)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// connect opens an MCP client session (the Go SDK's client) sending key in
+// the header name.
+func (m *mcpServer) connect(t *testing.T, name, key string) (*mcp.ClientSession, error) {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "cardcat-test", Version: "1"}, nil)
+	transport := &mcp.StreamableClientTransport{Endpoint: m.url + mcpPath,
+		HTTPClient: &http.Client{Transport: keyHeader{name, key}}, MaxRetries: -1}
+	cs, err := client.Connect(context.Background(), transport, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+func (m *mcpServer) mustConnect(t *testing.T, key string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := m.connect(t, "X-API-Key", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// call calls a tool and returns its result's text (a result has one text).
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d contents, want 1 text", tool, len(res.Content))
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("%s: content %T, want text", tool, res.Content[0])
+	}
+	return res, text.Text
+}
+
+// TestMCPTools: the tools, each with its route's parameters as its input
+// schema and its operation as its description.
+func TestMCPTools(t *testing.T) {
+	m := newMCPServer(t)
+	cs := m.mustConnect(t, keyA1)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	want := []string{"completion_value", "get_card", "get_set_cards", "list_sets", "search_cards", "set_statistics", "top_cards", "trending_sets"}
+	slices.Sort(names)
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Fatalf("tools (-want +got):\n%s", diff)
+	}
+
+	s := mustTestServer(t)
+	for _, tool := range res.Tools {
+		label := mcpTools[slices.IndexFunc(mcpTools, func(x struct{ Name, Label string }) bool { return x.Name == tool.Name })].Label
+		rt := s.table[s.routeIndex(label)]
+		if !strings.HasPrefix(tool.Description, rt.Op.Summary+".") || !strings.Contains(tool.Description, "GET "+rt.Path) ||
+			rt.Paid() != strings.Contains(tool.Description, "Paid:") || tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s: description %q, annotations %+v; want the operation's summary, the route, Paid: when paid, read-only", tool.Name, tool.Description, tool.Annotations)
+		}
+		// The schema is the route's parameters: compare it with the table,
+		// through JSON as a client sees both.
+		wantSchema := map[string]any{"type": "object", "properties": map[string]any{
+			"game": map[string]any{"type": "string", "enum": []any{"dbs", "mtg"}, "description": "The game: " + s.gameNames() + "."}}}
+		required := []any{"game"}
+		for _, p := range rt.Op.Params {
+			if p.In == "header" {
+				continue
+			}
+			var prop map[string]any
+			b, _ := json.Marshal(p.Schema)
+			json.Unmarshal(b, &prop)
+			prop["description"] = p.Description
+			wantSchema["properties"].(map[string]any)[p.Name] = prop
+			if p.Required {
+				required = append(required, p.Name)
+			}
+		}
+		wantSchema["required"] = required
+		if diff := cmp.Diff(wantSchema, tool.InputSchema); diff != "" {
+			t.Errorf("%s: input schema (-want +got):\n%s", tool.Name, diff)
+		}
+	}
+}
+
+// TestMCPSameAnswer: a tool answers the route's body byte for byte, as text
+// and as structured content; the call takes one request from the caller's
+// pool, and the protocol's own requests none.
+func TestMCPSameAnswer(t *testing.T) {
+	m := newMCPServer(t)
+	goku := catalog.TCGCardID("dbs", 535600)
+
+	cs := m.mustConnect(t, keyB)
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if hour, _ := m.usedBy(t, "acct:2"); hour != 0 {
+		t.Fatalf("initialize and tools/list used %d requests of the pool, want 0", hour)
+	}
+
+	resp, want := m.rest(t, "/dbs/cards/"+goku, keyB)
+	before, _ := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining-Hour"))
+	res, got := call(t, cs, "get_card", map[string]any{"game": "dbs", "id": goku})
+	if resp.StatusCode != 200 || got != want || res.IsError {
+		t.Fatalf("get_card: error %v, text\n%s\nwant GET /dbs/cards/%s's body\n%s", res.IsError, got, goku, want)
+	}
+	structured, _ := json.Marshal(res.StructuredContent)
+	if !jsonEqual(t, structured, []byte(want)) {
+		t.Errorf("get_card: structured content %s, want the body", structured)
+	}
+	meta := res.Meta["cardcat/headers"].(map[string]any)
+	if res.Meta["cardcat/status"] != float64(200) || meta["X-RateLimit-Remaining-Hour"] != strconv.Itoa(before-1) {
+		t.Errorf("get_card: _meta %v, want status 200 and %d requests left", res.Meta, before-1)
+	}
+	resp, _ = m.rest(t, "/dbs/cards/"+goku, keyB)
+	if after := resp.Header.Get("X-RateLimit-Remaining-Hour"); after != strconv.Itoa(before-2) {
+		t.Errorf("remaining after a tool call and a REST call: %s, want %d (the tool call counted once)", after, before-2)
+	}
+
+	// Every tool, against its route: same status, same body.
+	_, sets := m.rest(t, "/dbs/sets", keyB)
+	var list struct{ Data []struct{ SetID string `json:"set_id"` } }
+	json.Unmarshal([]byte(sets), &list)
+	setID := list.Data[0].SetID
+	for _, tt := range []struct {
+		tool   string
+		args   map[string]any
+		target string
+	}{
+		{"search_cards", map[string]any{"game": "dbs", "q": "goku", "limit": 2}, "/dbs/search?q=goku&limit=2"},
+		{"search_cards", map[string]any{"game": "dbs", "q": "x"}, "/dbs/search?q=x"},
+		{"list_sets", map[string]any{"game": "mtg"}, "/mtg/sets"},
+		{"get_set_cards", map[string]any{"game": "dbs", "set": setID, "page": 1, "limit": 5.0}, "/dbs/sets/" + setID + "?limit=5&page=1"},
+		{"get_set_cards", map[string]any{"game": "dbs", "set": "awakened pulse"}, "/dbs/sets/awakened%20pulse"},
+		{"get_set_cards", map[string]any{"game": "dbs", "set": "FB01", "limit": 0}, "/dbs/sets/FB01?limit=0"},
+		{"get_card", map[string]any{"game": "mtg", "id": goku}, "/mtg/cards/" + goku},
+		{"set_statistics", map[string]any{"game": "dbs", "set": setID, "variant": "foil"}, "/dbs/sets/" + setID + "/statistics?variant=foil"},
+		{"completion_value", map[string]any{"game": "dbs", "set": "99999"}, "/dbs/sets/99999/completion-value"},
+		{"top_cards", map[string]any{"game": "mtg", "metric": "growth"}, "/mtg/analytics/top-cards?metric=growth"},
+		{"trending_sets", map[string]any{"game": "dbs", "limit": 3}, "/dbs/sets/trending?limit=3"},
+	} {
+		resp, want := m.rest(t, tt.target, keyB)
+		res, got := call(t, cs, tt.tool, tt.args)
+		if got != want || res.IsError != (resp.StatusCode != 200) || res.Meta["cardcat/status"] != float64(resp.StatusCode) {
+			t.Errorf("%s %v: error %v, status %v, text\n%.300s\nwant GET %s: %d\n%.300s", tt.tool, tt.args, res.IsError, res.Meta["cardcat/status"], got, tt.target, resp.StatusCode, want)
+		}
+	}
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return cmp.Equal(x, y)
+}
+
+// TestMCPErrors: a paid tool for a Free key is the route's 403; an exhausted
+// pool the route's 429, with when to retry; arguments that make no request
+// are refused without counting.
+func TestMCPErrors(t *testing.T) {
+	m := newMCPServer(t)
+
+	free := m.mustConnect(t, keyA1)
+	_, want := m.rest(t, "/dbs/sets/trending", keyA1)
+	res, got := call(t, free, "trending_sets", map[string]any{"game": "dbs"})
+	if !res.IsError || got != want || !strings.Contains(got, `"error":"Plan upgrade required"`) || !strings.Contains(got, `"redeem_url"`) {
+		t.Errorf("trending_sets with a Free key: error %v\n%s\nwant the route's 403\n%s", res.IsError, got, want)
+	}
+
+	small := m.mustConnect(t, keySmall)
+	for i := range 3 {
+		if res, got := call(t, small, "list_sets", map[string]any{"game": "dbs"}); res.IsError {
+			t.Fatalf("call %d of 3: %s", i+1, got)
+		}
+	}
+	res, got = call(t, small, "list_sets", map[string]any{"game": "dbs"})
+	resp, want := m.rest(t, "/dbs/sets", keySmall)
+	meta, _ := res.Meta["cardcat/headers"].(map[string]any)
+	if !res.IsError || got != want || resp.StatusCode != 429 || !strings.Contains(got, `"limits":{"hourly":{"limit":3,"used":3,"remaining":0}`) ||
+		meta["Retry-After"] != resp.Header.Get("Retry-After") || res.Meta["cardcat/status"] != float64(429) {
+		t.Errorf("fourth call of 3 an hour: error %v, _meta %v\n%s\nwant the route's 429 (Retry-After %s)\n%s", res.IsError, res.Meta, got, resp.Header.Get("Retry-After"), want)
+	}
+	// Still connected: the protocol is not counted, so tools/list works.
+	if _, err := small.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("tools/list with the pool exhausted: %v", err)
+	}
+
+	used, _ := m.usedBy(t, "acct:1")
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+		msg  string
+	}{
+		{"get_card", map[string]any{"game": "dbs"}, "The argument id is required"},
+		{"get_card", map[string]any{"game": "dbs", "id": ""}, "The argument id is required"},
+		{"list_sets", nil, "The argument game is required, one of: dbs, mtg."},
+		{"list_sets", map[string]any{"game": "pokemon"}, "The argument game is required, one of: dbs, mtg."},
+		{"search_cards", map[string]any{"game": "dbs", "q": []string{"goku"}}, "The argument q must be a string or a number"},
+	} {
+		res, got := call(t, free, tt.tool, tt.args)
+		var body errorBody
+		json.Unmarshal([]byte(got), &body)
+		if !res.IsError || body.Error != errInvalidParameter || !strings.HasPrefix(body.Message, tt.msg) {
+			t.Errorf("%s %v: error %v, %s; want Invalid parameter: %s", tt.tool, tt.args, res.IsError, got, tt.msg)
+		}
+	}
+	if now, _ := m.usedBy(t, "acct:1"); now != used {
+		t.Errorf("refused arguments used %d requests, want none", now-used)
+	}
+}
+
+// TestMCPKeyAndMethods: /mcp needs the key (the API's 401, counted in the
+// guard bucket); with one, it answers POST and, uncounted, 405 to the rest;
+// the REST routes stay GET-only.
+func TestMCPKeyAndMethods(t *testing.T) {
+	m := newMCPServer(t)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`
+	post := func(key, body string) (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodPost, m.url+mcpPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		return send(t, req)
+	}
+
+	resp, body := post("", initialize)
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer realm="cardcat"` ||
+		!strings.HasPrefix(body, `{"error":"API key required","message":"This endpoint needs an API key`) ||
+		resp.Header.Get("X-RateLimit-Limit-Hour") != strconv.Itoa(DefaultGuardPerHour) ||
+		resp.Header.Get("X-RateLimit-Remaining-Hour") != strconv.Itoa(DefaultGuardPerHour-1) {
+		t.Errorf("POST /mcp without a key: %d %v\n%s\nwant the 401, counted in the guard bucket", resp.StatusCode, resp.Header, body)
+	}
+	if resp, body := post("pk_test_unknown0000000000000000000000000", initialize); resp.StatusCode != 401 || !strings.HasPrefix(body, `{"error":"Invalid API key"`) {
+		t.Errorf("POST /mcp with an unknown key: %d %s", resp.StatusCode, body)
+	}
+	if _, err := m.connect(t, "X-API-Key", ""); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("the Go client without a key: %v, want a 401", err)
+	}
+
+	resp, body = post(keyA1, initialize)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"serverInfo":{"name":"cardcat"`) || resp.Header.Get("X-RateLimit-Remaining-Hour") != "100" {
+		t.Errorf("initialize with a Bearer key: %d (remaining %s)\n%s", resp.StatusCode, resp.Header.Get("X-RateLimit-Remaining-Hour"), body)
+	}
+	// Stateless: a tool call needs no initialize before it.
+	resp, body = post(keyA1, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_sets","arguments":{"game":"dbs"}}}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"structuredContent":{"success":true`) {
+		t.Errorf("tools/call alone: %d\n%.300s", resp.StatusCode, body)
+	}
+
+	for _, method := range []string{http.MethodGet, http.MethodDelete, http.MethodPut, http.MethodHead} {
+		req, _ := http.NewRequest(method, m.url+mcpPath+"/", nil)
+		req.Header.Set("X-API-Key", keyA1)
+		resp, body := send(t, req)
+		if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" || (method != http.MethodHead && !strings.HasPrefix(body, `{"error":"Method not allowed"`)) {
+			t.Errorf("%s /mcp/: %d Allow %q\n%s\nwant 405, POST only", method, resp.StatusCode, resp.Header.Get("Allow"), body)
+		}
+	}
+	if hour, _ := m.usedBy(t, "acct:1"); hour != 1 {
+		t.Errorf("the account used %d requests; want 1, the tool call", hour)
+	}
+
+	req, _ := http.NewRequest(http.MethodOptions, m.url+mcpPath, nil)
+	req.Header.Set("Origin", "https://agent.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	if resp, _ := send(t, req); resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") != "POST" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Mcp-Protocol-Version") {
+		t.Errorf("preflight of /mcp: %d %v", resp.StatusCode, resp.Header)
+	}
+	req, _ = http.NewRequest(http.MethodPost, m.url+"/dbs/sets", strings.NewReader("{}"))
+	req.Header.Set("X-API-Key", keyA1)
+	if resp, _ := send(t, req); resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET" {
+		t.Errorf("POST /dbs/sets: %d Allow %q, want 405 GET", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
+
+// TestMCPTarget: tool arguments as the route's URL.
+func TestMCPTarget(t *testing.T) {
+	s := mustTestServer(t)
+	for _, tt := range []struct {
+		label, args, want string
+	}{
+		{"card", `{"game":"dbs","id":"dbs_0123456789abcdef"}`, "/dbs/cards/dbs_0123456789abcdef"},
+		{"set_cards", `{"game":"mtg","set":"a/b?c","page":2,"limit":1e1,"extra":{"x":1}}`, "/mtg/sets/a%2Fb%3Fc?limit=10&page=2"},
+		{"search", `{"game":"dbs","q":"son goku","limit":2.5,"page":null}`, "/dbs/search?limit=2.5&q=son+goku"},
+		{"top_cards", `{"game":"dbs","metric":"PRICE","source":true}`, "/dbs/analytics/top-cards?metric=PRICE&source=true"},
+		{"sets", `{"game":"dbs"}`, "/dbs/sets"},
+	} {
+		got, err := s.mcpTarget(&s.table[s.routeIndex(tt.label)], json.RawMessage(tt.args))
+		if err != nil || got != tt.want {
+			t.Errorf("%s %s: %q, %v; want %q", tt.label, tt.args, got, err, tt.want)
+		}
+	}
+	if _, err := s.mcpTarget(&s.table[s.routeIndex("sets")], json.RawMessage(`[1]`)); err == nil {
+		t.Error("arguments that are not an object: no error")
+	}
+}
