@@ -33,7 +33,7 @@ func (s *Server) renderLLMs() []byte {
 	}
 	line("# cardcat API")
 	line()
-	line("> A read-only REST API (JSON over HTTPS GET) for trading-card catalogues and their marketplace prices: ",
+	line("> A read-only REST API (JSON over HTTP GET) for trading-card catalogues and their marketplace prices: ",
 		s.gameNames(), ". Every card has its catalogue data and the prices of TCGplayer (USD, one per finish) and ",
 		"Cardmarket (EUR, normal and foil), linked card by card and refreshed daily.")
 	line()
