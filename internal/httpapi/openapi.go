@@ -62,7 +62,8 @@ type openapiTag struct {
 }
 
 type openapiPathItem struct {
-	Get *openapiOperation `json:"get,omitempty"`
+	Get  *openapiOperation `json:"get,omitempty"`
+	Post *openapiOperation `json:"post,omitempty"` // POST /mcp only (mcp.go)
 }
 
 type openapiOperation struct {
@@ -72,6 +73,7 @@ type openapiOperation struct {
 	Description string                     `json:"description"`
 	Security    json.RawMessage            `json:"security,omitempty"` // [] on public routes
 	Parameters  []any                      `json:"parameters,omitempty"`
+	RequestBody json.RawMessage            `json:"requestBody,omitempty"` // POST /mcp's
 	Responses   map[string]json.RawMessage `json:"responses"`
 	Paid        bool                       `json:"x-paid,omitempty"`
 }
@@ -256,6 +258,7 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 			{Name: tagService, Description: "Public routes: no key, never counted, never refused."},
 			{Name: tagCatalogue, Description: "Sets, cards, search and images: every plan, with a key."},
 			{Name: tagPaid, Description: "Paid endpoints: the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`."},
+			{Name: tagAgents, Description: "The catalogue and paid endpoints as MCP tools, for AI agents (POST /mcp)."},
 		},
 		Paths: map[string]openapiPathItem{},
 		Components: openapiComponents{
@@ -284,6 +287,12 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 	for id := range ex {
 		return nil, fmt.Errorf("httpapi: openapi_examples.json has examples of %s, which no route has", id)
 	}
+	// The MCP endpoint, registered beside the table (routes.go).
+	mcpOp, err := s.mcpOpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	doc.Paths[mcpPath] = openapiPathItem{Post: mcpOp}
 	return json.Marshal(doc)
 }
 

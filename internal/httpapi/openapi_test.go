@@ -151,6 +151,15 @@ func TestOpenAPIRoutes(t *testing.T) {
 	}
 	sample := strings.NewReplacer("{set}", "FB01", "{id}", "dbs_0000000000000000")
 	for p, item := range doc.Paths.Map() {
+		if p == mcpPath {
+			// The MCP endpoint (mcp.go): JSON-RPC over POST, registered beside
+			// the table, so not in s.served; the one path that is not GET.
+			_, pattern := s.mux.Handler(httptest.NewRequest(http.MethodPost, mcpPath, nil))
+			if len(item.Operations()) != 1 || item.Post == nil || pattern != mcpPath {
+				t.Errorf("%s: operations %v, the mux's pattern %q; want POST only, served", p, item.Operations(), pattern)
+			}
+			continue
+		}
 		if !servedPaths[p] {
 			t.Errorf("the document has %s, which the mux does not serve", p)
 		}
@@ -188,7 +197,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 			t.Errorf("GET / lists %s at %s, which is not a path of the document", label, e.Path)
 		}
 	}
-	for _, label := range []string{"openapi", "docs", "llms"} {
+	for _, label := range []string{"openapi", "docs", "llms", "mcp"} {
 		if _, ok := root.Endpoints[label]; !ok {
 			t.Errorf("GET / does not list %s", label)
 		}

@@ -184,7 +184,7 @@ func (s *Server) routeTable() []route {
 			},
 		}},
 		{Label: "openapi", Path: "/openapi.json", Access: accessPublic, serve: public(s.handleOpenAPI), Op: operation{
-			ID: "getOpenAPI", Tag: tagService, Summary: "The OpenAPI 3.1 document of this API",
+			ID: "getOpenAPI", Tag: tagService, Summary: "This OpenAPI 3.1 document",
 			Answers: []answer{{Status: http.StatusOK, Description: "The OpenAPI document of every route this server serves.", Schemas: []string{"OpenAPIDocument"}, Headers: []string{"Cache-Control"}}},
 		}},
 		{Label: "llms", Path: "/llms.txt", Access: accessPublic, serve: public(s.handleLLMs), Op: operation{
@@ -338,6 +338,7 @@ func (s *Server) routes() *http.ServeMux {
 	// The MCP endpoint (mcp.go): JSON-RPC over POST, whose tools are the
 	// table's routes; not a GET route itself, so registered beside them.
 	mux.Handle(mcpPath, s.mcpEndpoint())
+	s.docs = append(s.docs, endpointDoc{Label: "mcp", Path: mcpPath, AuthRequired: true})
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })
 	return mux
