@@ -184,7 +184,7 @@ func (s *Server) routeTable() []route {
 			},
 		}},
 		{Label: "openapi", Path: "/openapi.json", Access: accessPublic, serve: public(s.handleOpenAPI), Op: operation{
-			ID: "getOpenAPI", Tag: tagService, Summary: "This OpenAPI 3.1 document",
+			ID: "getOpenAPI", Tag: tagService, Summary: "The OpenAPI 3.1 document of this API",
 			Answers: []answer{{Status: http.StatusOK, Description: "The OpenAPI document of every route this server serves.", Schemas: []string{"OpenAPIDocument"}, Headers: []string{"Cache-Control"}}},
 		}},
 		{Label: "llms", Path: "/llms.txt", Access: accessPublic, serve: public(s.handleLLMs), Op: operation{
