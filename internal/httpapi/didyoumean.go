@@ -60,9 +60,11 @@ func (s *Server) suggestPath(path string) string {
 	}
 	first := strings.ToLower(segs[0])
 
-	if len(segs) == 1 {
-		for _, public := range []string{"games", "health"} {
-			if near(first, public) {
+	if _, isGame := s.deps.Games.Get(first); len(segs) == 1 && !isGame {
+		// The public routes at the top (/games, /health, /docs, ...).
+		for _, d := range s.docs {
+			public := strings.TrimPrefix(d.Path, "/")
+			if !d.AuthRequired && public != "" && !strings.Contains(public, "/") && near(first, public) {
 				return ok(public)
 			}
 		}
