@@ -121,5 +121,8 @@ func (s *Server) unauthorized(r *http.Request, code, message string) *apiError {
 	e := newError(http.StatusUnauthorized, code, message)
 	e.Header = map[string]string{"WWW-Authenticate": `Bearer realm="cardcat"`}
 	e.Body.Example = `curl -H "X-API-Key: pk_live_YOUR_32_CHARACTER_API_KEY" "` + s.deps.PublicURL + r.URL.RequestURI() + `"`
+	if r.URL.Path == mcpPath {
+		e.Body.Example = s.mcpExample() // a GET of /mcp would be its 405
+	}
 	return e
 }

@@ -111,6 +111,16 @@ func (s *Server) withMCPLimits(next http.Handler) http.Handler {
 	})
 }
 
+// mcpListTools is the body of the example request of /mcp's 401: a
+// tools/list, which needs no initialize before it in stateless mode.
+const mcpListTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+
+// mcpExample is the curl line of /mcp's 401: a POST of the protocol.
+func (s *Server) mcpExample() string {
+	return `curl -H "X-API-Key: pk_live_YOUR_32_CHARACTER_API_KEY" -H "Content-Type: application/json" ` +
+		`-H "Accept: application/json, text/event-stream" -d '` + mcpListTools + `' "` + s.deps.PublicURL + mcpPath + `"`
+}
+
 func (s *Server) routeIndex(label string) int {
 	for i := range s.table {
 		if s.table[i].Label == label {

@@ -317,6 +317,15 @@ func TestMCPKeyAndMethods(t *testing.T) {
 	if resp, body := post("pk_test_unknown0000000000000000000000000", initialize); resp.StatusCode != 401 || !strings.HasPrefix(body, `{"error":"Invalid API key"`) {
 		t.Errorf("POST /mcp with an unknown key: %d %s", resp.StatusCode, body)
 	}
+	// The 401's example is a POST of the protocol, which works with a key.
+	var unauthorized errorBody
+	json.Unmarshal([]byte(body), &unauthorized)
+	if !strings.Contains(unauthorized.Example, `-d '`+mcpListTools+`' "https://api.cardcat.test/mcp"`) {
+		t.Errorf("the 401's example: %s", unauthorized.Example)
+	}
+	if resp, body := post(keyA1, mcpListTools); resp.StatusCode != 200 || !strings.Contains(body, `"name":"get_card"`) {
+		t.Errorf("the example's request with a key: %d %.200s", resp.StatusCode, body)
+	}
 	if _, err := m.connect(t, "X-API-Key", ""); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Errorf("the Go client without a key: %v, want a 401", err)
 	}
@@ -377,4 +386,48 @@ func TestMCPTarget(t *testing.T) {
 	if _, err := s.mcpTarget(&s.table[s.routeIndex("sets")], json.RawMessage(`[1]`)); err == nil {
 		t.Error("arguments that are not an object: no error")
 	}
+}
+
+// BenchmarkMCPStartup: what building POST /mcp adds to New (the SDK's
+// server, its eight tools and their schemas, the HTTP handler).
+func BenchmarkMCPStartup(b *testing.B) {
+	s := mustTestServer(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.mcpEndpoint()
+	}
+}
+
+// BenchmarkMCPToolCall: one get_card call through POST /mcp against the
+// same GET of the route, in process.
+func BenchmarkMCPToolCall(b *testing.B) {
+	h := mustServer(b, Config{}, testDeps(mustView(b, mustFixture(b))))
+	goku := catalog.TCGCardID("dbs", 535600)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_card","arguments":{"game":"dbs","id":"` + goku + `"}}}`
+	b.Run("mcp", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r := httptest.NewRequest(http.MethodPost, mcpPath, strings.NewReader(body))
+			r.Header.Set("X-API-Key", testKey)
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "application/json, text/event-stream")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != 200 {
+				b.Fatal(w.Code, w.Body)
+			}
+		}
+	})
+	b.Run("rest", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r := httptest.NewRequest(http.MethodGet, "/dbs/cards/"+goku, nil)
+			r.Header.Set("X-API-Key", testKey)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != 200 {
+				b.Fatal(w.Code)
+			}
+		}
+	})
 }
