@@ -64,4 +64,3 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
-

@@ -196,7 +196,11 @@ func TestMCPSameAnswer(t *testing.T) {
 
 	// Every tool, against its route: same status, same body.
 	_, sets := m.rest(t, "/dbs/sets", keyB)
-	var list struct{ Data []struct{ SetID string `json:"set_id"` } }
+	var list struct {
+		Data []struct {
+			SetID string `json:"set_id"`
+		}
+	}
 	json.Unmarshal([]byte(sets), &list)
 	setID := list.Data[0].SetID
 	for _, tt := range []struct {

@@ -75,6 +75,16 @@ func (s *Server) renderLLMs() []byte {
 		}
 		line("- GET ", rt.Path, access, ": ", rt.Op.Summary, ".", params)
 	}
+	line()
+	line("## For AI agents: MCP")
+	line()
+	line("- POST ", base, mcpPath, " speaks the Model Context Protocol (streamable HTTP, stateless), with the same key headers.")
+	var tools []string
+	for _, t := range mcpTools {
+		tools = append(tools, "`"+t.Name+"`")
+	}
+	line("- Tools: ", strings.Join(tools, ", "), ": each calls one route above and answers its JSON; ",
+		"each tool call counts as one request, the protocol's other messages do not.")
 	free := account.FreeLimits()
 	line()
 	line("## Limits")

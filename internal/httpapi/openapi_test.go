@@ -424,7 +424,13 @@ func TestLLMsTxt(t *testing.T) {
 			t.Errorf("/llms.txt has no line for GET %s", rt.Path)
 		}
 	}
-	for _, want := range []string{"https://api.cardcat.test/openapi.json", "https://api.cardcat.test/docs", "X-API-Key", "Retry-After", "429"} {
+	for _, tool := range mcpTools {
+		if !strings.Contains(text, "`"+tool.Name+"`") {
+			t.Errorf("/llms.txt does not name the MCP tool %s", tool.Name)
+		}
+	}
+	for _, want := range []string{"https://api.cardcat.test/openapi.json", "https://api.cardcat.test/docs", "X-API-Key", "Retry-After", "429",
+		"POST https://api.cardcat.test/mcp"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/llms.txt does not say %q", want)
 		}

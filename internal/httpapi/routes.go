@@ -176,7 +176,7 @@ func (s *Server) routeTable() []route {
 		{Label: "docs", Path: "/docs", Access: accessPublic, serve: public(s.handleDocs), Op: operation{
 			ID: "getDocs", Tag: tagService, Summary: "The API reference and guides, as an HTML page",
 			Description: "The reference is rendered in the browser from /openapi.json; the guide pages are under /docs/, and the guide as Markdown at /docs/api.md.",
-			Params: []param{{Name: "If-None-Match", In: "header", Description: "The ETag of an earlier answer.", Schema: paramSchema{Type: "string"}}},
+			Params:      []param{{Name: "If-None-Match", In: "header", Description: "The ETag of an earlier answer.", Schema: paramSchema{Type: "string"}}},
 			Answers: []answer{
 				{Status: http.StatusOK, Description: "The page.", Media: "text/html", Schemas: []string{"Text"}, Headers: []string{"ETag", "Cache-Control"}},
 				{Status: http.StatusNotModified, Description: "The page has not changed since the ETag sent in `If-None-Match`.", NoBody: true, Headers: []string{"ETag", "Cache-Control"}},
