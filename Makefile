@@ -4,7 +4,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: build run test lint sample bench
+.PHONY: build run test lint sample bench clients
 
 build: ## build bin/cardcat
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/cardcat ./cmd/cardcat
@@ -25,3 +25,6 @@ sample: ## regenerate the bundled sample from ../shared/data
 
 bench: ## load harness: 1M cards, cardcat vs a ceiling server and FTS5/pg_trgm, report in bench-report.md (BENCH_FLAGS, see bench/README.md)
 	$(GO) run ./bench/cmd/loadbench -out bench-report.md $(BENCH_FLAGS)
+
+clients: ## regenerate clients/: the OpenAPI document as a file, the TypeScript types, the Go client (needs node 20 and npm; see clients/README.md)
+	clients/generate.sh

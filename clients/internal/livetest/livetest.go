@@ -1,0 +1,207 @@
+// Package livetest starts a real `cardcat serve` for the clients' tests: the
+// binary built from this module, on a free loopback port, on a fresh data
+// directory (the bundled sample, loaded at start), with its defaults (the
+// public URL http://localhost:8080, so that it serves clients/openapi.json),
+// and two keys made with `cardcat keys create`.
+package livetest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The limited account's custom limits (business plan): its third request of
+// an hour is refused, and one of any 6 requests is, even across an hour's end.
+const (
+	LimitedPerHour = 2
+	LimitedPerDay  = 5
+)
+
+// Server is a running `cardcat serve`.
+type Server struct {
+	URL string
+	// Key is a Free account's key (100 requests an hour).
+	Key string
+	// LimitedKey is the key of an account limited to LimitedPerHour requests
+	// an hour and LimitedPerDay a day, for the 429.
+	LimitedKey string
+}
+
+// Build builds cmd/cardcat into dir and returns the binary's path.
+func Build(tb testing.TB, dir string) string {
+	tb.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin := filepath.Join(dir, "cardcat")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/cardcat")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build ./cmd/cardcat: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// ModuleRoot is the directory of this module's go.mod.
+func ModuleRoot() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("livetest: no caller")
+	}
+	// clients/internal/livetest/livetest.go
+	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return "", fmt.Errorf("livetest: module root: %w", err)
+	}
+	return filepath.Abs(root)
+}
+
+// Start builds cmd/cardcat, makes a data directory with the two keys, starts
+// `cardcat serve` on it, waits until it answers, and stops it when the test
+// ends. A test package starts one and runs its cases as subtests of it.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	bin := Build(tb, tb.TempDir())
+	dataDir := tb.TempDir()
+	s := &Server{
+		Key:        createKey(tb, bin, dataDir, "free@example.com"),
+		LimitedKey: createKey(tb, bin, dataDir, "limited@example.com"),
+	}
+	command(tb, bin, "accounts", "set-plan", "--data-dir", dataDir, "--email", "limited@example.com",
+		"--plan", "business", "--hour", fmt.Sprint(LimitedPerHour), "--day", fmt.Sprint(LimitedPerDay))
+
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
+	cmd.Env = environ()
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "cardcat listening on "); ok {
+				urls <- u
+			}
+		}
+		io.Copy(io.Discard, stdout)
+		exited <- cmd.Wait()
+	}()
+	tb.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			tb.Errorf("cardcat serve did not stop in 30 s\n%s", &stderr)
+		}
+		if tb.Failed() {
+			tb.Logf("cardcat serve's log:\n%s", &stderr)
+		}
+	})
+	select {
+	case s.URL = <-urls:
+	case err := <-exited:
+		tb.Fatalf("cardcat serve exited before listening: %v\n%s", err, &stderr)
+	case <-time.After(60 * time.Second):
+		tb.Fatalf("cardcat serve did not listen in 60 s\n%s", &stderr)
+	}
+	waitHealthy(tb, s.URL)
+	return s
+}
+
+// environ is the test's environment without CARDCAT_* variables, so that the
+// server runs on its defaults whatever the caller's shell sets.
+func environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CARDCAT_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func command(tb testing.TB, bin string, args ...string) string {
+	tb.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = environ()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("cardcat %s: %v\n%s", strings.Join(args, " "), err, &stderr)
+	}
+	return string(out)
+}
+
+// createKey runs `cardcat keys create` for a new account of that email and
+// returns the key, the last line it prints.
+func createKey(tb testing.TB, bin, dataDir, email string) string {
+	tb.Helper()
+	out := strings.TrimSpace(command(tb, bin, "keys", "create", "--data-dir", dataDir, "--email", email))
+	key := out[strings.LastIndexByte(out, '\n')+1:]
+	if !strings.HasPrefix(key, "pk_") {
+		tb.Fatalf("keys create printed %q", out)
+	}
+	return key
+}
+
+func waitHealthy(tb testing.TB, url string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			tb.Fatalf("%s/health not 200 in 30 s (last: %v)", url, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
