@@ -112,11 +112,17 @@ func TestTypeScriptClient(t *testing.T) {
 	// A copy beside the installed node_modules, so that imports resolve
 	// whichever directory npm ci ran in, and nothing is written to ts/.
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("ts")); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"src", "test"} {
+		if err := os.CopyFS(filepath.Join(dir, name), os.DirFS(filepath.Join("ts", name))); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for _, stale := range []string{"node_modules", "dist"} {
-		if err := os.RemoveAll(filepath.Join(dir, stale)); err != nil {
+	for _, name := range []string{"package.json", "tsconfig.json"} {
+		b, err := os.ReadFile(filepath.Join("ts", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
