@@ -217,6 +217,7 @@ func newDocSite(docs fs.FS, version string) (*docSite, error) {
 // layout asks for.
 var assetFiles = []struct{ name, file, contentType string }{
 	{"site.css", "docsite/site.css", "text/css; charset=utf-8"},
+	{"favicon.svg", "docsite/favicon.svg", "image/svg+xml"},
 	{"reference.js", "docsite/reference.js", "text/javascript; charset=utf-8"},
 	{"scalar.js", "docsite/vendor/scalar/standalone.js", "text/javascript; charset=utf-8"},
 	{"scalar-LICENSE.txt", "docsite/vendor/scalar/LICENSE", "text/plain; charset=utf-8"},
@@ -353,8 +354,14 @@ func renderGuides(api, changelog []byte) ([]guideSection, error) {
 		cur := parts[len(parts)-1]
 		if h, ok := n.(*ast.Heading); ok {
 			anchors[headingID(h)] = cur.slug
-			if cur.slug != overviewSlug {
+			switch {
+			case cur.slug != overviewSlug:
 				h.Level-- // the section's heading is its page's h1
+			case h.Level == 1:
+				// The document's title, "cardcat API", is the site's name;
+				// the page's heading says which page it is.
+				h.RemoveChildren(h)
+				h.AppendChild(h, ast.NewString([]byte(parts[0].title)))
 			}
 		}
 		apiDoc.RemoveChild(apiDoc, n)

@@ -96,7 +96,7 @@ func TestDocsPages(t *testing.T) {
 		t.Errorf("a guide page has a script")
 	}
 	ref := get(h, "/docs", "X-API-Key", "").Body.String()
-	if !strings.Contains(ref, `<div id="api-reference"></div>`) || strings.Count(ref, "<script src=") != 2 {
+	if !strings.Contains(ref, `<div id="reference"></div>`) || strings.Count(ref, "<script src=") != 2 {
 		t.Errorf("the reference page does not load Scalar:\n%s", ref)
 	}
 
@@ -179,7 +179,7 @@ func TestDocsAssets(t *testing.T) {
 	h := docsHandler(t)
 	ref := get(h, "/docs", "X-API-Key", "").Body.String()
 	guide := get(h, "/docs/errors", "X-API-Key", "").Body.String()
-	want := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".txt": "text/plain; charset=utf-8"}
+	want := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".svg": "image/svg+xml"}
 	seen := 0
 	for _, m := range hrefRe.FindAllStringSubmatch(ref+guide, -1) {
 		if !strings.HasPrefix(m[1], "/docs/assets/") {
@@ -210,8 +210,8 @@ func TestDocsAssets(t *testing.T) {
 			t.Errorf("%s: gzipped body is not the body (%v)", m[1], err)
 		}
 	}
-	if seen < 4 {
-		t.Errorf("%d assets linked, want site.css, Scalar, its setup and its license", seen)
+	if seen < 5 {
+		t.Errorf("%d assets linked, want the icon, site.css, Scalar, its setup and its license", seen)
 	}
 }
 
@@ -282,7 +282,7 @@ func TestDocsMarkdown(t *testing.T) {
 		t.Errorf("pages %q, want %q", strings.Join(order, " "), want)
 	}
 	for slug, want := range map[string][]string{
-		"overview":      {`<h1 id="api">API</h1>`, `href="/docs/rate-limits"`, `href="/docs/rate-limits#headers"`},
+		"overview":      {`<h1 id="api">Overview</h1>`, `href="/docs/rate-limits"`, `href="/docs/rate-limits#headers"`},
 		"getting-a-key": {`<h1 id="getting-a-key">Getting a key</h1>`, "<code>&lt;b&gt;</code>", "1 &lt; 2 &amp; 3", `<a href="">x</a>`},
 		"rate-limits":   {`<h1 id="rate-limits">`, `href="/docs/getting-a-key"`, `href="#headers"`, `<h2 id="headers">Headers</h2>`},
 		"changelog":     {`href="/docs/rate-limits#headers"`, `href="/docs/api.md"`, `href="#unreleased"`},

@@ -1,11 +1,15 @@
 // Mounts Scalar's API reference (vendor/scalar, loaded just before) on the
-// reference page, from this server's /openapi.json. Everything it would
+// reference page, from this server's /openapi.json. (Not on an element with
+// the id "api-reference": Scalar mounts a second reference of its own there,
+// with its default configuration.) Everything it would
 // fetch from elsewhere is turned off: fonts (the page uses system fonts),
 // telemetry, the request proxy (the in-page client calls this origin
 // directly, which CORS and the page's connect-src 'self' allow), and the
 // hosted AI and MCP features.
-Scalar.createApiReference('#api-reference', {
+Scalar.createApiReference('#reference', {
   url: '/openapi.json',
+  slug: 'cardcat',
+  title: 'cardcat API',
   // The requests of the in-page client and of the code samples go to the
   // server that serves this page, whatever the document's servers say.
   servers: [{ url: window.location.origin, description: 'this server' }],
