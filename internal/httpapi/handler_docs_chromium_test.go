@@ -178,6 +178,21 @@ document.addEventListener('securitypolicyviolation', e => {
 	}
 	t.Logf("the reference shows the %d operations of the document", len(names))
 
+	// Its code samples: curl, JavaScript fetch and Python requests, no more.
+	if err := chromedp.Do(ctx, clickText(`button`, "More Select from all clients")); err != nil {
+		fail("the clients' menu: %v", err)
+	}
+	clients, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => {
+  const ids = [...document.querySelectorAll('[role=listbox] [role=option]')].map(e => e.id.split('-').pop()).sort();
+  return ids.length ? ids : null;
+})()`, chromedp.WithPollingTimeout(10*time.Second)))
+	if want := []string{"js/fetch", "python/requests", "shell/curl"}; err != nil || !slices.Equal(clients, want) {
+		t.Errorf("the code samples' clients: %q (%v), want %q", clients, err, want)
+	}
+	if err := chromedp.Do(ctx, screenshot("clients"), chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+
 	// A reader's example request: the key typed into the reference's
 	// authentication, the list of sets opened in the in-page client, sent.
 	err = chromedp.Do(ctx,

@@ -32,7 +32,7 @@ Scalar.createApiReference('#reference', {
   defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
   hiddenClients: {
     shell: ['httpie', 'wget'],
-    js: ['jquery', 'ofetch', 'xhr'],
+    js: ['axios', 'jquery', 'ofetch', 'xhr'],
     python: ['aiohttp', 'httpx_async', 'httpx_sync', 'python3'],
     c: true, clojure: true, csharp: true, dart: true, fsharp: true, go: true, http: true, java: true,
     julia: true, kotlin: true, node: true, objc: true, ocaml: true, php: true, powershell: true, r: true,
