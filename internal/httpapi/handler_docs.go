@@ -294,7 +294,7 @@ type layoutData struct {
 // writeLayout writes a page: the header every page shares, then the
 // reference's mount point or a guide with the guides' navigation. It is
 // written by hand rather than with html/template, whose reflection keeps
-// every exported method of the binary alive (about 15 MB more binary);
+// every exported method of the binary alive (a third more binary);
 // every value from outside the code is escaped here, and the guide's body
 // by goldmark.
 func writeLayout(b *bytes.Buffer, d layoutData) {
