@@ -53,7 +53,8 @@ const overviewSlug = "overview"
 // server, which needs inline styles (it injects its stylesheet as a
 // <style> element and sets style attributes), images as data: URIs (its
 // icons), and requests to this server only: the document and the in-page
-// client's requests.
+// client's requests. It needs no eval: its validation library (zod) probes
+// once whether eval works and does without, so 'unsafe-eval' stays out.
 const (
 	cspGuide     = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	cspReference = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
