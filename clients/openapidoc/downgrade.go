@@ -21,7 +21,9 @@ import (
 //     `allOf: [it]`, 3.0's way to say "this $ref, or null";
 //   - `const: v` → `enum: [v]`;
 //   - an enum of strings without a type gets `type: string`: the same values,
-//     and generators type it (the error bodies refine Error's `error` so).
+//     and generators type it (the error bodies refine Error's `error` so);
+//   - an array without items gets `items: {}` (any item, as 3.1 reads its
+//     absence), which 3.0 requires.
 //
 // Any other form that 3.0 lacks (prefixItems, $defs, if/then/else, a numeric
 // exclusiveMinimum, schema examples, $ref with siblings, webhooks, ...) is an
@@ -225,6 +227,9 @@ func (dg *downgrader) schema(v any, at string) {
 			s["allOf"] = kept
 			delete(s, k)
 		}
+	}
+	if _, ok := s["items"]; s["type"] == "array" && !ok {
+		s["items"] = map[string]any{}
 	}
 	props, _ := s["properties"].(map[string]any)
 	for _, name := range sortedKeys(props) {

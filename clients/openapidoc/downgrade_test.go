@@ -1,10 +1,12 @@
 package openapidoc
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -26,6 +28,7 @@ func TestDowngrade(t *testing.T) {
 			`{"oneOf":[{"$ref":"#/a"},{"$ref":"#/b"}],"nullable":true}`},
 		{"const", `{"type":"string","const":"x"}`, `{"type":"string","enum":["x"]}`},
 		{"untyped string enum", `{"enum":["a","b"]}`, `{"type":"string","enum":["a","b"]}`},
+		{"array without items", `{"type":"array","maxItems":3}`, `{"type":"array","maxItems":3,"items":{}}`},
 		{"untyped mixed enum", `{"enum":["a",1]}`, `{"enum":["a",1]}`},
 		{"nested", `{"type":"object","properties":{"p":{"type":["number","null"]}},"additionalProperties":false,` +
 			`"allOf":[{"properties":{"e":{"const":1}}}],"items":{"type":["string","null"]}}`,
@@ -78,7 +81,7 @@ func TestDowngradeRefuses(t *testing.T) {
 	}
 }
 
-// The document's copy is deterministic and a 3.0 document.
+// The document's copy is deterministic and a valid OpenAPI 3.0 document.
 func TestDowngradeDocument(t *testing.T) {
 	doc, err := Render()
 	if err != nil {
@@ -97,6 +100,16 @@ func TestDowngradeDocument(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(a), "{\n  \"components\"") || !strings.Contains(string(a), "\n  \"openapi\": \"3.0.3\",\n") {
 		t.Errorf("the copy does not say openapi 3.0.3")
+	}
+	loaded, err := openapi3.NewLoader().LoadFromData(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.IsOpenAPI31OrLater() {
+		t.Errorf("openapi %q", loaded.OpenAPI)
+	}
+	if err := loaded.Validate(context.Background()); err != nil {
+		t.Errorf("the 3.0 copy does not validate: %v", err)
 	}
 	for _, only31 := range []string{`"const"`, `"type": [`, `"type": "null"`} {
 		if strings.Contains(string(a), only31) {
