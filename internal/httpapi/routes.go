@@ -191,8 +191,7 @@ func (s *Server) routeTable() []route {
 			ID: "getLLMsTxt", Tag: tagService, Summary: "A plain-text guide to the API for AI assistants",
 			Answers: []answer{{Status: http.StatusOK, Description: "The guide (the llms.txt convention): auth, each route in one line, limits, errors.", Media: "text/plain", Schemas: []string{"Text"}, Headers: []string{"Cache-Control"}}},
 		}},
-		// The MCP endpoint (POST /mcp) goes here when it comes: it is not a
-		// GET route, so it will need a method of its own on route.
+		// POST /mcp is registered beside the table (routes): not a GET route.
 
 		{Label: "sets", Path: "/{game}/sets", Access: accessKeyed, serve: s.handleSets, Op: operation{
 			ID: "listSets", Tag: tagCatalogue, Summary: "Every set of the game that has products, newest first",
