@@ -11,7 +11,9 @@ import (
 const (
 	DefaultSourceURL            = "https://tcgplayer-cdn.tcgplayer.com/product/{productId}_in_1000x1000.jpg"
 	DefaultTTL                  = 24 * time.Hour
-	DefaultRetryInterval        = time.Minute
+	DefaultRetryInterval        = 2 * time.Second
+	DefaultNotFoundInterval     = time.Minute
+	DefaultProbeInterval        = time.Second
 	DefaultFetchTimeout         = 10 * time.Second
 	DefaultStaleWait            = time.Second
 	DefaultMaxBytes             = 5 << 20
@@ -30,8 +32,18 @@ type Config struct {
 	// refreshed from the source.
 	TTL time.Duration
 	// RetryInterval is how long after a failed fetch of one product the source
-	// is not asked again: the stale copy (or the same error) is given instead.
+	// is not asked about it again: the stale copy (or the same error) is given
+	// instead. Each failure is remembered for a random time between
+	// RetryInterval and twice that, so that products that failed together are
+	// not asked again together.
 	RetryInterval time.Duration
+	// NotFoundInterval is how long the source's "no image" (404, 410) for a
+	// product is believed before it is asked again.
+	NotFoundInterval time.Duration
+	// ProbeInterval is, while the source is failing, the least time between
+	// two probe fetches (one at a time, each the fetch of a caller's image);
+	// the first that succeeds ends the outage.
+	ProbeInterval time.Duration
 	// FetchTimeout bounds one upstream fetch, waiting for a fetch slot included.
 	FetchTimeout time.Duration
 	// StaleWait is how long a caller that has a stale copy waits for its
@@ -56,6 +68,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.RetryInterval <= 0 {
 		c.RetryInterval = DefaultRetryInterval
+	}
+	if c.NotFoundInterval <= 0 {
+		c.NotFoundInterval = DefaultNotFoundInterval
+	}
+	if c.ProbeInterval <= 0 {
+		c.ProbeInterval = DefaultProbeInterval
 	}
 	if c.FetchTimeout <= 0 {
 		c.FetchTimeout = DefaultFetchTimeout

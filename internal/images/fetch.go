@@ -27,16 +27,21 @@ func (f *fetcher) url(productID int) string {
 	return strings.ReplaceAll(f.template, ProductIDPlaceholder, strconv.Itoa(productID))
 }
 
-// fetch gets one image. ctx bounds the wait for a slot and the whole fetch.
+// acquire waits for a fetch slot; the caller calls release when its fetch is
+// over. The error wraps ErrUnavailable.
+func (f *fetcher) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case f.slots <- struct{}{}:
+		return func() { <-f.slots }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: no fetch slot: %w", ErrUnavailable, context.Cause(ctx))
+	}
+}
+
+// fetch gets one image; the caller holds a slot. ctx bounds the whole fetch.
 // Errors wrap ErrNotFound or ErrUnavailable and name the URL.
 func (f *fetcher) fetch(ctx context.Context, productID int) (*Image, error) {
 	url := f.url(productID)
-	select {
-	case f.slots <- struct{}{}:
-		defer func() { <-f.slots }()
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: GET %s: no fetch slot: %w", ErrUnavailable, url, context.Cause(ctx))
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: GET %s: %w", ErrUnavailable, url, err)

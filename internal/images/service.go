@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ type Service struct {
 	storage Storage
 	fetcher *fetcher
 	flights flights
+	source  source
 	now     func() time.Time
 	log     *slog.Logger
 
@@ -22,15 +24,15 @@ type Service struct {
 	failures map[int]failure // recent failed fetches, by product id
 }
 
-// failure is a failed fetch, remembered for Config.RetryInterval.
+// failure is a failed fetch, remembered until a time: RetryInterval to twice
+// that for ErrUnavailable, NotFoundInterval for ErrNotFound.
 type failure struct {
-	at  time.Time
-	err error
+	until time.Time
+	err   error
 }
 
-// maxFailures bounds the failure map: past it, entries older than
-// RetryInterval are dropped, and new failures are not remembered while it is
-// still full.
+// maxFailures bounds the failure map: past it, expired entries are dropped,
+// and new failures are not remembered while it is still full.
 const maxFailures = 1024
 
 // Option changes how a Service is built.
@@ -43,7 +45,7 @@ func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = 
 // applies on top of Config.FetchTimeout).
 func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.fetcher.client = c } }
 
-// WithLogger sets where storage failures and stale answers are logged.
+// WithLogger sets where storage failures and the source's outages are logged.
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // New returns a Service that keeps images in storage.
@@ -75,6 +77,7 @@ func New(cfg Config, storage Storage, opts ...Option) (*Service, error) {
 		opt(s)
 	}
 	s.fetcher.now = s.now
+	s.source = source{now: s.now, log: s.log, probeInterval: cfg.ProbeInterval}
 	return s, nil
 }
 
@@ -84,8 +87,11 @@ func New(cfg Config, storage Storage, opts ...Option) (*Service, error) {
 // when a caller's ctx ends. When a copy is stored, the source's failure (any:
 // a 404 too) or slowness (Config.StaleWait) gives the stale copy, never an
 // error. After a failed fetch, the source is asked about that product again
-// after Config.RetryInterval at the earliest; until then the stale copy, or
-// the same error, is given.
+// after Config.RetryInterval (jittered up to twice that; NotFoundInterval
+// after a 404) at the earliest; until then the stale copy, or the same error,
+// is given. While the source is down (see source), a caller that is not its
+// probe is given the stale copy or ErrUnavailable at once. RetryAfter tells
+// from an ErrUnavailable when asking again may help.
 //
 // Errors: ErrInvalidProduct (an ErrNotFound) for a product id that is not
 // positive; ErrNotFound when the source has no image; ErrUnavailable when it
@@ -103,15 +109,22 @@ func (s *Service) Get(ctx context.Context, productID int) (*Image, error) {
 		return nil, context.Cause(ctx)
 	}
 	if err := s.recentFailure(productID); err != nil {
-		if stored != nil {
-			return stored, nil
-		}
-		return nil, err
+		return s.failed(stored, err)
+	}
+	if err := s.source.turnedAway(); err != nil {
+		return s.failed(stored, err)
 	}
 	detached := context.WithoutCancel(ctx)
 	f := s.flights.start(productID, func() (*Image, error) { return s.refresh(detached, productID, key) })
 	if stored == nil {
-		return f.wait(ctx)
+		img, err := f.wait(ctx)
+		switch {
+		case err == nil:
+			s.countStale(img)
+		case ctx.Err() == nil && errors.Is(err, ErrUnavailable):
+			s.source.answered(false)
+		}
+		return img, err
 	}
 	// A stale copy is at hand: wait a little for the refresh, then give the
 	// stale copy and let the refresh finish on its own.
@@ -122,9 +135,31 @@ func (s *Service) Get(ctx context.Context, productID int) (*Image, error) {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
+		s.source.answered(true)
 		return stored, nil
 	}
+	s.countStale(img)
 	return img, nil
+}
+
+// failed answers a caller not let through to the source: the stale copy if
+// there is one, else err.
+func (s *Service) failed(stored *Image, err error) (*Image, error) {
+	if stored != nil {
+		s.source.answered(true)
+		return stored, nil
+	}
+	if errors.Is(err, ErrUnavailable) {
+		s.source.answered(false)
+	}
+	return nil, err
+}
+
+// countStale counts a stale copy given by a refresh whose fetch failed.
+func (s *Service) countStale(img *Image) {
+	if !s.fresh(img) {
+		s.source.answered(true)
+	}
 }
 
 // refresh is the shared work of the callers of one product: it looks in
@@ -139,13 +174,16 @@ func (s *Service) refresh(ctx context.Context, productID int, key Key) (*Image, 
 	}
 
 	fetchCtx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
-	img, err := s.fetcher.fetch(fetchCtx, productID)
+	img, err := s.fetch(fetchCtx, productID)
 	cancel()
 	if err != nil {
-		s.rememberFailure(productID, err)
+		if !errors.Is(err, errSourceDown) {
+			err = s.rememberFailure(productID, err)
+		}
+		// At most one line per fetch, and at DEBUG: an outage is logged
+		// once, by source.
+		s.log.DebugContext(ctx, "image fetch failed", "product_id", productID, "stale", stored != nil, "err", err)
 		if stored != nil {
-			s.log.WarnContext(ctx, "image source failed, serving the stale copy",
-				"product_id", productID, "fetched_at", stored.FetchedAt, "err", err)
 			return stored, nil
 		}
 		return nil, err
@@ -159,6 +197,28 @@ func (s *Service) refresh(ctx context.Context, productID int, key Key) (*Image, 
 			"key", key.String(), "err", err)
 	}
 	return img, nil
+}
+
+// fetch fetches from the source when a slot is free and the source lets the
+// caller through (see source), and reports the outcome to source. ctx bounds
+// the wait for a slot and the fetch.
+func (s *Service) fetch(ctx context.Context, productID int) (*Image, error) {
+	release, err := s.fetcher.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	probe, err := s.source.admit()
+	if err != nil {
+		return nil, err
+	}
+	img, err := s.fetcher.fetch(ctx, productID)
+	if s.source.done(probe, err) {
+		// The failures remembered during the outage were the source's, not
+		// the products': ask again at once.
+		s.forgetUnavailable()
+	}
+	return img, err
 }
 
 // load returns the stored copy, or nil when there is none or storage failed
@@ -182,8 +242,9 @@ func (s *Service) fresh(img *Image) bool {
 	return s.now().Sub(img.FetchedAt) < s.cfg.TTL
 }
 
-// recentFailure returns the error of a fetch of the product that failed less
-// than RetryInterval ago, or nil.
+// recentFailure returns the error of a fetch of the product that failed
+// recently enough to be remembered (with when to ask again, for an
+// ErrUnavailable), or nil.
 func (s *Service) recentFailure(productID int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -191,32 +252,58 @@ func (s *Service) recentFailure(productID int) error {
 	if !ok {
 		return nil
 	}
-	if s.now().Sub(f.at) >= s.cfg.RetryInterval {
+	left := f.until.Sub(s.now())
+	if left <= 0 {
 		delete(s.failures, productID)
 		return nil
 	}
-	return f.err
+	if errors.Is(f.err, ErrNotFound) {
+		return f.err
+	}
+	return &retryError{err: f.err, after: left}
 }
 
-func (s *Service) rememberFailure(productID int, err error) {
+// rememberFailure remembers a failed fetch of the product, and returns its
+// error with when to ask again.
+func (s *Service) rememberFailure(productID int, err error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
+	var wait time.Duration
+	if errors.Is(err, ErrNotFound) {
+		wait = s.cfg.NotFoundInterval
+	} else {
+		wait = s.cfg.RetryInterval + rand.N(s.cfg.RetryInterval)
+		err = &retryError{err: err, after: wait}
+	}
 	if len(s.failures) >= maxFailures {
 		for id, f := range s.failures {
-			if now.Sub(f.at) >= s.cfg.RetryInterval {
+			if !now.Before(f.until) {
 				delete(s.failures, id)
 			}
 		}
 		if len(s.failures) >= maxFailures {
-			return // a burst of failing products: retry them sooner rather than grow
+			return err // a burst of failing products: retry them sooner rather than grow
 		}
 	}
-	s.failures[productID] = failure{at: now, err: err}
+	s.failures[productID] = failure{until: now.Add(wait), err: err}
+	return err
 }
 
 func (s *Service) forgetFailure(productID int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.failures, productID)
+}
+
+// forgetUnavailable forgets every remembered ErrUnavailable (the source's
+// "no image" answers are kept).
+func (s *Service) forgetUnavailable() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, f := range s.failures {
+		if !errors.Is(f.err, ErrNotFound) {
+			delete(s.failures, id)
+		}
+	}
 }

@@ -142,13 +142,14 @@ func TestUpstreamNotFound(t *testing.T) {
 	if _, err := e.stored(t, 404); !errors.Is(err, images.ErrNotStored) {
 		t.Fatalf("a 404 left something in storage: %v", err)
 	}
-	// The answer is remembered for the retry interval: the CDN is not asked again.
+	// The answer is remembered for NotFoundInterval: the CDN is not asked again.
 	e.cdn.set(serveJPEG)
+	e.clock.Add(images.DefaultNotFoundInterval - time.Second)
 	if _, err := e.svc.Get(context.Background(), 404); !errors.Is(err, images.ErrNotFound) {
-		t.Fatalf("Get within the retry interval: got %v, want ErrNotFound", err)
+		t.Fatalf("Get within NotFoundInterval: got %v, want ErrNotFound", err)
 	}
 	e.checkFetches(t, 1)
-	e.clock.Add(images.DefaultRetryInterval)
+	e.clock.Add(time.Second)
 	e.mustGet(t, 404)
 	e.checkFetches(t, 2)
 }
@@ -289,11 +290,12 @@ func TestStaleCopyWhenSourceFails(t *testing.T) {
 		t.Fatalf("source down: Get = %+v, want the stale copy", stale)
 	}
 	e.checkFetches(t, 2)
-	// The refresh is retried at most once per retry interval.
-	e.clock.Add(30 * time.Second)
+	// The refresh is retried at most once per retry interval (jittered up
+	// to twice that).
+	e.clock.Add(images.DefaultRetryInterval - time.Millisecond)
 	e.mustGet(t, 12)
 	e.checkFetches(t, 2)
-	e.clock.Add(30 * time.Second)
+	e.clock.Add(images.DefaultRetryInterval + time.Millisecond)
 	e.mustGet(t, 12)
 	e.checkFetches(t, 3)
 
