@@ -185,7 +185,7 @@ document.addEventListener('securitypolicyviolation', e => {
 	clients, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => {
   const ids = [...document.querySelectorAll('[role=listbox] [role=option]')].map(e => e.id.split('-').pop()).sort();
   return ids.length ? ids : null;
-})()`, chromedp.WithPollingTimeout(10*time.Second)))
+})()`, chromedp.WithPollingTimeout(30*time.Second)))
 	if want := []string{"js/fetch", "python/requests", "shell/curl"}; err != nil || !slices.Equal(clients, want) {
 		t.Errorf("the code samples' clients: %q (%v), want %q", clients, err, want)
 	}
@@ -202,7 +202,7 @@ document.addEventListener('securitypolicyviolation', e => {
 		clickText(`[role=dialog] button`, "Send"),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := chromedp.Poll[bool](`document.querySelector('[role=dialog]').innerText.includes('200 OK')`,
-				chromedp.WithPollingTimeout(10*time.Second))(ctx, tg)
+				chromedp.WithPollingTimeout(30*time.Second))(ctx, tg)
 			return err
 		}),
 		screenshot("example-request"),
@@ -280,7 +280,7 @@ func clickText(selector, text string) chromedp.Action[chromedp.Void] {
   window.clickAt = at;
   return still ? at : null;
 })()`, text, selector)
-		xy, err := chromedp.Poll[[]float64](find, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second))(ctx, tg)
+		xy, err := chromedp.Poll[[]float64](find, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))(ctx, tg)
 		if err != nil {
 			return fmt.Errorf("no %s %q to click: %w", selector, text, err)
 		}
@@ -293,7 +293,7 @@ func clickText(selector, text string) chromedp.Action[chromedp.Void] {
 // a page is replaced, evaluating fails).
 func waitFor(expression string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for {
 			ok, err := chromedp.Evaluate[bool](expression)(ctx, tg)
 			if err == nil && ok {
@@ -319,7 +319,7 @@ func typeInto(selector, label, keys string) chromedp.Action[chromedp.Void] {
   input.focus();
   return document.activeElement === input;
 })()`, selector, label)
-		if _, err := chromedp.Poll[bool](focus, chromedp.WithPollingTimeout(10*time.Second))(ctx, tg); err != nil {
+		if _, err := chromedp.Poll[bool](focus, chromedp.WithPollingTimeout(30*time.Second))(ctx, tg); err != nil {
 			return fmt.Errorf("no input labelled %q: %w", label, err)
 		}
 		_, err := chromedp.KeyEvent(keys)(ctx, tg)
