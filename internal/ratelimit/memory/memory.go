@@ -227,6 +227,22 @@ func (l *Limiter) do(key string, lim ratelimit.Limits, now time.Time, take bool)
 	return ratelimit.NewResult(lim, p, hourUsed, dayUsed, allowed, now), nil
 }
 
+// Reset forgets every count, as if no request had been made. The Redis
+// limiter calls it when an outage starts: its fallback then counts only that
+// outage's requests, on top of the counts the Redis limiter last saw, which
+// include any earlier outage's once they were added to Redis.
+func (l *Limiter) Reset() {
+	for i := range l.shards {
+		s := &l.shards[i]
+		s.mu.Lock()
+		if len(s.pools) > 0 {
+			clear(s.pools)
+			s.dirty = true
+		}
+		s.mu.Unlock()
+	}
+}
+
 // usedIn returns the counts in the windows of p. When the counter belongs to a
 // later window than p (the clock stepped back), that later window is the one
 // counted and reported, and p is moved to it: a clock step must never hand a

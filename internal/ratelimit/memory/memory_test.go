@@ -408,3 +408,19 @@ func TestShardFillsOneCacheLine(t *testing.T) {
 		t.Errorf("shard is %d bytes, want 64", size)
 	}
 }
+
+func TestReset(t *testing.T) {
+	l := New(Options{})
+	t.Cleanup(func() { l.Close() })
+	limitertest.TakeN(t, l, "a", lim, day1, 3)
+	limitertest.TakeN(t, l, "b", lim, day1, 1)
+	l.Reset()
+	for _, key := range []string{"a", "b"} {
+		if r := limitertest.MustPeek(t, l, key, lim, day1); r.Hour.Used != 0 || r.Day.Used != 0 {
+			t.Errorf("%s after Reset: %+v, want nothing used", key, r)
+		}
+	}
+	if r := limitertest.MustTake(t, l, "a", lim, day1); r.Hour.Used != 1 {
+		t.Errorf("first Take after Reset: %+v, want 1 used", r)
+	}
+}
