@@ -17,10 +17,21 @@ import (
 // changes, so a revoked key or a plan change reaches every replica within one
 // poll interval.
 type Directory struct {
-	st   Store
-	log  *slog.Logger
-	view atomic.Pointer[directoryView]
+	st      Store
+	log     *slog.Logger
+	view    atomic.Pointer[directoryView]
+	tracker *poll.Tracker
 }
+
+// The bounds of a refresh's store calls, so that a partition from the
+// database cannot hold the refresh loop (and with it every revocation) for as
+// long as TCP lets it: the version check reads one row every interval; the
+// keys are read only when they changed, and are far fewer rows than a
+// catalogue.
+const (
+	versionTimeout = 5 * time.Second
+	keysTimeout    = time.Minute
+)
 
 type directoryView struct {
 	version int64
@@ -29,7 +40,7 @@ type directoryView struct {
 
 // NewDirectory loads the active keys once.
 func NewDirectory(ctx context.Context, st Store, log *slog.Logger) (*Directory, error) {
-	d := &Directory{st: st, log: log}
+	d := &Directory{st: st, log: log, tracker: poll.NewTracker("key directory refresh", "keeping the keys loaded last", log, nil)}
 	d.view.Store(&directoryView{version: -1})
 	if err := d.Refresh(ctx); err != nil {
 		return nil, err
@@ -47,16 +58,39 @@ func (d *Directory) Lookup(key string) (*Account, bool) {
 	return a, ok
 }
 
-// Refresh reloads the keys when the accounts version changed.
+// Refresh reloads the keys when the accounts version changed. The version
+// check and the reading of the keys each have a deadline; the outcome goes to
+// the tracker (LastSuccess, FailingSince, the outage log).
 func (d *Directory) Refresh(ctx context.Context) error {
-	v, err := d.st.AccountsVersion(ctx)
+	err := d.refresh(ctx)
+	d.tracker.Record(ctx, err)
+	return err
+}
+
+// LastSuccess is when a refresh last succeeded: the keys in memory were
+// those of the store then. Zero before the first.
+func (d *Directory) LastSuccess() time.Time { return d.tracker.LastSuccess() }
+
+// FailingSince is when refreshes started failing, zero while they succeed.
+func (d *Directory) FailingSince() time.Time { return d.tracker.FailingSince() }
+
+func (d *Directory) refresh(ctx context.Context) error {
+	var v int64
+	err := poll.Bounded(ctx, versionTimeout, "accounts version check", func(ctx context.Context) (err error) {
+		v, err = d.st.AccountsVersion(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	if v == d.view.Load().version {
 		return nil
 	}
-	kas, err := d.st.ActiveKeys(ctx)
+	var kas []KeyAccount
+	err = poll.Bounded(ctx, keysTimeout, "keys load", func(ctx context.Context) (err error) {
+		kas, err = d.st.ActiveKeys(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -79,11 +113,8 @@ func (d *Directory) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Watch refreshes every interval until ctx ends; failures keep the last view.
+// Watch refreshes every interval until ctx ends; failures keep the last
+// view, and an outage is logged once (the tracker).
 func (d *Directory) Watch(ctx context.Context, every time.Duration) {
-	poll.Every(ctx, every, d.Refresh, func(err error) {
-		if d.log != nil {
-			d.log.Error("key directory refresh failed; keeping the last view", "err", err)
-		}
-	})
+	poll.Every(ctx, every, func(ctx context.Context) { d.Refresh(ctx) })
 }

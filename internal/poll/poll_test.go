@@ -2,7 +2,7 @@ package poll
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -18,13 +18,12 @@ func TestEveryReturnsWhenCanceled(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Every(ctx, time.Millisecond, func(context.Context) error {
+		Every(ctx, time.Millisecond, func(context.Context) {
 			select {
 			case ticked <- struct{}{}:
 			default:
 			}
-			return nil
-		}, func(error) {})
+		})
 	}()
 	<-ticked
 	cancel()
@@ -35,8 +34,8 @@ func TestEveryReturnsWhenCanceled(t *testing.T) {
 	}
 }
 
-// TestEvery: f runs once per interval, none at the start; its errors reach
-// onErr and the ticks go on.
+// TestEvery: f runs once per interval, none at the start; a slow f does not
+// make up the ticks it missed.
 func TestEvery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -44,55 +43,63 @@ func TestEvery(t *testing.T) {
 		var (
 			mu    sync.Mutex
 			calls []time.Duration
-			errs  []string
 		)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			Every(ctx, time.Second, func(context.Context) error {
+			Every(ctx, time.Second, func(context.Context) {
 				mu.Lock()
-				defer mu.Unlock()
 				calls = append(calls, time.Since(start))
-				if len(calls) == 2 {
-					return fmt.Errorf("call %d failed", len(calls))
+				n := len(calls)
+				mu.Unlock()
+				if n == 2 {
+					time.Sleep(2500 * time.Millisecond) // a call stuck until its deadline
 				}
-				return nil
-			}, func(err error) {
-				mu.Lock()
-				defer mu.Unlock()
-				errs = append(errs, err.Error())
 			})
 		}()
 
-		time.Sleep(3500 * time.Millisecond)
+		time.Sleep(6500 * time.Millisecond)
 		synctest.Wait()
 		cancel()
 		<-done
 
-		want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}
+		// The second call ends at 4.5 s: the tick of 3 s waited in the
+		// ticker and runs at once, the one of 4 s was dropped, then the
+		// ticker's pace resumes.
+		want := []time.Duration{time.Second, 2 * time.Second, 4500 * time.Millisecond, 5 * time.Second, 6 * time.Second}
 		if !slices.Equal(calls, want) {
 			t.Errorf("f called at %v, want %v", calls, want)
-		}
-		if want := []string{"call 2 failed"}; !slices.Equal(errs, want) {
-			t.Errorf("onErr got %q, want %q", errs, want)
 		}
 	})
 }
 
-// TestEveryCanceledDuringF: the error of an f cut short by the end of ctx is
-// the cancellation's, not a failure to report, and Every returns.
-func TestEveryCanceledDuringF(t *testing.T) {
+// TestBounded: a call that waits past its limit ends there, with an error
+// that names the call and the limit and is a deadline; a call that fails on
+// its own keeps its error; the end of the parent context stays a
+// cancellation.
+func TestBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		calls := 0
-		var errs []error
-		Every(ctx, time.Minute, func(ctx context.Context) error {
-			calls++
-			cancel()
+		start := time.Now()
+		err := Bounded(t.Context(), 5*time.Second, "catalogue version check", func(ctx context.Context) error {
+			<-ctx.Done() // a black-holed database
 			return ctx.Err()
-		}, func(err error) { errs = append(errs, err) })
-		if calls != 1 || len(errs) != 0 {
-			t.Errorf("%d calls, onErr got %v; want 1 call and no error", calls, errs)
+		})
+		if took := time.Since(start); took != 5*time.Second {
+			t.Errorf("a stuck call ended after %v, want 5s", took)
+		}
+		if err == nil || err.Error() != "catalogue version check: no answer within 5s" || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("stuck call: %v", err)
+		}
+
+		refused := errors.New("connection refused")
+		if err := Bounded(t.Context(), time.Second, "x", func(context.Context) error { return refused }); err != refused {
+			t.Errorf("failing call: %v, want its own error", err)
+		}
+
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := Bounded(ctx, time.Second, "x", func(ctx context.Context) error { return ctx.Err() }); !errors.Is(err, context.Canceled) {
+			t.Errorf("canceled parent: %v, want context.Canceled", err)
 		}
 	})
 }

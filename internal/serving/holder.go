@@ -20,17 +20,46 @@ import (
 // pointer once per request, so a swap never mixes versions inside one
 // response, nor a snapshot of one version with paid answers of another.
 type Holder struct {
-	st   store.Store
-	reg  *game.Registry
-	log  *slog.Logger
-	view atomic.Pointer[View]
+	st      store.Store
+	reg     *game.Registry
+	log     *slog.Logger
+	view    atomic.Pointer[View]
+	tracker *poll.Tracker
+
+	// VersionTimeout bounds the version check of a refresh, LoadTimeout the
+	// reading of a new version (the catalogue and its TCGplayer history).
+	// Defaults DefaultVersionTimeout and DefaultLoadTimeout.
+	VersionTimeout, LoadTimeout time.Duration
 }
+
+// The bounds of a refresh's store calls, so that a partition from the
+// database cannot hold the refresh loop for as long as TCP lets it. The
+// version check reads one row, every interval: it is bounded tightly, and a
+// black-holed database costs each check no more than that. A load reads the
+// whole catalogue, which takes tens of seconds at a million cards
+// (bench/README.md, "Times"): it gets minutes, generous but finite.
+const (
+	DefaultVersionTimeout = 5 * time.Second
+	DefaultLoadTimeout    = 5 * time.Minute
+)
 
 // NewHolder returns a Holder of st's catalogue for the games of reg, serving
 // nothing until its first Refresh.
 func NewHolder(st store.Store, reg *game.Registry, log *slog.Logger) *Holder {
-	return &Holder{st: st, reg: reg, log: log}
+	return &Holder{
+		st: st, reg: reg, log: log,
+		tracker:        poll.NewTracker("catalogue refresh", "still serving the version loaded last", log, nil),
+		VersionTimeout: DefaultVersionTimeout,
+		LoadTimeout:    DefaultLoadTimeout,
+	}
 }
+
+// LastSuccess is when a refresh last succeeded (the store's version checked,
+// and loaded when new), zero before the first.
+func (h *Holder) LastSuccess() time.Time { return h.tracker.LastSuccess() }
+
+// FailingSince is when refreshes started failing, zero while they succeed.
+func (h *Holder) FailingSince() time.Time { return h.tracker.FailingSince() }
 
 // Current returns the version being served, nil before the first load.
 func (h *Holder) Current() *View { return h.view.Load() }
@@ -38,9 +67,21 @@ func (h *Holder) Current() *View { return h.view.Load() }
 // Refresh loads the store's catalogue when its version differs from the one
 // served, reads each game's TCGplayer history at the version's UTC day,
 // builds everything the version serves (the snapshot, then each game's paid
-// answers from the same catalogue) and swaps it in at once.
+// answers from the same catalogue) and swaps it in at once. The version
+// check has VersionTimeout, the reading of a new version LoadTimeout; the
+// outcome goes to the tracker (LastSuccess, FailingSince, the outage log).
 func (h *Holder) Refresh(ctx context.Context) error {
-	v, err := h.st.CatalogVersion(ctx)
+	err := h.refresh(ctx)
+	h.tracker.Record(ctx, err)
+	return err
+}
+
+func (h *Holder) refresh(ctx context.Context) error {
+	var v int64
+	err := poll.Bounded(ctx, h.VersionTimeout, "catalogue version check", func(ctx context.Context) (err error) {
+		v, err = h.st.CatalogVersion(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -48,16 +89,23 @@ func (h *Holder) Refresh(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	cat, err := h.st.LoadCatalog(ctx)
+	var (
+		cat                 *catalog.Catalog
+		history             map[string]*store.TCGHistory
+		loaded, historyDone time.Duration
+	)
+	err = poll.Bounded(ctx, h.LoadTimeout, "catalogue load", func(ctx context.Context) (err error) {
+		if cat, err = h.st.LoadCatalog(ctx); err != nil {
+			return err
+		}
+		loaded = time.Since(start)
+		history, err = h.tcgHistory(ctx, cat)
+		historyDone = time.Since(start)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	loaded := time.Since(start)
-	history, err := h.tcgHistory(ctx, cat)
-	if err != nil {
-		return err
-	}
-	historyDone := time.Since(start)
 	view, err := Build(cat, h.reg, analytics.Options{TCGHistory: history})
 	if err != nil {
 		return fmt.Errorf("building the snapshot of version %d: %w", cat.Version, err)
@@ -102,9 +150,7 @@ func (h *Holder) tcgHistory(ctx context.Context, cat *catalog.Catalog) (map[stri
 }
 
 // Watch refreshes every interval until ctx ends; a failed refresh keeps
-// serving the current snapshot.
+// serving the current snapshot, and an outage is logged once (the tracker).
 func (h *Holder) Watch(ctx context.Context, every time.Duration) {
-	poll.Every(ctx, every, h.Refresh, func(err error) {
-		h.log.Error("catalogue refresh failed; still serving the previous version", "err", err)
-	})
+	poll.Every(ctx, every, func(ctx context.Context) { h.Refresh(ctx) })
 }

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/cardcat/cardcat"
@@ -230,4 +232,55 @@ func checkTrendingMarketT(t *testing.T, code string, days int, body []byte) {
 	if days == 30 && computed == 0 {
 		t.Errorf("%s: no set with a computed market_t:\n%s", code, body)
 	}
+}
+
+// stuckStore never answers a version check until its context ends, like a
+// black-holed database, while blocked is set; otherwise it is holderStore.
+type stuckStore struct {
+	*holderStore
+	blocked atomic.Bool
+}
+
+func (s *stuckStore) CatalogVersion(ctx context.Context) (int64, error) {
+	if s.blocked.Load() {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	return s.holderStore.CatalogVersion(ctx)
+}
+
+// TestHolderRefreshDeadline: a version check that gets no answer ends at
+// VersionTimeout, with an error that says so; the served version stays; the
+// outage is logged once, its end too, and FailingSince follows it.
+func TestHolderRefreshDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &stuckStore{holderStore: &holderStore{cat: mustFixture(t)}}
+		var logs bytes.Buffer
+		h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
+		if err := h.Refresh(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		served := h.Current()
+		st.blocked.Store(true)
+		for range 3 {
+			start := time.Now()
+			err := h.Refresh(t.Context())
+			if took := time.Since(start); took != DefaultVersionTimeout || err == nil || !strings.Contains(err.Error(), "catalogue version check: no answer within 5s") {
+				t.Fatalf("a black-holed version check: %v after %v", err, took)
+			}
+		}
+		if h.Current() != served || h.FailingSince().IsZero() {
+			t.Errorf("during the outage: view swapped %v, failing since %v", h.Current() != served, h.FailingSince())
+		}
+		st.blocked.Store(false)
+		if err := h.Refresh(t.Context()); err != nil || !h.FailingSince().IsZero() {
+			t.Fatalf("after the outage: %v, failing since %v", err, h.FailingSince())
+		}
+		if n := strings.Count(logs.String(), `level=WARN msg="catalogue refresh failing`); n != 1 {
+			t.Errorf("%d WARN lines for one outage:\n%s", n, logs.String())
+		}
+		if !strings.Contains(logs.String(), `level=INFO msg="catalogue refresh recovered" outage=10s failures=3`) {
+			t.Errorf("no recovery line:\n%s", logs.String())
+		}
+	})
 }
