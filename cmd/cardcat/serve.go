@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +36,9 @@ type serveConfig struct {
 	region    string
 	refresh   time.Duration
 	adminAddr string
+	// adminPublic: the operator let the admin server listen where other
+	// hosts can reach it (--admin-allow-public); without it only loopback.
+	adminPublic bool
 	// gcPercent is the collector's target unless the operator set GOGC.
 	gcPercent int // -1: leave the runtime's
 }
@@ -61,7 +66,13 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 		return nil, err
 	}
 	fs.DurationVar(&cfg.refresh, "refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
-	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server with pprof, e.g. 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
+	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server (pprof, /livez, /readyz), a loopback one such as 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
+	if v := env.Getenv("CARDCAT_ADMIN_ALLOW_PUBLIC"); v != "" {
+		if cfg.adminPublic, err = strconv.ParseBool(v); err != nil {
+			return nil, usageError{fmt.Sprintf("CARDCAT_ADMIN_ALLOW_PUBLIC: want true or false, got %q", v)}
+		}
+	}
+	fs.BoolVar(&cfg.adminPublic, "admin-allow-public", cfg.adminPublic, "let --admin-addr be an address other hosts can reach; the admin server has no authentication (env CARDCAT_ADMIN_ALLOW_PUBLIC)")
 	if cfg.limits, err = addLimitFlags(fs, env); err != nil {
 		return nil, err
 	}
@@ -73,6 +84,14 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 	}
 	if cfg.refresh <= 0 {
 		return nil, usageError{"--refresh-interval must be positive"}
+	}
+	if cfg.adminAddr != "" && !cfg.adminPublic {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := checkLoopback(ctx, cfg.adminAddr, net.DefaultResolver.LookupNetIP); err != nil {
+			return nil, usageError{fmt.Sprintf("--admin-addr %s: %v; the admin server (pprof) has no authentication: "+
+				"bind it to loopback, e.g. 127.0.0.1:6060, or add --admin-allow-public (CARDCAT_ADMIN_ALLOW_PUBLIC=true) to serve it there anyway", cfg.adminAddr, err)}
+		}
 	}
 	cfg.publicURL = strings.TrimRight(cfg.publicURL, "/")
 	// 50 keeps resident memory near the long-lived snapshot without
@@ -119,6 +138,12 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	defer lim.close(env) // deferred: after the server's Shutdown, so that the last counts are saved
 	log.Info("rate limiter", "backend", lim.backend)
 
+	ready := readiness{
+		view:      holder.Current,
+		keys:      lim.dir.LastSuccess,
+		keysBound: keysStaleAfter(lim.refresh),
+		now:       time.Now,
+	}
 	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted}, httpapi.Deps{
 		Auth:      lim.auth,
 		Limiter:   lim.limiter,
@@ -131,10 +156,19 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Version:   Version(),
 		Region:    cfg.region,
 		PublicURL: cfg.publicURL,
+		// The API answers from memory: a database outage is reported, but
+		// only what stops this replica from answering (no catalogue, stale
+		// keys) makes it unhealthy.
 		Health: []httpapi.HealthCheck{
-			{Name: "database", Check: st.Ping, Critical: true},
+			{Name: "database", Check: func(ctx context.Context) error {
+				if err := st.Ping(ctx); err != nil {
+					return err
+				}
+				return refreshesFailing(holder.FailingSince(), lim.dir.FailingSince())
+			}},
 			{Name: "cache", Check: lim.healthy},
 			{Name: "storage", Check: func(ctx context.Context) error { _, err := imgs.ProbeStorage(ctx); return err }},
+			{Name: "keys", Check: func(context.Context) error { return ready.keysFresh() }, Critical: true},
 		},
 	})
 	if err != nil {
@@ -152,6 +186,9 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    32 << 10,
+		// OPTIONS * goes to the API like any OPTIONS (a 405, or a CORS
+		// preflight), not to net/http's bare 200 without the API's headers.
+		DisableGeneralOptionsHandler: true,
 		// The server's own errors (bad TLS, broken connections) go to the
 		// structured log too.
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -161,7 +198,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	go holder.Watch(ctx, cfg.refresh)
 	go lim.dir.Watch(ctx, lim.refresh)
 	if cfg.adminAddr != "" {
-		if err := startAdmin(ctx, env, cfg.adminAddr); err != nil {
+		if err := startAdmin(ctx, env, cfg.adminAddr, cfg.adminPublic, ready); err != nil {
 			return err
 		}
 	}
@@ -189,14 +226,18 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	return nil
 }
 
-// startAdmin serves pprof on its own address, never on the public one.
-func startAdmin(ctx context.Context, env *Env, addr string) error {
+// startAdmin serves, on its own address, never on the public one, pprof
+// and the probes: /livez (the process answers) and /readyz (this replica can
+// answer the API: the rule of /health's status).
+func startAdmin(ctx context.Context, env *Env, addr string, public bool, ready readiness) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, nil) })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, ready.check()) })
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("admin address: %w", err)
@@ -204,8 +245,111 @@ func startAdmin(ctx context.Context, env *Env, addr string) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	go func() { <-ctx.Done(); srv.Close() }()
-	env.Log.Info("admin (pprof) listening", "addr", ln.Addr().String())
+	env.Log.Info("admin (pprof, probes) listening", "addr", ln.Addr().String())
+	if public {
+		env.Log.Warn("the admin server may be reachable from other hosts (--admin-allow-public): pprof and the probes have no authentication; keep its port behind a firewall",
+			"addr", ln.Addr().String())
+	}
 	return nil
+}
+
+// probeAnswer writes a probe's plain-text answer: 200 "ok", or 503 and why.
+func probeAnswer(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, "not ready: %v\n", err)
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// checkLoopback says why addr (host:port) is not a loopback address: no
+// host (every interface), an address of another interface, or a name that
+// resolves to one. localhost passes; a name is resolved with lookup.
+func checkLoopback(ctx context.Context, addr string, lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "" {
+		return errors.New("no host listens on every interface")
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !ip.IsLoopback() {
+			return fmt.Errorf("%s is not a loopback address", host)
+		}
+		return nil
+	}
+	ips, err := lookup(ctx, "ip", host)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", host, err)
+	}
+	if len(ips) == 0 {
+		return fmt.Errorf("%s resolves to no address", host)
+	}
+	for _, ip := range ips {
+		if !ip.Unmap().IsLoopback() {
+			return fmt.Errorf("%s resolves to %s, not a loopback address", host, ip)
+		}
+	}
+	return nil
+}
+
+// readiness is whether this replica can answer the API, the rule of /health's
+// status and of /readyz: a catalogue is loaded, and the keys in memory are
+// recent enough (the key directory refreshed within keysBound), so that
+// revocations and new keys are not missed for long. A database outage alone
+// does not make a replica unready: the API answers from memory.
+type readiness struct {
+	view      func() *serving.View
+	keys      func() time.Time // the key directory's last successful refresh
+	keysBound time.Duration
+	now       func() time.Time
+}
+
+func (r readiness) check() error {
+	if r.view() == nil {
+		return errors.New("catalogue not loaded yet")
+	}
+	if err := r.keysFresh(); err != nil {
+		return fmt.Errorf("keys %w", err)
+	}
+	return nil
+}
+
+// keysFresh is /health's "keys" condition (its message names it).
+func (r readiness) keysFresh() error {
+	if age := r.now().Sub(r.keys()); age > r.keysBound {
+		return fmt.Errorf("not refreshed for %s, more than %s", age.Round(time.Second), r.keysBound)
+	}
+	return nil
+}
+
+// keysStaleAfter is how long the keys may go unrefreshed before the replica
+// is not ready: ten refresh intervals, at least a minute, so that one slow or
+// failed refresh (each check has seconds) does not flap readiness, and an
+// outage of the database is ridden out for a while on the keys in memory.
+func keysStaleAfter(keysRefresh time.Duration) time.Duration {
+	return max(time.Minute, 10*keysRefresh)
+}
+
+// refreshesFailing says which refresh from the store is failing, for
+// /health's database check: the database may answer a ping while the
+// catalogue or the keys cannot be read from it.
+func refreshesFailing(catalogueSince, keysSince time.Time) error {
+	var failing []string
+	if !catalogueSince.IsZero() {
+		failing = append(failing, "catalogue refresh failing since "+catalogueSince.UTC().Format(time.RFC3339))
+	}
+	if !keysSince.IsZero() {
+		failing = append(failing, "key directory refresh failing since "+keysSince.UTC().Format(time.RFC3339))
+	}
+	if failing == nil {
+		return nil
+	}
+	return errors.New(strings.Join(failing, "; "))
 }
 
 // envDuration reads a duration variable, def when unset.
