@@ -7,11 +7,16 @@
 // next one, pipelined (batch.go); a lone one goes at once. Rate limiting must
 // not take the API down with it: when Redis does not answer within a short
 // timeout, requests are counted on a local fallback limiter until a
-// background probe sees Redis again.
+// background probe sees Redis again. During such an outage a pool starts from
+// the counts this replica last saw in Redis and gets only its share of the
+// room left (views.go, replicas.go), and what was admitted is added to Redis
+// when it answers again (flush.go).
 package redis
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,6 +55,13 @@ type Options struct {
 	Timeout       time.Duration // per call; 0 means DefaultTimeout
 	ProbeInterval time.Duration // while Redis is down; 0 means DefaultProbeInterval
 	Logger        *slog.Logger  // nil means slog.Default()
+	// HeartbeatInterval is how often the replica registers itself and counts
+	// the live replicas (replicas.go); 0 means DefaultHeartbeatInterval.
+	HeartbeatInterval time.Duration
+	// Now is the clock that decides which windows are still open when the
+	// outage's counts are added to Redis, and when views are swept; Take and
+	// Peek use the now they are given. Nil means time.Now.
+	Now func() time.Time
 }
 
 // takeScript counts one request in both windows if both have room, or with
@@ -88,6 +100,14 @@ type Limiter struct {
 	probeInterval time.Duration
 	logger        *slog.Logger
 	addr          string // for log lines; never the password
+	now           func() time.Time
+
+	// What this replica knows for when Redis goes away.
+	views             *views
+	id                string       // in the set of replicas
+	replicas          atomic.Int64 // live replicas at the last heartbeat; 0 before the first
+	heartbeatInterval time.Duration
+	sweptDay          int64 // the day views were last swept; housekeep's own
 
 	down   atomic.Bool // read on every request; changed under mu
 	closed atomic.Bool
@@ -96,7 +116,14 @@ type Limiter struct {
 	downSince time.Time
 	probing   bool // a prober runs; it alone ends an outage it was started for
 	stop      chan struct{}
-	probers   sync.WaitGroup
+	probers   sync.WaitGroup // the prober and housekeep
+
+	recoverMu sync.Mutex // one recovery (flush, then back to Redis) at a time
+	flushed   int64      // requests of this outage added to Redis so far; under recoverMu
+	unsure    int64      // requests whose add lost its reply (see flush); under recoverMu
+
+	// Requests answered locally in the current outage, for its log lines.
+	localAdmitted, localDenied atomic.Int64
 
 	// The automatic pipelining of batch.go.
 	bmu           sync.Mutex
@@ -125,14 +152,17 @@ func Open(ctx context.Context, url string, fallback ratelimit.Limiter, opts Opti
 		return nil, fmt.Errorf("redis: open: %w", err)
 	}
 	l := &Limiter{
-		script:        takeScript,
-		fallback:      fallback,
-		prefix:        opts.Prefix,
-		timeout:       opts.Timeout,
-		probeInterval: opts.ProbeInterval,
-		logger:        opts.Logger,
-		addr:          o.Addr,
-		stop:          make(chan struct{}),
+		script:            takeScript,
+		fallback:          fallback,
+		prefix:            opts.Prefix,
+		timeout:           opts.Timeout,
+		probeInterval:     opts.ProbeInterval,
+		logger:            opts.Logger,
+		addr:              o.Addr,
+		now:               opts.Now,
+		views:             newViews(),
+		heartbeatInterval: opts.HeartbeatInterval,
+		stop:              make(chan struct{}),
 	}
 	if l.prefix == "" {
 		l.prefix = DefaultPrefix
@@ -146,6 +176,16 @@ func Open(ctx context.Context, url string, fallback ratelimit.Limiter, opts Opti
 	if l.logger == nil {
 		l.logger = slog.Default()
 	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	if l.heartbeatInterval <= 0 {
+		l.heartbeatInterval = DefaultHeartbeatInterval
+	}
+	id := make([]byte, 8)
+	rand.Read(id)
+	l.id = hex.EncodeToString(id)
+	l.sweptDay = ratelimit.PeriodAt(l.now()).Day
 
 	// Every wait is bounded by the call's timeout. No retries: a Take whose
 	// reply was lost may have counted already, and counting it again would
@@ -170,9 +210,11 @@ func Open(ctx context.Context, url string, fallback ratelimit.Limiter, opts Opti
 	}
 	l.client = goredis.NewClient(o)
 
-	if err := l.ping(ctx); err != nil {
+	if err := l.heartbeat(ctx); err != nil {
 		l.markDown(err)
 	}
+	l.probers.Add(1)
+	go l.housekeep()
 	return l, nil
 }
 
@@ -193,6 +235,7 @@ func (l *Limiter) do(ctx context.Context, key string, lim ratelimit.Limits, now 
 	if !l.down.Load() {
 		r, err := l.roundTrip(ctx, key, lim, now, take)
 		if err == nil {
+			l.views.observe(key, ratelimit.PeriodAt(now), r.Hour.Used, r.Day.Used)
 			return r, nil
 		}
 		if err := callerGone(ctx); err != nil {
@@ -202,10 +245,36 @@ func (l *Limiter) do(ctx context.Context, key string, lim ratelimit.Limits, now 
 		}
 		l.markDown(err)
 	}
+	return l.local(ctx, key, lim, now, take)
+}
+
+// local answers during an outage. The fallback counts only this outage's
+// requests (it is reset when one starts), against this replica's share of the
+// room the pool had when Redis last answered; the answer reports the pool as
+// Redis last had it plus what the fallback counted.
+func (l *Limiter) local(ctx context.Context, key string, lim ratelimit.Limits, now time.Time, take bool) (ratelimit.Result, error) {
+	p := ratelimit.PeriodAt(now)
+	hourSeen, daySeen := l.views.seen(key, p)
+	quota := share(lim, hourSeen, daySeen, l.liveReplicas())
+	var r ratelimit.Result
+	var err error
 	if take {
-		return l.fallback.Take(ctx, key, lim, now)
+		r, err = l.fallback.Take(ctx, key, quota, now)
+	} else {
+		r, err = l.fallback.Peek(ctx, key, quota, now)
 	}
-	return l.fallback.Peek(ctx, key, lim, now)
+	if err != nil {
+		return r, err
+	}
+	if take {
+		if r.Allowed {
+			l.views.addLocal(key, p)
+			l.localAdmitted.Add(1)
+		} else {
+			l.localDenied.Add(1)
+		}
+	}
+	return ratelimit.NewResult(lim, p, hourSeen+r.Hour.Used, daySeen+r.Day.Used, r.Allowed, now), nil
 }
 
 // callerGone returns why the caller of ctx stopped waiting, or nil if it has
@@ -261,9 +330,17 @@ func (l *Limiter) markDown(cause error) {
 	if l.down.Load() || l.closed.Load() {
 		return
 	}
+	// The fallback starts empty: the views hold what Redis last said,
+	// earlier outages' requests included once they were added to it.
+	if r, ok := l.fallback.(interface{ Reset() }); ok {
+		r.Reset()
+	}
+	l.localAdmitted.Store(0)
+	l.localDenied.Store(0)
 	l.down.Store(true)
 	l.downSince = time.Now()
-	l.logger.Error("redis rate limiter unreachable; counting on the local limiter until it answers again", "addr", l.addr, "err", cause)
+	l.logger.Error("redis rate limiter unreachable; counting on the local limiter until it answers again",
+		"addr", l.addr, "replicas", l.liveReplicas(), "err", cause)
 	if !l.probing {
 		l.probing = true
 		l.probers.Add(1)
@@ -271,13 +348,47 @@ func (l *Limiter) markDown(cause error) {
 	}
 }
 
-// markUpLocked ends an outage; the caller holds mu.
-func (l *Limiter) markUpLocked() {
+// recover ends an outage once Redis answered a ping: the outage's counts are
+// added to Redis first, so that no request counted in Redis misses them, then
+// requests go to Redis again, then what was admitted locally in between
+// (requests that had already chosen the fallback) is added too. If the adds
+// fail the outage goes on, and the counts stay for the next attempt.
+func (l *Limiter) recover(ctx context.Context) error {
+	l.recoverMu.Lock()
+	defer l.recoverMu.Unlock()
 	if !l.down.Load() {
-		return
+		return nil
+	}
+	// The live replicas may have changed during the outage.
+	if err := l.heartbeat(ctx); err != nil {
+		return fmt.Errorf("redis: heartbeat: %w", err)
+	}
+	flushed, unsure, err := l.flush(ctx)
+	l.flushed += flushed
+	l.unsure += unsure
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	if !l.down.Load() || l.closed.Load() {
+		l.mu.Unlock()
+		return nil
 	}
 	l.down.Store(false)
-	l.logger.Info("redis rate limiter reachable again", "addr", l.addr, "outage", time.Since(l.downSince).Round(time.Millisecond))
+	l.mu.Unlock()
+	late, lateUnsure, err := l.flush(ctx)
+	if err != nil {
+		// Still local: the next outage's recovery adds them.
+		l.logger.Warn("redis rate limiter: requests counted locally at the end of the outage not added to Redis yet", "addr", l.addr, "err", err)
+	}
+	attrs := []any{"addr", l.addr, "outage", time.Since(l.downSince).Round(time.Millisecond),
+		"counted_locally", l.localAdmitted.Load(), "flushed", l.flushed + late, "denied_locally", l.localDenied.Load()}
+	if u := l.unsure + lateUnsure; u > 0 {
+		attrs = append(attrs, "flush_unsure", u)
+	}
+	l.logger.Info("redis rate limiter reachable again", attrs...)
+	l.flushed, l.unsure = 0, 0
+	return nil
 }
 
 // probe pings Redis until it answers or the limiter closes. Requests never
@@ -292,12 +403,13 @@ func (l *Limiter) probe() {
 			return
 		case <-tick.C:
 		}
-		err := l.ping(context.Background())
+		if l.ping(context.Background()) != nil || l.recover(context.Background()) != nil {
+			continue
+		}
 		l.mu.Lock()
-		if err == nil {
-			// Ending the outage and the prober in one step, so that a failure
-			// right after finds no prober and starts a new one.
-			l.markUpLocked()
+		if !l.down.Load() {
+			// Ending the prober under mu, so that a failure right after
+			// finds no prober and starts a new one.
 			l.probing = false
 			l.mu.Unlock()
 			return
@@ -316,9 +428,11 @@ func (l *Limiter) Healthy(ctx context.Context) error {
 		l.markDown(err)
 		return fmt.Errorf("redis: ping %s: %w", l.addr, err)
 	}
-	l.mu.Lock()
-	l.markUpLocked()
-	l.mu.Unlock()
+	// Not the caller's cancellation: an add it cut short could not be told
+	// from one whose reply was lost (see flush).
+	if err := l.recover(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("redis: %s answers, but the outage's counts were not added: %w", l.addr, err)
+	}
 	return nil
 }
 
@@ -333,6 +447,9 @@ func (l *Limiter) Close() error {
 	close(l.stop)
 	l.mu.Unlock()
 	l.probers.Wait()
+	if !l.down.Load() {
+		l.deregister()
+	}
 	var errs []error
 	if err := l.client.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("redis: close client: %w", err))
