@@ -4,7 +4,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: build run test lint sample bench clients
+.PHONY: build run test lint sample bench clients fuzz
 
 build: ## build bin/cardcat
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/cardcat ./cmd/cardcat
@@ -15,6 +15,15 @@ run: build ## serve the API on the embedded default (SQLite, sample data) at :80
 test: ## run every test (PostgreSQL/Redis tests run when CARDCAT_TEST_POSTGRES_URL / CARDCAT_TEST_REDIS_URL are set)
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+FUZZTIME ?= 30s
+fuzz: ## run every fuzz target (func Fuzz* in a _test.go) for FUZZTIME each (default 30s) on top of its corpus; go test takes one package per -fuzz run
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' cmd internal | sort); do \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "$$t ./$$(dirname $$f)"; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./$$(dirname $$f); \
+		done; \
+	done
 
 lint: ## formatting and vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
