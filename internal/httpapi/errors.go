@@ -84,10 +84,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !errors.As(err, &ae) {
 		id := requestID(r.Context())
 		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
-			slog.String("request_id", id), slog.String("path", r.URL.Path), slog.Any("error", err))
+			slog.String("request_id", id), slog.String("path", redactTarget(r.URL.Path)), slog.Any("error", err))
 		ae = internalError(id)
 	}
 	h := w.Header()
+	h["Cache-Control"] = noStore
 	for k, v := range ae.Header {
 		h.Set(k, v)
 	}

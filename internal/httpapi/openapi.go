@@ -139,7 +139,7 @@ func openapiHeaders() map[string]openapiHeader {
 		"ETag": {Required: true, Schema: map[string]any{"type": "string"},
 			Description: "The answer's entity tag: send it back in If-None-Match to get a 304 while it is unchanged."},
 		"Cache-Control": {Required: true, Schema: map[string]any{"type": "string"},
-			Description: "How the answer may be cached: `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs."},
+			Description: "How the answer may be cached: `no-store` for every error; `private, no-cache` for a keyed route's answer (for your account only; keep it, but revalidate before reusing it); `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs."},
 		"X-Image-Size": {Required: true, Schema: map[string]any{"type": "string", "const": "unsized"},
 			Description: "The image's resolution: there is one only."},
 	}
@@ -179,7 +179,7 @@ func (s *Server) openapiSharedResponses() map[string]openapiResponse {
 			Errors: []string{errKeyRequired, errKeyInvalid}, Required: []string{"example"},
 			Description: "No key, or a key that is malformed, unknown or revoked (the message tells which). `example` is a curl line for this request with the key header in place."}),
 		respPlanRequired: {Description: "A paid endpoint without the Ultra or Business plan or an active trial. `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else.",
-			Headers: s.answerHeaders(nil), Content: map[string]openapiMedia{"application/json": {Schema: planRequired}}},
+			Headers: s.answerHeaders(errorHeaders), Content: map[string]openapiMedia{"application/json": {Schema: planRequired}}},
 		respTooManyRequests: s.errorResponse(answer{Status: http.StatusTooManyRequests, Headers: []string{"Retry-After"},
 			Errors: []string{errRateLimited}, Required: []string{"limits"},
 			Description: "The account's hourly or daily limit, or the guard bucket of requests without a valid key, is used up. A 429 is never counted."}),
@@ -202,8 +202,16 @@ func (s *Server) answerHeaders(extra []string) map[string]openapiRef {
 	return h
 }
 
+// errorHeaders are the headers every error answer has beyond everyAnswerHeaders
+// (writeError), and keyedHeaders those of every keyed route's success
+// (requireKey; a route's own Cache-Control, an image's, replaces it).
+var (
+	errorHeaders = []string{"Cache-Control"}
+	keyedHeaders = []string{"Cache-Control"}
+)
+
 func (s *Server) errorResponse(a answer) openapiResponse {
-	return openapiResponse{Description: a.Description, Headers: s.answerHeaders(a.Headers),
+	return openapiResponse{Description: a.Description, Headers: s.answerHeaders(append(slices.Clone(a.Headers), errorHeaders...)),
 		Content: map[string]openapiMedia{"application/json": {Schema: errorSchema(a.Errors, a.Required)}}}
 }
 
@@ -371,6 +379,9 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 			}
 			continue
 		}
+		if rt.Access != accessPublic && a.Status/100 == 2 {
+			a.Headers = append(slices.Clone(a.Headers), keyedHeaders...)
+		}
 		resp, err := s.answerResponse(a, ex[strconv.Itoa(a.Status)])
 		if err != nil {
 			return nil, fmt.Errorf("httpapi: %s %d: %w", o.ID, a.Status, err)
@@ -444,7 +455,11 @@ func (s *Server) openapiDescription() string {
 	b.WriteString("**Errors.** Every error is JSON `{error, message, ...}`: test on `error`, which is stable. " +
 		"A path that no route serves is 404 `Endpoint not found` with `did_you_mean` (components/responses/EndpointNotFound); " +
 		"any method but GET is 405 (components/responses/MethodNotAllowed).\n\n")
-	b.WriteString("Every answer also carries `X-Request-Id`, `X-Content-Type-Options: nosniff` and `Access-Control-Allow-Origin: *`. " +
+	b.WriteString("Every answer also carries `X-Request-Id`, `X-Content-Type-Options: nosniff` and `Access-Control-Allow-Origin: *`")
+	if isHTTPS(s.deps.PublicURL) {
+		b.WriteString(", and `Strict-Transport-Security: max-age=31536000`")
+	}
+	b.WriteString(". Every error is `Cache-Control: no-store`; the other answers of keyed routes are `private, no-cache`, except images (`public, max-age=86400`). " +
 		"The guide: " + s.deps.PublicURL + "/docs; for AI assistants: " + s.deps.PublicURL + "/llms.txt.")
 	return b.String()
 }

@@ -4833,6 +4833,7 @@ type GetRootResponse200Headers struct {
 
 // GetRootResponse500Headers the declared response headers of an HTTP 500 response for GetRoot
 type GetRootResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -4916,6 +4917,7 @@ type GetDocsResponse304Headers struct {
 
 // GetDocsResponse404Headers the declared response headers of an HTTP 404 response for GetDocs
 type GetDocsResponse404Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -4925,6 +4927,7 @@ type GetDocsResponse404Headers struct {
 
 // GetDocsResponse500Headers the declared response headers of an HTTP 500 response for GetDocs
 type GetDocsResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -4999,6 +5002,7 @@ type ListGamesResponse200Headers struct {
 
 // ListGamesResponse500Headers the declared response headers of an HTTP 500 response for ListGames
 type ListGamesResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5069,6 +5073,7 @@ type GetHealthResponse200Headers struct {
 
 // GetHealthResponse500Headers the declared response headers of an HTTP 500 response for GetHealth
 type GetHealthResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5158,6 +5163,7 @@ type GetLLMsTxtResponse200Headers struct {
 
 // GetLLMsTxtResponse500Headers the declared response headers of an HTTP 500 response for GetLLMsTxt
 type GetLLMsTxtResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5222,6 +5228,7 @@ type GetOpenAPIResponse200Headers struct {
 
 // GetOpenAPIResponse500Headers the declared response headers of an HTTP 500 response for GetOpenAPI
 type GetOpenAPIResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5283,6 +5290,7 @@ func (r GetOpenAPIResponse) ContentType() string {
 
 // GetTopCardsResponse200Headers the declared response headers of an HTTP 200 response for GetTopCards
 type GetTopCardsResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5292,6 +5300,7 @@ type GetTopCardsResponse200Headers struct {
 
 // GetTopCardsResponse400Headers the declared response headers of an HTTP 400 response for GetTopCards
 type GetTopCardsResponse400Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5301,6 +5310,7 @@ type GetTopCardsResponse400Headers struct {
 
 // GetTopCardsResponse401Headers the declared response headers of an HTTP 401 response for GetTopCards
 type GetTopCardsResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -5311,6 +5321,7 @@ type GetTopCardsResponse401Headers struct {
 
 // GetTopCardsResponse403Headers the declared response headers of an HTTP 403 response for GetTopCards
 type GetTopCardsResponse403Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5320,6 +5331,7 @@ type GetTopCardsResponse403Headers struct {
 
 // GetTopCardsResponse429Headers the declared response headers of an HTTP 429 response for GetTopCards
 type GetTopCardsResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -5330,6 +5342,7 @@ type GetTopCardsResponse429Headers struct {
 
 // GetTopCardsResponse500Headers the declared response headers of an HTTP 500 response for GetTopCards
 type GetTopCardsResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5339,6 +5352,7 @@ type GetTopCardsResponse500Headers struct {
 
 // GetTopCardsResponse503Headers the declared response headers of an HTTP 503 response for GetTopCards
 type GetTopCardsResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -5496,6 +5510,7 @@ func (r GetTopCardsResponse) ContentType() string {
 
 // GetCardResponse200Headers the declared response headers of an HTTP 200 response for GetCard
 type GetCardResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5505,6 +5520,7 @@ type GetCardResponse200Headers struct {
 
 // GetCardResponse400Headers the declared response headers of an HTTP 400 response for GetCard
 type GetCardResponse400Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5514,6 +5530,7 @@ type GetCardResponse400Headers struct {
 
 // GetCardResponse401Headers the declared response headers of an HTTP 401 response for GetCard
 type GetCardResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -5524,6 +5541,7 @@ type GetCardResponse401Headers struct {
 
 // GetCardResponse404Headers the declared response headers of an HTTP 404 response for GetCard
 type GetCardResponse404Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5533,6 +5551,7 @@ type GetCardResponse404Headers struct {
 
 // GetCardResponse429Headers the declared response headers of an HTTP 429 response for GetCard
 type GetCardResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -5543,6 +5562,7 @@ type GetCardResponse429Headers struct {
 
 // GetCardResponse500Headers the declared response headers of an HTTP 500 response for GetCard
 type GetCardResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5552,6 +5572,7 @@ type GetCardResponse500Headers struct {
 
 // GetCardResponse503Headers the declared response headers of an HTTP 503 response for GetCard
 type GetCardResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -5783,6 +5804,7 @@ type GetCardImageResponse304Headers struct {
 
 // GetCardImageResponse400Headers the declared response headers of an HTTP 400 response for GetCardImage
 type GetCardImageResponse400Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5792,6 +5814,7 @@ type GetCardImageResponse400Headers struct {
 
 // GetCardImageResponse401Headers the declared response headers of an HTTP 401 response for GetCardImage
 type GetCardImageResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -5802,6 +5825,7 @@ type GetCardImageResponse401Headers struct {
 
 // GetCardImageResponse404Headers the declared response headers of an HTTP 404 response for GetCardImage
 type GetCardImageResponse404Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5811,6 +5835,7 @@ type GetCardImageResponse404Headers struct {
 
 // GetCardImageResponse429Headers the declared response headers of an HTTP 429 response for GetCardImage
 type GetCardImageResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -5821,6 +5846,7 @@ type GetCardImageResponse429Headers struct {
 
 // GetCardImageResponse500Headers the declared response headers of an HTTP 500 response for GetCardImage
 type GetCardImageResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5830,6 +5856,7 @@ type GetCardImageResponse500Headers struct {
 
 // GetCardImageResponse502Headers the declared response headers of an HTTP 502 response for GetCardImage
 type GetCardImageResponse502Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -5839,6 +5866,7 @@ type GetCardImageResponse502Headers struct {
 
 // GetCardImageResponse503Headers the declared response headers of an HTTP 503 response for GetCardImage
 type GetCardImageResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6100,6 +6128,7 @@ func (r GetCardImageResponse) ContentType() string {
 
 // GetSetPricesResponse200Headers the declared response headers of an HTTP 200 response for GetSetPrices
 type GetSetPricesResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6109,6 +6138,7 @@ type GetSetPricesResponse200Headers struct {
 
 // GetSetPricesResponse400Headers the declared response headers of an HTTP 400 response for GetSetPrices
 type GetSetPricesResponse400Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6118,6 +6148,7 @@ type GetSetPricesResponse400Headers struct {
 
 // GetSetPricesResponse401Headers the declared response headers of an HTTP 401 response for GetSetPrices
 type GetSetPricesResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6128,6 +6159,7 @@ type GetSetPricesResponse401Headers struct {
 
 // GetSetPricesResponse403Headers the declared response headers of an HTTP 403 response for GetSetPrices
 type GetSetPricesResponse403Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6137,6 +6169,7 @@ type GetSetPricesResponse403Headers struct {
 
 // GetSetPricesResponse404Headers the declared response headers of an HTTP 404 response for GetSetPrices
 type GetSetPricesResponse404Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6146,6 +6179,7 @@ type GetSetPricesResponse404Headers struct {
 
 // GetSetPricesResponse429Headers the declared response headers of an HTTP 429 response for GetSetPrices
 type GetSetPricesResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6156,6 +6190,7 @@ type GetSetPricesResponse429Headers struct {
 
 // GetSetPricesResponse500Headers the declared response headers of an HTTP 500 response for GetSetPrices
 type GetSetPricesResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6165,6 +6200,7 @@ type GetSetPricesResponse500Headers struct {
 
 // GetSetPricesResponse503Headers the declared response headers of an HTTP 503 response for GetSetPrices
 type GetSetPricesResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6381,6 +6417,7 @@ func (r GetSetPricesResponse) ContentType() string {
 
 // SearchCardsResponse200Headers the declared response headers of an HTTP 200 response for SearchCards
 type SearchCardsResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6390,6 +6427,7 @@ type SearchCardsResponse200Headers struct {
 
 // SearchCardsResponse400Headers the declared response headers of an HTTP 400 response for SearchCards
 type SearchCardsResponse400Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6399,6 +6437,7 @@ type SearchCardsResponse400Headers struct {
 
 // SearchCardsResponse401Headers the declared response headers of an HTTP 401 response for SearchCards
 type SearchCardsResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6409,6 +6448,7 @@ type SearchCardsResponse401Headers struct {
 
 // SearchCardsResponse429Headers the declared response headers of an HTTP 429 response for SearchCards
 type SearchCardsResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6419,6 +6459,7 @@ type SearchCardsResponse429Headers struct {
 
 // SearchCardsResponse500Headers the declared response headers of an HTTP 500 response for SearchCards
 type SearchCardsResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6428,6 +6469,7 @@ type SearchCardsResponse500Headers struct {
 
 // SearchCardsResponse503Headers the declared response headers of an HTTP 503 response for SearchCards
 type SearchCardsResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6626,6 +6668,7 @@ func (r SearchCardsResponse) ContentType() string {
 
 // ListSetsResponse200Headers the declared response headers of an HTTP 200 response for ListSets
 type ListSetsResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6635,6 +6678,7 @@ type ListSetsResponse200Headers struct {
 
 // ListSetsResponse401Headers the declared response headers of an HTTP 401 response for ListSets
 type ListSetsResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6645,6 +6689,7 @@ type ListSetsResponse401Headers struct {
 
 // ListSetsResponse429Headers the declared response headers of an HTTP 429 response for ListSets
 type ListSetsResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6655,6 +6700,7 @@ type ListSetsResponse429Headers struct {
 
 // ListSetsResponse500Headers the declared response headers of an HTTP 500 response for ListSets
 type ListSetsResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6664,6 +6710,7 @@ type ListSetsResponse500Headers struct {
 
 // ListSetsResponse503Headers the declared response headers of an HTTP 503 response for ListSets
 type ListSetsResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6753,6 +6800,7 @@ func (r ListSetsResponse) ContentType() string {
 
 // GetTrendingSetsResponse200Headers the declared response headers of an HTTP 200 response for GetTrendingSets
 type GetTrendingSetsResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6762,6 +6810,7 @@ type GetTrendingSetsResponse200Headers struct {
 
 // GetTrendingSetsResponse400Headers the declared response headers of an HTTP 400 response for GetTrendingSets
 type GetTrendingSetsResponse400Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6771,6 +6820,7 @@ type GetTrendingSetsResponse400Headers struct {
 
 // GetTrendingSetsResponse401Headers the declared response headers of an HTTP 401 response for GetTrendingSets
 type GetTrendingSetsResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6781,6 +6831,7 @@ type GetTrendingSetsResponse401Headers struct {
 
 // GetTrendingSetsResponse403Headers the declared response headers of an HTTP 403 response for GetTrendingSets
 type GetTrendingSetsResponse403Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6790,6 +6841,7 @@ type GetTrendingSetsResponse403Headers struct {
 
 // GetTrendingSetsResponse429Headers the declared response headers of an HTTP 429 response for GetTrendingSets
 type GetTrendingSetsResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6800,6 +6852,7 @@ type GetTrendingSetsResponse429Headers struct {
 
 // GetTrendingSetsResponse500Headers the declared response headers of an HTTP 500 response for GetTrendingSets
 type GetTrendingSetsResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6809,6 +6862,7 @@ type GetTrendingSetsResponse500Headers struct {
 
 // GetTrendingSetsResponse503Headers the declared response headers of an HTTP 503 response for GetTrendingSets
 type GetTrendingSetsResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6966,6 +7020,7 @@ func (r GetTrendingSetsResponse) ContentType() string {
 
 // GetSetCardsResponse200Headers the declared response headers of an HTTP 200 response for GetSetCards
 type GetSetCardsResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6975,6 +7030,7 @@ type GetSetCardsResponse200Headers struct {
 
 // GetSetCardsResponse400Headers the declared response headers of an HTTP 400 response for GetSetCards
 type GetSetCardsResponse400Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6984,6 +7040,7 @@ type GetSetCardsResponse400Headers struct {
 
 // GetSetCardsResponse401Headers the declared response headers of an HTTP 401 response for GetSetCards
 type GetSetCardsResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -6994,6 +7051,7 @@ type GetSetCardsResponse401Headers struct {
 
 // GetSetCardsResponse404Headers the declared response headers of an HTTP 404 response for GetSetCards
 type GetSetCardsResponse404Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7003,6 +7061,7 @@ type GetSetCardsResponse404Headers struct {
 
 // GetSetCardsResponse429Headers the declared response headers of an HTTP 429 response for GetSetCards
 type GetSetCardsResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -7013,6 +7072,7 @@ type GetSetCardsResponse429Headers struct {
 
 // GetSetCardsResponse500Headers the declared response headers of an HTTP 500 response for GetSetCards
 type GetSetCardsResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7022,6 +7082,7 @@ type GetSetCardsResponse500Headers struct {
 
 // GetSetCardsResponse503Headers the declared response headers of an HTTP 503 response for GetSetCards
 type GetSetCardsResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -7229,6 +7290,7 @@ func (r GetSetCardsResponse) ContentType() string {
 
 // GetSetCompletionValueResponse200Headers the declared response headers of an HTTP 200 response for GetSetCompletionValue
 type GetSetCompletionValueResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7238,6 +7300,7 @@ type GetSetCompletionValueResponse200Headers struct {
 
 // GetSetCompletionValueResponse401Headers the declared response headers of an HTTP 401 response for GetSetCompletionValue
 type GetSetCompletionValueResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -7248,6 +7311,7 @@ type GetSetCompletionValueResponse401Headers struct {
 
 // GetSetCompletionValueResponse403Headers the declared response headers of an HTTP 403 response for GetSetCompletionValue
 type GetSetCompletionValueResponse403Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7257,6 +7321,7 @@ type GetSetCompletionValueResponse403Headers struct {
 
 // GetSetCompletionValueResponse404Headers the declared response headers of an HTTP 404 response for GetSetCompletionValue
 type GetSetCompletionValueResponse404Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7266,6 +7331,7 @@ type GetSetCompletionValueResponse404Headers struct {
 
 // GetSetCompletionValueResponse429Headers the declared response headers of an HTTP 429 response for GetSetCompletionValue
 type GetSetCompletionValueResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -7276,6 +7342,7 @@ type GetSetCompletionValueResponse429Headers struct {
 
 // GetSetCompletionValueResponse500Headers the declared response headers of an HTTP 500 response for GetSetCompletionValue
 type GetSetCompletionValueResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7285,6 +7352,7 @@ type GetSetCompletionValueResponse500Headers struct {
 
 // GetSetCompletionValueResponse503Headers the declared response headers of an HTTP 503 response for GetSetCompletionValue
 type GetSetCompletionValueResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -7442,6 +7510,7 @@ func (r GetSetCompletionValueResponse) ContentType() string {
 
 // GetSetStatisticsResponse200Headers the declared response headers of an HTTP 200 response for GetSetStatistics
 type GetSetStatisticsResponse200Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7451,6 +7520,7 @@ type GetSetStatisticsResponse200Headers struct {
 
 // GetSetStatisticsResponse400Headers the declared response headers of an HTTP 400 response for GetSetStatistics
 type GetSetStatisticsResponse400Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7460,6 +7530,7 @@ type GetSetStatisticsResponse400Headers struct {
 
 // GetSetStatisticsResponse401Headers the declared response headers of an HTTP 401 response for GetSetStatistics
 type GetSetStatisticsResponse401Headers struct {
+	CacheControl            string
 	WWWAuthenticate         string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -7470,6 +7541,7 @@ type GetSetStatisticsResponse401Headers struct {
 
 // GetSetStatisticsResponse403Headers the declared response headers of an HTTP 403 response for GetSetStatistics
 type GetSetStatisticsResponse403Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7479,6 +7551,7 @@ type GetSetStatisticsResponse403Headers struct {
 
 // GetSetStatisticsResponse404Headers the declared response headers of an HTTP 404 response for GetSetStatistics
 type GetSetStatisticsResponse404Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7488,6 +7561,7 @@ type GetSetStatisticsResponse404Headers struct {
 
 // GetSetStatisticsResponse429Headers the declared response headers of an HTTP 429 response for GetSetStatistics
 type GetSetStatisticsResponse429Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -7498,6 +7572,7 @@ type GetSetStatisticsResponse429Headers struct {
 
 // GetSetStatisticsResponse500Headers the declared response headers of an HTTP 500 response for GetSetStatistics
 type GetSetStatisticsResponse500Headers struct {
+	CacheControl            string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7507,6 +7582,7 @@ type GetSetStatisticsResponse500Headers struct {
 
 // GetSetStatisticsResponse503Headers the declared response headers of an HTTP 503 response for GetSetStatistics
 type GetSetStatisticsResponse503Headers struct {
+	CacheControl            string
 	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
@@ -8032,6 +8108,13 @@ func ParseGetRootResponse(rsp *http.Response) (*GetRootResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetRootResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8213,6 +8296,13 @@ func ParseGetDocsResponse(rsp *http.Response) (*GetDocsResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetDocsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8251,6 +8341,13 @@ func ParseGetDocsResponse(rsp *http.Response) (*GetDocsResponse, error) {
 		response.Headers404 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetDocsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8363,6 +8460,13 @@ func ParseListGamesResponse(rsp *http.Response) (*ListGamesResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListGamesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8482,6 +8586,13 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetHealthResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8632,6 +8743,13 @@ func ParseGetLLMsTxtResponse(rsp *http.Response) (*GetLLMsTxtResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLLMsTxtResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8751,6 +8869,13 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetOpenAPIResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8885,6 +9010,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetTopCardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8923,6 +9055,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetTopCardsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -8961,6 +9100,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetTopCardsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9006,6 +9152,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetTopCardsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9044,6 +9197,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetTopCardsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9089,6 +9249,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetTopCardsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9127,6 +9294,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetTopCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9293,6 +9467,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetCardResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9331,6 +9512,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCardResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9369,6 +9557,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetCardResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9414,6 +9609,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetCardResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9452,6 +9654,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCardResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9497,6 +9706,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCardResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9535,6 +9751,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCardResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9847,6 +10070,13 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCardImageResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9885,6 +10115,13 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetCardImageResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9930,6 +10167,13 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetCardImageResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -9968,6 +10212,13 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCardImageResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10013,6 +10264,13 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCardImageResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10051,6 +10309,13 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers GetCardImageResponse502Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10089,6 +10354,13 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCardImageResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10262,6 +10534,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetSetPricesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10300,6 +10579,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetSetPricesResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10338,6 +10624,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetSetPricesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10383,6 +10676,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetSetPricesResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10421,6 +10721,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetSetPricesResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10459,6 +10766,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetSetPricesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10504,6 +10818,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetSetPricesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10542,6 +10863,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSetPricesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10701,6 +11029,13 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers SearchCardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10739,6 +11074,13 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers SearchCardsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10777,6 +11119,13 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers SearchCardsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10822,6 +11171,13 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers SearchCardsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10867,6 +11223,13 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers SearchCardsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10905,6 +11268,13 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SearchCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11007,6 +11377,13 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListSetsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11045,6 +11422,13 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListSetsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11090,6 +11474,13 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListSetsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11135,6 +11526,13 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListSetsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11173,6 +11571,13 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSetsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11314,6 +11719,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetTrendingSetsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11352,6 +11764,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetTrendingSetsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11390,6 +11809,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetTrendingSetsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11435,6 +11861,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetTrendingSetsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11473,6 +11906,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetTrendingSetsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11518,6 +11958,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetTrendingSetsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11556,6 +12003,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetTrendingSetsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11722,6 +12176,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetSetCardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11760,6 +12221,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetSetCardsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11798,6 +12266,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetSetCardsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11843,6 +12318,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetSetCardsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11881,6 +12363,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetSetCardsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11926,6 +12415,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetSetCardsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11964,6 +12460,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSetCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12105,6 +12608,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetSetCompletionValueResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12143,6 +12653,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetSetCompletionValueResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12188,6 +12705,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetSetCompletionValueResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12226,6 +12750,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetSetCompletionValueResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12264,6 +12795,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetSetCompletionValueResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12309,6 +12847,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetSetCompletionValueResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12347,6 +12892,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSetCompletionValueResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12520,6 +13072,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetSetStatisticsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12558,6 +13117,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetSetStatisticsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12596,6 +13162,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetSetStatisticsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12641,6 +13214,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetSetStatisticsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12679,6 +13259,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetSetStatisticsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12717,6 +13304,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetSetStatisticsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12762,6 +13356,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetSetStatisticsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12800,6 +13401,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSetStatisticsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

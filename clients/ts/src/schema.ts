@@ -891,6 +891,7 @@ export interface components {
         /** @description No endpoint has this path (any path the document does not list), answered before the key is checked. `did_you_mean` is the path you probably meant, or null. */
         EndpointNotFound: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                 "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                 "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -908,6 +909,7 @@ export interface components {
         /** @description A fault on the server; the message gives the request id and nothing else. */
         InternalError: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                 "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                 "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -926,6 +928,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 Allow: components["headers"]["Allow"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                 "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                 "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -943,6 +946,7 @@ export interface components {
         /** @description A paid endpoint without the Ultra or Business plan or an active trial. `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else. */
         PlanRequired: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                 "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                 "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -966,6 +970,7 @@ export interface components {
         /** @description The server is still loading its catalogue (`Retry-After: 5`). */
         ServiceUnavailable: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                 "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
@@ -984,6 +989,7 @@ export interface components {
         /** @description The account's hourly or daily limit, or the guard bucket of requests without a valid key, is used up. A 429 is never counted. */
         TooManyRequests: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                 "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
@@ -1002,6 +1008,7 @@ export interface components {
         /** @description No key, or a key that is malformed, unknown or revoked (the message tells which). `example` is a curl line for this request with the key header in place. */
         Unauthorized: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                 "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
@@ -1026,7 +1033,7 @@ export interface components {
     headers: {
         /** @description The one method the API answers. */
         Allow: "GET";
-        /** @description How the answer may be cached: `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs. */
+        /** @description How the answer may be cached: `no-store` for every error; `private, no-cache` for a keyed route's answer (for your account only; keep it, but revalidate before reusing it); `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs. */
         "Cache-Control": string;
         /** @description The answer's entity tag: send it back in If-None-Match to get a 304 while it is unchanged. */
         ETag: string;
@@ -1392,6 +1399,7 @@ export interface operations {
             /** @description The cards, first the highest. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1406,6 +1414,7 @@ export interface operations {
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1444,6 +1453,7 @@ export interface operations {
             /** @description The card, prices filled. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1458,6 +1468,7 @@ export interface operations {
             /** @description The id is malformed, or belongs to the other game (then with `did_you_mean`, the right path). */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1476,6 +1487,7 @@ export interface operations {
             /** @description A well-formed id of no card. */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1547,6 +1559,7 @@ export interface operations {
             /** @description The id is malformed, or belongs to the other game (then with `did_you_mean`, the right path). */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1565,6 +1578,7 @@ export interface operations {
             /** @description A well-formed id of no card, or a card without an image (Cardmarket-only cards, products without a picture). */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1584,6 +1598,7 @@ export interface operations {
             /** @description The image source cannot be reached right now; try again in a few minutes. */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1621,6 +1636,7 @@ export interface operations {
             /** @description The rows; or the disambiguation of a shared set code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1635,6 +1651,7 @@ export interface operations {
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1654,6 +1671,7 @@ export interface operations {
             /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1695,6 +1713,7 @@ export interface operations {
             /** @description The matching cards, prices filled. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1709,6 +1728,7 @@ export interface operations {
             /** @description `q` is missing, too short, too long or only quotes; it looks like SQL; or `page` or `limit` is not an integer of 1 or more. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1729,6 +1749,7 @@ export interface operations {
             /** @description Too many searches at once, or this one took too long; or the catalogue is still loading. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
@@ -1761,6 +1782,7 @@ export interface operations {
             /** @description The sets. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1798,6 +1820,7 @@ export interface operations {
             /** @description The sets, largest move first. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1812,6 +1835,7 @@ export interface operations {
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1855,6 +1879,7 @@ export interface operations {
             /** @description A page of the set's products; or, when `set` is a code that several sets share, the disambiguation: repeat the request with one of their set_ids. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1869,6 +1894,7 @@ export interface operations {
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1887,6 +1913,7 @@ export interface operations {
             /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1923,6 +1950,7 @@ export interface operations {
             /** @description The estimate; or the disambiguation of a shared set code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1939,6 +1967,7 @@ export interface operations {
             /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1978,6 +2007,7 @@ export interface operations {
             /** @description The statistics; or the disambiguation of a shared set code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1992,6 +2022,7 @@ export interface operations {
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2011,6 +2042,7 @@ export interface operations {
             /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
