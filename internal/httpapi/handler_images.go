@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/cardcat/cardcat/internal/images"
 )
@@ -18,7 +19,8 @@ type ImageSource interface {
 // unsized), cacheable for 24 hours, 304 on a matching If-None-Match. The id
 // is resolved like the card route's before anything touches storage. Cards
 // without a TCGplayer image (Cardmarket-only cards, products listing no
-// image) are 404; a source that fails with nothing stored is 502.
+// image) are 404; a source that fails with nothing stored is 502, with a
+// Retry-After of when the source may be asked again.
 func (s *Server) handleImage(code string) apiHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		g, ref, err := s.findCard(code, r.PathValue("id"))
@@ -39,9 +41,13 @@ func (s *Server) handleImage(code string) apiHandler {
 		case r.Context().Err() != nil:
 			return r.Context().Err() // the caller has gone; nothing to answer
 		default:
-			s.log.Warn("image not available", "product", product, "err", err)
-			return newError(http.StatusBadGateway, errImageUnavailable,
-				"The image source cannot be reached right now; try again in a few minutes.")
+			// The image service logs an outage once, at its start and end;
+			// one line per answer would be thousands.
+			s.log.Debug("image not available", "product", product, "err", err)
+			e := newError(http.StatusBadGateway, errImageUnavailable,
+				"The image source cannot be reached right now; try again in a few seconds.")
+			e.Header = map[string]string{"Retry-After": strconv.FormatInt(retryAfterSeconds(images.RetryAfter(err)), 10)}
+			return e
 		}
 	}
 }

@@ -47,6 +47,9 @@ func imageHandler(t *testing.T, cdn *fakeCDN) http.Handler {
 	svc, err := images.New(images.Config{
 		SourceURL:    cdn.srv.URL + "/product/{productId}_in_1000x1000.jpg",
 		FetchTimeout: 2 * time.Second,
+		// Under a second, so that the 502's Retry-After is always 1 (the
+		// remembered failure is jittered up to twice RetryInterval).
+		RetryInterval: 100 * time.Millisecond,
 	}, st, images.WithClock(func() time.Time { return testNow }))
 	if err != nil {
 		t.Fatal(err)

@@ -143,7 +143,9 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 			row := slices.Contains(healthRows, hc.Name)
 			res := &healthCheckResult{Status: "healthy"}
 			if err != nil {
-				s.log.LogAttrs(r.Context(), slog.LevelWarn, "health check failed",
+				// Debug: each dependency logs its own outage once; a load
+				// balancer polling /health must not add a line per poll.
+				s.log.LogAttrs(r.Context(), slog.LevelDebug, "health check failed",
 					slog.String("check", hc.Name), slog.Any("error", err))
 				res.Status = "unhealthy"
 				res.Message = hc.Name + " check failed"

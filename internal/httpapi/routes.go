@@ -119,6 +119,12 @@ func failure(status int, description string, errs ...string) answer {
 	return answer{Status: status, Description: description, Errors: errs}
 }
 
+// withHeaders is a with the headers it carries.
+func withHeaders(a answer, headers ...string) answer {
+	a.Headers = headers
+	return a
+}
+
 // Parameters shared by several routes.
 var (
 	pageParam = param{Name: "page", In: "query", Description: "The page, from 1. A page past the end is an empty list with the true totals.",
@@ -167,7 +173,7 @@ func (s *Server) routeTable() []route {
 		}},
 		{Label: "health", Path: "/health", Access: accessPublic, serve: public(s.handleHealth), Op: operation{
 			ID: "getHealth", Tag: tagService, Summary: "Whether the service and its dependencies work",
-			Description: "Only the database and a missing catalogue make the service unhealthy; a failing `cache` or `storage` shows in `checks` while `status` stays `healthy`.",
+			Description: "`status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.",
 			Answers: []answer{
 				success("Healthy.", "Health"),
 				{Status: http.StatusServiceUnavailable, Description: "Unhealthy: the same body, with `status: unhealthy` and a `message`.", Schemas: []string{"Health"}},
@@ -241,7 +247,7 @@ func (s *Server) routeTable() []route {
 				{Status: http.StatusNotModified, Description: "The image has not changed since the ETag sent in `If-None-Match`.", NoBody: true, Headers: []string{"ETag", "Cache-Control", "X-Image-Size"}},
 				cardID400,
 				failure(http.StatusNotFound, "A well-formed id of no card, or a card without an image (Cardmarket-only cards, products without a picture).", errCardNotFound, errImageNotFound),
-				failure(http.StatusBadGateway, "The image source cannot be reached right now; try again in a few minutes.", errImageUnavailable),
+				withHeaders(failure(http.StatusBadGateway, "The image source cannot be reached right now; ask again after `Retry-After` seconds.", errImageUnavailable), "Retry-After"),
 			},
 		}},
 

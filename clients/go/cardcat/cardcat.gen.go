@@ -3467,7 +3467,7 @@ type ClientInterface interface {
 
 	// GetHealth Whether the service and its dependencies work
 	//
-	// Public: no key needed; never counted. Only the database and a missing catalogue make the service unhealthy; a failing `cache` or `storage` shows in `checks` while `status` stays `healthy`.
+	// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
 	//
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3610,7 +3610,7 @@ func (c *Client) ListGames(ctx context.Context, reqEditors ...RequestEditorFn) (
 
 // GetHealth Whether the service and its dependencies work
 //
-// Public: no key needed; never counted. Only the database and a missing catalogue make the service unhealthy; a failing `cache` or `storage` shows in `checks` while `status` stays `healthy`.
+// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
 //
 // Corresponds with GET /health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4706,7 +4706,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetHealthWithResponse Whether the service and its dependencies work
 	//
-	// Public: no key needed; never counted. Only the database and a missing catalogue make the service unhealthy; a failing `cache` or `storage` shows in `checks` while `status` stays `healthy`.
+	// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5857,6 +5857,7 @@ type GetCardImageResponse500Headers struct {
 // GetCardImageResponse502Headers the declared response headers of an HTTP 502 response for GetCardImage
 type GetCardImageResponse502Headers struct {
 	CacheControl            string
+	RetryAfter              int
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7844,7 +7845,7 @@ func (c *ClientWithResponses) ListGamesWithResponse(ctx context.Context, reqEdit
 
 // GetHealthWithResponse Whether the service and its dependencies work
 //
-// Public: no key needed; never counted. Only the database and a missing catalogue make the service unhealthy; a failing `cache` or `storage` shows in `checks` while `status` stays `healthy`.
+// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10315,6 +10316,13 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 				return nil, err
 			}
 			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int

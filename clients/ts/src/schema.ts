@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * Whether the service and its dependencies work
-         * @description Public: no key needed; never counted. Only the database and a missing catalogue make the service unhealthy; a failing `cache` or `storage` shows in `checks` while `status` stays `healthy`.
+         * @description Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
          */
         get: operations["getHealth"];
         put?: never;
@@ -1595,10 +1595,11 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            /** @description The image source cannot be reached right now; try again in a few minutes. */
+            /** @description The image source cannot be reached right now; ask again after `Retry-After` seconds. */
             502: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
