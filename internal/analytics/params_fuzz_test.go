@@ -104,7 +104,10 @@ func wantLimit(q url.Values, def, max int) (int, bool) {
 	return min(n, max), true
 }
 
-func periodOK(q url.Values) bool { v := q.Get("period"); return v == "" || strings.EqualFold(v, Period7d) }
+func periodOK(q url.Values) bool {
+	v := q.Get("period")
+	return v == "" || strings.EqualFold(v, Period7d)
+}
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
