@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/cardcat/cardcat/internal/catalog"
@@ -16,7 +17,9 @@ func (s *Server) endpointNotFound(r *http.Request) *apiError {
 	e.Body.Docs = s.docsURL()
 	if p := s.suggestPath(r.URL.Path); p != "" {
 		if r.URL.RawQuery != "" {
-			p += "?" + r.URL.RawQuery
+			// A '#' that reached the query would start a fragment a client
+			// following the suggestion does not send.
+			p += "?" + strings.ReplaceAll(r.URL.RawQuery, "#", "%23")
 		}
 		e.Body.DidYouMean = p
 		e.Body.Message = "No endpoint answers GET " + r.URL.Path + "; the path in did_you_mean is probably the one you want."
@@ -51,8 +54,15 @@ func (s *Server) suggestPath(path string) string {
 	if len(segs) == 0 {
 		return "/"
 	}
+	// ok is the suggestion of segs, escaped (the segments are decoded: a
+	// '?', '#', '%' or space in one is part of it, not the URL's syntax),
+	// when a route serves it.
 	ok := func(segs ...string) string {
-		p := "/" + strings.Join(segs, "/")
+		escaped := make([]string, len(segs))
+		for i, seg := range segs {
+			escaped[i] = url.PathEscape(seg)
+		}
+		p := "/" + strings.Join(escaped, "/")
 		if s.routed(p) {
 			return p
 		}

@@ -56,6 +56,11 @@ func TestDidYouMean(t *testing.T) {
 		{"/doc", "/docs"},
 		{"/openapi.jsn", "/openapi.json"},
 		{"/llm.txt", "/llms.txt"},
+		// Escaped as it was sent: a client following it asks for the same card.
+		{"/dbs/card/a%3Fb", "/dbs/cards/a%3Fb"},
+		{"/dbs/card/x%20y", "/dbs/cards/x%20y"},
+		{"/dbs/card/%2541", "/dbs/cards/%2541"},
+		{"/mtg/sets/t%23000/0", "/mtg/sets/t%23000"},
 		{"/dbs/cards", ""},
 		{"/pokemon/sets", ""},
 		{"/v2/whatever", ""},
