@@ -61,6 +61,10 @@ const (
 	errPlanRequired       = "Plan upgrade required"
 	errImageNotFound      = "Image not found"
 	errImageUnavailable   = "Image not available"
+	// Of POST /mcp, whose protocol the SDK checks before any tool runs.
+	errInvalidMCPRequest = "Invalid MCP request"
+	errRequestTooLarge   = "Request too large"
+	errUnsupportedMedia  = "Unsupported media type"
 )
 
 func (s *Server) adapt(h apiHandler) http.Handler {

@@ -89,9 +89,61 @@ func (s *Server) mcpEndpoint() http.Handler {
 			s.writeError(w, r, e)
 			return
 		}
-		sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mcpRequestKey{}, r)))
+		ew := &mcpErrorWriter{ResponseWriter: w}
+		sdk.ServeHTTP(ew, r.WithContext(context.WithValue(r.Context(), mcpRequestKey{}, r)))
+		if ew.status != 0 {
+			s.writeError(w, r, mcpRefusal(ew.status, ew.text))
+		}
 	})
 	return chain(h, s.withMCPLimits, s.requireKey)
+}
+
+// mcpErrorWriter holds back the SDK's plain-text refusals (a body that is
+// not a message, too large, not JSON), so that /mcp answers them as JSON
+// errors like every other answer of the API; JSON answers pass through.
+type mcpErrorWriter struct {
+	http.ResponseWriter
+	status int    // a refusal held back
+	text   []byte // its plain text
+}
+
+func (w *mcpErrorWriter) WriteHeader(code int) {
+	if code >= 400 && !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		w.status = code
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *mcpErrorWriter) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		if len(w.text) < 512 {
+			w.text = append(w.text, b...)
+		}
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *mcpErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// mcpRefusal is the API's error for a refusal of the protocol layer.
+func mcpRefusal(status int, text []byte) *apiError {
+	why := strings.TrimSpace(string(text))
+	if len(why) > 200 {
+		why = why[:200]
+	}
+	switch status {
+	case http.StatusRequestEntityTooLarge:
+		return newError(status, errRequestTooLarge, "The body is over "+strconv.Itoa(mcpMaxBody>>10)+" KiB: send one JSON-RPC message of MCP.")
+	case http.StatusUnsupportedMediaType:
+		return newError(status, errUnsupportedMedia, "Send the message with Content-Type: application/json.")
+	}
+	msg := "This is not an MCP request this endpoint accepts: one JSON-RPC 2.0 message, with Content-Type: application/json and Accept: application/json, text/event-stream."
+	if why != "" {
+		msg += " The protocol layer says: " + why
+	}
+	return newError(status, errInvalidMCPRequest, msg)
 }
 
 // withMCPLimits: a request to /mcp with a valid key is not counted (its tool
@@ -420,7 +472,6 @@ func (s *Server) mcpOpenAPI() (*openapiOperation, error) {
 		"error": map[string]any{"type": "object", "required": []string{"code", "message"}, "properties": map[string]any{
 			"code": map[string]any{"type": "integer"}, "message": map[string]any{"type": "string"}, "data": map[string]any{}}},
 	}}
-	text := map[string]openapiMedia{"text/plain": {Schema: map[string]any{"type": "string"}}}
 	parts := map[string]any{
 		"requestBody": map[string]any{"required": true,
 			"description": "One JSON-RPC 2.0 message of MCP: a request (initialize, tools/list, tools/call, ping) or a notification. Send `Content-Type: application/json` and `Accept: application/json, text/event-stream`.",
@@ -428,10 +479,10 @@ func (s *Server) mcpOpenAPI() (*openapiOperation, error) {
 		"200": openapiResponse{Description: "The JSON-RPC response: initialize's result, the tools, or a tool's result.",
 			Headers: s.answerHeaders(nil), Content: map[string]openapiMedia{"application/json": {Schema: message}}},
 		"202": openapiResponse{Description: "A notification, accepted: no body.", Headers: s.answerHeaders(nil)},
-		"400": openapiResponse{Description: "Not a message of the protocol, an Accept without both media types, or an unsupported MCP-Protocol-Version: plain text, or a JSON-RPC error.",
-			Headers: s.answerHeaders(nil), Content: map[string]openapiMedia{"text/plain": text["text/plain"], "application/json": {Schema: message}}},
-		"413": openapiResponse{Description: "A body over " + strconv.Itoa(mcpMaxBody>>10) + " KiB.", Headers: s.answerHeaders(nil), Content: text},
-		"415": openapiResponse{Description: "A body that is not `application/json`.", Headers: s.answerHeaders(nil), Content: text},
+		"400": openapiResponse{Description: "Not a message of the protocol, an Accept without both media types, or an unsupported MCP-Protocol-Version: the API's error body, or a JSON-RPC error.",
+			Headers: s.answerHeaders(nil), Content: map[string]openapiMedia{"application/json": {Schema: map[string]any{"oneOf": []any{errorSchema([]string{errInvalidMCPRequest}, nil), message}}}}},
+		"413": s.errorResponse(answer{Description: "A body over " + strconv.Itoa(mcpMaxBody>>10) + " KiB.", Errors: []string{errRequestTooLarge}}),
+		"415": s.errorResponse(answer{Description: "A body that is not `application/json`.", Errors: []string{errUnsupportedMedia}}),
 		"401": openapiRef{"#/components/responses/" + respUnauthorized},
 		"429": openapiRef{"#/components/responses/" + respTooManyRequests},
 		"500": openapiRef{"#/components/responses/" + respInternalError},

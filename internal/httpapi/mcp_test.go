@@ -435,3 +435,38 @@ func BenchmarkMCPToolCall(b *testing.B) {
 		}
 	})
 }
+
+// TestMCPRefusalsAreJSON: what the protocol layer refuses before any tool
+// runs (not a message, not JSON, too large) is the API's JSON error, not the
+// SDK's plain text, and is not counted.
+func TestMCPRefusalsAreJSON(t *testing.T) {
+	m := newMCPServer(t)
+	for _, tt := range []struct {
+		name, contentType, body string
+		status                  int
+		error                   string
+	}{
+		{"not JSON", "application/json", "garbage", http.StatusBadRequest, errInvalidMCPRequest},
+		{"not a message", "application/json", `{"hello":1}`, http.StatusBadRequest, errInvalidMCPRequest},
+		{"another media type", "text/plain", mcpListTools, http.StatusUnsupportedMediaType, errUnsupportedMedia},
+		{"too large", "application/json", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcpMaxBody) + `"}}`,
+			http.StatusRequestEntityTooLarge, errRequestTooLarge},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, m.url+mcpPath, strings.NewReader(tt.body))
+		req.Header.Set("X-API-Key", keyB)
+		req.Header.Set("Content-Type", tt.contentType)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, body := send(t, req)
+		var e errorBody
+		if err := json.Unmarshal([]byte(body), &e); err != nil || resp.StatusCode != tt.status || e.Error != tt.error || e.Message == "" ||
+			!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("%s: %d %q %s, want %d with error %q", tt.name, resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.error)
+		}
+	}
+	if _, body := m.rest(t, "/dbs/sets", keyB); !strings.Contains(body, `"success"`) {
+		t.Fatalf("REST after the refusals: %s", body)
+	}
+	if resp, _ := m.rest(t, "/dbs/sets", keyB); resp.Header.Get("X-RateLimit-Remaining-Hour") != "6998" {
+		t.Errorf("after 4 refusals and 2 REST requests: remaining %s, want 6998 (refusals not counted)", resp.Header.Get("X-RateLimit-Remaining-Hour"))
+	}
+}

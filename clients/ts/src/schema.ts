@@ -1290,7 +1290,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a message of the protocol, an Accept without both media types, or an unsupported MCP-Protocol-Version: plain text, or a JSON-RPC error. */
+            /** @description Not a message of the protocol, an Accept without both media types, or an unsupported MCP-Protocol-Version: the API's error body, or a JSON-RPC error. */
             400: {
                 headers: {
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
@@ -1301,7 +1301,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": (components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid MCP request";
+                    }) | {
                         error?: {
                             code: number;
                             data?: unknown;
@@ -1314,13 +1317,13 @@ export interface operations {
                         params?: Record<string, never>;
                         result?: Record<string, never>;
                     };
-                    "text/plain": string;
                 };
             };
             401: components["responses"]["Unauthorized"];
             /** @description A body over 64 KiB. */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1329,12 +1332,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Request too large";
+                    };
                 };
             };
             /** @description A body that is not `application/json`. */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1343,7 +1350,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Unsupported media type";
+                    };
                 };
             };
             429: components["responses"]["TooManyRequests"];
