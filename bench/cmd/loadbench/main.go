@@ -61,6 +61,10 @@ type config struct {
 	profileDir       string
 	seed             uint64
 	serveEnv         []string // extra environment of cardcat serve, for what-if runs
+	// soak runs the mixed soak load this long after the other load runs (0:
+	// no soak), in slices of soakSlice, with a catalogue refresh every
+	// soakRefresh (0: none).
+	soak, soakSlice, soakRefresh time.Duration
 
 	// Set per size.
 	sizeWork, sizeLabel, probePath string
@@ -101,6 +105,9 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&cfg.answers, "answers", 200, "real answers captured per scenario for its ceiling")
 	fs.StringVar(&cfg.profileDir, "profile", "", "directory for CPU profiles of cardcat, taken during the last round of each scenario")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the catalogue and of the request lists")
+	fs.DurationVar(&cfg.soak, "soak", 0, "after the load runs, a soak of this long (e.g. 30m): mixed load (card, set, search, paid) on one cardcat with catalogue refreshes, resident memory, goroutines and p99 sampled over time; 0: none")
+	fs.DurationVar(&cfg.soakRefresh, "soak-refresh", 3*time.Minute, "during the soak, ingest a new catalogue version this often (0: never)")
+	fs.DurationVar(&cfg.soakSlice, "soak-slice", 30*time.Second, "length of one soak sample (one wrk run)")
 	fs.Func("serve-env", "KEY=VALUE added to the environment of cardcat serve, for what-if runs (e.g. CARDCAT_LOG_LEVEL=warn); repeatable", func(v string) error {
 		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
 			return fmt.Errorf("want KEY=VALUE, got %q", v)
@@ -159,6 +166,9 @@ func parseConfig(args []string) (*config, error) {
 	cfg.pacedConnections = 2 * cfg.connections
 	if cfg.rounds < 1 || cfg.duration < time.Second || cfg.connections < 1 || cfg.threads < 1 || cfg.queries < 6 || cfg.answers < 1 {
 		return nil, errors.New("-rounds, -c, -t and -answers must be at least 1, -queries at least 6, -duration at least 1s")
+	}
+	if cfg.soak < 0 || cfg.soakRefresh < 0 || (cfg.soak > 0 && cfg.soakSlice < time.Second) {
+		return nil, errors.New("-soak and -soak-refresh must not be negative, -soak-slice at least 1s")
 	}
 	return cfg, nil
 }
@@ -252,6 +262,7 @@ type sizeReport struct {
 	SeqSearch  []time.Duration // one client, one search at a time, over HTTP
 	Compare    *comparison
 	CompareErr string
+	Soak       *soakReport // nil: no -soak
 }
 
 func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script string, n int, redisSupported bool, logf func(string, ...any)) (*sizeReport, error) {
@@ -379,6 +390,11 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	}
 	if sr.MemLoaded, err = readMem(cc.srv.pid()); err != nil {
 		return nil, err
+	}
+	if cfg.soak > 0 {
+		if sr.Soak, err = runSoak(ctx, cfg, cardcat, script, cc, sr.Cat, w, dir, logf); err != nil {
+			return nil, err
+		}
 	}
 	cc.srv.stop()
 

@@ -298,6 +298,9 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	}
 	rep.compareSection(b, sr)
 	rep.targets(b, sr)
+	if sr.Soak != nil {
+		rep.soakSection(b, sr.Soak)
+	}
 }
 
 // pacedSection is card detail at set rates: the latency at a load, not at
