@@ -480,6 +480,8 @@ type runningCardcat struct {
 	start  time.Duration
 	snap   snapshotTimes
 	snapOK bool
+	// version is the catalogue version it loaded at start (0: unknown).
+	version int
 }
 
 func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name string, env []string, logf func(string, ...any)) (*runningCardcat, error) {
@@ -512,6 +514,7 @@ func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name 
 			break
 		}
 	}
+	rc.version, _ = lastSnapshotVersion(logPath, 0)
 	rc.target = &target{Name: name, srv: srv, admin: admin}
 	logf("%s answers after %s (snapshot load %s, build %s)", name, rc.start.Round(time.Millisecond), rc.snap.Load, rc.snap.Build)
 	return rc, nil

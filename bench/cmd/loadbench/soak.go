@@ -30,7 +30,8 @@ type soakSample struct {
 	RPS        float64
 	P50, P99   time.Duration // wrk's
 	RSS        int64         // VmRSS of cardcat serve, bytes
-	Goroutines int           // -1 unknown
+	Goroutines int           // settled after the slice (the least of a few reads); -1 unknown
+	Load       float64       // 1-minute load average at the start of the slice
 	Version    int           // catalogue version served (its last snapshot line); 0 unknown
 	Requests   int64
 	Errors     int64 // non-2xx answers and socket errors
@@ -110,13 +111,14 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 	defer func() { stopRefresh(); wg.Wait() }()
 
 	logf("soak: mixed load for %s in slices of %s, a catalogue refresh every %s", cfg.soak, cfg.soakSlice, cfg.soakRefresh)
-	version := 0
+	version := cc.version
 	for time.Since(start) < cfg.soak {
 		d := min(cfg.soakSlice, cfg.soak-time.Since(start))
 		if d < time.Second {
 			break
 		}
 		logBefore := fileSize(cc.srv.log)
+		load := loadAvg()
 		run := wrkRun{Threads: cfg.threads, Connections: cfg.connections, Duration: d, CPUs: cfg.loadCPUs,
 			Script: script, URL: cc.srv.url, Paths: paths, Header: "X-API-Key", Value: cat.Key}
 		res, _, err := run.run(ctx)
@@ -124,15 +126,13 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 			return nil, fmt.Errorf("soak: %w", err)
 		}
 		s := soakSample{At: time.Since(start), RPS: res.RPS(), P50: time.Duration(res.Latency.P50) * time.Microsecond,
-			P99: time.Duration(res.Latency.P99) * time.Microsecond, Requests: res.Requests, Errors: res.Errors(200), Goroutines: -1}
+			P99: time.Duration(res.Latency.P99) * time.Microsecond, Requests: res.Requests, Errors: res.Errors(200), Goroutines: -1, Load: load}
 		m, err := readMem(cc.srv.pid())
 		if err != nil {
 			return nil, fmt.Errorf("soak: cardcat exited: %w", err)
 		}
 		s.RSS = m.RSS
-		if n, err := goroutines(ctx, cc.target.admin); err == nil {
-			s.Goroutines = n
-		}
+		s.Goroutines = settledGoroutines(ctx, cc.target.admin)
 		if v, ok := lastSnapshotVersion(cc.srv.log, logBefore); ok {
 			version = v
 		}
@@ -147,6 +147,22 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 	stopRefresh()
 	wg.Wait()
 	return sr, nil
+}
+
+// settledGoroutines is the least of a few goroutine counts a quarter of a
+// second apart: right after a slice the goroutines of wrk's closing
+// connections are still there, and a leak is what stays.
+func settledGoroutines(ctx context.Context, admin string) int {
+	least := -1
+	for i := range 4 {
+		if i > 0 {
+			time.Sleep(250 * time.Millisecond)
+		}
+		if n, err := goroutines(ctx, admin); err == nil && (least < 0 || n < least) {
+			least = n
+		}
+	}
+	return least
 }
 
 // goroutines reads "goroutine profile: total N" from the admin listener.
@@ -288,9 +304,9 @@ func (rep *report) soakSection(b *strings.Builder, s *soakReport) {
 	if s.Refresh > 0 {
 		refresh = fmt.Sprintf("every %s the same catalogue a day later (`cardcat synth --day N`, about 10%% of prices changed) ingested into the store cardcat serves, which swaps its snapshot under load", s.Refresh)
 	}
-	p("Mixed load (card detail, set page, search, paid statistics in turn) on one `cardcat serve` for %s, wrk -t%d -c%d in slices of %s; %s. Each row is read right after its slice: wrk's figures of the slice, VmRSS, goroutines (the admin listener's goroutine profile), the catalogue version of the last \"catalogue snapshot ready\" line so far.\n\n",
+	p("Mixed load (card detail, set page, search, paid statistics in turn) on one `cardcat serve` for %s, wrk -t%d -c%d in slices of %s; %s. Each row is read right after its slice: wrk's figures of the slice, VmRSS, goroutines (the admin listener's goroutine profile), the catalogue version of the last \"catalogue snapshot ready\" line so far; the load average at the slice's start says how busy the machine was (p99 follows it).\n\n",
 		s.Duration, cfg.threads, cfg.connections, s.Slice, refresh)
-	p("| time | req/s | p50 ms | p99 ms | VmRSS | goroutines | catalogue version | errors |\n|---|---|---|---|---|---|---|---|\n")
+	p("| time | req/s | p50 ms | p99 ms | VmRSS | goroutines | catalogue version | errors | load avg |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range s.Samples {
 		g, v := "—", "—"
 		if x.Goroutines >= 0 {
@@ -299,7 +315,7 @@ func (rep *report) soakSection(b *strings.Builder, s *soakReport) {
 		if x.Version > 0 {
 			v = strconv.Itoa(x.Version)
 		}
-		p("| %s | %s | %.2f | %.2f | %s | %s | %s | %s |\n", x.At.Round(time.Second), thousands(x.RPS), msd(x.P50), msd(x.P99), mb(x.RSS), g, v, errorsCell(x.Errors, x.Requests))
+		p("| %s | %s | %.2f | %.2f | %s | %s | %s | %s | %.2f |\n", x.At.Round(time.Second), thousands(x.RPS), msd(x.P50), msd(x.P99), mb(x.RSS), g, v, errorsCell(x.Errors, x.Requests), x.Load)
 	}
 	p("\n")
 	if len(s.Ingests) > 0 {

@@ -74,7 +74,7 @@ func TestSoakMix(t *testing.T) {
 func TestReportSoak(t *testing.T) {
 	sample := func(i int, rssMB int64, gor int, p99ms float64) soakSample {
 		return soakSample{At: time.Duration(i+1) * 30 * time.Second, RPS: 10_000, P50: 2 * time.Millisecond,
-			P99: time.Duration(p99ms * float64(time.Millisecond)), RSS: rssMB * 1_000_000, Goroutines: gor, Version: 1 + i/4, Requests: 300_000}
+			P99: time.Duration(p99ms * float64(time.Millisecond)), RSS: rssMB * 1_000_000, Goroutines: gor, Version: 1 + i/4, Requests: 300_000, Load: 1.5}
 	}
 	var growing, flat []soakSample
 	for i := range 8 {
@@ -89,8 +89,8 @@ func TestReportSoak(t *testing.T) {
 	rep.soakSection(&b, s)
 	out := b.String()
 	for _, want := range []string{
-		"| 30s | 10,000 | 2.00 | 8.00 | 100 MB | 20 | 1 | 0 |",
-		"| 2m0s | 10,000 | 2.00 | 8.30 | 130 MB | — | — | **30** (0.0%) |",
+		"| 30s | 10,000 | 2.00 | 8.00 | 100 MB | 20 | 1 | 0 | 1.50 |",
+		"| 2m0s | 10,000 | 2.00 | 8.30 | 130 MB | — | — | **30** (0.0%) | 1.50 |",
 		"every 1m0s the same catalogue a day later",
 		"Refreshes finished at (synth + ingest): 1m10s (9s). **Failed**: day 2 at 2m10s: ingest: disk full.",
 		// Quarters of 2 slices: 100, 110 MB → 160, 170 MB; 20, 25 → 50, 55
