@@ -89,14 +89,12 @@ type Caller struct {
 
 // CallerOf is the caller that a key of acc makes at now.
 func CallerOf(acc *Account, keyID string, now time.Time) Caller {
-	return Caller{
-		AccountID: strconv.FormatInt(acc.ID, 10),
-		KeyID:     keyID,
-		Plan:      acc.Plan,
-		Paid:      acc.PaidAccess(now),
-		Pool:      PoolName(acc.ID),
-		Limits:    acc.Limits(),
-	}
+	return callerOf(acc, keyID, now, &accountNames{id: strconv.FormatInt(acc.ID, 10), pool: PoolName(acc.ID)})
+}
+
+// callerOf is CallerOf with the account's strings already made.
+func callerOf(acc *Account, keyID string, now time.Time, n *accountNames) Caller {
+	return Caller{AccountID: n.id, KeyID: keyID, Plan: acc.Plan, Paid: acc.PaidAccess(now), Pool: n.pool, Limits: acc.Limits()}
 }
 
 // ErrInvalidKey is wrapped by Authenticate's error for a key that does not
@@ -159,15 +157,7 @@ func (a *Authenticator) Authenticate(_ context.Context, key string) (Caller, err
 	if !acc.TrialStartedAt.IsZero() {
 		now = a.now()
 	}
-	n := a.namesOf(acc.ID)
-	return Caller{
-		AccountID: n.id,
-		KeyID:     DisplayPrefix(key),
-		Plan:      acc.Plan,
-		Paid:      acc.PaidAccess(now),
-		Pool:      n.pool,
-		Limits:    acc.Limits(),
-	}, nil
+	return callerOf(acc, DisplayPrefix(key), now, a.namesOf(acc.ID)), nil
 }
 
 func (a *Authenticator) namesOf(id int64) *accountNames {
