@@ -37,7 +37,7 @@ type Holder struct {
 // version check reads one row, every interval: it is bounded tightly, and a
 // black-holed database costs each check no more than that. A load reads the
 // whole catalogue, which takes tens of seconds at a million cards
-// (bench/README.md, "Times"): it gets minutes, generous but finite.
+// (bench/README.md, "Last full run"): it gets minutes, generous but finite.
 const (
 	DefaultVersionTimeout = 5 * time.Second
 	DefaultLoadTimeout    = 5 * time.Minute
