@@ -21,24 +21,47 @@ const (
 )
 
 // planTerms is what a plan gives: its default quotas, whether an account may
-// have custom ones, and whether it opens the paid endpoints without a trial.
+// have custom ones, what of the paid endpoints it opens without a trial, and
+// how it is offered (SPEC.md's Limits table; DECISIONS.md for Pro).
 type planTerms struct {
 	plan   Plan
+	name   string // as the spec's table names it
 	limits ratelimit.Limits
 	// custom: the account's own limits apply. For Coffee they are a floor
 	// raised, never lowered; for Business they replace the default.
 	custom bool
-	paid   bool
+	paid   PaidScope
+	price  string // the spec's price column, word for word
+	// open: a new account may move to the plan (Early Access is closed).
+	open bool
+	// checkout: bought by card, per month, on the upgrade page when a
+	// payment provider is configured (Business is on contact, Coffee a
+	// voluntary payment).
+	checkout bool
 }
+
+// PaidScope is what of the paid endpoints a plan opens without a trial.
+type PaidScope uint8
+
+const (
+	// PaidNone: the free endpoints only; the paid ones need a trial.
+	PaidNone PaidScope = iota
+	// PaidOriginalGames: the paid endpoints of the original service's base
+	// and second game only (Pro). cardcat serves neither, so here it opens
+	// nothing (DECISIONS.md).
+	PaidOriginalGames
+	// PaidAll: every paid endpoint of every game (Ultra, Business).
+	PaidAll
+)
 
 // plans is the one plan table (SPEC.md, "Limits"), in the spec's order.
 var plans = [...]planTerms{
-	{Free, ratelimit.Limits{Hour: 100, Day: 1000}, false, false},
-	{EarlyAccess, ratelimit.Limits{Hour: 1000, Day: 10000}, false, false},
-	{Coffee, ratelimit.Limits{Hour: 1000, Day: 10000}, true, false},
-	{Pro, ratelimit.Limits{Hour: 5000, Day: 50000}, false, false},
-	{Ultra, ratelimit.Limits{Hour: 7000, Day: 70000}, false, true},
-	{Business, ratelimit.Limits{Hour: 10000, Day: 100000}, true, true},
+	{Free, "Free", ratelimit.Limits{Hour: 100, Day: 1000}, false, PaidNone, "$0 per month", true, false},
+	{EarlyAccess, "Early Access", ratelimit.Limits{Hour: 1000, Day: 10000}, false, PaidNone, "closed", false, false},
+	{Coffee, "Coffee", ratelimit.Limits{Hour: 1000, Day: 10000}, true, PaidNone, "voluntary payment", true, false},
+	{Pro, "Pro", ratelimit.Limits{Hour: 5000, Day: 50000}, false, PaidOriginalGames, "20 EUR per month", true, true},
+	{Ultra, "Ultra", ratelimit.Limits{Hour: 7000, Day: 70000}, false, PaidAll, "29 EUR per month", true, true},
+	{Business, "Business", ratelimit.Limits{Hour: 10000, Day: 100000}, true, PaidAll, "on contact", true, false},
 }
 
 // Plans lists every plan in the order of the spec's table.
@@ -84,7 +107,47 @@ func (p Plan) CustomLimits() bool { return p.terms().custom }
 
 // IncludesPaid reports whether the plan opens the paid endpoints without a
 // trial (Ultra, Business).
-func (p Plan) IncludesPaid() bool { return p.terms().paid }
+func (p Plan) IncludesPaid() bool { return p.terms().paid == PaidAll }
+
+// Name is the plan's name as the spec's table writes it ("Early Access").
+func (p Plan) Name() string { return p.terms().name }
+
+// Price is the plan's price as the spec's table gives it ("20 EUR per
+// month", "on contact", "closed").
+func (p Plan) Price() string { return p.terms().price }
+
+// Open reports whether an account may move to the plan today; Early Access
+// is closed to new users.
+func (p Plan) Open() bool { return p.terms().open }
+
+// Checkout reports whether the plan is bought by card on the upgrade page
+// (Pro and Ultra) when a payment provider is configured.
+func (p Plan) Checkout() bool { return p.terms().checkout }
+
+// Paid is what of the paid endpoints the plan opens without a trial.
+// IncludesPaid is the answer for the games cardcat serves.
+func (p Plan) Paid() PaidScope { return p.terms().paid }
+
+// Quota says how a plan's limits are set.
+type Quota uint8
+
+const (
+	QuotaFixed  Quota = iota // the plan's limits, the same for everyone
+	QuotaFloor               // at least the plan's limits, raised per account (Coffee)
+	QuotaCustom              // set per account (Business)
+)
+
+// Quota says how the plan's limits are set; Account.Limits applies it.
+func (p Plan) Quota() Quota {
+	switch {
+	case !p.CustomLimits():
+		return QuotaFixed
+	case p == Business:
+		return QuotaCustom
+	default:
+		return QuotaFloor
+	}
+}
 
 // FreeLimits are the Free plan's quotas: what public routes report to a
 // caller without a key.
