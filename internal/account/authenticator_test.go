@@ -15,8 +15,12 @@ import (
 )
 
 // memStore is a hand-written account.Store in memory, enough for the
-// directory: accounts, keys, a version that changes with every write.
+// directory: accounts, keys, a version that changes with every write. The
+// portal's methods are not needed here: the embedded nil Store panics if one
+// is called.
 type memStore struct {
+	account.Store
+
 	mu       sync.Mutex
 	accounts map[int64]*account.Account
 	keys     []account.Key

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,14 +24,18 @@ func timeOrNull(t time.Time) any {
 
 // accountsTx runs fn in a transaction that also bumps the accounts version.
 func (db *DB) accountsTx(ctx context.Context, what string, fn func(tx pgx.Tx) error) error {
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	return db.tx(ctx, what, func(tx pgx.Tx) error {
 		if err := fn(tx); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `UPDATE accounts_version SET version = version + 1`)
 		return err
 	})
-	if err != nil {
+}
+
+// tx runs fn in a transaction; what names it in errors.
+func (db *DB) tx(ctx context.Context, what string, fn func(tx pgx.Tx) error) error {
+	if err := pgx.BeginFunc(ctx, db.pool, fn); err != nil {
 		return fmt.Errorf("postgres: %s: %w", what, err)
 	}
 	return nil
@@ -40,37 +45,70 @@ func (db *DB) accountsTx(ctx context.Context, what string, fn func(tx pgx.Tx) er
 func (db *DB) CreateAccount(ctx context.Context, a *account.Account) error {
 	a.CreatedAt = sqlrow.CreatedAt(a.CreatedAt)
 	return db.accountsTx(ctx, "create account", func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO accounts (email, plan, hour_limit, day_limit, trial_started_at, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt), a.CreatedAt).Scan(&a.ID)
+		return tx.QueryRow(ctx, `INSERT INTO accounts (email, plan, hour_limit, day_limit, trial_started_at, created_at,
+	password_hash, verified_at, stripe_customer_id, stripe_subscription_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt), a.CreatedAt,
+			a.PasswordHash, timeOrNull(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID).Scan(&a.ID)
 	})
 }
 
-// accountColumns are the columns of sqlrow.ReadAccount.
-const accountColumns = `id, coalesce(email, ''), plan, hour_limit, day_limit, trial_started_at, created_at`
+// accountColumns are the columns of sqlrow.ReadAccount, of the accounts
+// table as a.
+const accountColumns = `a.id, coalesce(a.email, ''), a.plan, a.hour_limit, a.day_limit, a.trial_started_at, a.created_at,
+	a.password_hash, a.verified_at, coalesce(a.stripe_customer_id, ''), a.stripe_subscription_id`
 
-// Account returns the account with the id.
+// liveAccount reads the live account where cond (on a, with $1) holds.
+func (db *DB) liveAccount(ctx context.Context, cond string, arg any) (*account.Account, error) {
+	return sqlrow.ReadAccount(ctx, reader{db.pool}, `SELECT `+accountColumns+` FROM accounts a WHERE a.deleted_at IS NULL AND `+cond, arg)
+}
+
+// Account returns the live account with the id.
 func (db *DB) Account(ctx context.Context, id int64) (*account.Account, error) {
-	a, err := sqlrow.ReadAccount(ctx, reader{db.pool}, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id)
+	a, err := db.liveAccount(ctx, `a.id = $1`, id)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: account %d: %w", id, err)
 	}
 	return a, nil
 }
 
-// AccountByEmail returns the account with the email.
+// AccountByEmail returns the live account with the email.
 func (db *DB) AccountByEmail(ctx context.Context, email string) (*account.Account, error) {
-	a, err := sqlrow.ReadAccount(ctx, reader{db.pool}, `SELECT `+accountColumns+` FROM accounts WHERE email = $1`, email)
+	a, err := db.liveAccount(ctx, `a.email = $1`, email)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: account %q: %w", email, err)
 	}
 	return a, nil
 }
 
-// UpdateAccount saves a's email, plan, limits and trial.
+// AccountByStripeCustomer returns the live account of the Stripe customer.
+func (db *DB) AccountByStripeCustomer(ctx context.Context, customerID string) (*account.Account, error) {
+	a, err := db.liveAccount(ctx, `a.stripe_customer_id = $1`, customerID)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: account of Stripe customer %q: %w", customerID, err)
+	}
+	return a, nil
+}
+
+// Accounts lists the live accounts by id, each with its keys' last use.
+func (db *DB) Accounts(ctx context.Context) ([]account.Account, error) {
+	accounts, err := sqlrow.ReadAccounts(ctx, reader{db.pool}, `SELECT `+accountColumns+`,
+	(SELECT max(k.last_used_at) FROM api_keys k WHERE k.account_id = a.id)
+FROM accounts a WHERE a.deleted_at IS NULL ORDER BY a.id`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: accounts: %w", err)
+	}
+	return accounts, nil
+}
+
+// UpdateAccount saves every field of a live account but its ID, CreatedAt
+// and LastUsedAt.
 func (db *DB) UpdateAccount(ctx context.Context, a *account.Account) error {
 	return db.accountsTx(ctx, "update account", func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE accounts SET email = $1, plan = $2, hour_limit = $3, day_limit = $4, trial_started_at = $5 WHERE id = $6`,
-			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt), a.ID)
+		tag, err := tx.Exec(ctx, `UPDATE accounts SET email = $1, plan = $2, hour_limit = $3, day_limit = $4, trial_started_at = $5,
+	password_hash = $6, verified_at = $7, stripe_customer_id = $8, stripe_subscription_id = $9
+WHERE id = $10 AND deleted_at IS NULL`,
+			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt),
+			a.PasswordHash, timeOrNull(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID, a.ID)
 		if err != nil {
 			return err
 		}
@@ -81,12 +119,54 @@ func (db *DB) UpdateAccount(ctx context.Context, a *account.Account) error {
 	})
 }
 
-// CreateKey inserts k, setting its ID.
+// DeleteAccount deletes the live account at at: its email is freed, its
+// password cleared, its keys revoked, its sessions and tokens deleted; its
+// row stays for its usage and keys.
+func (db *DB) DeleteAccount(ctx context.Context, id int64, at time.Time) error {
+	return db.accountsTx(ctx, "delete account", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE accounts SET email = NULL, password_hash = '', deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL`, sqlrow.Time(at), id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("account %d: %w", id, account.ErrNotFound)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL`, sqlrow.Time(at), id); err != nil {
+			return err
+		}
+		for _, q := range []string{`DELETE FROM sessions WHERE account_id = $1`, `DELETE FROM tokens WHERE account_id = $1`} {
+			if _, err := tx.Exec(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// CreateKey inserts k, setting its ID (and CreatedAt when zero), unless the
+// live account already has account.MaxActiveKeys unrevoked keys. The
+// account's row is locked first, so that concurrent creates for one account
+// count one after the other.
 func (db *DB) CreateKey(ctx context.Context, k *account.Key) error {
 	k.CreatedAt = sqlrow.CreatedAt(k.CreatedAt)
 	return db.accountsTx(ctx, "create key", func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO api_keys (account_id, hash, prefix, test, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-			k.AccountID, k.Hash, k.Prefix, k.Test, k.CreatedAt).Scan(&k.ID)
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, k.AccountID).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("account %d: %w", k.AccountID, account.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		var active int64
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL`, k.AccountID).Scan(&active); err != nil {
+			return err
+		}
+		if active >= account.MaxActiveKeys {
+			return account.ErrTooManyKeys
+		}
+		return tx.QueryRow(ctx, `INSERT INTO api_keys (account_id, hash, prefix, test, created_at, name) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+			k.AccountID, k.Hash, k.Prefix, k.Test, k.CreatedAt, k.Name).Scan(&k.ID)
 	})
 }
 
@@ -106,7 +186,7 @@ func (db *DB) RevokeKey(ctx context.Context, id int64, at time.Time) error {
 
 // Keys lists keys by id, all when accountID is 0.
 func (db *DB) Keys(ctx context.Context, accountID int64) ([]account.Key, error) {
-	keys, err := sqlrow.ReadKeys(ctx, reader{db.pool}, `SELECT id, account_id, hash, prefix, test, created_at, revoked_at
+	keys, err := sqlrow.ReadKeys(ctx, reader{db.pool}, `SELECT id, account_id, hash, prefix, test, created_at, revoked_at, name, last_used_at
 FROM api_keys WHERE $1 = 0 OR account_id = $1 ORDER BY id`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: keys: %w", err)
@@ -123,11 +203,11 @@ func (db *DB) AccountsVersion(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-// ActiveKeys returns every unrevoked key with its account.
+// ActiveKeys returns every unrevoked key of a live account with its account.
 func (db *DB) ActiveKeys(ctx context.Context) ([]account.KeyAccount, error) {
-	keys, err := sqlrow.ReadKeyAccounts(ctx, reader{db.pool}, `SELECT k.id, k.hash, k.prefix, k.test, k.created_at,
-	a.id, coalesce(a.email, ''), a.plan, a.hour_limit, a.day_limit, a.trial_started_at, a.created_at
-FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.revoked_at IS NULL ORDER BY k.id`)
+	keys, err := sqlrow.ReadKeyAccounts(ctx, reader{db.pool}, `SELECT k.id, k.hash, k.prefix, k.test, k.created_at, k.name, k.last_used_at,
+	`+accountColumns+`
+FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.revoked_at IS NULL AND a.deleted_at IS NULL ORDER BY k.id`)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: active keys: %w", err)
 	}
