@@ -18,8 +18,8 @@ import (
 
 // The argon2id parameters of new hashes. OWASP's password storage cheat sheet sets the floor at
 // m=19 MiB, t=2, p=1; these spend 64 MiB (RFC 9106's second recommended memory size) and three
-// passes, about 10 times the floor's cost to an attacker, and still hash in about 150 ms on one
-// core of the 2-core machine under load. One lane, so a login keeps the other core for the API.
+// passes, five times the floor's memory-time cost to an attacker, and still hash well under the
+// 300 ms a login can spend on a 2-core machine. One lane: a login keeps the other core for the API.
 const (
 	MemoryKiB   = 64 * 1024
 	Iterations  = 3
