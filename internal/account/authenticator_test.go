@@ -203,10 +203,10 @@ func TestCallerOfEveryPlan(t *testing.T) {
 		{account.Account{Plan: account.Business, HourLimit: 20000, DayLimit: 400000}, want{"business", 20000, 400000, account.Allowed}},
 	}
 	var keys []string
-	var ids []int64
+	var ids, keyIDs []int64
 	for _, c := range cases {
-		acc, key, _ := mustAccount(t, st, c.acc)
-		keys, ids = append(keys, key), append(ids, acc.ID)
+		acc, key, k := mustAccount(t, st, c.acc)
+		keys, ids, keyIDs = append(keys, key), append(ids, acc.ID), append(keyIDs, k.ID)
 	}
 	auth := account.NewAuthenticator(mustDirectory(t, st), func() time.Time { return now })
 	for i, c := range cases {
@@ -215,12 +215,14 @@ func TestCallerOfEveryPlan(t *testing.T) {
 			t.Fatalf("%+v: %v", c.acc, err)
 		}
 		want := account.Caller{
-			AccountID: strconv.FormatInt(ids[i], 10),
-			KeyID:     keys[i][:12],
-			Plan:      c.want.plan,
-			Paid:      c.want.paid,
-			Pool:      "acct:" + strconv.FormatInt(ids[i], 10),
-			Limits:    ratelimit.Limits{Hour: c.want.hour, Day: c.want.day},
+			AccountID:  strconv.FormatInt(ids[i], 10),
+			KeyID:      keys[i][:12],
+			Plan:       c.want.plan,
+			Paid:       c.want.paid,
+			Pool:       "acct:" + strconv.FormatInt(ids[i], 10),
+			Limits:     ratelimit.Limits{Hour: c.want.hour, Day: c.want.day},
+			AccountRef: ids[i],
+			KeyRef:     keyIDs[i],
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%+v (-want +got):\n%s", c.acc, diff)

@@ -85,16 +85,20 @@ type Caller struct {
 	// Limits are the pool's quotas as the plan sets them now, so that a plan
 	// change applies to the next request.
 	Limits ratelimit.Limits
+	// AccountRef and KeyRef are the account's and the key's store ids, for
+	// the usage meter; 0 when unknown (KeyFormat, CallerOf's key).
+	AccountRef, KeyRef int64
 }
 
 // CallerOf is the caller that a key of acc makes at now.
 func CallerOf(acc *Account, keyID string, now time.Time) Caller {
-	return callerOf(acc, keyID, now, &accountNames{id: strconv.FormatInt(acc.ID, 10), pool: PoolName(acc.ID)})
+	return callerOf(acc, keyID, 0, now, &accountNames{id: strconv.FormatInt(acc.ID, 10), pool: PoolName(acc.ID)})
 }
 
-// callerOf is CallerOf with the account's strings already made.
-func callerOf(acc *Account, keyID string, now time.Time, n *accountNames) Caller {
-	return Caller{AccountID: n.id, KeyID: keyID, Plan: acc.Plan, Paid: acc.PaidAccess(now), Pool: n.pool, Limits: acc.Limits()}
+// callerOf is CallerOf with the key's id and the account's strings already
+// made.
+func callerOf(acc *Account, keyID string, keyRef int64, now time.Time, n *accountNames) Caller {
+	return Caller{AccountID: n.id, KeyID: keyID, AccountRef: acc.ID, KeyRef: keyRef, Plan: acc.Plan, Paid: acc.PaidAccess(now), Pool: n.pool, Limits: acc.Limits()}
 }
 
 // ErrInvalidKey is wrapped by Authenticate's error for a key that does not
@@ -113,7 +117,16 @@ type Keys interface {
 	Lookup(key string) (*Account, bool)
 }
 
-var _ Keys = (*Directory)(nil)
+// keyRefs is Keys that also knows each key's store id (the Directory);
+// with it the Caller gets a KeyRef.
+type keyRefs interface {
+	LookupRef(key string) (acc *Account, keyRef int64, ok bool)
+}
+
+var (
+	_ Keys    = (*Directory)(nil)
+	_ keyRefs = (*Directory)(nil)
+)
 
 // Authenticator turns a request's key into its Caller. Lookups are served
 // from Keys (the Directory: in memory, refreshed from the store every few
@@ -121,6 +134,7 @@ var _ Keys = (*Directory)(nil)
 // never a database round trip.
 type Authenticator struct {
 	keys Keys
+	refs keyRefs // keys, when it knows key ids; else nil
 	now  func() time.Time
 
 	// names holds each account's id and pool as strings (int64 ->
@@ -137,7 +151,8 @@ func NewAuthenticator(keys Keys, now func() time.Time) *Authenticator {
 	if now == nil {
 		now = time.Now
 	}
-	return &Authenticator{keys: keys, now: now}
+	refs, _ := keys.(keyRefs)
+	return &Authenticator{keys: keys, refs: refs, now: now}
 }
 
 // Authenticate returns the caller of key. An unknown, revoked or malformed
@@ -147,7 +162,16 @@ func (a *Authenticator) Authenticate(_ context.Context, key string) (Caller, err
 	if !WellFormed(key) {
 		return Caller{}, errMalformed
 	}
-	acc, ok := a.keys.Lookup(key)
+	var (
+		acc    *Account
+		keyRef int64
+		ok     bool
+	)
+	if a.refs != nil {
+		acc, keyRef, ok = a.refs.LookupRef(key)
+	} else {
+		acc, ok = a.keys.Lookup(key)
+	}
 	if !ok {
 		return Caller{}, errUnknownKey
 	}
@@ -157,7 +181,7 @@ func (a *Authenticator) Authenticate(_ context.Context, key string) (Caller, err
 	if !acc.TrialStartedAt.IsZero() {
 		now = a.now()
 	}
-	return callerOf(acc, DisplayPrefix(key), now, a.namesOf(acc.ID)), nil
+	return callerOf(acc, DisplayPrefix(key), keyRef, now, a.namesOf(acc.ID)), nil
 }
 
 func (a *Authenticator) namesOf(id int64) *accountNames {

@@ -35,7 +35,14 @@ const (
 
 type directoryView struct {
 	version int64
-	byHash  map[[sha256.Size]byte]*Account
+	byHash  map[[sha256.Size]byte]directoryEntry
+}
+
+// directoryEntry is a key's account and the key's store id (for the usage
+// meter's last use).
+type directoryEntry struct {
+	acc   *Account
+	keyID int64
 }
 
 // NewDirectory loads the active keys once.
@@ -53,9 +60,15 @@ func NewDirectory(ctx context.Context, st Store, log *slog.Logger) (*Directory, 
 // stack buffer (a plain []byte(key) of more than 32 bytes is a heap
 // allocation), so a lookup allocates nothing.
 func (d *Directory) Lookup(key string) (*Account, bool) {
+	acc, _, ok := d.LookupRef(key)
+	return acc, ok
+}
+
+// LookupRef is Lookup that also returns the key's store id.
+func (d *Directory) LookupRef(key string) (acc *Account, keyRef int64, ok bool) {
 	var buf [48]byte // a key is 40 bytes
-	a, ok := d.view.Load().byHash[sha256.Sum256(append(buf[:0], key...))]
-	return a, ok
+	e, ok := d.view.Load().byHash[sha256.Sum256(append(buf[:0], key...))]
+	return e.acc, e.keyID, ok
 }
 
 // Refresh reloads the keys when the accounts version changed. The version
@@ -95,7 +108,7 @@ func (d *Directory) refresh(ctx context.Context) error {
 		return err
 	}
 	accounts := map[int64]*Account{}
-	byHash := make(map[[sha256.Size]byte]*Account, len(kas))
+	byHash := make(map[[sha256.Size]byte]directoryEntry, len(kas))
 	for _, ka := range kas {
 		a := accounts[ka.Account.ID]
 		if a == nil {
@@ -107,7 +120,7 @@ func (d *Directory) refresh(ctx context.Context) error {
 		if n, err := hex.Decode(sum[:], []byte(ka.Key.Hash)); err != nil || n != len(sum) {
 			return fmt.Errorf("account: key %d has a malformed stored hash", ka.Key.ID)
 		}
-		byHash[sum] = a
+		byHash[sum] = directoryEntry{acc: a, keyID: ka.Key.ID}
 	}
 	d.view.Store(&directoryView{version: v, byHash: byHash})
 	return nil
