@@ -31,6 +31,10 @@ import (
 // The X-RateLimit-* headers are set before the answer is written, so every
 // answer has them, a 403 of a paid route and a 500 after a panic included.
 // Without a Deps.Limiter the step is noLimits: nothing counted, no headers.
+//
+// Every request of a valid key that the step counts (or would count, without
+// a limiter), its 429s included, is also told to Deps.Usage: the account's
+// hourly usage, whatever the limiter backend.
 
 // The headers, in canonical form (Go's http.Header keys; header names are
 // case-insensitive on the wire).
@@ -47,6 +51,13 @@ const (
 const DefaultGuardPerHour = 1000
 
 const errRateLimited = "Rate limit exceeded"
+
+// UsageRecorder counts the requests of valid keys per account (the
+// production one is *account.Meter). Record runs on every keyed request:
+// it takes the caller's store ids, so that nothing is parsed per request.
+type UsageRecorder interface {
+	Record(accountRef, keyRef int64, refused bool, at time.Time)
+}
 
 // limits is the rate-limit step's counter: poolLimits with a limiter,
 // noLimits without one.
@@ -98,6 +109,9 @@ func (s *Server) withPublicLimits(next http.Handler) http.Handler {
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
 	st := stateOf(r.Context())
 	res, refused, guard := s.limits.take(w, r, st)
+	if st.key == keyValid && s.deps.Usage != nil {
+		s.deps.Usage.Record(st.caller.AccountRef, st.caller.KeyRef, refused, st.start)
+	}
 	if !refused {
 		return true
 	}

@@ -96,6 +96,9 @@ type Deps struct {
 	// gives every answer its X-RateLimit-* headers (ratelimit.go). Nil turns
 	// rate limiting off: nothing is counted, no header is sent.
 	Limiter ratelimit.Limiter
+	// Usage, when set, counts every keyed request the rate-limit step counts,
+	// 429s included, per account and hour (ratelimit.go). Nil counts nothing.
+	Usage UsageRecorder
 	// AccessLog, when set, receives the access log's line of every request
 	// instead of Logger (which then logs it as an Info record "request"): a
 	// writer made for the one line every request writes (cmd/cardcat formats
