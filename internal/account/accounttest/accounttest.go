@@ -189,6 +189,8 @@ func Run(t *testing.T, open func(t *testing.T) account.Store) {
 			t.Error("revoked key still works after a refresh")
 		}
 	})
+
+	runPortal(t, open)
 }
 
 func mustVersion(t *testing.T, st account.Store) int64 {
