@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -49,6 +50,7 @@ type Stripe struct {
 	client        *stripe.Client
 	webhookSecret string
 	prices        map[account.Plan]string
+	origin        string // of the Checkout pages: Stripe's, or the fake's in tests
 	store         account.Store
 	now           func() time.Time
 	log           *slog.Logger
@@ -98,7 +100,16 @@ func New(cfg Config, st account.Store, now func() time.Time, log *slog.Logger) (
 		bc.URL = stripe.String(cfg.BaseURL)
 	}
 	client := stripe.NewClient(cfg.SecretKey, stripe.WithBackends(stripe.NewBackendsWithConfig(bc)))
+	origin := stripeCheckoutOrigin
+	if cfg.BaseURL != "" {
+		u, err := url.Parse(cfg.BaseURL)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("billing: Stripe API URL %q is not an absolute URL", cfg.BaseURL)
+		}
+		origin = u.Scheme + "://" + u.Host
+	}
 	return &Stripe{
+		origin:        origin,
 		client:        client,
 		webhookSecret: cfg.WebhookSecret,
 		prices:        prices,
@@ -107,6 +118,14 @@ func New(cfg Config, st account.Store, now func() time.Time, log *slog.Logger) (
 		log:           log,
 	}, nil
 }
+
+// stripeCheckoutOrigin serves Stripe's hosted Checkout pages.
+const stripeCheckoutOrigin = "https://checkout.stripe.com"
+
+// CheckoutOrigin is the origin of the pages Checkout sends visitors to, which
+// the portal's form-action policy must allow (the checkout form redirects
+// there). With a BaseURL (a fake Stripe) it is that server's.
+func (s *Stripe) CheckoutOrigin() string { return s.origin }
 
 // Sells reports whether Checkout sells plan p (the plans bought by card).
 func (s *Stripe) Sells(p account.Plan) bool {
