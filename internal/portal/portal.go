@@ -1,0 +1,265 @@
+// Package portal is the developer portal under /account/: sign-up, email
+// verification, login and sessions, API keys, usage, the trial and the
+// upgrade to a paid plan. Its pages are server-rendered html/template that
+// work without JavaScript; its forms POST, guarded against cross-site
+// requests by net/http's CrossOriginProtection and SameSite cookies.
+//
+// It stands on internal/account (accounts, keys, plans, trials, usage) and
+// never on the REST API's internals: httpapi only hands it every request
+// under /account/ (Deps.Portal there), uncounted.
+package portal
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/portal/mail"
+	"github.com/cardcat/cardcat/internal/ratelimit"
+)
+
+// Config holds the portal's tunables; zero values take the defaults.
+type Config struct {
+	// SessionIdle ends a session nobody used for this long. Default 24 h.
+	SessionIdle time.Duration
+	// SessionMax ends any session this long after login. Default 30 days.
+	SessionMax time.Duration
+	// VerifyTTL and ResetTTL are how long an emailed link works. Defaults
+	// 24 h and 1 h.
+	VerifyTTL, ResetTTL time.Duration
+	// ContactEmail is where visitors reach the operator (Business plans, and
+	// every upgrade when Stripe is not configured).
+	ContactEmail string
+}
+
+func (c Config) withDefaults() Config {
+	if c.SessionIdle <= 0 {
+		c.SessionIdle = 24 * time.Hour
+	}
+	if c.SessionMax <= 0 {
+		c.SessionMax = 30 * 24 * time.Hour
+	}
+	if c.VerifyTTL <= 0 {
+		c.VerifyTTL = 24 * time.Hour
+	}
+	if c.ResetTTL <= 0 {
+		c.ResetTTL = time.Hour
+	}
+	return c
+}
+
+// Billing takes payments for paid plans (billing.Stripe is the one).
+type Billing interface {
+	// Checkout starts a payment for plan and returns the page to send the
+	// visitor to.
+	Checkout(ctx context.Context, acc *account.Account, plan account.Plan, successURL, cancelURL string) (string, error)
+	// Webhook receives the payment provider's events
+	// (POST /account/billing/stripe).
+	Webhook() http.Handler
+	// CheckoutOrigin is the origin of the pages Checkout returns, which the
+	// Content-Security-Policy's form-action must allow (a form's redirect
+	// counts).
+	CheckoutOrigin() string
+}
+
+// Deps are what the portal needs from the rest of the program.
+type Deps struct {
+	Store account.Store
+	// Limiter throttles login attempts per client address and per account,
+	// and reports the pool's live use on the dashboard. Nil turns both off.
+	Limiter ratelimit.Limiter
+	// Mailer sends verification and reset emails (mail.LogMailer when no
+	// SMTP is configured).
+	Mailer mail.Mailer
+	// Billing is nil when no payment provider is configured: the upgrade
+	// page then tells visitors how to reach the operator.
+	Billing Billing
+	// Usage, when set, is flushed before the usage page reads the store, so
+	// that this replica's last seconds of traffic show.
+	Usage interface {
+		Flush(ctx context.Context) error
+	}
+	// Keys, when set, is refreshed after a key or plan change, so that this
+	// replica applies it at once (the others within their refresh interval).
+	Keys interface {
+		Refresh(ctx context.Context) error
+	}
+	// ClientAddr names the client of a request for the login throttle (the
+	// API's trusted-proxy rule); the peer's address when nil.
+	ClientAddr func(r *http.Request) string
+	Logger     *slog.Logger
+	Now        func() time.Time
+	// PublicURL is the base URL visitors use (no trailing slash): emailed
+	// links and the cookie's Secure flag derive from it.
+	PublicURL string
+}
+
+// Portal serves every page under /account/.
+type Portal struct {
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	now     func() time.Time
+	secure  bool // the public URL is https: Secure cookies with the __Host- prefix
+	pages   *pages
+	handler http.Handler
+	csp     string
+}
+
+// New returns the portal.
+func New(cfg Config, deps Deps) (*Portal, error) {
+	if deps.Store == nil || deps.Mailer == nil {
+		return nil, errors.New("portal: Deps.Store and Deps.Mailer are required")
+	}
+	u, err := url.Parse(deps.PublicURL)
+	if err != nil || u.Host == "" {
+		return nil, errors.New("portal: Deps.PublicURL must be an absolute URL")
+	}
+	p := &Portal{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now, secure: u.Scheme == "https"}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.deps.ClientAddr == nil {
+		p.deps.ClientAddr = peerAddr
+	}
+	if p.pages, err = parsePages(); err != nil {
+		return nil, err
+	}
+	formAction := "'self'"
+	if deps.Billing != nil {
+		formAction += " " + deps.Billing.CheckoutOrigin()
+	}
+	// No inline script or style anywhere: everything is a vendored file
+	// under /account/static/, charts are SVG attributes.
+	p.csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"form-action " + formAction + "; frame-ancestors 'none'; base-uri 'none'"
+	csrf := http.NewCrossOriginProtection()
+	csrf.SetDenyHandler(http.HandlerFunc(p.crossOrigin))
+	mux := p.routes()
+	// The Stripe webhook is a cross-site POST by design, verified by its
+	// signature instead.
+	guarded := csrf.Handler(mux)
+	p.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.securityHeaders(w)
+		if r.URL.Path == webhookPath {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
+	return p, nil
+}
+
+// ServeHTTP serves a request under /account/.
+func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }
+
+const webhookPath = "/account/billing/stripe"
+
+// routes is every page of the portal, in one place.
+func (p *Portal) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /account/static/{file}", p.static)
+	mux.HandleFunc("GET /account", p.redirectToDashboard)
+
+	// Accounts and sessions (auth.go).
+	mux.HandleFunc("GET /account/signup", p.signupPage)
+	mux.HandleFunc("POST /account/signup", p.signup)
+	mux.HandleFunc("GET /account/verify", p.verifyPage)
+	mux.HandleFunc("POST /account/verify", p.verify)
+	mux.HandleFunc("GET /account/verify/resend", p.resendPage)
+	mux.HandleFunc("POST /account/verify/resend", p.resendVerification)
+	mux.HandleFunc("GET /account/login", p.loginPage)
+	mux.HandleFunc("POST /account/login", p.login)
+	mux.HandleFunc("POST /account/logout", p.logout)
+	mux.HandleFunc("GET /account/reset", p.resetPage)
+	mux.HandleFunc("POST /account/reset", p.reset)
+	mux.HandleFunc("GET /account/reset/confirm", p.resetConfirmPage)
+	mux.HandleFunc("POST /account/reset/confirm", p.resetConfirm)
+	mux.HandleFunc("GET /account/settings", p.requireLogin(p.settingsPage))
+	mux.HandleFunc("POST /account/settings/password", p.requireLogin(p.changePassword))
+	mux.HandleFunc("POST /account/settings/delete", p.requireLogin(p.deleteAccount))
+
+	// What a logged-in developer sees (pages.go and beside it).
+	mux.HandleFunc("GET /account/{$}", p.requireLogin(p.dashboard))
+	mux.HandleFunc("GET /account/keys", p.requireLogin(p.keysPage))
+	mux.HandleFunc("POST /account/keys", p.requireLogin(p.createKey))
+	mux.HandleFunc("POST /account/keys/{id}/revoke", p.requireLogin(p.revokeKey))
+	mux.HandleFunc("GET /account/usage", p.requireLogin(p.usagePage))
+	mux.HandleFunc("GET /account/trial", p.requireLogin(p.trialPage))
+	mux.HandleFunc("POST /account/trial", p.requireLogin(p.startTrial))
+	// The plan table is public: a visitor compares plans before signing up.
+	mux.HandleFunc("GET /account/upgrade", p.withOptionalLogin(p.upgradePage))
+	mux.HandleFunc("POST /account/upgrade", p.requireLogin(p.checkout))
+	mux.HandleFunc("POST "+webhookPath, p.webhook)
+
+	mux.HandleFunc("/account/", p.notFound)
+	return mux
+}
+
+// securityHeaders are sent with every portal answer.
+func (p *Portal) securityHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", p.csp)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+// crossOrigin answers a form posted from another site.
+func (p *Portal) crossOrigin(w http.ResponseWriter, r *http.Request) {
+	p.render(w, r, http.StatusForbidden, "error", pageData{Title: "Request refused",
+		Error: "This form was sent from another site, so it was refused. Open the page on this site and send it again."})
+}
+
+func (p *Portal) notFound(w http.ResponseWriter, r *http.Request) {
+	p.render(w, r, http.StatusNotFound, "error", pageData{Title: "Page not found",
+		Error: "There is no such page in the account portal."})
+}
+
+func (p *Portal) redirectToDashboard(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, "/account/", http.StatusSeeOther)
+}
+
+// fail logs an internal error and shows a page that says nothing of it.
+func (p *Portal) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
+	p.log.ErrorContext(r.Context(), "portal: "+what, "error", err, "path", r.URL.Path)
+	p.render(w, r, http.StatusInternalServerError, "error", pageData{Title: "Something went wrong",
+		Error: "Something went wrong on our side; nothing was changed. Please try again in a moment."})
+}
+
+// absURL is path on the public URL, for emailed links and redirects.
+func (p *Portal) absURL(path string) string { return p.deps.PublicURL + path }
+
+// localPath reports whether next is a path on this site, so that a
+// redirect after login cannot send the visitor elsewhere.
+func localPath(next string) bool {
+	return strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, "/\\") &&
+		!strings.ContainsAny(next, "\r\n")
+}
+
+func peerAddr(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}
+
+// webhook hands the payment provider's events to Billing; without one
+// there is nothing to receive.
+func (p *Portal) webhook(w http.ResponseWriter, r *http.Request) {
+	if p.deps.Billing == nil {
+		p.notFound(w, r)
+		return
+	}
+	p.deps.Billing.Webhook().ServeHTTP(w, r)
+}

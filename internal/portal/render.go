@@ -1,0 +1,161 @@
+package portal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/account"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// pageData is what every page template gets; Data is the page's own.
+type pageData struct {
+	Title   string
+	Account *account.Account // the logged-in account, nil when logged out
+	Nav     string           // the navigation entry to mark current
+	Notice  string           // a success message
+	Error   string           // what went wrong, shown above the form
+	Data    any
+	// Static maps an asset's name to its versioned URL.
+	Static map[string]string
+}
+
+// pages holds one template per page, each with the shared layout, and the
+// static assets by their served name.
+type pages struct {
+	byName    map[string]*template.Template
+	assets    map[string]staticAsset // served name -> asset
+	assetURLs map[string]string      // file name -> URL
+}
+
+type staticAsset struct {
+	contentType string
+	body        []byte
+}
+
+var funcs = template.FuncMap{
+	"date": func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"day": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
+	"num": formatInt,
+}
+
+func parsePages() (*pages, error) {
+	ps := &pages{byName: map[string]*template.Template{}, assets: map[string]staticAsset{}, assetURLs: map[string]string{}}
+	files, err := fs.Glob(staticFS, "static/*")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := staticFS.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		// The URL names the content, so an asset can be cached for a year.
+		sum := sha256.Sum256(b)
+		name := path.Base(f)
+		ext := path.Ext(name)
+		served := strings.TrimSuffix(name, ext) + "." + hex.EncodeToString(sum[:4]) + ext
+		ps.assets[served] = staticAsset{contentType: contentTypes[ext], body: b}
+		ps.assetURLs[name] = "/account/static/" + served
+	}
+	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		base := path.Base(n)
+		if base == "layout.html" {
+			continue
+		}
+		t, err := template.Must(layout.Clone()).ParseFS(templateFS, n)
+		if err != nil {
+			return nil, err
+		}
+		ps.byName[strings.TrimSuffix(base, ".html")] = t
+	}
+	return ps, nil
+}
+
+var contentTypes = map[string]string{
+	".css": "text/css; charset=utf-8",
+	".js":  "text/javascript; charset=utf-8",
+	".svg": "image/svg+xml",
+}
+
+// render writes the page name with status. The page is rendered into a
+// buffer first, so that a template error is a clean 500, not half a page.
+func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, name string, d pageData) {
+	t, ok := p.pages.byName[name]
+	if !ok {
+		panic("portal: no template " + name)
+	}
+	if d.Account == nil {
+		d.Account = accountOf(r)
+	}
+	d.Static = p.pages.assetURLs
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, "layout.html", d); err != nil {
+		p.log.ErrorContext(r.Context(), "portal: render", "page", name, "error", err)
+		http.Error(w, "The page could not be shown; please try again.", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", fmt.Sprint(b.Len()))
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+// static serves /account/static/{file}.
+func (p *Portal) static(w http.ResponseWriter, r *http.Request) {
+	a, ok := p.pages.assets[r.PathValue("file")]
+	if !ok {
+		p.notFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.contentType)
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	w.Write(a.body)
+}
+
+// formatInt writes n with thousands separators: 12,345.
+func formatInt(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
