@@ -342,3 +342,30 @@ func TestLogMailer(t *testing.T) {
 		t.Errorf("log line:\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestSMTPCredentialsChecked(t *testing.T) {
+	tests := []struct {
+		name, user, password string
+		wantErr              string
+	}{
+		{name: "no credentials: MAIL refused", wantErr: "MAIL FROM"},
+		{name: "wrong password", user: mailtest.User, password: "wrong", wantErr: "AUTH PLAIN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mailtest.Start(t)
+			m := mustSMTP(t, srv, "")
+			m.cfg.Username, m.cfg.Password = tt.user, tt.password
+			err := m.Send(context.Background(), Message{To: "d@example.com", Subject: "s", Text: "t\n"})
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Send: %v, want an error about %s", err, tt.wantErr)
+			}
+			if strings.Contains(err.Error(), "wrong") {
+				t.Errorf("the error repeats the password: %v", err)
+			}
+			if n := len(srv.Messages()); n != 0 {
+				t.Errorf("%d messages received, want 0", n)
+			}
+		})
+	}
+}
