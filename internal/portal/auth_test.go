@@ -431,4 +431,3 @@ func TestSettings(t *testing.T) {
 	// The email is free again.
 	c.signUp("ann@example.com", newPassword, "")
 }
-
