@@ -56,7 +56,9 @@ func TestPagesNeedLogin(t *testing.T) {
 	for _, tt := range []struct{ path, nav string }{
 		{"/account/", "/account/"},
 		{"/account/keys", "/account/keys"},
+		{"/account/usage", "/account/usage"},
 		{"/account/trial", "/account/trial"},
+		{"/account/upgrade", "/account/upgrade"},
 	} {
 		res := c.get(tt.path)
 		if res.status != http.StatusOK {
