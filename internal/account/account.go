@@ -113,7 +113,8 @@ type Store interface {
 	AccountByStripeCustomer(ctx context.Context, customerID string) (*Account, error)
 	// Accounts lists the live accounts by id, each with LastUsedAt.
 	Accounts(ctx context.Context) ([]Account, error)
-	// UpdateAccount saves every field of a but ID, CreatedAt and LastUsedAt.
+	// UpdateAccount saves every field of a but ID, CreatedAt and LastUsedAt;
+	// ErrNotFound when a is not a live account.
 	UpdateAccount(ctx context.Context, a *Account) error
 	// DeleteAccount deletes the account at at: its keys are revoked at at,
 	// its sessions and tokens deleted, its email freed for a new sign-up; its
@@ -121,22 +122,26 @@ type Store interface {
 	DeleteAccount(ctx context.Context, id int64, at time.Time) error
 	// CreateKey inserts k, setting its ID (and CreatedAt when zero). It
 	// refuses with ErrTooManyKeys, atomically, when the account already has
-	// MaxActiveKeys unrevoked keys.
+	// MaxActiveKeys unrevoked keys, and with ErrNotFound when the account is
+	// not live.
 	CreateKey(ctx context.Context, k *Key) error
 	RevokeKey(ctx context.Context, id int64, at time.Time) error
-	// Keys lists keys by id, all when accountID is 0.
+	// Keys lists keys by id, all when accountID is 0 (a deleted account's
+	// too, revoked).
 	Keys(ctx context.Context, accountID int64) ([]Key, error)
 	// AccountsVersion changes whenever an account or key changes, so replicas
 	// reload their in-memory view only when needed.
 	AccountsVersion(ctx context.Context) (int64, error)
-	// ActiveKeys returns every unrevoked key with its account.
+	// ActiveKeys returns every unrevoked key of a live account with its
+	// account.
 	ActiveKeys(ctx context.Context) ([]KeyAccount, error)
 
 	// CreateSession stores a new session.
 	CreateSession(ctx context.Context, s *Session) error
 	// Session returns the session of the id hash (ErrNotFound when none).
 	Session(ctx context.Context, idHash string) (*Session, error)
-	// TouchSession moves the session's LastSeenAt to at.
+	// TouchSession moves the session's LastSeenAt to at (ErrNotFound when
+	// none).
 	TouchSession(ctx context.Context, idHash string, at time.Time) error
 	// DeleteSession deletes one session (logging out); none is not an error.
 	DeleteSession(ctx context.Context, idHash string) error
@@ -153,9 +158,12 @@ type Store interface {
 	UseToken(ctx context.Context, hash, purpose string) (*Token, error)
 
 	// AddUsage adds each entry's counts to its account's hour (replicas
-	// flushing the same hour add up).
+	// flushing the same hour add up), in one transaction. The store
+	// truncates each Hour to the start of its UTC hour; entries with no
+	// counts are skipped.
 	AddUsage(ctx context.Context, u []Usage) error
-	// MarkKeysUsed moves each key's LastUsedAt forward to At (never back).
+	// MarkKeysUsed moves each key's LastUsedAt forward to At (never back),
+	// in one transaction; unknown keys and zero times are skipped.
 	MarkKeysUsed(ctx context.Context, uses []KeyUse) error
 	// UsageBetween returns the account's hours in [from, to), oldest first;
 	// hours without traffic are absent.
