@@ -6,15 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cardcat/cardcat/internal/account"
 )
 
 func init() {
 	register("keys", "create, list and revoke API keys", cmdKeys)
-	register("accounts", "change an account's plan, limits or trial", cmdAccounts)
+	register("accounts", "list accounts; show one's usage; change its plan, limits, trial or verification", cmdAccounts)
 }
 
 // accountStore opens the configured store as an account store.
@@ -56,9 +59,12 @@ func cmdKeys(ctx context.Context, env *Env, args []string) error {
 
 func cmdAccounts(ctx context.Context, env *Env, args []string) error {
 	return subcommand(env, "accounts", args, map[string]func([]string) error{
+		"list":        func(a []string) error { return accountsList(ctx, env, a) },
+		"usage":       func(a []string) error { return accountsUsage(ctx, env, a) },
 		"set-plan":    func(a []string) error { return accountsSetPlan(ctx, env, a) },
 		"start-trial": func(a []string) error { return accountsStartTrial(ctx, env, a) },
-	}, "set-plan|start-trial [flags]")
+		"verify":      func(a []string) error { return accountsVerify(ctx, env, a) },
+	}, "list|usage|set-plan|start-trial|verify [flags]")
 }
 
 func parseTime(flagName, s string) (time.Time, error) {
@@ -73,7 +79,7 @@ func parseTime(flagName, s string) (time.Time, error) {
 }
 
 func keysCreate(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "keys create", "[--plan PLAN] [--test] [--email EMAIL] [--trial-start RFC3339]")
+	fs := newFlagSet(env, "keys create", "[--name NAME] [--plan PLAN] [--test] [--email EMAIL] [--trial-start RFC3339]")
 	sf, err := addStoreFlags(fs, env)
 	if err != nil {
 		return err
@@ -82,8 +88,12 @@ func keysCreate(ctx context.Context, env *Env, args []string) error {
 	test := fs.Bool("test", false, "create a pk_test_ key instead of pk_live_")
 	email := fs.String("email", "", "the account's email; a key for an existing email joins that account")
 	trial := fs.String("trial-start", "", "start the account's 7-day trial at this time (RFC 3339)")
+	name := fs.String("name", "", fmt.Sprintf("the key's label, to tell it from the account's others (at most %d characters)", maxKeyName))
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
+	}
+	if n := utf8.RuneCountInString(*name); n > maxKeyName || !utf8.ValidString(*name) {
+		return usageError{fmt.Sprintf("--name: at most %d characters of UTF-8", maxKeyName)}
 	}
 	var p account.Plan
 	if *plan != "" {
@@ -132,8 +142,11 @@ func keysCreate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	k := &account.Key{AccountID: acc.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key), Test: *test, CreatedAt: time.Now().UTC()}
+	k := &account.Key{AccountID: acc.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key), Test: *test, CreatedAt: time.Now().UTC(), Name: *name}
 	if err := st.CreateKey(ctx, k); err != nil {
+		if errors.Is(err, account.ErrTooManyKeys) {
+			return fmt.Errorf("account %d already has %d active keys; revoke one first (keys list --account %d): %w", acc.ID, account.MaxActiveKeys, acc.ID, err)
+		}
 		return err
 	}
 	lim := acc.Limits()
@@ -162,13 +175,14 @@ func keysList(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKEY\tACCOUNT\tCREATED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tKEY\tNAME\tACCOUNT\tCREATED\tLAST USED\tREVOKED")
 	for _, k := range keys {
 		revoked := "-"
 		if !k.RevokedAt.IsZero() {
 			revoked = k.RevokedAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%d\t%s…\t%d\t%s\t%s\n", k.ID, k.Prefix, k.AccountID, k.CreatedAt.Format(time.RFC3339), revoked)
+		fmt.Fprintf(tw, "%d\t%s…\t%s\t%d\t%s\t%s\t%s\n", k.ID, k.Prefix, cell(k.Name), k.AccountID,
+			k.CreatedAt.Format(time.RFC3339), timeOr(k.LastUsedAt, "never"), revoked)
 	}
 	return tw.Flush()
 }
@@ -305,4 +319,221 @@ func accountsStartTrial(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "account %d: trial from %s to %s\n", acc.ID, start.Format(time.RFC3339), start.Add(account.TrialLength).Format(time.RFC3339))
 	return nil
+}
+
+// maxKeyName is the longest key name, in characters (as the portal allows).
+const maxKeyName = 64
+
+// cell is s for a tabwriter column: "-" when empty, control characters
+// (tabs and newlines would break the table) as spaces.
+func cell(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// timeOr is t in RFC 3339 (UTC), or zero when t is the zero time.
+func timeOr(t time.Time, zero string) string {
+	if t.IsZero() {
+		return zero
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func accountsList(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "accounts list", "")
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	st, done, err := accountStore(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	accs, err := st.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	keys, err := st.Keys(ctx, 0)
+	if err != nil {
+		return err
+	}
+	active := map[int64]int{}
+	for _, k := range keys {
+		if k.RevokedAt.IsZero() {
+			active[k.AccountID]++
+		}
+	}
+	now := time.Now()
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEMAIL\tPLAN\tVERIFIED\tTRIAL\tLAST USED\tKEYS")
+	for _, a := range accs {
+		verified := "no"
+		if !a.VerifiedAt.IsZero() {
+			verified = a.VerifiedAt.UTC().Format(time.DateOnly)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\n", a.ID, cell(a.Email), a.Plan, verified, trialState(&a, now),
+			timeOr(a.LastUsedAt, "never"), active[a.ID])
+	}
+	return tw.Flush()
+}
+
+// trialState says where the account's trial stands at now.
+func trialState(a *account.Account, now time.Time) string {
+	if a.TrialStartedAt.IsZero() {
+		return "not started"
+	}
+	end := a.TrialStartedAt.Add(account.TrialLength).UTC().Format(time.RFC3339)
+	if now.Before(a.TrialStartedAt.Add(account.TrialLength)) {
+		return "active until " + end
+	}
+	return "ended " + end
+}
+
+func accountsVerify(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "accounts verify", "(--account ID | --email EMAIL)")
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
+	af := addAccountFlags(fs)
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	st, done, err := accountStore(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	acc, err := af.load(ctx, st)
+	if err != nil {
+		return err
+	}
+	if !acc.VerifiedAt.IsZero() {
+		fmt.Fprintf(env.Stdout, "account %d (%s): already verified at %s\n", acc.ID, cell(acc.Email), timeOr(acc.VerifiedAt, ""))
+		return nil
+	}
+	acc.VerifiedAt = time.Now().UTC()
+	if err := st.UpdateAccount(ctx, acc); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "account %d (%s): verified at %s\n", acc.ID, cell(acc.Email), timeOr(acc.VerifiedAt, ""))
+	return nil
+}
+
+func accountsUsage(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "accounts usage", "(--account ID | --email EMAIL) [--hours 48] [--days 30]")
+	sf, err := addStoreFlags(fs, env)
+	if err != nil {
+		return err
+	}
+	af := addAccountFlags(fs)
+	hours := fs.Int("hours", 48, "hourly rows: this hour and the ones before it (UTC)")
+	days := fs.Int("days", 30, "daily rows: today and the days before it (UTC)")
+	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	if *hours < 0 || *hours > 24*366 || *days < 0 || *days > 366 {
+		return usageError{"--hours: 0 to 8784; --days: 0 to 366"}
+	}
+	st, done, err := accountStore(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	acc, err := af.load(ctx, st)
+	if err != nil {
+		return err
+	}
+	t := usageTables(time.Now(), *hours, *days)
+	us, err := st.UsageBetween(ctx, acc.ID, t.from, t.to)
+	if err != nil {
+		return err
+	}
+	t.add(us)
+	lim := acc.Limits()
+	fmt.Fprintf(env.Stdout, "account %d (%s), plan %s: %d/hour, %d/day; every keyed request, 429s included (running servers save their counts every %s)\n",
+		acc.ID, cell(acc.Email), acc.Plan, lim.Hour, lim.Day, account.DefaultFlushInterval)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	if *hours > 0 {
+		fmt.Fprintln(env.Stdout)
+		t.write(tw, "HOUR (UTC)", t.hours, "2006-01-02 15:04")
+	}
+	if *days > 0 {
+		fmt.Fprintln(tw)
+		t.write(tw, "DAY (UTC)", t.days, time.DateOnly)
+	}
+	return tw.Flush()
+}
+
+// usageRows are the rows of `accounts usage`: one per hour and per day,
+// oldest first, those without traffic included.
+type usageRows struct {
+	from, to    time.Time // what to read from the store
+	hours, days []usageRow
+}
+
+type usageRow struct {
+	start             time.Time
+	requests, refused int64
+}
+
+// usageTables makes the rows of the n hours up to now's and the d days up to
+// today (UTC), all zero.
+func usageTables(now time.Time, n, d int) *usageRows {
+	hour := now.UTC().Truncate(time.Hour)
+	y, m, day := now.UTC().Date()
+	today := time.Date(y, m, day, 0, 0, 0, 0, time.UTC)
+	t := &usageRows{}
+	for i := n - 1; i >= 0; i-- {
+		t.hours = append(t.hours, usageRow{start: hour.Add(-time.Duration(i) * time.Hour)})
+	}
+	for i := d - 1; i >= 0; i-- {
+		t.days = append(t.days, usageRow{start: today.AddDate(0, 0, -i)})
+	}
+	t.from, t.to = hour.Add(time.Hour), hour.Add(time.Hour)
+	if n > 0 {
+		t.from = t.hours[0].start
+	}
+	if d > 0 && t.days[0].start.Before(t.from) {
+		t.from = t.days[0].start
+	}
+	return t
+}
+
+// add counts each hour of us in its hour's and its day's row.
+func (t *usageRows) add(us []account.Usage) {
+	for _, u := range us {
+		for _, rows := range [][]usageRow{t.hours, t.days} {
+			for i := len(rows) - 1; i >= 0; i-- {
+				if !u.Hour.Before(rows[i].start) {
+					rows[i].requests += u.Requests
+					rows[i].refused += u.Refused
+					break
+				}
+			}
+		}
+	}
+}
+
+// write prints one table, with a total.
+func (t *usageRows) write(tw *tabwriter.Writer, title string, rows []usageRow, layout string) {
+	fmt.Fprintf(tw, "%s\tREQUESTS\t429\n", title)
+	var total usageRow
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", r.start.Format(layout), r.requests, r.refused)
+		total.requests += r.requests
+		total.refused += r.refused
+	}
+	fmt.Fprintf(tw, "total\t%d\t%d\n", total.requests, total.refused)
 }

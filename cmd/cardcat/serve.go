@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat"
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -138,6 +139,14 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	defer lim.close(env) // deferred: after the server's Shutdown, so that the last counts are saved
 	log.Info("rate limiter", "backend", lim.backend)
 
+	// usage counts keyed requests per account and hour (the portal's usage
+	// page, `accounts usage`): flushed to the store every interval by its
+	// loop, and once more after the last request (deferred: after Shutdown,
+	// before the store closes). Flush it before reading the store's usage.
+	// openLimits made sure the store keeps accounts.
+	usage := account.NewMeter(st.(account.Store), log)
+	defer flushUsage(env, usage)
+
 	ready := readiness{
 		view:      holder.Current,
 		keys:      lim.dir.LastSuccess,
@@ -147,6 +156,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted}, httpapi.Deps{
 		Auth:      lim.auth,
 		Limiter:   lim.limiter,
+		Usage:     usage,
 		View:      holder.Current,
 		Images:    imgs,
 		Docs:      cardcat.Docs(),
@@ -197,6 +207,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	defer cancel()
 	go holder.Watch(ctx, cfg.refresh)
 	go lim.dir.Watch(ctx, lim.refresh)
+	go usage.Run(ctx, account.DefaultFlushInterval)
 	if cfg.adminAddr != "" {
 		if err := startAdmin(ctx, env, cfg.adminAddr, cfg.adminPublic, ready); err != nil {
 			return err
@@ -224,6 +235,16 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// flushUsage writes the meter's last counts at shutdown, with a time limit
+// of its own (serve's context has ended).
+func flushUsage(env *Env, m *account.Meter) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := m.Flush(ctx); err != nil {
+		env.Log.Error("saving the last usage counts", "err", err)
+	}
 }
 
 // startAdmin serves, on its own address, never on the public one, pprof
