@@ -331,6 +331,7 @@ func writeLayout(b *bytes.Buffer, d layoutData) {
 <a href="/docs/changelog"%s>Changelog</a>
 <a href="/openapi.json">OpenAPI</a>
 <a href="/docs/api.md">Markdown</a>
+<a href="/account/">Account</a>
 </nav>
 </header>
 `, bodyClass, current(reference), esc(d.Guides[0].Slug), current(!reference && d.Slug != "changelog"), current(d.Slug == "changelog"))

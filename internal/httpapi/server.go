@@ -104,6 +104,9 @@ type Deps struct {
 	// writer made for the one line every request writes (cmd/cardcat formats
 	// it like the slog handler it configured, at a fraction of the cost).
 	AccessLog func(AccessEntry)
+	// Portal serves the account portal under /account/ (internal/portal);
+	// without it those paths are the API's 404.
+	Portal http.Handler
 }
 
 // HealthCheck is one dependency check of /health.
@@ -162,6 +165,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.handler = chain(s.mux,
 		s.withRequest,
 		s.withRecover,
+		s.withPortal,
 		s.withIdentity,
 		s.withGETOnly,
 		s.withPathCheck,
