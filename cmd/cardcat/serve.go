@@ -42,6 +42,10 @@ type serveConfig struct {
 	adminPublic bool
 	// gcPercent is the collector's target unless the operator set GOGC.
 	gcPercent int // -1: leave the runtime's
+	portal    *portalConfig
+	// now is the clock of every decision with a time (trials, sessions,
+	// windows); time.Now but in tests.
+	now func() time.Time
 }
 
 func cmdServe(ctx context.Context, env *Env, args []string) error {
@@ -54,9 +58,12 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 
 func parseServe(env *Env, args []string) (*serveConfig, error) {
 	fs := newFlagSet(env, "serve", "[flags]")
-	cfg := &serveConfig{gcPercent: -1}
+	cfg := &serveConfig{gcPercent: -1, now: time.Now}
 	var err error
 	if cfg.store, err = addStoreFlags(fs, env); err != nil {
+		return nil, err
+	}
+	if cfg.portal, err = addPortalFlags(fs, env); err != nil {
 		return nil, err
 	}
 	fs.StringVar(&cfg.addr, "addr", envOr(env.Getenv, "CARDCAT_ADDR", ":8080"), "listen address (env CARDCAT_ADDR)")
@@ -85,6 +92,9 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 	}
 	if cfg.refresh <= 0 {
 		return nil, usageError{"--refresh-interval must be positive"}
+	}
+	if err := cfg.portal.validate(); err != nil {
+		return nil, err
 	}
 	if cfg.adminAddr != "" && !cfg.adminPublic {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -144,8 +154,15 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	// loop, and once more after the last request (deferred: after Shutdown,
 	// before the store closes). Flush it before reading the store's usage.
 	// openLimits made sure the store keeps accounts.
-	usage := account.NewMeter(st.(account.Store), log)
+	accounts := st.(account.Store)
+	usage := account.NewMeter(accounts, log)
 	defer flushUsage(env, usage)
+	lim.auth = account.NewAuthenticator(lim.dir, cfg.now)
+	portal, err := openPortal(cfg.portal, accounts, lim.limiter, lim.dir, usage, cfg.publicURL,
+		httpapi.ClientGroup(lim.trusted), cfg.now, log)
+	if err != nil {
+		return err
+	}
 
 	ready := readiness{
 		view:      holder.Current,
@@ -157,6 +174,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Auth:      lim.auth,
 		Limiter:   lim.limiter,
 		Usage:     usage,
+		Portal:    portal,
+		Now:       cfg.now,
 		View:      holder.Current,
 		Images:    imgs,
 		Docs:      cardcat.Docs(),

@@ -385,3 +385,12 @@ func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 	}
 	return out, nil
 }
+
+// ClientGroup names the client of a request as the guard bucket does, without
+// its "ip:" prefix: the IPv4 address or the IPv6 /64, read through the
+// trusted proxies. The account portal throttles logins by it, so that both
+// surfaces agree on who a client is.
+func ClientGroup(trusted []netip.Prefix) func(*http.Request) string {
+	p := &poolLimits{trusted: trusted}
+	return func(r *http.Request) string { return strings.TrimPrefix(p.guardPool(r), "ip:") }
+}
