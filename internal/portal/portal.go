@@ -261,5 +261,31 @@ func (p *Portal) webhook(w http.ResponseWriter, r *http.Request) {
 		p.notFound(w, r)
 		return
 	}
-	p.deps.Billing.Webhook().ServeHTTP(w, r)
+	sw := &statusWriter{ResponseWriter: w}
+	p.deps.Billing.Webhook().ServeHTTP(sw, r)
+	// A handled event may have changed a plan: this replica applies it to
+	// the next request, the others within their key refresh interval.
+	if sw.status < 300 {
+		p.refreshKeys(r)
+	}
+}
+
+// statusWriter remembers the status a handler answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
 }

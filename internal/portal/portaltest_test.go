@@ -130,9 +130,10 @@ func (r *refreshCounter) count() int {
 }
 
 type portalOptions struct {
-	https  bool
-	cfg    Config
-	mailer mail.Mailer // the recording mailer when nil
+	https   bool
+	cfg     Config
+	mailer  mail.Mailer // the recording mailer when nil
+	billing Billing
 }
 
 // newTestPortal starts a portal on http://127.0.0.1:PORT.
@@ -170,6 +171,7 @@ func newTestPortalWith(t *testing.T, o portalOptions) *testPortal {
 		Limiter: limiter,
 		Mailer:  mailer,
 		Keys:    tp.keys,
+		Billing: o.billing,
 		// A test names the client's address with X-Test-Client.
 		ClientAddr: func(r *http.Request) string {
 			if a := r.Header.Get("X-Test-Client"); a != "" {

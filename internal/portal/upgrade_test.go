@@ -17,6 +17,7 @@ type fakeBilling struct {
 	mu        sync.Mutex
 	checkouts []fakeCheckout
 	err       error
+	webhook   http.Handler // NotFound when nil
 }
 
 type fakeCheckout struct {
@@ -35,7 +36,12 @@ func (f *fakeBilling) Checkout(_ context.Context, acc *account.Account, plan acc
 	return "https://pay.example.test/c/" + string(plan), nil
 }
 
-func (f *fakeBilling) Webhook() http.Handler  { return http.NotFoundHandler() }
+func (f *fakeBilling) Webhook() http.Handler {
+	if f.webhook != nil {
+		return f.webhook
+	}
+	return http.NotFoundHandler()
+}
 func (f *fakeBilling) CheckoutOrigin() string { return "https://pay.example.test" }
 
 func (f *fakeBilling) done() []fakeCheckout {
@@ -159,5 +165,36 @@ func TestCheckout(t *testing.T) {
 	// A logged-out POST goes to log in.
 	if res := tp.client().post("/account/upgrade", url.Values{"plan": {"ultra"}}); res.status != http.StatusSeeOther || !strings.HasPrefix(res.location, "/account/login") {
 		t.Errorf("logged-out checkout: %d %q", res.status, res.location)
+	}
+}
+
+// The webhook is reached without a session or a same-site origin (Stripe
+// posts it), and an event it accepted refreshes this replica's keys, so a
+// plan it changed applies to the next request; a refused one does not.
+// The checkout origin is allowed as a form target.
+func TestWebhookRefreshesKeys(t *testing.T) {
+	status := http.StatusOK
+	fb := &fakeBilling{webhook: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) })}
+	tp := newTestPortalWith(t, portalOptions{billing: fb})
+	post := func() int {
+		req, _ := http.NewRequest(http.MethodPost, tp.srv.URL+webhookPath, strings.NewReader("{}"))
+		req.Header.Set("Origin", "https://stripe.example")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self' https://pay.example.test;") {
+			t.Errorf("CSP %q does not allow the checkout origin", csp)
+		}
+		return resp.StatusCode
+	}
+	if got := post(); got != http.StatusOK || tp.keys.count() != 1 {
+		t.Errorf("accepted event: status %d, %d refreshes, want 200 and 1", got, tp.keys.count())
+	}
+	status = http.StatusBadRequest
+	if got := post(); got != http.StatusBadRequest || tp.keys.count() != 1 {
+		t.Errorf("refused event: status %d, %d refreshes, want 400 and still 1", got, tp.keys.count())
 	}
 }
