@@ -241,35 +241,46 @@ func (b *journeyBrowser) shot(name, docName string) {
 	}
 }
 
-// phoneShot saves a screenshot of the page at a phone's width (docs only).
-func (b *journeyBrowser) phoneShot(docName string) {
+// phoneShot shows the page at a phone's width: nothing may make the page
+// itself scroll sideways (a wide table scrolls in its own box). The
+// screenshot goes with the others, and into docs as docName when updating.
+func (b *journeyBrowser) phoneShot(name, docName string) {
 	b.t.Helper()
-	if b.docs == "" {
-		return
-	}
 	b.do(chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateScale(2)))
+	if w := eval[[2]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+		b.t.Errorf("%s at %d px wide: the page is %d px wide, it scrolls sideways", b.location().Path, w[1], w[0])
+	}
 	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		b.fatalf("phone screenshot: %v", err)
 	}
 	b.do(chromedp.EmulateViewport(desktopWidth, desktopHeight))
-	if err := os.WriteFile(filepath.Join(b.docs, docName+".png"), png, 0o644); err != nil {
+	b.step++
+	if err := os.WriteFile(filepath.Join(b.shots, fmt.Sprintf("%02d-%s.png", b.step, name)), png, 0o644); err != nil {
 		b.t.Fatal(err)
+	}
+	if b.docs != "" && docName != "" {
+		if err := os.WriteFile(filepath.Join(b.docs, docName+".png"), png, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
 	}
 }
 
-// cookies are the values of the cookies the browser holds for u.
-func (b *journeyBrowser) cookies(u string) []string {
+// cookie is the value of the cookie name the browser holds for u ("" if
+// none).
+func (b *journeyBrowser) cookie(u, name string) string {
 	b.t.Helper()
-	var values []string
+	var value string
 	b.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		r, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{u}})
 		for _, c := range r.Cookies {
-			values = append(values, c.Value)
+			if c.Name == name {
+				value = c.Value
+			}
 		}
 		return err
 	}))
-	return values
+	return value
 }
 
 // checkClean fails the test for every console error, failed request and
