@@ -74,7 +74,7 @@ func TestPortalJourney(t *testing.T) {
 	})
 	fake.SetWebhookURL(srv.url + "/account/billing/stripe")
 	fakeURL, _ := url.Parse(fake.URL)
-	b := newJourneyBrowser(t, exe, shots, docs, []string{fake.URL + "/favicon.ico"}, srv.host(), fakeURL.Host)
+	b := newJourneyBrowser(t, exe, shots, docs, nil, srv.host(), fakeURL.Host)
 	var cookies []string // the session cookie's values, one per login
 	start := time.Now()
 	t.Logf("server %s, fake Stripe %s", srv.url, fake.URL)

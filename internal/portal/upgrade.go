@@ -31,8 +31,8 @@ type upgradeData struct {
 // (DECISIONS.md: its paid access covers games cardcat does not serve).
 var unlocks = map[account.PaidScope]string{
 	account.PaidNone: "The free endpoints of both games; the paid ones with the 7-day trial.",
-	account.PaidOriginalGames: "The free endpoints of both games. Its paid access covers the paid endpoints of the " +
-		"base and second game of the original service — none of the games cardcat serves, so no paid access here.",
+	account.PaidOriginalGames: "The free endpoints of both games, with higher limits. Pro's paid access covers " +
+		"other games than the two served here, so their paid endpoints need the 7-day trial, Ultra or Business.",
 	account.PaidAll: "The free endpoints and every paid endpoint of both games.",
 }
 

@@ -265,7 +265,7 @@ func completedSession(ss *Session) map[string]any {
 
 var checkoutPage = template.Must(template.New("checkout").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Fake Stripe Checkout</title></head>
+<link rel="icon" href="data:,"><title>Fake Stripe Checkout</title></head>
 <body>
 <main>
 <h1>Fake Stripe Checkout</h1>
