@@ -328,10 +328,16 @@ func (gs *GameSnapshot) indexID(id string, ref CardRef) error {
 	if len(id) == CMLen && id == strings.ToLower(id) {
 		if cm, ok := decodeCMID(id); ok {
 			k := cmKey(&cm)
-			if _, taken := gs.byCM[k]; !taken {
+			i, taken := gs.byCM[k]
+			if !taken {
 				gs.byCM[k] = uint32(len(gs.cmIDs))
 				gs.cmIDs = append(gs.cmIDs, cmID{id: cm, ref: ref})
 				return nil
+			}
+			if gs.cmIDs[i].id == cm {
+				// One Cardmarket product, two cards: which one it
+				// answers would depend on the order of the catalogue.
+				return dup()
 			}
 		}
 	}

@@ -334,6 +334,9 @@ func TestNewSnapshotErrors(t *testing.T) {
 		{"card in unknown set", func(c *Catalog) { c.Games[0].Cards[0].SetID = "nope" }},
 		{"duplicate set id", func(c *Catalog) { c.Games[0].Sets[1].ID = c.Games[0].Sets[0].ID }},
 		{"duplicate card id", func(c *Catalog) { c.Games[0].Cards[1].ID = c.Games[0].Cards[0].ID }},
+		// The fixture's Goku (linked) and its Cardmarket-only promo.
+		{"a linked card's Cardmarket id on another card", func(c *Catalog) { c.Games[0].Cards[1].CMID = c.Games[0].Cards[0].CMID }},
+		{"a Cardmarket-only card's id on a linked card", func(c *Catalog) { c.Games[0].Cards[0].CMID = c.Games[0].Cards[6].ID }},
 	}
 	for _, tt := range tests {
 		c := fixtureCatalog()
