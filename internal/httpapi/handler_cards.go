@@ -10,13 +10,26 @@ import (
 // or its 64-hex Cardmarket id (a linked card answers with its canonical id).
 func (s *Server) handleCard(code string) apiHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		g, ref, err := s.findCard(code, r.PathValue("id"))
+		id := r.PathValue("id")
+		if pr, ok := productRoutes[id]; ok {
+			// /{game}/cards/tcgplayer with its number missing.
+			return newError(http.StatusBadRequest, errInvalidCardID,
+				"\""+id+"\" is not a card id: a card is found by its "+pr.market+" "+pr.param+" at /"+code+"/cards/"+id+"/{"+pr.param+"}.")
+		}
+		g, ref, err := s.findCard(code, id)
 		if err != nil {
 			return err
 		}
 		writeBodyString(w, http.StatusOK, g.CardJSON(ref))
 		return nil
 	}
+}
+
+// productRoutes are the segments of the lookups by marketplace number
+// under /{game}/cards/, with their parameter.
+var productRoutes = map[string]struct{ market, param string }{
+	"tcgplayer":  {"TCGplayer", "productId"},
+	"cardmarket": {"Cardmarket", "idProduct"},
 }
 
 // findCard resolves a card id of the game's path: 400 for a malformed id or

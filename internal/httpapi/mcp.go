@@ -39,6 +39,9 @@ const mcpPath = "/mcp"
 var mcpTools = []struct{ Name, Label string }{
 	{"search_cards", "search"},
 	{"get_card", "card"},
+	{"get_cards", "cards"},
+	{"get_card_by_tcgplayer_product", "card_by_tcgplayer"},
+	{"get_card_by_cardmarket_product", "card_by_cardmarket"},
 	{"list_sets", "sets"},
 	{"get_set_cards", "set_cards"},
 	{"set_statistics", "set_statistics"},

@@ -121,7 +121,8 @@ func TestMCPTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{"completion_value", "get_card", "get_set_cards", "list_sets", "search_cards", "set_statistics", "top_cards", "trending_sets"}
+	want := []string{"completion_value", "get_card", "get_card_by_cardmarket_product", "get_card_by_tcgplayer_product", "get_cards",
+		"get_set_cards", "list_sets", "search_cards", "set_statistics", "top_cards", "trending_sets"}
 	slices.Sort(names)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
@@ -219,6 +220,13 @@ func TestMCPSameAnswer(t *testing.T) {
 		{"completion_value", map[string]any{"game": "dbs", "set": "99999"}, "/dbs/sets/99999/completion-value"},
 		{"top_cards", map[string]any{"game": "mtg", "metric": "growth"}, "/mtg/analytics/top-cards?metric=growth"},
 		{"trending_sets", map[string]any{"game": "dbs", "limit": 3}, "/dbs/sets/trending?limit=3"},
+		{"get_cards", map[string]any{"game": "dbs", "ids": catalog.CMCardID("dbs", 13, 700050) + "," + goku + ",dbs_0000000000000000"},
+			"/dbs/cards?ids=" + catalog.CMCardID("dbs", 13, 700050) + "," + goku + ",dbs_0000000000000000"},
+		{"get_cards", map[string]any{"game": "dbs"}, "/dbs/cards"},
+		{"get_card_by_tcgplayer_product", map[string]any{"game": "dbs", "productId": 535600}, "/dbs/cards/tcgplayer/535600"},
+		{"get_card_by_tcgplayer_product", map[string]any{"game": "dbs", "productId": "0535600"}, "/dbs/cards/tcgplayer/0535600"},
+		{"get_card_by_cardmarket_product", map[string]any{"game": "mtg", "idProduct": 780900.0}, "/mtg/cards/cardmarket/780900"},
+		{"get_card_by_cardmarket_product", map[string]any{"game": "mtg", "idProduct": 700001}, "/mtg/cards/cardmarket/700001"},
 	} {
 		resp, want := m.rest(t, tt.target, keyB)
 		res, got := call(t, cs, tt.tool, tt.args)
@@ -393,7 +401,7 @@ func TestMCPTarget(t *testing.T) {
 }
 
 // BenchmarkMCPStartup: what building POST /mcp adds to New (the SDK's
-// server, its eight tools and their schemas, the HTTP handler).
+// server, its tools and their schemas, the HTTP handler).
 func BenchmarkMCPStartup(b *testing.B) {
 	s := mustTestServer(b)
 	b.ReportAllocs()

@@ -192,7 +192,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for label, e := range root.Endpoints {
-		p := strings.NewReplacer(":set", "{set}", ":id", "{id}").Replace(e.Path)
+		p := regexp.MustCompile(`:(\w+)`).ReplaceAllString(e.Path, "{$1}")
 		if doc.Paths.Value(p) == nil {
 			t.Errorf("GET / lists %s at %s, which is not a path of the document", label, e.Path)
 		}
@@ -229,6 +229,9 @@ var sampleExamples = []struct{ what, op, name, summary string }{
 	{"set_code_shared", "getSetCards", "disambiguation", "a set code two sets share"},
 	{"card", "getCard", "", "a card"},
 	{"search", "searchCards", "", "a search by that card's name"},
+	{"card_by_tcgplayer", "getCardByTCGplayerProduct", "", "the first linked card, by its TCGplayer productId"},
+	{"card_by_cardmarket", "getCardByCardmarketProduct", "", "the same card, by its Cardmarket idProduct"},
+	{"cards", "getCards", "", "a batch: that linked card, the newest set's first card, the linked card again by its Cardmarket id (answered once), an unknown id"},
 	{"prices", "getSetPrices", "", "the prices of a set"},
 	{"statistics", "getSetStatistics", "", "the statistics of the set with the most cards"},
 	{"statistics_foil", "getSetStatistics", "foil", "the same, variant=foil"},

@@ -132,6 +132,15 @@ var (
 	setParam = param{Name: "set", In: "path", Required: true,
 		Description: "A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.",
 		Schema:      paramSchema{Type: "string"}}
+	productIDParam = param{Name: "productId", In: "path", Required: true,
+		Description: "A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807.",
+		Schema:      paramSchema{Type: "integer", Minimum: ptr(1)}}
+	idProductParam = param{Name: "idProduct", In: "path", Required: true,
+		Description: "A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807.",
+		Schema:      paramSchema{Type: "integer", Minimum: ptr(1)}}
+	idsParam = param{Name: "ids", In: "query", Required: true,
+		Description: "1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.",
+		Schema:      paramSchema{Type: "string", MinLength: ptr(1)}}
 	cardIDParam = param{Name: "id", In: "path", Required: true,
 		Description: "A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).",
 		Schema:      paramSchema{Type: "string", Pattern: `^([a-z]+_[0-9A-Fa-f]{16}|[0-9A-Fa-f]{64})$`}}
@@ -154,6 +163,7 @@ var (
 		Description: "No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it."}
 	cardID400 = answer{Status: http.StatusBadRequest, Errors: []string{errInvalidCardID},
 		Description: "The id is malformed, or belongs to the other game (then with `did_you_mean`, the right path)."}
+	productID400        = failure(http.StatusBadRequest, "The product number is not a whole number from 1 to 9223372036854775807 written with digits only.", errInvalidParameter)
 	invalidParameter400 = failure(http.StatusBadRequest, "A parameter's value is not allowed; the message names it and its allowed values.", errInvalidParameter)
 )
 
@@ -219,6 +229,33 @@ func (s *Server) routeTable() []route {
 			Answers: []answer{
 				success("The card, prices filled.", "Card"), cardID400,
 				failure(http.StatusNotFound, "A well-formed id of no card.", errCardNotFound),
+			},
+		}},
+		{Label: "card_by_tcgplayer", Path: "/{game}/cards/tcgplayer/{productId}", Access: accessKeyed, serve: s.handleCardByTCGplayer, Op: operation{
+			ID: "getCardByTCGplayerProduct", Tag: tagCatalogue, Summary: "The card of a TCGplayer product, by its productId",
+			Description: "The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.",
+			Params:      []param{productIDParam},
+			Answers: []answer{
+				success("The card, prices filled.", "Card"), productID400,
+				failure(http.StatusNotFound, "No card of the game is that product. When a card of another game is, `did_you_mean` is its path.", errCardNotFound),
+			},
+		}},
+		{Label: "card_by_cardmarket", Path: "/{game}/cards/cardmarket/{idProduct}", Access: accessKeyed, serve: s.handleCardByCardmarket, Op: operation{
+			ID: "getCardByCardmarketProduct", Tag: tagCatalogue, Summary: "The card of a Cardmarket product, by its idProduct",
+			Description: "The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.",
+			Params:      []param{idProductParam},
+			Answers: []answer{
+				success("The card, prices filled.", "Card"), productID400,
+				failure(http.StatusNotFound, "No card of the game is that product. When a card of another game is, `did_you_mean` is its path.", errCardNotFound),
+			},
+		}},
+		{Label: "cards", Path: "/{game}/cards", Access: accessKeyed, serve: s.handleCardsBatch, Op: operation{
+			ID: "getCards", Tag: tagCatalogue, Summary: "Up to 100 cards by their ids, in one request",
+			Description: "Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.",
+			Params:      []param{idsParam},
+			Answers: []answer{
+				success("The cards found, and the ids that found none.", "CardBatch"),
+				failure(http.StatusBadRequest, "`ids` is missing or empty, holds an empty id, or lists more than 100 ids.", errInvalidParameter),
 			},
 		}},
 		{Label: "search", Path: "/{game}/search", Access: accessKeyed, serve: s.handleSearch, Op: operation{
@@ -366,7 +403,7 @@ type servedRoute struct {
 // listedPath is a route's path as GET / lists it: {game} kept, other
 // wildcards written :name.
 func (rt route) listedPath() string {
-	return strings.NewReplacer("{set}", ":set", "{id}", ":id").Replace(rt.Path)
+	return strings.NewReplacer("{set}", ":set", "{id}", ":id", "{productId}", ":productId", "{idProduct}", ":idProduct").Replace(rt.Path)
 }
 
 // routed reports whether a GET of path reaches a route other than the 404.

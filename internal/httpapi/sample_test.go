@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -127,6 +129,7 @@ func TestSampleGolden(t *testing.T) {
 			goldenCase{"sample_" + code + "_card", "/" + code + "/cards/" + card.ID, 200, nil},
 			goldenCase{"sample_" + code + "_search", "/" + code + "/search?limit=5&q=" + url.QueryEscape(card.CardInfo.Name), 200, nil})
 	}
+	cases = append(cases, sampleMarketplaceCases(c, snap)...)
 	cases = append(cases,
 		goldenCase{"sample_dbs_set_code_shared", "/dbs/sets/FB03_AR", 200, nil},
 		goldenCase{"sample_mtg_set_code_shared", "/mtg/sets/WHO", 200, nil})
@@ -170,6 +173,35 @@ func samplePaidCases(v *serving.View) []goldenCase {
 			goldenCase{"sample_" + code + "_top_cards_price_tcg", p + "/analytics/top-cards?limit=5", 200, nil},
 			goldenCase{"sample_" + code + "_top_cards_price_cm", p + "/analytics/top-cards?source=cm&limit=5", 200, nil},
 			goldenCase{"sample_" + code + "_top_cards_growth", p + "/analytics/top-cards?metric=growth&limit=5", 200, nil})
+	}
+	return cases
+}
+
+// sampleMarketplaceCases are the lookups by marketplace number and the batch
+// lookup of each game on the sample, chosen by rule: the first linked card
+// (product type card) of the catalogue by its TCGplayer productId and by its Cardmarket
+// idProduct; and a batch of that card, the newest set's first card, the
+// linked card again by its Cardmarket id (answered once) and an unknown id.
+func sampleMarketplaceCases(c *catalog.Catalog, v *serving.View) []goldenCase {
+	var cases []goldenCase
+	for _, gc := range c.Games {
+		code := gc.Game
+		i := slices.IndexFunc(gc.Cards, func(card catalog.Card) bool {
+			return card.OnTCG() && card.OnCM() && card.ProductType == catalog.ProductCard
+		})
+		g := v.Game(code)
+		if i < 0 || g == nil || len(g.Sets()) == 0 {
+			continue
+		}
+		linked := &gc.Cards[i]
+		first, _ := g.Sets()[0].Cards()
+		var newest struct{ ID string }
+		json.Unmarshal([]byte(g.CardJSON(first)), &newest)
+		p := "/" + code + "/cards"
+		cases = append(cases,
+			goldenCase{"sample_" + code + "_card_by_tcgplayer", p + "/tcgplayer/" + strconv.Itoa(linked.TCGProductID), 200, nil},
+			goldenCase{"sample_" + code + "_card_by_cardmarket", p + "/cardmarket/" + strconv.Itoa(linked.CMProductID), 200, nil},
+			goldenCase{"sample_" + code + "_cards", p + "?ids=" + strings.Join([]string{linked.ID, newest.ID, linked.CMID, code + "_0000000000000000"}, ","), 200, nil})
 	}
 	return cases
 }
