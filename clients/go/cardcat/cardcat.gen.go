@@ -34,6 +34,21 @@ func (e CMPriceVariantType) Valid() bool {
 	}
 }
 
+// Defines values for CardBatchSuccess.
+const (
+	CardBatchSuccessTrue CardBatchSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CardBatchSuccess enum.
+func (e CardBatchSuccess) Valid() bool {
+	switch e {
+	case CardBatchSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardInfoProductType.
 const (
 	CardInfoProductTypeCard        CardInfoProductType = "card"
@@ -757,6 +772,324 @@ const (
 func (e GetTopCards503JSONResponseBodyError) Valid() bool {
 	switch e {
 	case GetTopCards503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardsParamsGame.
+const (
+	GetCardsParamsGameDbs GetCardsParamsGame = "dbs"
+	GetCardsParamsGameMtg GetCardsParamsGame = "mtg"
+)
+
+// Valid indicates whether the value is a known member of the GetCardsParamsGame enum.
+func (e GetCardsParamsGame) Valid() bool {
+	switch e {
+	case GetCardsParamsGameDbs:
+		return true
+	case GetCardsParamsGameMtg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCards400JSONResponseBodyError.
+const (
+	GetCards400JSONResponseBodyErrorInvalidParameter GetCards400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the GetCards400JSONResponseBodyError enum.
+func (e GetCards400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCards400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCards401JSONResponseBodyError.
+const (
+	GetCards401JSONResponseBodyErrorAPIKeyRequired GetCards401JSONResponseBodyError = "API key required"
+	GetCards401JSONResponseBodyErrorInvalidAPIKey  GetCards401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the GetCards401JSONResponseBodyError enum.
+func (e GetCards401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCards401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case GetCards401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCards429JSONResponseBodyError.
+const (
+	GetCards429JSONResponseBodyErrorRateLimitExceeded GetCards429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the GetCards429JSONResponseBodyError enum.
+func (e GetCards429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCards429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCards500JSONResponseBodyError.
+const (
+	GetCards500JSONResponseBodyErrorInternalServerError GetCards500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the GetCards500JSONResponseBodyError enum.
+func (e GetCards500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCards500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCards503JSONResponseBodyError.
+const (
+	GetCards503JSONResponseBodyErrorServiceUnavailable GetCards503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the GetCards503JSONResponseBodyError enum.
+func (e GetCards503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCards503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByCardmarketProductParamsGame.
+const (
+	GetCardByCardmarketProductParamsGameDbs GetCardByCardmarketProductParamsGame = "dbs"
+	GetCardByCardmarketProductParamsGameMtg GetCardByCardmarketProductParamsGame = "mtg"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByCardmarketProductParamsGame enum.
+func (e GetCardByCardmarketProductParamsGame) Valid() bool {
+	switch e {
+	case GetCardByCardmarketProductParamsGameDbs:
+		return true
+	case GetCardByCardmarketProductParamsGameMtg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByCardmarketProduct400JSONResponseBodyError.
+const (
+	GetCardByCardmarketProduct400JSONResponseBodyErrorInvalidParameter GetCardByCardmarketProduct400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByCardmarketProduct400JSONResponseBodyError enum.
+func (e GetCardByCardmarketProduct400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByCardmarketProduct400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByCardmarketProduct401JSONResponseBodyError.
+const (
+	GetCardByCardmarketProduct401JSONResponseBodyErrorAPIKeyRequired GetCardByCardmarketProduct401JSONResponseBodyError = "API key required"
+	GetCardByCardmarketProduct401JSONResponseBodyErrorInvalidAPIKey  GetCardByCardmarketProduct401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByCardmarketProduct401JSONResponseBodyError enum.
+func (e GetCardByCardmarketProduct401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByCardmarketProduct401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case GetCardByCardmarketProduct401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByCardmarketProduct404JSONResponseBodyError.
+const (
+	GetCardByCardmarketProduct404JSONResponseBodyErrorCardNotFound GetCardByCardmarketProduct404JSONResponseBodyError = "Card not found"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByCardmarketProduct404JSONResponseBodyError enum.
+func (e GetCardByCardmarketProduct404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByCardmarketProduct404JSONResponseBodyErrorCardNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByCardmarketProduct429JSONResponseBodyError.
+const (
+	GetCardByCardmarketProduct429JSONResponseBodyErrorRateLimitExceeded GetCardByCardmarketProduct429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByCardmarketProduct429JSONResponseBodyError enum.
+func (e GetCardByCardmarketProduct429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByCardmarketProduct429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByCardmarketProduct500JSONResponseBodyError.
+const (
+	GetCardByCardmarketProduct500JSONResponseBodyErrorInternalServerError GetCardByCardmarketProduct500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByCardmarketProduct500JSONResponseBodyError enum.
+func (e GetCardByCardmarketProduct500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByCardmarketProduct500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByCardmarketProduct503JSONResponseBodyError.
+const (
+	GetCardByCardmarketProduct503JSONResponseBodyErrorServiceUnavailable GetCardByCardmarketProduct503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByCardmarketProduct503JSONResponseBodyError enum.
+func (e GetCardByCardmarketProduct503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByCardmarketProduct503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByTCGplayerProductParamsGame.
+const (
+	GetCardByTCGplayerProductParamsGameDbs GetCardByTCGplayerProductParamsGame = "dbs"
+	GetCardByTCGplayerProductParamsGameMtg GetCardByTCGplayerProductParamsGame = "mtg"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByTCGplayerProductParamsGame enum.
+func (e GetCardByTCGplayerProductParamsGame) Valid() bool {
+	switch e {
+	case GetCardByTCGplayerProductParamsGameDbs:
+		return true
+	case GetCardByTCGplayerProductParamsGameMtg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByTCGplayerProduct400JSONResponseBodyError.
+const (
+	GetCardByTCGplayerProduct400JSONResponseBodyErrorInvalidParameter GetCardByTCGplayerProduct400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByTCGplayerProduct400JSONResponseBodyError enum.
+func (e GetCardByTCGplayerProduct400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByTCGplayerProduct400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByTCGplayerProduct401JSONResponseBodyError.
+const (
+	GetCardByTCGplayerProduct401JSONResponseBodyErrorAPIKeyRequired GetCardByTCGplayerProduct401JSONResponseBodyError = "API key required"
+	GetCardByTCGplayerProduct401JSONResponseBodyErrorInvalidAPIKey  GetCardByTCGplayerProduct401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByTCGplayerProduct401JSONResponseBodyError enum.
+func (e GetCardByTCGplayerProduct401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByTCGplayerProduct401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case GetCardByTCGplayerProduct401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByTCGplayerProduct404JSONResponseBodyError.
+const (
+	GetCardByTCGplayerProduct404JSONResponseBodyErrorCardNotFound GetCardByTCGplayerProduct404JSONResponseBodyError = "Card not found"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByTCGplayerProduct404JSONResponseBodyError enum.
+func (e GetCardByTCGplayerProduct404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByTCGplayerProduct404JSONResponseBodyErrorCardNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByTCGplayerProduct429JSONResponseBodyError.
+const (
+	GetCardByTCGplayerProduct429JSONResponseBodyErrorRateLimitExceeded GetCardByTCGplayerProduct429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByTCGplayerProduct429JSONResponseBodyError enum.
+func (e GetCardByTCGplayerProduct429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByTCGplayerProduct429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByTCGplayerProduct500JSONResponseBodyError.
+const (
+	GetCardByTCGplayerProduct500JSONResponseBodyErrorInternalServerError GetCardByTCGplayerProduct500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByTCGplayerProduct500JSONResponseBodyError enum.
+func (e GetCardByTCGplayerProduct500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByTCGplayerProduct500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardByTCGplayerProduct503JSONResponseBodyError.
+const (
+	GetCardByTCGplayerProduct503JSONResponseBodyErrorServiceUnavailable GetCardByTCGplayerProduct503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the GetCardByTCGplayerProduct503JSONResponseBodyError enum.
+func (e GetCardByTCGplayerProduct503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardByTCGplayerProduct503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
@@ -1883,6 +2216,19 @@ type Card struct {
 	MarketT *MarketT `json:"market_t"`
 }
 
+// CardBatch The cards of a batch lookup, and the ids that found none.
+type CardBatch struct {
+	// Data The cards found, in the order of `ids`, each once (where it was first asked), each exactly the body of its card detail.
+	Data []Card `json:"data"`
+
+	// NotFound The ids that found no card of the game (unknown, malformed or another game's), as sent and once each, in the order of `ids`.
+	NotFound []string         `json:"not_found"`
+	Success  CardBatchSuccess `json:"success"`
+}
+
+// CardBatchSuccess defines model for CardBatch.Success.
+type CardBatchSuccess bool
+
 // CardInfo The catalogue data of a card, then the game's own fields (strings), each present only when the card has it.
 type CardInfo struct {
 	CardNumber *string `json:"card_number"`
@@ -2794,6 +3140,72 @@ type GetTopCards500JSONResponseBodyError string
 // GetTopCards503JSONResponseBodyError defines parameters for GetTopCards.
 type GetTopCards503JSONResponseBodyError string
 
+// GetCardsParams defines parameters for GetCards.
+type GetCardsParams struct {
+	// Ids 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.
+	Ids string `form:"ids" json:"ids"`
+}
+
+// GetCardsParamsGame defines parameters for GetCards.
+type GetCardsParamsGame string
+
+// GetCards400JSONResponseBodyError defines parameters for GetCards.
+type GetCards400JSONResponseBodyError string
+
+// GetCards401JSONResponseBodyError defines parameters for GetCards.
+type GetCards401JSONResponseBodyError string
+
+// GetCards429JSONResponseBodyError defines parameters for GetCards.
+type GetCards429JSONResponseBodyError string
+
+// GetCards500JSONResponseBodyError defines parameters for GetCards.
+type GetCards500JSONResponseBodyError string
+
+// GetCards503JSONResponseBodyError defines parameters for GetCards.
+type GetCards503JSONResponseBodyError string
+
+// GetCardByCardmarketProductParamsGame defines parameters for GetCardByCardmarketProduct.
+type GetCardByCardmarketProductParamsGame string
+
+// GetCardByCardmarketProduct400JSONResponseBodyError defines parameters for GetCardByCardmarketProduct.
+type GetCardByCardmarketProduct400JSONResponseBodyError string
+
+// GetCardByCardmarketProduct401JSONResponseBodyError defines parameters for GetCardByCardmarketProduct.
+type GetCardByCardmarketProduct401JSONResponseBodyError string
+
+// GetCardByCardmarketProduct404JSONResponseBodyError defines parameters for GetCardByCardmarketProduct.
+type GetCardByCardmarketProduct404JSONResponseBodyError string
+
+// GetCardByCardmarketProduct429JSONResponseBodyError defines parameters for GetCardByCardmarketProduct.
+type GetCardByCardmarketProduct429JSONResponseBodyError string
+
+// GetCardByCardmarketProduct500JSONResponseBodyError defines parameters for GetCardByCardmarketProduct.
+type GetCardByCardmarketProduct500JSONResponseBodyError string
+
+// GetCardByCardmarketProduct503JSONResponseBodyError defines parameters for GetCardByCardmarketProduct.
+type GetCardByCardmarketProduct503JSONResponseBodyError string
+
+// GetCardByTCGplayerProductParamsGame defines parameters for GetCardByTCGplayerProduct.
+type GetCardByTCGplayerProductParamsGame string
+
+// GetCardByTCGplayerProduct400JSONResponseBodyError defines parameters for GetCardByTCGplayerProduct.
+type GetCardByTCGplayerProduct400JSONResponseBodyError string
+
+// GetCardByTCGplayerProduct401JSONResponseBodyError defines parameters for GetCardByTCGplayerProduct.
+type GetCardByTCGplayerProduct401JSONResponseBodyError string
+
+// GetCardByTCGplayerProduct404JSONResponseBodyError defines parameters for GetCardByTCGplayerProduct.
+type GetCardByTCGplayerProduct404JSONResponseBodyError string
+
+// GetCardByTCGplayerProduct429JSONResponseBodyError defines parameters for GetCardByTCGplayerProduct.
+type GetCardByTCGplayerProduct429JSONResponseBodyError string
+
+// GetCardByTCGplayerProduct500JSONResponseBodyError defines parameters for GetCardByTCGplayerProduct.
+type GetCardByTCGplayerProduct500JSONResponseBodyError string
+
+// GetCardByTCGplayerProduct503JSONResponseBodyError defines parameters for GetCardByTCGplayerProduct.
+type GetCardByTCGplayerProduct503JSONResponseBodyError string
+
 // GetCardParamsGame defines parameters for GetCard.
 type GetCardParamsGame string
 
@@ -3493,6 +3905,27 @@ type ClientInterface interface {
 	// Corresponds with GET /{game}/analytics/top-cards (the `GetTopCards` operationId).
 	GetTopCards(ctx context.Context, game GetTopCardsParamsGame, params *GetTopCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetCards Up to 100 cards by their ids, in one request
+	//
+	// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+	//
+	// Corresponds with GET /{game}/cards (the `GetCards` operationId).
+	GetCards(ctx context.Context, game GetCardsParamsGame, params *GetCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCardByCardmarketProduct The card of a Cardmarket product, by its idProduct
+	//
+	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+	//
+	// Corresponds with GET /{game}/cards/cardmarket/{idProduct} (the `GetCardByCardmarketProduct` operationId).
+	GetCardByCardmarketProduct(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCardByTCGplayerProduct The card of a TCGplayer product, by its productId
+	//
+	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+	//
+	// Corresponds with GET /{game}/cards/tcgplayer/{productId} (the `GetCardByTCGplayerProduct` operationId).
+	GetCardByTCGplayerProduct(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetCard One card with all its prices
 	//
 	// Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
@@ -3666,6 +4099,57 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Corresponds with GET /{game}/analytics/top-cards (the `GetTopCards` operationId).
 func (c *Client) GetTopCards(ctx context.Context, game GetTopCardsParamsGame, params *GetTopCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetTopCardsRequest(c.Server, game, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCards Up to 100 cards by their ids, in one request
+//
+// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+//
+// Corresponds with GET /{game}/cards (the `GetCards` operationId).
+func (c *Client) GetCards(ctx context.Context, game GetCardsParamsGame, params *GetCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardsRequest(c.Server, game, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCardByCardmarketProduct The card of a Cardmarket product, by its idProduct
+//
+// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+//
+// Corresponds with GET /{game}/cards/cardmarket/{idProduct} (the `GetCardByCardmarketProduct` operationId).
+func (c *Client) GetCardByCardmarketProduct(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardByCardmarketProductRequest(c.Server, game, idProduct)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCardByTCGplayerProduct The card of a TCGplayer product, by its productId
+//
+// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+//
+// Corresponds with GET /{game}/cards/tcgplayer/{productId} (the `GetCardByTCGplayerProduct` operationId).
+func (c *Client) GetCardByTCGplayerProduct(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardByTCGplayerProductRequest(c.Server, game, productId)
 	if err != nil {
 		return nil, err
 	}
@@ -4081,6 +4565,145 @@ func NewGetTopCardsRequest(server string, game GetTopCardsParamsGame, params *Ge
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCardsRequest constructs an http.Request for the GetCards method
+func NewGetCardsRequest(server string, game GetCardsParamsGame, params *GetCardsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "game", game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/cards", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ids", params.Ids, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCardByCardmarketProductRequest constructs an http.Request for the GetCardByCardmarketProduct method
+func NewGetCardByCardmarketProductRequest(server string, game GetCardByCardmarketProductParamsGame, idProduct int) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "game", game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "idProduct", idProduct, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/cards/cardmarket/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCardByTCGplayerProductRequest constructs an http.Request for the GetCardByTCGplayerProduct method
+func NewGetCardByTCGplayerProductRequest(server string, game GetCardByTCGplayerProductParamsGame, productId int) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "game", game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "productId", productId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/cards/tcgplayer/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -4739,6 +5362,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /{game}/analytics/top-cards (the `GetTopCards` operationId).
 	GetTopCardsWithResponse(ctx context.Context, game GetTopCardsParamsGame, params *GetTopCardsParams, reqEditors ...RequestEditorFn) (*GetTopCardsResponse, error)
+
+	// GetCardsWithResponse Up to 100 cards by their ids, in one request
+	//
+	// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{game}/cards (the `GetCards` operationId).
+	GetCardsWithResponse(ctx context.Context, game GetCardsParamsGame, params *GetCardsParams, reqEditors ...RequestEditorFn) (*GetCardsResponse, error)
+
+	// GetCardByCardmarketProductWithResponse The card of a Cardmarket product, by its idProduct
+	//
+	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{game}/cards/cardmarket/{idProduct} (the `GetCardByCardmarketProduct` operationId).
+	GetCardByCardmarketProductWithResponse(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, reqEditors ...RequestEditorFn) (*GetCardByCardmarketProductResponse, error)
+
+	// GetCardByTCGplayerProductWithResponse The card of a TCGplayer product, by its productId
+	//
+	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{game}/cards/tcgplayer/{productId} (the `GetCardByTCGplayerProduct` operationId).
+	GetCardByTCGplayerProductWithResponse(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, reqEditors ...RequestEditorFn) (*GetCardByTCGplayerProductResponse, error)
 
 	// GetCardWithResponse One card with all its prices
 	//
@@ -5502,6 +6152,747 @@ func (r GetTopCardsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetTopCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCardsResponse200Headers the declared response headers of an HTTP 200 response for GetCards
+type GetCardsResponse200Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardsResponse400Headers the declared response headers of an HTTP 400 response for GetCards
+type GetCardsResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardsResponse401Headers the declared response headers of an HTTP 401 response for GetCards
+type GetCardsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardsResponse429Headers the declared response headers of an HTTP 429 response for GetCards
+type GetCardsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardsResponse500Headers the declared response headers of an HTTP 500 response for GetCards
+type GetCardsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardsResponse503Headers the declared response headers of an HTTP 503 response for GetCards
+type GetCardsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type GetCardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CardBatch
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                          `json:"docs,omitempty"`
+		Error GetCards400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCardsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCardsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCardsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCardsResponse) GetJSON200() *CardBatch {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCardsResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                          `json:"docs,omitempty"`
+	Error GetCards400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCardsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCardsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCardByCardmarketProductResponse200Headers the declared response headers of an HTTP 200 response for GetCardByCardmarketProduct
+type GetCardByCardmarketProductResponse200Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByCardmarketProductResponse400Headers the declared response headers of an HTTP 400 response for GetCardByCardmarketProduct
+type GetCardByCardmarketProductResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByCardmarketProductResponse401Headers the declared response headers of an HTTP 401 response for GetCardByCardmarketProduct
+type GetCardByCardmarketProductResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByCardmarketProductResponse404Headers the declared response headers of an HTTP 404 response for GetCardByCardmarketProduct
+type GetCardByCardmarketProductResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByCardmarketProductResponse429Headers the declared response headers of an HTTP 429 response for GetCardByCardmarketProduct
+type GetCardByCardmarketProductResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByCardmarketProductResponse500Headers the declared response headers of an HTTP 500 response for GetCardByCardmarketProduct
+type GetCardByCardmarketProductResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByCardmarketProductResponse503Headers the declared response headers of an HTTP 503 response for GetCardByCardmarketProduct
+type GetCardByCardmarketProductResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type GetCardByCardmarketProductResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Card
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                            `json:"docs,omitempty"`
+		Error GetCardByCardmarketProduct400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                            `json:"docs,omitempty"`
+		Error GetCardByCardmarketProduct404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardByCardmarketProductResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCardByCardmarketProductResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCardByCardmarketProductResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCardByCardmarketProductResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardByCardmarketProductResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCardByCardmarketProductResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardByCardmarketProductResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCardByCardmarketProductResponse) GetJSON200() *Card {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCardByCardmarketProductResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                            `json:"docs,omitempty"`
+	Error GetCardByCardmarketProduct400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCardByCardmarketProductResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCardByCardmarketProductResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                            `json:"docs,omitempty"`
+	Error GetCardByCardmarketProduct404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardByCardmarketProductResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCardByCardmarketProductResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardByCardmarketProductResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCardByCardmarketProductResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCardByCardmarketProductResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCardByCardmarketProductResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCardByCardmarketProductResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCardByTCGplayerProductResponse200Headers the declared response headers of an HTTP 200 response for GetCardByTCGplayerProduct
+type GetCardByTCGplayerProductResponse200Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByTCGplayerProductResponse400Headers the declared response headers of an HTTP 400 response for GetCardByTCGplayerProduct
+type GetCardByTCGplayerProductResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByTCGplayerProductResponse401Headers the declared response headers of an HTTP 401 response for GetCardByTCGplayerProduct
+type GetCardByTCGplayerProductResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByTCGplayerProductResponse404Headers the declared response headers of an HTTP 404 response for GetCardByTCGplayerProduct
+type GetCardByTCGplayerProductResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByTCGplayerProductResponse429Headers the declared response headers of an HTTP 429 response for GetCardByTCGplayerProduct
+type GetCardByTCGplayerProductResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByTCGplayerProductResponse500Headers the declared response headers of an HTTP 500 response for GetCardByTCGplayerProduct
+type GetCardByTCGplayerProductResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByTCGplayerProductResponse503Headers the declared response headers of an HTTP 503 response for GetCardByTCGplayerProduct
+type GetCardByTCGplayerProductResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type GetCardByTCGplayerProductResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Card
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                           `json:"docs,omitempty"`
+		Error GetCardByTCGplayerProduct400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                           `json:"docs,omitempty"`
+		Error GetCardByTCGplayerProduct404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardByTCGplayerProductResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCardByTCGplayerProductResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCardByTCGplayerProductResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCardByTCGplayerProductResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardByTCGplayerProductResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCardByTCGplayerProductResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardByTCGplayerProductResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCardByTCGplayerProductResponse) GetJSON200() *Card {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCardByTCGplayerProductResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                           `json:"docs,omitempty"`
+	Error GetCardByTCGplayerProduct400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCardByTCGplayerProductResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCardByTCGplayerProductResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                           `json:"docs,omitempty"`
+	Error GetCardByTCGplayerProduct404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardByTCGplayerProductResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCardByTCGplayerProductResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardByTCGplayerProductResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCardByTCGplayerProductResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCardByTCGplayerProductResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCardByTCGplayerProductResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCardByTCGplayerProductResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7903,6 +9294,51 @@ func (c *ClientWithResponses) GetTopCardsWithResponse(ctx context.Context, game 
 	return ParseGetTopCardsResponse(rsp)
 }
 
+// GetCardsWithResponse Up to 100 cards by their ids, in one request
+//
+// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{game}/cards (the `GetCards` operationId).
+func (c *ClientWithResponses) GetCardsWithResponse(ctx context.Context, game GetCardsParamsGame, params *GetCardsParams, reqEditors ...RequestEditorFn) (*GetCardsResponse, error) {
+	rsp, err := c.GetCards(ctx, game, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCardsResponse(rsp)
+}
+
+// GetCardByCardmarketProductWithResponse The card of a Cardmarket product, by its idProduct
+//
+// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{game}/cards/cardmarket/{idProduct} (the `GetCardByCardmarketProduct` operationId).
+func (c *ClientWithResponses) GetCardByCardmarketProductWithResponse(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, reqEditors ...RequestEditorFn) (*GetCardByCardmarketProductResponse, error) {
+	rsp, err := c.GetCardByCardmarketProduct(ctx, game, idProduct, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCardByCardmarketProductResponse(rsp)
+}
+
+// GetCardByTCGplayerProductWithResponse The card of a TCGplayer product, by its productId
+//
+// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{game}/cards/tcgplayer/{productId} (the `GetCardByTCGplayerProduct` operationId).
+func (c *ClientWithResponses) GetCardByTCGplayerProductWithResponse(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, reqEditors ...RequestEditorFn) (*GetCardByTCGplayerProductResponse, error) {
+	rsp, err := c.GetCardByTCGplayerProduct(ctx, game, productId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCardByTCGplayerProductResponse(rsp)
+}
+
 // GetCardWithResponse One card with all its prices
 //
 // Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
@@ -9295,6 +10731,1300 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetTopCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCardsResponse parses an HTTP response from a GetCardsWithResponse call
+func ParseGetCardsResponse(rsp *http.Response) (*GetCardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CardBatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                          `json:"docs,omitempty"`
+			Error GetCards400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetCardsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCardsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCardsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCardByCardmarketProductResponse parses an HTTP response from a GetCardByCardmarketProductWithResponse call
+func ParseGetCardByCardmarketProductResponse(rsp *http.Response) (*GetCardByCardmarketProductResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCardByCardmarketProductResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Card
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                            `json:"docs,omitempty"`
+			Error GetCardByCardmarketProduct400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                            `json:"docs,omitempty"`
+			Error GetCardByCardmarketProduct404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardByCardmarketProductResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetCardByCardmarketProductResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCardByCardmarketProductResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCardByCardmarketProductResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardByCardmarketProductResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCardByCardmarketProductResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCardByCardmarketProductResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCardByTCGplayerProductResponse parses an HTTP response from a GetCardByTCGplayerProductWithResponse call
+func ParseGetCardByTCGplayerProductResponse(rsp *http.Response) (*GetCardByTCGplayerProductResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCardByTCGplayerProductResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Card
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                           `json:"docs,omitempty"`
+			Error GetCardByTCGplayerProduct400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                           `json:"docs,omitempty"`
+			Error GetCardByTCGplayerProduct404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardByTCGplayerProductResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetCardByTCGplayerProductResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCardByTCGplayerProductResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCardByTCGplayerProductResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardByTCGplayerProductResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCardByTCGplayerProductResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCardByTCGplayerProductResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

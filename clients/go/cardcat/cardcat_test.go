@@ -71,6 +71,27 @@ func TestClient(t *testing.T) {
 		}
 	})
 
+	t.Run("marketplace numbers and batch", func(t *testing.T) {
+		byTCG, err := client.GetCardByTCGplayerProductWithResponse(ctx, "dbs", 615549)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byCM, err := client.GetCardByCardmarketProductWithResponse(ctx, "dbs", 624860)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if byTCG.JSON200 == nil || byTCG.JSON200.Id != "dbs_b8900e61064a48cb" || byCM.JSON200 == nil || !bytes.Equal(byCM.Body, byTCG.Body) {
+			t.Errorf("by productId %d %.100s; by idProduct %d %.100s; want Vegeta twice", byTCG.StatusCode(), byTCG.Body, byCM.StatusCode(), byCM.Body)
+		}
+		batch, err := client.GetCardsWithResponse(ctx, "dbs", &cardcat.GetCardsParams{Ids: "dbs_0000000000000000,dbs_b8900e61064a48cb"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := batch.JSON200; b == nil || len(b.Data) != 1 || b.Data[0].Id != "dbs_b8900e61064a48cb" || len(b.NotFound) != 1 || b.NotFound[0] != "dbs_0000000000000000" {
+			t.Errorf("batch: %d %.300s", batch.StatusCode(), batch.Body)
+		}
+	})
+
 	t.Run("search", func(t *testing.T) {
 		limit := 2
 		resp, err := client.SearchCardsWithResponse(ctx, "dbs", &cardcat.SearchCardsParams{Q: "vegeta", Limit: &limit})

@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * The MCP endpoint for AI agents: the API's routes as tools
-         * @description Model Context Protocol over streamable HTTP, stateless (no session; no GET stream, no DELETE: 405). Needs a key like every keyed route. The protocol's own requests (initialize, tools/list, notifications) are not counted; each tools/call is one request of the route it names, counted in the account's pool, and answers that route's JSON: as text and structured content, an error result (isError) for any status but 200, with the status and the rate-limit headers in `_meta`. Tools: `search_cards` (/{game}/search), `get_card` (/{game}/cards/{id}), `list_sets` (/{game}/sets), `get_set_cards` (/{game}/sets/{set}), `set_statistics` (/{game}/sets/{set}/statistics), `completion_value` (/{game}/sets/{set}/completion-value), `top_cards` (/{game}/analytics/top-cards), `trending_sets` (/{game}/sets/trending).
+         * @description Model Context Protocol over streamable HTTP, stateless (no session; no GET stream, no DELETE: 405). Needs a key like every keyed route. The protocol's own requests (initialize, tools/list, notifications) are not counted; each tools/call is one request of the route it names, counted in the account's pool, and answers that route's JSON: as text and structured content, an error result (isError) for any status but 200, with the status and the rate-limit headers in `_meta`. Tools: `search_cards` (/{game}/search), `get_card` (/{game}/cards/{id}), `get_cards` (/{game}/cards), `get_card_by_tcgplayer_product` (/{game}/cards/tcgplayer/{productId}), `get_card_by_cardmarket_product` (/{game}/cards/cardmarket/{idProduct}), `list_sets` (/{game}/sets), `get_set_cards` (/{game}/sets/{set}), `set_statistics` (/{game}/sets/{set}/statistics), `completion_value` (/{game}/sets/{set}/completion-value), `top_cards` (/{game}/analytics/top-cards), `trending_sets` (/{game}/sets/trending).
          */
         post: operations["postMCP"];
         delete?: never;
@@ -156,6 +156,66 @@ export interface paths {
          * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
          */
         get: operations["getTopCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{game}/cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Up to 100 cards by their ids, in one request
+         * @description Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+         */
+        get: operations["getCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{game}/cards/cardmarket/{idProduct}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The card of a Cardmarket product, by its idProduct
+         * @description Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+         */
+        get: operations["getCardByCardmarketProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{game}/cards/tcgplayer/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The card of a TCGplayer product, by its productId
+         * @description Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+         */
+        get: operations["getCardByTCGplayerProduct"];
         put?: never;
         post?: never;
         delete?: never;
@@ -394,6 +454,15 @@ export interface components {
             market_c: components["schemas"]["MarketC"] | null;
             /** @description Null for a Cardmarket-only card. */
             market_t: components["schemas"]["MarketT"] | null;
+        };
+        /** @description The cards of a batch lookup, and the ids that found none. */
+        CardBatch: {
+            /** @description The cards found, in the order of `ids`, each once (where it was first asked), each exactly the body of its card detail. */
+            data: components["schemas"]["Card"][];
+            /** @description The ids that found no card of the game (unknown, malformed or another game's), as sent and once each, in the order of `ids`. */
+            not_found: string[];
+            /** @constant */
+            success: true;
         };
         /** @description The catalogue data of a card, then the game's own fields (strings), each present only when the card has it. */
         CardInfo: {
@@ -1441,6 +1510,202 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["PlanRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCards: {
+        parameters: {
+            query: {
+                /** @description 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list. */
+                ids: string;
+            };
+            header?: never;
+            path: {
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                game: components["parameters"]["game"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cards found, and the ids that found none. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardBatch"];
+                };
+            };
+            /** @description `ids` is missing or empty, holds an empty id, or lists more than 100 ids. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCardByCardmarketProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                game: components["parameters"]["game"];
+                /** @description A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
+                idProduct: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card, prices filled. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            /** @description The product number is not a whole number from 1 to 9223372036854775807 written with digits only. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No card of the game is that product. When a card of another game is, `did_you_mean` is its path. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Card not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCardByTCGplayerProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                game: components["parameters"]["game"];
+                /** @description A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card, prices filled. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            /** @description The product number is not a whole number from 1 to 9223372036854775807 written with digits only. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No card of the game is that product. When a card of another game is, `did_you_mean` is its path. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Card not found";
+                    };
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
