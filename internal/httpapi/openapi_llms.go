@@ -52,7 +52,8 @@ func (s *Server) renderLLMs() []byte {
 	line("## Routes")
 	line()
 	line("All are GET. `{game}` is one of: ", s.gameCodes(), ". `{set}` is a set_id (unique) or a set_code (any case); ",
-		"`{id}` is a card id (`{game}_` + 16 hex, or 64 hex for a Cardmarket-only card).")
+		"`{id}` is a card id (`{game}_` + 16 hex, or 64 hex for a Cardmarket-only card); `{productId}` and `{idProduct}` ",
+		"are TCGplayer's and Cardmarket's product numbers (`market_t.product_id`, `market_c.product_id`).")
 	line()
 	for i := range s.table {
 		rt := &s.table[i]
