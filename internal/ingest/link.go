@@ -26,8 +26,8 @@ type links struct {
 //  0. A pair the operator forbids (links/never.csv) is linked by no rule.
 //  1. Explicit identifiers (MTGJSON sealed content, the operator's links.csv).
 //     A product named by two different explicit links is linked by neither.
-//     A pair both files give is the operator's (match "operator"): the
-//     operator vouches for it, whatever MTGJSON later says.
+//     A pair both MTGJSON and links.csv give counts as the operator's
+//     (match "operator"): the operator has vouched for it.
 //  2. A Cardmarket expansion is matched to the TCGplayer group of the same game
 //     whose product names overlap its own the most: the best group must share
 //     at least minOverlap names and strictly more than any other group.

@@ -181,10 +181,11 @@ func TestExplicitLinkConflict(t *testing.T) {
 	}
 }
 
-// TestNeverCSV: a pair in links/never.csv is linked by no rule, each rule's
-// forbidden pair is counted once, and a forbidden pair does not block the
-// right one another file gives.
-func TestNeverCSV(t *testing.T) {
+// TestOperatorFiles: a pair in links/never.csv is linked by no rule, each
+// rule's forbidden pair is counted once, a forbidden pair does not block the
+// right one another file gives, and a pair links.csv and MTGJSON both give is
+// the operator's.
+func TestOperatorFiles(t *testing.T) {
 	const header = "game,tcgplayer_product_id,cardmarket_id_product\n"
 	tests := []struct {
 		name      string
@@ -221,6 +222,13 @@ func TestNeverCSV(t *testing.T) {
 			links:     "mtg,1005,9006\n",
 			wantLinks: map[int]int{1090: 0, 2002: 0, 1005: 9006, 2003: 9103},
 			want:      [4]int{0, 1, 5, 2},
+		},
+		{
+			name:      "links.csv and MTGJSON give the same pair",
+			links:     "mtg,1005,9006\nmtg,1090,9090\n",
+			wantLinks: map[int]int{1090: 9090, 1005: 9006},
+			wantMatch: map[int]string{1090: catalog.MatchOperator, 1005: catalog.MatchOperator, 1001: catalog.MatchName},
+			want:      [4]int{0, 2, 6, 0},
 		},
 		{
 			name:      "another game's pair, a pair no rule makes, products not in the catalogue",
