@@ -21,6 +21,14 @@ const (
 	CMFoil   = "foil"
 )
 
+// How a card's TCGplayer and Cardmarket products were linked (market_c.match),
+// so that a caller can tell a vouched-for link from a name guess.
+const (
+	MatchMTGJSON  = "mtgjson"  // MTGJSON's identifiers (sealed content)
+	MatchOperator = "operator" // the operator's links/links.csv
+	MatchName     = "name"     // the name rule inside a matched expansion
+)
+
 // Money is an amount in cents of the price's currency. Prices are kept and
 // summed in integer cents so that sums never drift; OK is false for a null.
 type Money struct {
@@ -109,6 +117,9 @@ type Card struct {
 	TCGURL        string // TCGplayer product page
 	CMProductName string // Cardmarket product name ("" when not on Cardmarket)
 	CMProductURL  string // "" when unknown
+	// CMMatch is how the card's two products were linked (MatchMTGJSON,
+	// MatchOperator, MatchName); "" when the card is on one marketplace only.
+	CMMatch string
 
 	TCGPrices []TCGPrice
 	CMPrices  []CMPrice

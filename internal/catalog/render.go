@@ -81,6 +81,10 @@ func appendCard(b []byte, g *game.Game, s *Set, c *Card) ([]byte, cardLayout) {
 			b = appendKey(b, "product_url", false)
 			b = jsonw.AppendString(b, c.CMProductURL)
 		}
+		if c.CMMatch != "" {
+			b = appendKey(b, "match", false)
+			b = jsonw.AppendString(b, c.CMMatch)
+		}
 		b = append(b, `,"prices":[`...)
 		layout.cPrices[0] = uint32(len(b) - start)
 		n := 0

@@ -49,8 +49,9 @@ func cmOnlyCard(game string, cmGame, idProduct int, setID, name string) Card {
 	}
 }
 
-// link adds a Cardmarket product to a TCGplayer card.
+// link adds a Cardmarket product to a TCGplayer card, linked by name.
 func link(c Card, cmGame, idProduct int, url string) Card {
+	c.CMMatch = MatchName
 	c.CMID = CMCardID(c.Game, cmGame, idProduct)
 	c.CMProductID = idProduct
 	c.CMProductName = c.Name
@@ -126,6 +127,7 @@ func fixtureDBS() GameCatalog {
 	box.Variants = []string{"Normal"}
 	box.TCGPrices = []TCGPrice{tcgPrice("Normal", 9000, 9900, 15000, 9650, Cents(9500))}
 	box = link(box, cm, 710001, "https://www.cardmarket.com/en/DragonBallSuper/Products/Booster-Boxes/Awakened-Pulse-Booster-Box")
+	box.CMMatch = MatchOperator // names differ too much: the operator's links.csv
 	box.CMPrices = []CMPrice{cmPrice(CMNormal, Cents(8500), Cents(7999), Cents(8600), Cents(8400), Cents(8550), Cents(8700))}
 
 	promo := cmOnlyCard(g, cm, 700050, "23401", "Son Goku (Championship Promo)")

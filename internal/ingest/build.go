@@ -23,8 +23,10 @@ type GameReport struct {
 	TCGProducts         int      `json:"tcgplayer_products"`
 	CMProducts          int      `json:"cardmarket_products"`
 	Linked              int      `json:"linked"`
-	LinkedExplicit      int      `json:"linked_explicit"`
+	LinkedMTGJSON       int      `json:"linked_mtgjson"`  // by MTGJSON's identifiers
+	LinkedOperator      int      `json:"linked_operator"` // by links.csv
 	LinkedByName        int      `json:"linked_by_name"`
+	Forbidden           int      `json:"forbidden"` // pairs a rule would have linked, forbidden by never.csv
 	TCGOnly             int      `json:"tcgplayer_only"`
 	CardmarketOnly      int      `json:"cardmarket_only"`
 	Ambiguous           int      `json:"ambiguous"`
@@ -143,8 +145,10 @@ func buildGame(u *upstream, now time.Time) (*catalog.GameCatalog, *GameReport, e
 	r.Cards = len(out.Cards)
 	r.TCGProducts = len(seenProduct)
 	r.CMProducts = len(n.cmBy)
-	r.LinkedExplicit = n.links.explicit
-	r.LinkedByName = n.links.byName
+	r.LinkedMTGJSON = n.links.counts[catalog.MatchMTGJSON]
+	r.LinkedOperator = n.links.counts[catalog.MatchOperator]
+	r.LinkedByName = n.links.counts[catalog.MatchName]
+	r.Forbidden = len(n.links.forbidden)
 	r.Linked = len(n.links.cmOf)
 	r.TCGOnly = r.TCGProducts - r.Linked
 	r.CardmarketOnly = r.CMProducts - r.Linked
@@ -216,6 +220,7 @@ func (n *normaliser) tcgCard(p *tcgplayer.Product, setID string) catalog.Card {
 	if id, ok := n.links.cmOf[p.ProductID]; ok {
 		cm = n.cmBy[id]
 		n.attachCardmarket(&c, cm.p)
+		c.CMMatch = n.links.matchOf[p.ProductID]
 	}
 	c.ProductType = n.productType(&c, p, cm)
 	return c

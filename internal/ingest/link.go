@@ -4,25 +4,30 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 )
 
 // links is the outcome of linking one game's products across the marketplaces.
 type links struct {
-	cmOf      map[int]int // TCGplayer productId → Cardmarket idProduct
-	tcgOf     map[int]int // Cardmarket idProduct → TCGplayer productId
-	groupOf   map[int]int // Cardmarket idExpansion → TCGplayer groupId it matched
-	explicit  int         // pairs linked from linking files
-	byName    int         // pairs linked by name
-	ambiguous int         // Cardmarket products left unlinked because their name was ambiguous
+	cmOf      map[int]int       // TCGplayer productId → Cardmarket idProduct
+	tcgOf     map[int]int       // Cardmarket idProduct → TCGplayer productId
+	matchOf   map[int]string    // TCGplayer productId → how it was linked (catalog.Match*)
+	groupOf   map[int]int       // Cardmarket idExpansion → TCGplayer groupId it matched
+	forbidden map[linkPair]bool // pairs a rule would have linked but never.csv forbids
+	counts    map[string]int    // pairs linked, by catalog.Match* kind
+	ambiguous int               // Cardmarket products left unlinked because their name was ambiguous
 	warnings  []string
 }
 
 // Linking rules, strongest first:
 //
+//  0. A pair the operator forbids (links/never.csv) is linked by no rule.
 //  1. Explicit identifiers (MTGJSON sealed content, the operator's links.csv).
 //     A product named by two different explicit links is linked by neither.
+//     A pair both MTGJSON and links.csv give counts as the operator's
+//     (match "operator"): the operator has vouched for it.
 //  2. A Cardmarket expansion is matched to the TCGplayer group of the same game
 //     whose product names overlap its own the most: the best group must share
 //     at least minOverlap names and strictly more than any other group.
@@ -32,7 +37,8 @@ type links struct {
 //     yet. A name that is ambiguous inside the pair stays unlinked: a wrong
 //     link is worse than a missing one.
 func linkProducts(u *upstream) *links {
-	l := &links{cmOf: map[int]int{}, tcgOf: map[int]int{}, groupOf: map[int]int{}}
+	l := &links{cmOf: map[int]int{}, tcgOf: map[int]int{}, matchOf: map[int]string{}, groupOf: map[int]int{},
+		forbidden: map[linkPair]bool{}, counts: map[string]int{}}
 
 	tcgGroup := map[int]int{} // productId → groupId
 	for gid, ps := range u.products {
@@ -54,7 +60,7 @@ func linkProducts(u *upstream) *links {
 }
 
 func (l *links) linkExplicit(u *upstream, tcgGroup map[int]int, cmAll map[int]*cardmarket.Product) {
-	tcgPartners := map[int]map[int]bool{}
+	tcgPartners := map[int]map[int]string{} // productId → idProduct → match
 	cmPartners := map[int]map[int]bool{}
 	for _, e := range u.links {
 		if _, ok := tcgGroup[e.tcg]; !ok {
@@ -63,13 +69,21 @@ func (l *links) linkExplicit(u *upstream, tcgGroup map[int]int, cmAll map[int]*c
 		if _, ok := cmAll[e.cm]; !ok {
 			continue
 		}
+		if u.never[linkPair{e.tcg, e.cm}] {
+			// Left out before the conflict check, so that a forbidden pair
+			// does not block the right one another file gives.
+			l.forbidden[linkPair{e.tcg, e.cm}] = true
+			continue
+		}
 		if tcgPartners[e.tcg] == nil {
-			tcgPartners[e.tcg] = map[int]bool{}
+			tcgPartners[e.tcg] = map[int]string{}
 		}
 		if cmPartners[e.cm] == nil {
 			cmPartners[e.cm] = map[int]bool{}
 		}
-		tcgPartners[e.tcg][e.cm] = true
+		if tcgPartners[e.tcg][e.cm] != catalog.MatchOperator {
+			tcgPartners[e.tcg][e.cm] = e.match
+		}
 		cmPartners[e.cm][e.tcg] = true
 	}
 	tcgIDs := make([]int, 0, len(tcgPartners))
@@ -89,9 +103,14 @@ func (l *links) linkExplicit(u *upstream, tcgGroup map[int]int, cmAll map[int]*c
 			l.warnings = append(l.warnings, fmt.Sprintf("Cardmarket product %d has %d explicit TCGplayer links: none used", c, len(cmPartners[c])))
 			continue
 		}
-		l.cmOf[t], l.tcgOf[c] = c, t
-		l.explicit++
+		l.link(t, c, tcgPartners[t][c])
 	}
+}
+
+// link records the pair t↔c, made by the rule match.
+func (l *links) link(t, c int, match string) {
+	l.cmOf[t], l.tcgOf[c], l.matchOf[t] = c, t, match
+	l.counts[match]++
 }
 
 // minOverlap is the number of shared product names that matches an expansion
@@ -200,8 +219,11 @@ func (l *links) linkByName(u *upstream) {
 			switch {
 			case len(c.cm) == 0:
 			case len(c.tcg) == 1 && len(c.cm) == 1:
-				l.cmOf[c.tcg[0]], l.tcgOf[c.cm[0]] = c.cm[0], c.tcg[0]
-				l.byName++
+				if p := (linkPair{c.tcg[0], c.cm[0]}); u.never[p] {
+					l.forbidden[p] = true
+					continue
+				}
+				l.link(c.tcg[0], c.cm[0], catalog.MatchName)
 			default:
 				l.ambiguous += len(c.cm)
 			}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/mtgjson"
@@ -30,12 +31,17 @@ type upstream struct {
 	cmGuide  map[int]cardmarket.PriceGuide // by idProduct
 	cmExp    map[int]cardmarket.Expansion  // by idExpansion (optional file)
 	links    []explicitLink
+	never    map[linkPair]bool // pairs the operator forbids (links/never.csv)
 	warnings []string
 }
+
+// linkPair is a TCGplayer productId and a Cardmarket idProduct.
+type linkPair struct{ tcg, cm int }
 
 // explicitLink is a TCGplayer↔Cardmarket pair given by a linking file.
 type explicitLink struct {
 	tcg, cm int
+	match   string // catalog.MatchMTGJSON or catalog.MatchOperator
 	from    string // file that gave it
 }
 
@@ -258,33 +264,69 @@ func (u *upstream) readLinks(ctx context.Context, src Source) error {
 				return err
 			}
 			for _, l := range links {
-				u.links = append(u.links, explicitLink{tcg: l.TCGplayerProductID, cm: l.CardmarketID, from: name})
+				u.links = append(u.links, explicitLink{tcg: l.TCGplayerProductID, cm: l.CardmarketID, match: catalog.MatchMTGJSON, from: name})
 			}
 		}
 	}
-	name := join("links", "links.csv")
-	rows, err := readFile(ctx, src, name, decodeLinksCSV)
-	if isNotExist(err) {
-		return nil
-	}
-	if err != nil {
+	neverName, linksName := join("links", "never.csv"), join("links", "links.csv")
+	never, err := readFile(ctx, src, neverName, decodeLinksCSV)
+	if err != nil && !isNotExist(err) {
 		return err
 	}
-	for _, r := range rows {
-		if r.game == u.game.Code {
-			u.links = append(u.links, explicitLink{tcg: r.tcg, cm: r.cm, from: name})
-		}
+	rows, err := readFile(ctx, src, linksName, decodeLinksCSV)
+	if err != nil && !isNotExist(err) {
+		return err
+	}
+	ops, forbidden, err := operatorLinks(u.game.Code, rows, never)
+	if err != nil {
+		return fileError(src, linksName, err)
+	}
+	u.never = forbidden
+	for _, r := range ops {
+		u.links = append(u.links, explicitLink{tcg: r.tcg, cm: r.cm, match: catalog.MatchOperator, from: linksName})
 	}
 	return nil
+}
+
+// operatorLinks returns the links.csv rows of game and the pairs never.csv
+// forbids in it. A pair in both files is an error, not a guess: the
+// operator's two files disagree, and either reading could publish a wrong
+// link or hide a right one. Nothing is written and the previous catalogue
+// stays served until one of the two lines goes.
+func operatorLinks(game string, links, never []csvLink) ([]csvLink, map[linkPair]bool, error) {
+	forbidden := map[linkPair]bool{}
+	lineOf := map[linkPair]int{}
+	for _, r := range never {
+		if r.game != game {
+			continue
+		}
+		p := linkPair{r.tcg, r.cm}
+		if !forbidden[p] {
+			forbidden[p], lineOf[p] = true, r.line
+		}
+	}
+	var out []csvLink
+	for _, r := range links {
+		if r.game != game {
+			continue
+		}
+		if line, ok := lineOf[linkPair{r.tcg, r.cm}]; ok {
+			return nil, nil, fmt.Errorf("line %d: %s,%d,%d is forbidden by links/never.csv line %d: remove one of the two lines", r.line, r.game, r.tcg, r.cm, line)
+		}
+		out = append(out, r)
+	}
+	return out, forbidden, nil
 }
 
 type csvLink struct {
 	game    string
 	tcg, cm int
+	line    int // in the file, for messages
 }
 
-// decodeLinksCSV reads the operator's links.csv:
-// game,tcgplayer_product_id,cardmarket_id_product (header required).
+// decodeLinksCSV reads one of the operator's pair files, links.csv or
+// never.csv: game,tcgplayer_product_id,cardmarket_id_product (header
+// required).
 func decodeLinksCSV(r io.Reader) ([]csvLink, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = 3
@@ -310,11 +352,15 @@ func decodeLinksCSV(r io.Reader) ([]csvLink, error) {
 			return nil, err
 		}
 		line, _ := cr.FieldPos(0)
+		for i := range rec {
+			// "mtg ,1,2" is mtg: a game that silently never matched would be a link or a ban that never applies.
+			rec[i] = strings.TrimSpace(rec[i])
+		}
 		tcg, err1 := strconv.Atoi(rec[1])
 		cm, err2 := strconv.Atoi(rec[2])
 		if rec[0] == "" || err1 != nil || err2 != nil || tcg <= 0 || cm <= 0 {
 			return nil, fmt.Errorf("line %d: want game,positive tcgplayer_product_id,positive cardmarket_id_product, got %q", line, strings.Join(rec, ","))
 		}
-		out = append(out, csvLink{game: rec[0], tcg: tcg, cm: cm})
+		out = append(out, csvLink{game: rec[0], tcg: tcg, cm: cm, line: line})
 	}
 }

@@ -215,37 +215,46 @@ func TestRealDates(t *testing.T) {
 func TestSampleLinking(t *testing.T) {
 	cat, rep := sample(t)
 	linkOf := map[string]map[int]int{} // game → TCGplayer productId → Cardmarket idProduct
+	matchOf := map[string]map[int]string{}
 	cmOnly := map[string]map[int]bool{}
 	for _, g := range cat.Games {
-		linkOf[g.Game], cmOnly[g.Game] = map[int]int{}, map[int]bool{}
+		linkOf[g.Game], matchOf[g.Game], cmOnly[g.Game] = map[int]int{}, map[int]string{}, map[int]bool{}
 		for _, c := range g.Cards {
 			switch {
 			case c.OnTCG():
-				linkOf[g.Game][c.TCGProductID] = c.CMProductID
+				linkOf[g.Game][c.TCGProductID], matchOf[g.Game][c.TCGProductID] = c.CMProductID, c.CMMatch
 			case c.OnCM():
 				cmOnly[g.Game][c.CMProductID] = true
+				if c.CMMatch != "" {
+					t.Errorf("%s Cardmarket-only %d has match %q", g.Game, c.CMProductID, c.CMMatch)
+				}
 			}
 		}
 	}
 	tests := []struct {
 		game     string
 		tcg, cm  int
+		match    string
 		why      string
 		unlinked []int // Cardmarket products that must stay Cardmarket-only
 	}{
-		{"dbs", 536822, 624106, "names differ only by punctuation (Beerus - FB01-002 / Beerus FB01-002)", nil},
-		{"dbs", 536888, 624231, "explicit links.csv row", nil},
-		{"mtg", 558711, 626700, "explicit links.csv row", nil},
-		{"mtg", 496070, 710801, "MTGJSON sealed content", nil},
-		{"dbs", 536826, 0, "ambiguous: two Cardmarket Caulifla", []int{624110, 624113}},
-		{"mtg", 559481, 0, "ambiguous: two Cardmarket Lunar Convocation (Extended Art)", []int{626899, 626902}},
-		{"dbs", 539432, 0, "renamed beyond recognition, no link", []int{624413}},
-		{"mtg", 558680, 0, "renamed beyond recognition, no link", []int{626644}},
-		{"dbs", 541181, 0, "code card, TCGplayer only", nil},
+		{"dbs", 536822, 624106, catalog.MatchName, "names differ only by punctuation (Beerus - FB01-002 / Beerus FB01-002)", nil},
+		{"dbs", 536888, 624231, catalog.MatchOperator, "explicit links.csv row", nil},
+		{"mtg", 558711, 626700, catalog.MatchOperator, "explicit links.csv row", nil},
+		{"mtg", 496070, 710801, catalog.MatchMTGJSON, "MTGJSON sealed content", nil},
+		{"mtg", 622741, 627263, catalog.MatchName, "sealed, by name", nil},
+		{"dbs", 536826, 0, "", "ambiguous: two Cardmarket Caulifla", []int{624110, 624113}},
+		{"mtg", 559481, 0, "", "ambiguous: two Cardmarket Lunar Convocation (Extended Art)", []int{626899, 626902}},
+		{"dbs", 539432, 0, "", "renamed beyond recognition, no link", []int{624413}},
+		{"mtg", 558680, 0, "", "renamed beyond recognition, no link", []int{626644}},
+		{"dbs", 541181, 0, "", "code card, TCGplayer only", nil},
 	}
 	for _, tt := range tests {
 		if got := linkOf[tt.game][tt.tcg]; got != tt.cm {
 			t.Errorf("%s %d (%s): linked to %d, want %d", tt.game, tt.tcg, tt.why, got, tt.cm)
+		}
+		if got := matchOf[tt.game][tt.tcg]; got != tt.match {
+			t.Errorf("%s %d (%s): match %q, want %q", tt.game, tt.tcg, tt.why, got, tt.match)
 		}
 		for _, cm := range tt.unlinked {
 			if !cmOnly[tt.game][cm] {
@@ -264,8 +273,11 @@ func TestSampleLinking(t *testing.T) {
 		}
 	}
 	for _, g := range rep.Games {
-		if g.Linked == 0 || g.Ambiguous == 0 || g.CardmarketOnly == 0 || g.TCGOnly == 0 || g.LinkedExplicit == 0 {
+		if g.Linked == 0 || g.Ambiguous == 0 || g.CardmarketOnly == 0 || g.TCGOnly == 0 || g.LinkedOperator == 0 || g.LinkedByName == 0 {
 			t.Errorf("%s report misses a case: %+v", g.Game, g)
+		}
+		if g.LinkedMTGJSON+g.LinkedOperator+g.LinkedByName != g.Linked {
+			t.Errorf("%s report: links by kind do not add up: %+v", g.Game, g)
 		}
 		if g.Linked+g.TCGOnly != g.TCGProducts || g.Linked+g.CardmarketOnly != g.CMProducts {
 			t.Errorf("%s report does not add up: %+v", g.Game, g)

@@ -191,8 +191,8 @@ func TestMissingOptionalFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Games[1].LinkedExplicit != 0 {
-		t.Error("explicit link without links.csv")
+	if rep.Games[1].LinkedOperator != 0 {
+		t.Error("operator link without links.csv")
 	}
 	for _, s := range cat.Game("mtg").Sets {
 		if s.ID == "-30" && s.Name != "Cardmarket expansion 30" {

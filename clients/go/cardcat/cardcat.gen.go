@@ -166,6 +166,27 @@ func (e HealthCheckStatus) Valid() bool {
 	}
 }
 
+// Defines values for MarketCMatch.
+const (
+	Mtgjson  MarketCMatch = "mtgjson"
+	Name     MarketCMatch = "name"
+	Operator MarketCMatch = "operator"
+)
+
+// Valid indicates whether the value is a known member of the MarketCMatch enum.
+func (e MarketCMatch) Valid() bool {
+	switch e {
+	case Mtgjson:
+		return true
+	case Name:
+		return true
+	case Operator:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MarketTStatusStatus.
 const (
 	Unavailable MarketTStatusStatus = "unavailable"
@@ -2455,6 +2476,9 @@ type MarketC struct {
 	// Id The card's 64-hex Cardmarket id; it always resolves on the card endpoint.
 	Id string `json:"id"`
 
+	// Match How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set. Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
+	Match *MarketCMatch `json:"match,omitempty"`
+
 	// Prices One per priced finish; can be empty; empty in a set's listing.
 	Prices []CMPrice `json:"prices"`
 
@@ -2465,6 +2489,9 @@ type MarketC struct {
 	// ProductUrl Left out when unknown.
 	ProductUrl *string `json:"product_url,omitempty"`
 }
+
+// MarketCMatch How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set. Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
+type MarketCMatch string
 
 // MarketT TCGplayer's side of a card.
 type MarketT struct {

@@ -639,6 +639,11 @@ export interface components {
         MarketC: {
             /** @description The card's 64-hex Cardmarket id; it always resolves on the card endpoint. */
             id: string;
+            /**
+             * @description How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set. Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
+             * @enum {string}
+             */
+            match?: "mtgjson" | "operator" | "name";
             /** @description One per priced finish; can be empty; empty in a set's listing. */
             prices: components["schemas"]["CMPrice"][];
             /** @description Cardmarket's product number. */

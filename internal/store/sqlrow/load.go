@@ -122,20 +122,20 @@ FROM sets ORDER BY game, set_id`
 
 func (l *loader) cards(ctx context.Context) error {
 	const q = `SELECT game, id, cm_id, set_id, tcg_product_id, cm_product_id, name, clean_name, card_number, rarity,
-	card_type, product_type, card_text, extra, variants, image_count, tcg_url, cm_product_name, cm_product_url
+	card_type, product_type, card_text, extra, variants, image_count, tcg_url, cm_product_name, cm_product_url, cm_match
 FROM cards ORDER BY game, ordinal`
 	var (
 		game, id, extra, variants                    string
 		cmID, setID, name, cleanName, number, rarity sql.NullString
 		cardType, productType, text, tcgURL, cmName  sql.NullString
-		cmURL                                        sql.NullString
+		cmURL, cmMatch                               sql.NullString
 		tcgProduct, cmProduct                        sql.NullInt64
 		images                                       int
 	)
 	str, num := l.r.NullString, l.r.NullInt64
 	dest := []any{&game, &id, str(&cmID), str(&setID), num(&tcgProduct), num(&cmProduct), str(&name), str(&cleanName),
 		str(&number), str(&rarity), str(&cardType), str(&productType), str(&text), &extra, &variants, &images,
-		str(&tcgURL), str(&cmName), str(&cmURL)}
+		str(&tcgURL), str(&cmName), str(&cmURL), str(&cmMatch)}
 	return l.each(ctx, "cards", q, dest, func() error {
 		c := catalog.Card{
 			Game: l.in.String(game), ID: id, CMID: cmID.String, SetID: l.in.String(setID.String),
@@ -144,6 +144,7 @@ FROM cards ORDER BY game, ordinal`
 			Rarity: l.in.String(rarity.String), CardType: l.in.String(cardType.String),
 			ProductType: l.in.String(productType.String), CardText: text.String, ImageCount: images,
 			TCGURL: tcgURL.String, CMProductName: cmName.String, CMProductURL: cmURL.String,
+			CMMatch: l.in.String(cmMatch.String),
 		}
 		var err error
 		if c.Extra, err = ParseExtra(extra); err != nil {

@@ -21,7 +21,7 @@ var Tables = []Table{
 		"tcg_category_id", "tcg_group_id", "cm_expansion_id"}},
 	{"cards", []string{"game", "id", "ordinal", "cm_id", "set_id", "tcg_product_id", "cm_product_id",
 		"name", "clean_name", "card_number", "rarity", "card_type", "product_type", "card_text",
-		"extra", "variants", "image_count", "tcg_url", "cm_product_name", "cm_product_url"}},
+		"extra", "variants", "image_count", "tcg_url", "cm_product_name", "cm_product_url", "cm_match"}},
 	{"tcg_prices", []string{"game", "ordinal", "card_id", "sub_type",
 		"low", "mid", "high", "market", "direct_low", "updated_at"}},
 	{"cm_prices", []string{"game", "ordinal", "card_id", "variant",
@@ -119,7 +119,7 @@ func cardRows(g *catalog.GameCatalog) appendRow {
 			Int(c.TCGProductID), Int(c.CMProductID), String(c.Name), String(c.CleanName),
 			String(c.CardNumber), String(c.Rarity), String(c.CardType), String(c.ProductType),
 			String(c.CardText), extra, variants, int64(c.ImageCount), String(c.TCGURL),
-			String(c.CMProductName), String(c.CMProductURL))
+			String(c.CMProductName), String(c.CMProductURL), String(c.CMMatch))
 		i++
 		return vals
 	}

@@ -17,7 +17,7 @@ func TestGameRows(t *testing.T) {
 			{Game: "g", ID: "a", Variants: []string{"Normal"},
 				TCGPrices: []catalog.TCGPrice{{SubType: "Normal", Market: catalog.Cents(5), UpdatedAt: updated}, {SubType: "Foil"}}},
 			{Game: "g", ID: "b"},
-			{Game: "g", ID: "c", CMPrices: []catalog.CMPrice{{Variant: "normal", Avg: catalog.Cents(9)}}},
+			{Game: "g", ID: "c", CMMatch: catalog.MatchName, CMPrices: []catalog.CMPrice{{Variant: "normal", Avg: catalog.Cents(9)}}},
 		},
 	}
 	timeValue := func(t time.Time) any { return t.Unix() }
@@ -33,9 +33,9 @@ func TestGameRows(t *testing.T) {
 	want := [][][]any{
 		{{"g", "s1", nil, nil, nil, nil, nil, int64(7), nil}},
 		{
-			{"g", "a", int64(0), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "[]", `["Normal"]`, int64(0), nil, nil, nil},
-			{"g", "b", int64(1), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "[]", "[]", int64(0), nil, nil, nil},
-			{"g", "c", int64(2), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "[]", "[]", int64(0), nil, nil, nil},
+			{"g", "a", int64(0), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "[]", `["Normal"]`, int64(0), nil, nil, nil, nil},
+			{"g", "b", int64(1), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "[]", "[]", int64(0), nil, nil, nil, nil},
+			{"g", "c", int64(2), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "[]", "[]", int64(0), nil, nil, nil, "name"},
 		},
 		{
 			{"g", int64(0), "a", "Normal", nil, nil, nil, int64(5), nil, updated.Unix()},

@@ -17,7 +17,8 @@ var updated = time.Date(2024, 3, 4, 5, 6, 7, 123456000, time.FixedZone("CET", 36
 // sampleMTG covers every field: nulls ("" and Money{}) next to zeros, extra
 // fields out of key order, finishes out of name order, HTML and non-ASCII
 // text, a Cardmarket-only set and card, cards priced on one marketplace only
-// and a card priced nowhere. Its sets and cards are listed out of id order.
+// and a card priced nowhere, and linked cards of each match kind (with
+// sampleDBS). Its sets and cards are listed out of id order.
 func sampleMTG() catalog.GameCatalog {
 	const game = "mtg"
 	cmOnly := catalog.CMCardID(game, 1, 777)
@@ -44,6 +45,7 @@ func sampleMTG() catalog.GameCatalog {
 				ImageCount: 2,
 				TCGURL:     "https://www.tcgplayer.com/product/1001", CMProductName: "Black Lotus",
 				CMProductURL: "https://www.cardmarket.com/en/Magic/Products/Singles/Alpha/Black-Lotus",
+				CMMatch:      catalog.MatchOperator,
 				TCGPrices: []catalog.TCGPrice{
 					{SubType: "Normal", Low: catalog.Cents(0), Mid: catalog.Cents(123_456_789), High: catalog.Cents(-5),
 						Market: catalog.Cents(99), DirectLow: catalog.Money{}, UpdatedAt: updated},
@@ -56,7 +58,8 @@ func sampleMTG() catalog.GameCatalog {
 				},
 			},
 			{
-				Game: game, ID: catalog.TCGCardID(game, 7), SetID: "23000", TCGProductID: 7,
+				Game: game, ID: catalog.TCGCardID(game, 7), CMID: catalog.CMCardID(game, 1, 888), SetID: "23000",
+				TCGProductID: 7, CMProductID: 888, CMProductName: "Booster Box", CMMatch: catalog.MatchMTGJSON,
 				Name: "Booster Box", CleanName: "Booster Box", ProductType: catalog.ProductSealed,
 				CardText: "Contains 36 packs.", Variants: []string{"Normal"}, TCGURL: "https://www.tcgplayer.com/product/7",
 				TCGPrices: []catalog.TCGPrice{{SubType: "Normal", Low: catalog.Cents(25000), UpdatedAt: updated}},
@@ -79,7 +82,8 @@ func sampleDBS() catalog.GameCatalog {
 		Game: game,
 		Sets: []catalog.Set{{Game: game, ID: "2345", Code: "BT1", Name: "Galactic Battle", TCGCategoryID: 27, TCGGroupID: 2345}},
 		Cards: []catalog.Card{{
-			Game: game, ID: catalog.TCGCardID(game, 9), SetID: "2345", TCGProductID: 9, Name: "Son Goku", CleanName: "Son Goku",
+			Game: game, ID: catalog.TCGCardID(game, 9), CMID: catalog.CMCardID(game, 13, 99), SetID: "2345", TCGProductID: 9,
+			CMProductID: 99, CMProductName: "Son Goku", CMMatch: catalog.MatchName, Name: "Son Goku", CleanName: "Son Goku",
 			CardNumber: "BT1-001", Rarity: "Super Rare", Variants: []string{"Foil"},
 			TCGPrices: []catalog.TCGPrice{{SubType: "Foil", Market: catalog.Cents(250)}},
 		}},
@@ -113,6 +117,7 @@ func Generate(game string, n int, updatedAt time.Time) catalog.GameCatalog {
 			TCGCategoryID: 27, TCGGroupID: 1000 + i, CMExpansionID: 5000 + i})
 	}
 	rarities := []string{"Common", "Uncommon", "Rare", "Super Rare"}
+	matches := []string{catalog.MatchName, catalog.MatchName, catalog.MatchMTGJSON, catalog.MatchOperator}
 	g.Cards = make([]catalog.Card, n)
 	for i := range g.Cards {
 		pid := 100000 + i
@@ -127,6 +132,7 @@ func Generate(game string, n int, updatedAt time.Time) catalog.GameCatalog {
 			Variants: []string{"Normal", "Foil"}, ImageCount: 1,
 			TCGURL: "https://www.tcgplayer.com/product/" + strconv.Itoa(pid), CMProductName: name,
 			CMProductURL: "https://www.cardmarket.com/en/DragonBallSuper/Products/Singles/x/" + strconv.Itoa(pid),
+			CMMatch:      matches[i%len(matches)],
 			TCGPrices: []catalog.TCGPrice{
 				{SubType: "Normal", Low: catalog.Cents(10), Mid: catalog.Cents(25), High: catalog.Cents(300),
 					Market: catalog.Cents(22), UpdatedAt: updatedAt},
