@@ -3,7 +3,8 @@ package images
 import (
 	"net/http"
 	"strconv"
-	"strings"
+
+	"github.com/cardcat/cardcat/internal/etag"
 )
 
 // CacheControl is the Cache-Control of an image response: 24 hours.
@@ -18,7 +19,7 @@ func Write(w http.ResponseWriter, r *http.Request, img *Image) {
 	h.Set("Cache-Control", CacheControl)
 	h.Set("ETag", img.ETag)
 	h.Set("X-Image-Size", "unsized")
-	if noneMatch := r.Header.Values("If-None-Match"); len(noneMatch) > 0 && etagListMatches(noneMatch, img.ETag) {
+	if noneMatch := r.Header.Values("If-None-Match"); len(noneMatch) > 0 && etag.NoneMatch(noneMatch, img.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -27,51 +28,4 @@ func Write(w http.ResponseWriter, r *http.Request, img *Image) {
 	h.Set("Content-Length", strconv.Itoa(len(img.Body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(img.Body) // a failed write means the client went away
-}
-
-// etagListMatches reports whether any If-None-Match field value matches etag
-// by weak comparison. A malformed member ends the scan of its field value.
-func etagListMatches(fields []string, etag string) bool {
-	etag = strings.TrimPrefix(etag, "W/")
-	for _, field := range fields {
-		s := field
-		for {
-			s = strings.TrimLeft(s, " \t,")
-			if s == "" {
-				break
-			}
-			if s[0] == '*' {
-				return true
-			}
-			tag, rest, ok := cutEntityTag(s)
-			if !ok {
-				break
-			}
-			if tag == etag {
-				return true
-			}
-			s = rest
-		}
-	}
-	return false
-}
-
-// cutEntityTag splits the entity-tag at the start of s, returning its opaque
-// tag (quotes kept, W/ dropped) and the rest.
-func cutEntityTag(s string) (tag, rest string, ok bool) {
-	s = strings.TrimPrefix(s, "W/")
-	if len(s) < 2 || s[0] != '"' {
-		return "", "", false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			return s[:i+1], s[i+1:], true
-		case c == 0x21 || c >= 0x23 && c != 0x7f: // etagc
-		default:
-			return "", "", false
-		}
-	}
-	return "", "", false
 }
