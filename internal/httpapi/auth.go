@@ -98,7 +98,7 @@ func (s *Server) requireKey(next http.Handler) http.Handler {
 		st := stateOf(r.Context())
 		switch st.key {
 		case keyValid:
-			w.Header()["Cache-Control"] = privateNoCache // unless the route says otherwise (images)
+			w.Header()["Cache-Control"] = s.keyedCacheControl // unless the route says otherwise (images)
 			next.ServeHTTP(w, r)
 		case keyFailed:
 			s.log.LogAttrs(r.Context(), slog.LevelError, "authentication failed",

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+
+	"github.com/cardcat/cardcat/internal/etag"
 )
 
 // apiHandler is a handler that returns its failure; adapt turns the failure
@@ -116,8 +118,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, status, b)
 }
 
-// writeBody sends a ready JSON body.
+// writeBody sends a ready JSON body. A keyed route's 200 gets its ETag, or
+// is the 304 of a matching If-None-Match (revalidate.go).
 func writeBody(w http.ResponseWriter, status int, body []byte) {
+	if kw, ok := w.(*keyedWriter); ok && status == http.StatusOK && kw.notModified(etag.Of(body)) {
+		return
+	}
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
 	setContentLength(w, len(body))
@@ -128,6 +134,9 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 // writeBodyString sends a ready JSON body held in a string (a pre-rendered
 // card), without copying it.
 func writeBodyString(w http.ResponseWriter, status int, body string) {
+	if kw, ok := w.(*keyedWriter); ok && status == http.StatusOK && kw.notModified(etag.OfString(body)) {
+		return
+	}
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
 	setContentLength(w, len(body))

@@ -43,6 +43,9 @@ type requestState struct {
 
 	limitValues [4]string // X-RateLimit-* values
 	retryAfter  [1]string // Retry-After of a 429
+	etag        [1]string // ETag of a keyed route's 200 or 304
+
+	writer keyedWriter // a keyed route handler's ResponseWriter (revalidate.go)
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -101,9 +104,10 @@ var (
 	// includeSubDomains: the API's host does not speak for the other hosts of
 	// its domain, which may not all serve https.
 	hsts = []string{"max-age=31536000"}
-	// privateNoCache is a keyed answer's (requireKey): for one account (its
-	// X-RateLimit-* headers say so), never for a shared cache; the caller's
-	// own cache may keep it but must ask again before reusing it.
+	// privateNoCache is a keyed answer's (requireKey) without
+	// Config.KeyedMaxAge: for one account (its X-RateLimit-* headers say so),
+	// never for a shared cache; the caller's own cache may keep it but must
+	// ask again before reusing it.
 	privateNoCache = []string{"private, no-cache"}
 	// noStore is every error answer's (writeError): a 429, 401 or 503 kept
 	// by any cache would outlive its cause.
@@ -219,6 +223,9 @@ const chunkingAbove = 2048
 func setContentLength(w http.ResponseWriter, n int) {
 	if n <= chunkingAbove {
 		return // net/http adds it
+	}
+	if kw, ok := w.(*keyedWriter); ok {
+		w = kw.ResponseWriter
 	}
 	v := strconv.Itoa(n)
 	if rec, ok := w.(*recorder); ok {

@@ -137,9 +137,9 @@ func openapiHeaders() map[string]openapiHeader {
 		"Allow": {Required: true, Schema: map[string]any{"type": "string", "const": http.MethodGet},
 			Description: "The one method the API answers."},
 		"ETag": {Required: true, Schema: map[string]any{"type": "string"},
-			Description: "The answer's entity tag: send it back in If-None-Match to get a 304 while it is unchanged."},
+			Description: "The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged."},
 		"Cache-Control": {Required: true, Schema: map[string]any{"type": "string"},
-			Description: "How the answer may be cached: `no-store` for every error; `private, no-cache` for a keyed route's answer (for your account only; keep it, but revalidate before reusing it); `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs."},
+			Description: "How the answer may be cached: `no-store` for every error; `private, max-age=N` for a keyed route's answer (for your account only; N is at most the server's catalogue refresh interval; after it, revalidate with the ETag, free), or `private, no-cache` where the server has no refresh interval; `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs."},
 		"X-Image-Size": {Required: true, Schema: map[string]any{"type": "string", "const": "unsized"},
 			Description: "The image's resolution: there is one only."},
 	}
@@ -163,7 +163,14 @@ const (
 	respServiceUnavailable = "ServiceUnavailable"
 	respEndpointNotFound   = "EndpointNotFound"
 	respMethodNotAllowed   = "MethodNotAllowed"
+	respNotModified        = "NotModified"
 )
+
+// ifNoneMatchParam is the If-None-Match parameter of every keyed route
+// (revalidate.go), components.parameters.IfNoneMatch.
+var ifNoneMatchParam = param{Name: "If-None-Match", In: "header",
+	Description: "ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.",
+	Schema:      paramSchema{Type: "string"}}
 
 func (s *Server) openapiSharedResponses() map[string]openapiResponse {
 	planRequired := errorSchema([]string{errPlanRequired}, nil)
@@ -191,6 +198,8 @@ func (s *Server) openapiSharedResponses() map[string]openapiResponse {
 			Description: "No endpoint has this path (any path the document does not list), answered before the key is checked. `did_you_mean` is the path you probably meant, or null."}),
 		respMethodNotAllowed: s.errorResponse(answer{Status: http.StatusMethodNotAllowed, Headers: []string{"Allow"}, Errors: []string{errMethodNotAllowed},
 			Description: "Any method but GET, HEAD included, on any path (an OPTIONS CORS preflight is answered 204)."}),
+		respNotModified: {Description: "The answer has not changed since the ETag sent in If-None-Match: no body. Never counted, answered even when the rate limit is used up; the X-RateLimit-* headers show the pool as it stands.",
+			Headers: s.answerHeaders(keyedSuccessHeaders)},
 	}
 }
 
@@ -208,6 +217,9 @@ func (s *Server) answerHeaders(extra []string) map[string]openapiRef {
 var (
 	errorHeaders = []string{"Cache-Control"}
 	keyedHeaders = []string{"Cache-Control"}
+	// keyedSuccessHeaders are those of a keyed route's 200 JSON answer and of
+	// its 304 (revalidate.go).
+	keyedSuccessHeaders = []string{"ETag", "Cache-Control"}
 )
 
 func (s *Server) errorResponse(a answer) openapiResponse {
@@ -221,6 +233,7 @@ func sharedAnswers(rt *route) map[int]string {
 	if rt.Access == accessPublic {
 		return m
 	}
+	m[http.StatusNotModified] = respNotModified
 	m[http.StatusUnauthorized] = respUnauthorized
 	m[http.StatusTooManyRequests] = respTooManyRequests
 	m[http.StatusServiceUnavailable] = respServiceUnavailable
@@ -272,7 +285,8 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 		Components: openapiComponents{
 			Schemas: schemas,
 			Parameters: map[string]openapiParam{"game": {Name: "game", In: "path", Required: true,
-				Description: "The game: " + s.gameNames() + ".", Schema: paramSchema{Type: "string", Enum: games}}},
+				Description: "The game: " + s.gameNames() + ".", Schema: paramSchema{Type: "string", Enum: games}},
+				"IfNoneMatch": openapiParam(ifNoneMatchParam)},
 			Headers:   openapiHeaders(),
 			Responses: s.openapiSharedResponses(),
 			SecuritySchemes: map[string]any{
@@ -359,8 +373,13 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 	if rt.PerGame() {
 		op.Parameters = append(op.Parameters, openapiRef{"#/components/parameters/game"})
 	}
+	ownINM := false
 	for _, p := range o.Params {
 		op.Parameters = append(op.Parameters, openapiParam(p))
+		ownINM = ownINM || p.Name == ifNoneMatchParam.Name
+	}
+	if rt.Access != accessPublic && !ownINM {
+		op.Parameters = append(op.Parameters, openapiRef{"#/components/parameters/IfNoneMatch"})
 	}
 	add := func(status int, v any) error {
 		b, err := json.Marshal(v)
@@ -380,7 +399,11 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 			continue
 		}
 		if rt.Access != accessPublic && a.Status/100 == 2 {
-			a.Headers = append(slices.Clone(a.Headers), keyedHeaders...)
+			extra := keyedHeaders
+			if a.Media == "" { // a JSON answer, tagged by writeBody
+				extra = keyedSuccessHeaders
+			}
+			a.Headers = append(slices.Clone(a.Headers), extra...)
 		}
 		resp, err := s.answerResponse(a, ex[strconv.Itoa(a.Status)])
 		if err != nil {

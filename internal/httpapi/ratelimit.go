@@ -20,6 +20,8 @@ import (
 //   - keyed routes (withRateLimit): a valid key takes one request from its
 //     account's pool, any other request one from its client IP's guard
 //     bucket; 429 past either, else on to the key check (401) and the route.
+//     A valid key's request with If-None-Match is counted once its answer is
+//     known, and not at all when that answer is a 304 (revalidate.go).
 //   - answers given before or instead of routing (405, the 404 of an unknown
 //     or non-canonical path) are counted the same way (answerUnrouted).
 //   - public routes (GET /, /games, /health, /docs) and CORS preflights are
@@ -78,15 +80,6 @@ func (noLimits) take(http.ResponseWriter, *http.Request, *requestState) (ratelim
 }
 func (noLimits) show(http.ResponseWriter, *http.Request, *requestState) {}
 
-// withRateLimit counts a keyed route's request: 429 past its pool's limit.
-func (s *Server) withRateLimit(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.admit(w, r) {
-			next.ServeHTTP(w, r)
-		}
-	})
-}
-
 // answerUnrouted writes an answer given before or instead of a route (405,
 // 404), counted like a keyed route's: the 429 instead once the pool is
 // exhausted.
@@ -108,15 +101,23 @@ func (s *Server) withPublicLimits(next http.Handler) http.Handler {
 // admit counts the request; false when it was refused with a 429, written.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
 	st := stateOf(r.Context())
-	res, refused, guard := s.limits.take(w, r, st)
-	if st.key == keyValid && s.deps.Usage != nil {
-		s.deps.Usage.Record(st.caller.AccountRef, st.caller.KeyRef, refused, st.start)
-	}
+	res, refused, guard := s.count(w, r, st)
 	if !refused {
 		return true
 	}
 	s.writeTooMany(w, r, st, &res, guard)
 	return false
+}
+
+// count takes the request from its pool and sets the headers, and tells a
+// valid key's request to Deps.Usage; refused (nothing counted) when the pool
+// is exhausted.
+func (s *Server) count(w http.ResponseWriter, r *http.Request, st *requestState) (res ratelimit.Result, refused, guard bool) {
+	res, refused, guard = s.limits.take(w, r, st)
+	if st.key == keyValid && s.deps.Usage != nil {
+		s.deps.Usage.Record(st.caller.AccountRef, st.caller.KeyRef, refused, st.start)
+	}
+	return res, refused, guard
 }
 
 // poolLimits counts in a ratelimit.Limiter: a valid key's requests in its

@@ -276,7 +276,7 @@ func (s *Server) routeTable() []route {
 		}},
 		{Label: "image", Path: "/{game}/images/{id}", Access: accessKeyed, serve: s.handleImage, Op: operation{
 			ID: "getCardImage", Tag: tagCatalogue, Summary: "The card's image, cacheable for 24 hours",
-			Description: "One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and counts).",
+			Description: "One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).",
 			Params: []param{cardIDParam,
 				{Name: "If-None-Match", In: "header", Description: "An ETag of this image from an earlier answer.", Schema: paramSchema{Type: "string"}}},
 			Answers: []answer{

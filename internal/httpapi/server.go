@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
@@ -38,6 +39,12 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (see ParseTrustedProxies). Without them the client is the peer.
 	TrustedProxies []netip.Prefix
+	// KeyedMaxAge is how long a caller may reuse a keyed route's answer
+	// without asking again: Cache-Control: private, max-age of it in whole
+	// seconds. cmd/cardcat sets the catalogue refresh interval, within which
+	// a new catalogue version reaches this server. Zero: private, no-cache
+	// (always revalidate, which costs nothing).
+	KeyedMaxAge time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -134,6 +141,8 @@ type Server struct {
 
 	limits limits // the rate-limit step: poolLimits, or noLimits without a Limiter
 
+	keyedCacheControl []string // the Cache-Control of a keyed route's answer (requireKey)
+
 	rootBody, gamesBody []byte
 	site                *docSite // GET /docs and below; nil without Deps.Docs
 	openapiBody         []byte   // GET /openapi.json, rendered once
@@ -158,6 +167,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.limits = noLimits{}
 	if deps.Limiter != nil {
 		s.limits = newPoolLimits(deps.Limiter, s.cfg.GuardPerHour, s.cfg.TrustedProxies, s.log)
+	}
+	s.keyedCacheControl = privateNoCache
+	if secs := int64(s.cfg.KeyedMaxAge / time.Second); secs > 0 {
+		s.keyedCacheControl = []string{"private, max-age=" + strconv.FormatInt(secs, 10)}
 	}
 	s.slots = make(chan struct{}, s.cfg.SearchConcurrency)
 	s.ids = newRequestIDs()

@@ -99,7 +99,7 @@ func get(h http.Handler, target string, headers ...string) *httptest.ResponseRec
 
 // goldenHeaders are the headers a golden file records. The X-RateLimit-*
 // headers appear only where the test server has a limiter (ratelimit_test.go).
-var goldenHeaders = []string{"Content-Type", "X-Content-Type-Options", "Cache-Control", "Allow", "Retry-After", "WWW-Authenticate",
+var goldenHeaders = []string{"Content-Type", "X-Content-Type-Options", "Cache-Control", "ETag", "Allow", "Retry-After", "WWW-Authenticate",
 	"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers",
 	"X-RateLimit-Limit-Hour", "X-RateLimit-Remaining-Hour", "X-RateLimit-Limit-Day", "X-RateLimit-Remaining-Day"}
 
