@@ -40,6 +40,14 @@ func newFakeCDN(t *testing.T) *fakeCDN {
 // imageHandler is the fixture API with images from a fake CDN cached on disk.
 func imageHandler(t *testing.T, cdn *fakeCDN) http.Handler {
 	t.Helper()
+	deps := testDeps(mustView(t, mustFixture(t)))
+	deps.Images = imageService(t, cdn)
+	return mustServer(t, Config{}, deps)
+}
+
+// imageService serves the images of a fake CDN, cached on disk.
+func imageService(t *testing.T, cdn *fakeCDN) *images.Service {
+	t.Helper()
 	st, err := fsstore.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -54,9 +62,7 @@ func imageHandler(t *testing.T, cdn *fakeCDN) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := testDeps(mustView(t, mustFixture(t)))
-	deps.Images = svc
-	return mustServer(t, Config{}, deps)
+	return svc
 }
 
 func TestImage(t *testing.T) {
