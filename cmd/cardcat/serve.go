@@ -170,7 +170,9 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		keysBound: keysStaleAfter(lim.refresh),
 		now:       time.Now,
 	}
-	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted}, httpapi.Deps{
+	// A new catalogue version reaches this server within a refresh interval:
+	// keyed answers may be reused that long, then revalidated (free).
+	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted, KeyedMaxAge: cfg.refresh}, httpapi.Deps{
 		Auth:      lim.auth,
 		Limiter:   lim.limiter,
 		Usage:     usage,
