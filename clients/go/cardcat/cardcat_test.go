@@ -45,7 +45,7 @@ func TestClient(t *testing.T) {
 	})
 
 	t.Run("card detail", func(t *testing.T) {
-		resp, err := client.GetCardWithResponse(ctx, "dbs", "dbs_b8900e61064a48cb")
+		resp, err := client.GetCardWithResponse(ctx, "dbs", "dbs_b8900e61064a48cb", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestClient(t *testing.T) {
 	})
 
 	t.Run("error body", func(t *testing.T) {
-		resp, err := client.GetCardWithResponse(ctx, "dbs", "dbs_0000000000000000")
+		resp, err := client.GetCardWithResponse(ctx, "dbs", "dbs_0000000000000000", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestClient(t *testing.T) {
 
 	t.Run("401 without a key", func(t *testing.T) {
 		anonymous := mustClient(t, srv.URL)
-		resp, err := anonymous.ListSetsWithResponse(ctx, "dbs")
+		resp, err := anonymous.ListSetsWithResponse(ctx, "dbs", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestClient(t *testing.T) {
 		// The third request of an hour is refused; one of 6 is, even across
 		// the end of an hour (the day allows 5).
 		for i := 1; i <= 6; i++ {
-			resp, err := limited.ListSetsWithResponse(ctx, "mtg")
+			resp, err := limited.ListSetsWithResponse(ctx, "mtg", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

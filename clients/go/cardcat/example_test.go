@@ -20,7 +20,7 @@ func Example() {
 	}
 
 	// One card with its prices.
-	resp, err := client.GetCardWithResponse(ctx, "dbs", "dbs_b8900e61064a48cb")
+	resp, err := client.GetCardWithResponse(ctx, "dbs", "dbs_b8900e61064a48cb", nil)
 	if err != nil {
 		log.Fatal(err) // the request failed: no answer
 	}
@@ -47,7 +47,7 @@ func ExampleRateLimitOf() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sets, err := client.ListSetsWithResponse(ctx, "dbs")
+	sets, err := client.ListSetsWithResponse(ctx, "dbs", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -253,7 +253,7 @@ export interface paths {
         };
         /**
          * The card's image, cacheable for 24 hours
-         * @description Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and counts).
+         * @description Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
          */
         get: operations["getCardImage"];
         put?: never;
@@ -1017,6 +1017,20 @@ export interface components {
                 };
             };
         };
+        /** @description The answer has not changed since the ETag sent in If-None-Match: no body. Never counted, answered even when the rate limit is used up; the X-RateLimit-* headers show the pool as it stands. */
+        NotModified: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                ETag: components["headers"]["ETag"];
+                "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description A paid endpoint without the Ultra or Business plan or an active trial. `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else. */
         PlanRequired: {
             headers: {
@@ -1100,6 +1114,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+        IfNoneMatch: string;
         /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
         game: "dbs" | "mtg";
     };
@@ -1107,9 +1123,9 @@ export interface components {
     headers: {
         /** @description The one method the API answers. */
         Allow: "GET";
-        /** @description How the answer may be cached: `no-store` for every error; `private, no-cache` for a keyed route's answer (for your account only; keep it, but revalidate before reusing it); `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs. */
+        /** @description How the answer may be cached: `no-store` for every error; `private, max-age=N` for a keyed route's answer (for your account only; N is at most the server's catalogue refresh interval; after it, revalidate with the ETag, free), or `private, no-cache` where the server has no refresh interval; `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs. */
         "Cache-Control": string;
-        /** @description The answer's entity tag: send it back in If-None-Match to get a 304 while it is unchanged. */
+        /** @description The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged. */
         ETag: string;
         /** @description Whole seconds to wait before retrying. */
         "Retry-After": number;
@@ -1471,7 +1487,10 @@ export interface operations {
                 /** @description How many cards to answer, from 1; above 100 it is taken as 100. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -1484,6 +1503,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1495,6 +1515,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopCards"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
@@ -1719,7 +1740,10 @@ export interface operations {
     getCard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -1734,6 +1758,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1745,6 +1770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Card"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The id is malformed, or belongs to the other game (then with `did_you_mean`, the right path). */
             400: {
                 headers: {
@@ -1903,7 +1929,10 @@ export interface operations {
                 /** @description Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default. */
                 source?: "both" | "tcg" | "cm";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -1918,6 +1947,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1929,6 +1959,7 @@ export interface operations {
                     "application/json": components["schemas"]["PricesBySet"] | components["schemas"]["Disambiguation"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
@@ -1982,7 +2013,10 @@ export interface operations {
                 /** @description How many cards to answer, from 1; above 100 it is taken as 100. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -1995,6 +2029,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2006,6 +2041,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResult"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description `q` is missing, too short, too long or only quotes; it looks like SQL; or `page` or `limit` is not an integer of 1 or more. */
             400: {
                 headers: {
@@ -2051,7 +2087,10 @@ export interface operations {
     listSets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -2064,6 +2103,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2075,6 +2115,7 @@ export interface operations {
                     "application/json": components["schemas"]["SetList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2089,7 +2130,10 @@ export interface operations {
                 /** @description How many sets to answer, from 1; above 50 it is taken as 50. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -2102,6 +2146,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2113,6 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrendingSets"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
@@ -2146,7 +2192,10 @@ export interface operations {
                 /** @description How many products to answer, from 1; above 200 it is taken as 200. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -2161,6 +2210,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2172,6 +2222,7 @@ export interface operations {
                     "application/json": components["schemas"]["SetCards"] | components["schemas"]["Disambiguation"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
@@ -2217,7 +2268,10 @@ export interface operations {
     getSetCompletionValue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -2232,6 +2286,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2243,6 +2298,7 @@ export interface operations {
                     "application/json": components["schemas"]["CompletionValue"] | components["schemas"]["Disambiguation"];
                 };
             };
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["PlanRequired"];
             /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
@@ -2274,7 +2330,10 @@ export interface operations {
                 /** @description The finish. Matched without regard to case; an empty value is the default. */
                 variant?: "normal" | "foil";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -2289,6 +2348,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2300,6 +2360,7 @@ export interface operations {
                     "application/json": components["schemas"]["SetStatistics"] | components["schemas"]["Disambiguation"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description A parameter's value is not allowed; the message names it and its allowed values. */
             400: {
                 headers: {
