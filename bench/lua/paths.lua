@@ -3,7 +3,8 @@
 --   wrk -t1 -c32 -d10s --latency -s paths.lua http://127.0.0.1:PORT -- PATHS_FILE [HEADER VALUE [RATE]]
 --
 -- PATHS_FILE holds one request path per line (card ids, set pages, searches,
--- ...); loadbench writes one per scenario. Each request is one of them drawn
+-- ...), optionally followed by a tab, a header name, a tab and its value (a
+-- header of that request alone); loadbench writes one per scenario. Each request is one of them drawn
 -- at random, so a run spreads over the whole list. The requests are
 -- formatted once per thread at start, so the work per request in Lua is one
 -- random draw. An optional header (X-API-Key) goes with every request
@@ -72,7 +73,19 @@ function init(args)
   end
   for line in io.lines(file) do
     if line ~= "" then
-      reqs[#reqs + 1] = wrk.format("GET", line, headers)
+      -- "PATH<tab>NAME<tab>VALUE": a header of this request alone (the 304
+      -- scenario's If-None-Match), besides the run's.
+      local path, name, value = line:match("^([^\t]*)\t([^\t]*)\t(.*)$")
+      if path == nil then
+        reqs[#reqs + 1] = wrk.format("GET", line, headers)
+      else
+        local h = {}
+        for k, v in pairs(headers) do
+          h[k] = v
+        end
+        h[name] = value
+        reqs[#reqs + 1] = wrk.format("GET", path, h)
+      end
     end
   end
   if #reqs == 0 then

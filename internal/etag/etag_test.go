@@ -2,6 +2,7 @@ package etag_test
 
 import (
 	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/etag"
@@ -64,6 +65,23 @@ func TestNoneMatch(t *testing.T) {
 			}
 			if got := etag.NoneMatch(tt.fields, "W/"+tag); got != tt.want {
 				t.Errorf("NoneMatch(%q) of the weak tag = %v, want %v", tt.fields, got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkOf: the cost of tagging a body, by size (a card detail is 1 to 3
+// KB, a set page of 50 about 100 KB, prices by set up to a few hundred KB).
+func BenchmarkOf(b *testing.B) {
+	for _, n := range []int{2 << 10, 100 << 10} {
+		body := make([]byte, n)
+		for i := range body {
+			body[i] = byte('a' + i%26)
+		}
+		b.Run(strconv.Itoa(n>>10)+"KB", func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				etag.Of(body)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,13 +22,18 @@ type answer struct {
 var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 
 // get sends one GET with an optional header and reads the whole answer.
+// url may end in a paths file's own header ("\tName\tvalue", pathLine).
 func get(ctx context.Context, url, header, value string) (answer, error) {
+	url, lineHeader, lineValue := splitPathLine(url)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return answer{}, err
 	}
 	if header != "" {
 		req.Header.Set(header, value)
+	}
+	if lineHeader != "" {
+		req.Header.Set(lineHeader, lineValue)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -98,4 +104,37 @@ func rateRemaining(ctx context.Context, url, key string) (int64, bool, error) {
 		return 0, false, fmt.Errorf("X-RateLimit-Remaining-Hour %q: %w", v, err)
 	}
 	return n, true, nil
+}
+
+// A line of a paths file is a request path, or a path, a tab, a header name,
+// a tab and its value: a header of that request alone (the 304 scenario's
+// If-None-Match), which paths.lua sends besides the run's key.
+func pathLine(path, header, value string) string { return path + "\t" + header + "\t" + value }
+
+// splitPathLine undoes pathLine; a plain path has no header.
+func splitPathLine(line string) (path, header, value string) {
+	path, rest, ok := strings.Cut(line, "\t")
+	if !ok {
+		return line, "", ""
+	}
+	header, value, _ = strings.Cut(rest, "\t")
+	return path, header, value
+}
+
+// revalidationLines are paths with the If-None-Match of their current answer,
+// asked of cardcat once with the key: the 304 scenario's requests.
+func revalidationLines(ctx context.Context, base, key string, paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		a, err := get(ctx, base+p, "X-API-Key", key)
+		if err != nil {
+			return nil, err
+		}
+		tag := http.Header(a.Header).Get("ETag")
+		if a.Status != http.StatusOK || tag == "" {
+			return nil, fmt.Errorf("GET %s: %d with ETag %q; the 304 scenario needs a 200 with an ETag", p, a.Status, tag)
+		}
+		out = append(out, pathLine(p, "If-None-Match", tag))
+	}
+	return out, nil
 }

@@ -19,11 +19,21 @@ type scenario struct {
 	Paths  []string
 	Keyed  bool // sends the harness's key
 	Expect int  // the status every answer should have
-	file   string
+	// Uncounted: its answers are never counted (a 304), so the limiter
+	// should count none of its requests.
+	Uncounted bool
+	// Revalidate: Paths are card paths whose lines get the If-None-Match of
+	// their answer once cardcat runs (revalidationLines).
+	Revalidate bool
+	file       string
 
 	ceiling                 *server // serves captured answers of this scenario
 	ceilingBody, ceilingHdr float64 // mean sizes of those answers
 }
+
+// revalidationPaths is how many card details the 304 scenario revalidates
+// (each asked once, for its ETag, before the runs).
+const revalidationPaths = 10_000
 
 // allScenarios lists the scenarios in report order.
 func allScenarios(w *workload) []*scenario {
@@ -34,6 +44,8 @@ func allScenarios(w *workload) []*scenario {
 		{Key: "paid", Name: "paid: set statistics", Paths: w.paidPaths, Keyed: true, Expect: 200},
 		{Key: "401", Name: "401 (no key)", Paths: w.cardPaths[:min(len(w.cardPaths), 10_000)], Keyed: false, Expect: 401},
 		{Key: "404", Name: "404 (unknown card)", Paths: w.notFound, Keyed: true, Expect: 404},
+		{Key: "304", Name: "304 (revalidation)", Paths: w.cardPaths[:min(len(w.cardPaths), revalidationPaths)], Keyed: true,
+			Expect: 304, Uncounted: true, Revalidate: true},
 	}
 }
 
@@ -182,8 +194,12 @@ func (r *runner) run(ctx context.Context, sc *scenario, t *target, round int, d 
 		if err != nil {
 			return err
 		}
+		spots := int64(res.SpotN)
+		if sc.Uncounted {
+			spots = 0
+		}
 		if ok && after <= before {
-			res.Counted = before - after - 1 - int64(res.SpotN)
+			res.Counted = before - after - 1 - spots
 		}
 	}
 	if t.Name != ceilingName {

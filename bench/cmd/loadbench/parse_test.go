@@ -224,3 +224,19 @@ func TestReportPaced(t *testing.T) {
 		}
 	}
 }
+
+func TestPathLine(t *testing.T) {
+	tests := []struct {
+		line, path, header, value string
+	}{
+		{"/dbs/cards/dbs_0011", "/dbs/cards/dbs_0011", "", ""},
+		{pathLine("/dbs/cards/dbs_0011", "If-None-Match", `"0123456789abcdef"`), "/dbs/cards/dbs_0011", "If-None-Match", `"0123456789abcdef"`},
+		{"http://127.0.0.1:1/x\tIf-None-Match\t*", "http://127.0.0.1:1/x", "If-None-Match", "*"},
+	}
+	for _, tt := range tests {
+		p, h, v := splitPathLine(tt.line)
+		if p != tt.path || h != tt.header || v != tt.value {
+			t.Errorf("splitPathLine(%q) = %q, %q, %q; want %q, %q, %q", tt.line, p, h, v, tt.path, tt.header, tt.value)
+		}
+	}
+}

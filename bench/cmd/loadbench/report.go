@@ -348,9 +348,18 @@ func (rep *report) notes(b *strings.Builder, sr *sizeReport) {
 	if !sr.Limiter {
 		notes = append(notes, "**cardcat sent no `X-RateLimit-*` headers: `cardcat serve` runs without a rate limiter (and with the placeholder key check), so the keyed runs were not counted.** The card-detail target asks for keyed and counted requests; it is measured here without the limiter's cost.")
 	} else {
-		var counted, sent int64
+		uncounted := map[string]bool{}
+		for _, sc := range sr.Scenarios {
+			uncounted[sc.Key] = sc.Uncounted
+		}
+		var counted, sent, counted304, sent304 int64
 		for _, r := range sr.Results {
-			if r.Counted >= 0 {
+			switch {
+			case r.Counted < 0:
+			case uncounted[r.Scenario]:
+				counted304 += r.Counted
+				sent304 += r.Wrk.Requests
+			default:
 				counted += r.Counted
 				sent += r.Wrk.Requests
 			}
@@ -358,6 +367,10 @@ func (rep *report) notes(b *strings.Builder, sr *sizeReport) {
 		if sent > 0 {
 			notes = append(notes, fmt.Sprintf("The limiter counted %s requests for the %s that wrk completed in the keyed cardcat runs (%.3f; requests in flight when wrk stops are counted by the server but not by wrk).",
 				thousands(float64(counted)), thousands(float64(sent)), float64(counted)/float64(sent)))
+		}
+		if sent304 > 0 {
+			notes = append(notes, fmt.Sprintf("The 304 (revalidation) runs: the limiter counted %s requests for the %s that wrk completed (a 304 is never counted: 0 expected).",
+				thousands(float64(counted304)), thousands(float64(sent304))))
 		}
 	}
 	if sr.Redis != "" {
