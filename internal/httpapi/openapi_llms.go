@@ -94,6 +94,8 @@ func (s *Server) renderLLMs() []byte {
 		strconv.FormatInt(free.Hour, 10), " requests an hour and ", strconv.FormatInt(free.Day, 10), " a day.")
 	line("- Every answer has X-RateLimit-Limit-Hour, X-RateLimit-Remaining-Hour, X-RateLimit-Limit-Day, X-RateLimit-Remaining-Day.")
 	line("- Past either limit: 429 `Rate limit exceeded` with `Retry-After` (seconds). Requests without a valid key are limited per client address.")
+	line("- Revalidation is free: a keyed 200 has an `ETag`; send it in `If-None-Match` and an unchanged answer is a 304 without a body, ",
+		"never counted, answered even past the limits (a valid key is still needed).")
 	line("- Page sizes: a set's cards ", strconv.Itoa(setPageDefault), " by default (at most ", strconv.Itoa(setPageMax),
 		"); search ", strconv.Itoa(searchPageDefault), " (at most ", strconv.Itoa(searchPageMax), "). A larger `limit` is taken as the maximum.")
 	line()
