@@ -14,6 +14,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/etag"
 	"github.com/cardcat/cardcat/internal/serving"
 )
 
@@ -228,6 +229,68 @@ func BenchmarkPaid(b *testing.B) {
 			}
 			serve(b, h, c.targets)
 			b.ReportMetric(float64(bytes)/float64(len(c.targets)), "body-B")
+		})
+	}
+}
+
+// BenchmarkETagShare measures what tagging adds to an answer, on a shared
+// machine: in turns of 256 requests, the whole handler (which tags its 200s)
+// and etag.Of of the same bodies alone, so that both see the same load. It
+// reports each one's ns per request and tag-% = tag / handler: the share of
+// the handler's time that computing the ETag takes.
+func BenchmarkETagShare(b *testing.B) {
+	snap := benchSnapshot(b)
+	g := snap.Game("dbs")
+	h := mustServer(b, Config{}, testDeps(snap))
+	rng := rand.New(rand.NewPCG(9, 10))
+	cases := map[string][]string{}
+	for range 4096 {
+		body := g.CardJSON(catalog.CardRef(rng.IntN(g.Len())))
+		cases["CardDetail"] = append(cases["CardDetail"], "/dbs/cards/"+body[7:7+20])
+	}
+	for _, s := range g.Sets()[:512] {
+		cases["SetPage50"] = append(cases["SetPage50"], "/dbs/sets/"+s.ID)
+	}
+	for _, name := range []string{"CardDetail", "SetPage50"} {
+		targets := cases[name]
+		b.Run(name, func(b *testing.B) {
+			bodies := make([][]byte, len(targets))
+			reqs := make([]*http.Request, len(targets))
+			for i, t := range targets {
+				bodies[i] = get(h, t).Body.Bytes()
+				reqs[i] = httptest.NewRequest(http.MethodGet, t, nil)
+				reqs[i].Header.Set("X-API-Key", testKey)
+			}
+			w := &sink{h: http.Header{}}
+			var spent [2]time.Duration
+			var count [2]int
+			n := 0
+			for b.Loop() {
+				if n%256 == 0 {
+					k := (n / 256) % 2
+					start := time.Now()
+					for j := range 256 {
+						i := (n + j) % len(targets)
+						if k == 0 {
+							clear(w.h)
+							h.ServeHTTP(w, reqs[i])
+						} else {
+							etag.Of(bodies[i])
+						}
+					}
+					spent[k] += time.Since(start)
+					count[k] += 256
+				}
+				n++
+			}
+			if count[0] == 0 || count[1] == 0 {
+				return
+			}
+			handler := float64(spent[0].Nanoseconds()) / float64(count[0])
+			tag := float64(spent[1].Nanoseconds()) / float64(count[1])
+			b.ReportMetric(handler, "handler-ns")
+			b.ReportMetric(tag, "tag-ns")
+			b.ReportMetric(100*tag/handler, "tag-%")
 		})
 	}
 }

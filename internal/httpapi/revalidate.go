@@ -24,6 +24,9 @@ import (
 // dropped. The order of the checks is otherwise unchanged: no key or a bad
 // one is counted in the guard bucket and gets its 401; a paid route without
 // paid access gets its 403 (counted) before its handler can answer a 304.
+// The price of deciding after the handler: a request with If-None-Match on an
+// exhausted pool runs its handler before its 429 (most bodies are ready-made
+// per catalogue version; a search is computed, within the search limits).
 //
 // Public routes carry no ETag (GET /docs has its own): they are never
 // counted, so a 304 there would save bytes, not quota.
