@@ -15,7 +15,7 @@ func TestOf(t *testing.T) {
 		body string
 		want string
 	}{
-		{"", `"ef46db3751d8e999"`},
+		{"", `"2d06800538d394c2"`},
 		{`{"success":true}`, ""},
 	}
 	shape := regexp.MustCompile(`^"[0-9a-f]{16}"$`)
