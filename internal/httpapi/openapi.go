@@ -482,7 +482,7 @@ func (s *Server) openapiDescription() string {
 	if isHTTPS(s.deps.PublicURL) {
 		b.WriteString(", and `Strict-Transport-Security: max-age=31536000`")
 	}
-	b.WriteString(". Every error is `Cache-Control: no-store`; the other answers of keyed routes are `" + s.keyedCacheControl[0] + "`, except images (`public, max-age=86400`). " +
+	b.WriteString(". Every error is `Cache-Control: no-store`; the other answers of keyed routes are `private, max-age=N`, N the server's catalogue refresh interval, except images (`public, max-age=86400`). " +
 		"**Revalidation is free**: a keyed route's 200 carries a strong `ETag`; sent back in `If-None-Match`, an unchanged answer is a 304 without a body, never counted and answered even past the rate limit (it still needs a valid key). " +
 		"The guide: " + s.deps.PublicURL + "/docs; for AI assistants: " + s.deps.PublicURL + "/llms.txt.")
 	return b.String()
