@@ -2912,6 +2912,9 @@ type TrendingSets struct {
 // TrendingSetsPeriod defines model for TrendingSets.Period.
 type TrendingSetsPeriod string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // Game defines model for game.
 type Game string
 
@@ -3138,6 +3141,9 @@ type GetTopCardsParams struct {
 
 	// Limit How many cards to answer, from 1; above 100 it is taken as 100.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetTopCardsParamsMetric defines parameters for GetTopCards.
@@ -3171,6 +3177,9 @@ type GetTopCards503JSONResponseBodyError string
 type GetCardsParams struct {
 	// Ids 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.
 	Ids string `form:"ids" json:"ids"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCardsParamsGame defines parameters for GetCards.
@@ -3190,6 +3199,12 @@ type GetCards500JSONResponseBodyError string
 
 // GetCards503JSONResponseBodyError defines parameters for GetCards.
 type GetCards503JSONResponseBodyError string
+
+// GetCardByCardmarketProductParams defines parameters for GetCardByCardmarketProduct.
+type GetCardByCardmarketProductParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
 
 // GetCardByCardmarketProductParamsGame defines parameters for GetCardByCardmarketProduct.
 type GetCardByCardmarketProductParamsGame string
@@ -3212,6 +3227,12 @@ type GetCardByCardmarketProduct500JSONResponseBodyError string
 // GetCardByCardmarketProduct503JSONResponseBodyError defines parameters for GetCardByCardmarketProduct.
 type GetCardByCardmarketProduct503JSONResponseBodyError string
 
+// GetCardByTCGplayerProductParams defines parameters for GetCardByTCGplayerProduct.
+type GetCardByTCGplayerProductParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // GetCardByTCGplayerProductParamsGame defines parameters for GetCardByTCGplayerProduct.
 type GetCardByTCGplayerProductParamsGame string
 
@@ -3232,6 +3253,12 @@ type GetCardByTCGplayerProduct500JSONResponseBodyError string
 
 // GetCardByTCGplayerProduct503JSONResponseBodyError defines parameters for GetCardByTCGplayerProduct.
 type GetCardByTCGplayerProduct503JSONResponseBodyError string
+
+// GetCardParams defines parameters for GetCard.
+type GetCardParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
 
 // GetCardParamsGame defines parameters for GetCard.
 type GetCardParamsGame string
@@ -3288,6 +3315,9 @@ type GetCardImage503JSONResponseBodyError string
 type GetSetPricesParams struct {
 	// Source Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default.
 	Source *GetSetPricesParamsSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetSetPricesParamsSource defines parameters for GetSetPrices.
@@ -3332,6 +3362,9 @@ type SearchCardsParams struct {
 
 	// Limit How many cards to answer, from 1; above 100 it is taken as 100.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // SearchCardsParamsGame defines parameters for SearchCards.
@@ -3351,6 +3384,12 @@ type SearchCards500JSONResponseBodyError string
 
 // SearchCards503JSONResponseBodyError defines parameters for SearchCards.
 type SearchCards503JSONResponseBodyError string
+
+// ListSetsParams defines parameters for ListSets.
+type ListSetsParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
 
 // ListSetsParamsGame defines parameters for ListSets.
 type ListSetsParamsGame string
@@ -3374,6 +3413,9 @@ type GetTrendingSetsParams struct {
 
 	// Limit How many sets to answer, from 1; above 50 it is taken as 50.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetTrendingSetsParamsPeriod defines parameters for GetTrendingSets.
@@ -3407,6 +3449,9 @@ type GetSetCardsParams struct {
 
 	// Limit How many products to answer, from 1; above 200 it is taken as 200.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetSetCardsParamsGame defines parameters for GetSetCards.
@@ -3434,6 +3479,12 @@ type GetSetCards500JSONResponseBodyError string
 
 // GetSetCards503JSONResponseBodyError defines parameters for GetSetCards.
 type GetSetCards503JSONResponseBodyError string
+
+// GetSetCompletionValueParams defines parameters for GetSetCompletionValue.
+type GetSetCompletionValueParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
 
 // GetSetCompletionValueParamsGame defines parameters for GetSetCompletionValue.
 type GetSetCompletionValueParamsGame string
@@ -3465,6 +3516,9 @@ type GetSetCompletionValue503JSONResponseBodyError string
 type GetSetStatisticsParams struct {
 	// Variant The finish. Matched without regard to case; an empty value is the default.
 	Variant *GetSetStatisticsParamsVariant `form:"variant,omitempty" json:"variant,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetSetStatisticsParamsVariant defines parameters for GetSetStatistics.
@@ -3944,25 +3998,25 @@ type ClientInterface interface {
 	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
 	//
 	// Corresponds with GET /{game}/cards/cardmarket/{idProduct} (the `GetCardByCardmarketProduct` operationId).
-	GetCardByCardmarketProduct(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetCardByCardmarketProduct(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, params *GetCardByCardmarketProductParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCardByTCGplayerProduct The card of a TCGplayer product, by its productId
 	//
 	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
 	//
 	// Corresponds with GET /{game}/cards/tcgplayer/{productId} (the `GetCardByTCGplayerProduct` operationId).
-	GetCardByTCGplayerProduct(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetCardByTCGplayerProduct(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, params *GetCardByTCGplayerProductParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCard One card with all its prices
 	//
 	// Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
 	//
 	// Corresponds with GET /{game}/cards/{id} (the `GetCard` operationId).
-	GetCard(ctx context.Context, game GetCardParamsGame, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetCard(ctx context.Context, game GetCardParamsGame, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCardImage The card's image, cacheable for 24 hours
 	//
-	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and counts).
+	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 	//
 	// Corresponds with GET /{game}/images/{id} (the `GetCardImage` operationId).
 	GetCardImage(ctx context.Context, game GetCardImageParamsGame, id string, params *GetCardImageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3986,7 +4040,7 @@ type ClientInterface interface {
 	// Needs a key (every plan); counted.
 	//
 	// Corresponds with GET /{game}/sets (the `ListSets` operationId).
-	ListSets(ctx context.Context, game ListSetsParamsGame, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListSets(ctx context.Context, game ListSetsParamsGame, params *ListSetsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTrendingSets The sets whose Cardmarket prices moved most (7-day against 30-day average)
 	//
@@ -4007,7 +4061,7 @@ type ClientInterface interface {
 	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
 	//
 	// Corresponds with GET /{game}/sets/{set}/completion-value (the `GetSetCompletionValue` operationId).
-	GetSetCompletionValue(ctx context.Context, game GetSetCompletionValueParamsGame, set string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetSetCompletionValue(ctx context.Context, game GetSetCompletionValueParamsGame, set string, params *GetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSetStatistics Price statistics of a set's cards in one finish, and its rarity breakdown
 	//
@@ -4158,8 +4212,8 @@ func (c *Client) GetCards(ctx context.Context, game GetCardsParamsGame, params *
 // Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
 //
 // Corresponds with GET /{game}/cards/cardmarket/{idProduct} (the `GetCardByCardmarketProduct` operationId).
-func (c *Client) GetCardByCardmarketProduct(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetCardByCardmarketProductRequest(c.Server, game, idProduct)
+func (c *Client) GetCardByCardmarketProduct(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, params *GetCardByCardmarketProductParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardByCardmarketProductRequest(c.Server, game, idProduct, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4175,8 +4229,8 @@ func (c *Client) GetCardByCardmarketProduct(ctx context.Context, game GetCardByC
 // Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
 //
 // Corresponds with GET /{game}/cards/tcgplayer/{productId} (the `GetCardByTCGplayerProduct` operationId).
-func (c *Client) GetCardByTCGplayerProduct(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetCardByTCGplayerProductRequest(c.Server, game, productId)
+func (c *Client) GetCardByTCGplayerProduct(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, params *GetCardByTCGplayerProductParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardByTCGplayerProductRequest(c.Server, game, productId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4192,8 +4246,8 @@ func (c *Client) GetCardByTCGplayerProduct(ctx context.Context, game GetCardByTC
 // Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
 //
 // Corresponds with GET /{game}/cards/{id} (the `GetCard` operationId).
-func (c *Client) GetCard(ctx context.Context, game GetCardParamsGame, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetCardRequest(c.Server, game, id)
+func (c *Client) GetCard(ctx context.Context, game GetCardParamsGame, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardRequest(c.Server, game, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4206,7 +4260,7 @@ func (c *Client) GetCard(ctx context.Context, game GetCardParamsGame, id string,
 
 // GetCardImage The card's image, cacheable for 24 hours
 //
-// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and counts).
+// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 //
 // Corresponds with GET /{game}/images/{id} (the `GetCardImage` operationId).
 func (c *Client) GetCardImage(ctx context.Context, game GetCardImageParamsGame, id string, params *GetCardImageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4260,8 +4314,8 @@ func (c *Client) SearchCards(ctx context.Context, game SearchCardsParamsGame, pa
 // Needs a key (every plan); counted.
 //
 // Corresponds with GET /{game}/sets (the `ListSets` operationId).
-func (c *Client) ListSets(ctx context.Context, game ListSetsParamsGame, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListSetsRequest(c.Server, game)
+func (c *Client) ListSets(ctx context.Context, game ListSetsParamsGame, params *ListSetsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSetsRequest(c.Server, game, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4311,8 +4365,8 @@ func (c *Client) GetSetCards(ctx context.Context, game GetSetCardsParamsGame, se
 // **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
 //
 // Corresponds with GET /{game}/sets/{set}/completion-value (the `GetSetCompletionValue` operationId).
-func (c *Client) GetSetCompletionValue(ctx context.Context, game GetSetCompletionValueParamsGame, set string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetSetCompletionValueRequest(c.Server, game, set)
+func (c *Client) GetSetCompletionValue(ctx context.Context, game GetSetCompletionValueParamsGame, set string, params *GetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSetCompletionValueRequest(c.Server, game, set, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4599,6 +4653,21 @@ func NewGetTopCardsRequest(server string, game GetTopCardsParamsGame, params *Ge
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -4656,11 +4725,26 @@ func NewGetCardsRequest(server string, game GetCardsParamsGame, params *GetCards
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetCardByCardmarketProductRequest constructs an http.Request for the GetCardByCardmarketProduct method
-func NewGetCardByCardmarketProductRequest(server string, game GetCardByCardmarketProductParamsGame, idProduct int) (*http.Request, error) {
+func NewGetCardByCardmarketProductRequest(server string, game GetCardByCardmarketProductParamsGame, idProduct int, params *GetCardByCardmarketProductParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4697,11 +4781,26 @@ func NewGetCardByCardmarketProductRequest(server string, game GetCardByCardmarke
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetCardByTCGplayerProductRequest constructs an http.Request for the GetCardByTCGplayerProduct method
-func NewGetCardByTCGplayerProductRequest(server string, game GetCardByTCGplayerProductParamsGame, productId int) (*http.Request, error) {
+func NewGetCardByTCGplayerProductRequest(server string, game GetCardByTCGplayerProductParamsGame, productId int, params *GetCardByTCGplayerProductParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4738,11 +4837,26 @@ func NewGetCardByTCGplayerProductRequest(server string, game GetCardByTCGplayerP
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetCardRequest constructs an http.Request for the GetCard method
-func NewGetCardRequest(server string, game GetCardParamsGame, id string) (*http.Request, error) {
+func NewGetCardRequest(server string, game GetCardParamsGame, id string, params *GetCardParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4777,6 +4891,21 @@ func NewGetCardRequest(server string, game GetCardParamsGame, id string) (*http.
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -4903,6 +5032,21 @@ func NewGetSetPricesRequest(server string, game GetSetPricesParamsGame, set stri
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -4984,11 +5128,26 @@ func NewSearchCardsRequest(server string, game SearchCardsParamsGame, params *Se
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListSetsRequest constructs an http.Request for the ListSets method
-func NewListSetsRequest(server string, game ListSetsParamsGame) (*http.Request, error) {
+func NewListSetsRequest(server string, game ListSetsParamsGame, params *ListSetsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5016,6 +5175,21 @@ func NewListSetsRequest(server string, game ListSetsParamsGame) (*http.Request, 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5089,6 +5263,21 @@ func NewGetTrendingSetsRequest(server string, game GetTrendingSetsParamsGame, pa
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5171,11 +5360,26 @@ func NewGetSetCardsRequest(server string, game GetSetCardsParamsGame, set string
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetSetCompletionValueRequest constructs an http.Request for the GetSetCompletionValue method
-func NewGetSetCompletionValueRequest(server string, game GetSetCompletionValueParamsGame, set string) (*http.Request, error) {
+func NewGetSetCompletionValueRequest(server string, game GetSetCompletionValueParamsGame, set string, params *GetSetCompletionValueParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5210,6 +5414,21 @@ func NewGetSetCompletionValueRequest(server string, game GetSetCompletionValuePa
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5278,6 +5497,21 @@ func NewGetSetStatisticsRequest(server string, game GetSetStatisticsParamsGame, 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5406,7 +5640,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{game}/cards/cardmarket/{idProduct} (the `GetCardByCardmarketProduct` operationId).
-	GetCardByCardmarketProductWithResponse(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, reqEditors ...RequestEditorFn) (*GetCardByCardmarketProductResponse, error)
+	GetCardByCardmarketProductWithResponse(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, params *GetCardByCardmarketProductParams, reqEditors ...RequestEditorFn) (*GetCardByCardmarketProductResponse, error)
 
 	// GetCardByTCGplayerProductWithResponse The card of a TCGplayer product, by its productId
 	//
@@ -5415,7 +5649,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{game}/cards/tcgplayer/{productId} (the `GetCardByTCGplayerProduct` operationId).
-	GetCardByTCGplayerProductWithResponse(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, reqEditors ...RequestEditorFn) (*GetCardByTCGplayerProductResponse, error)
+	GetCardByTCGplayerProductWithResponse(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, params *GetCardByTCGplayerProductParams, reqEditors ...RequestEditorFn) (*GetCardByTCGplayerProductResponse, error)
 
 	// GetCardWithResponse One card with all its prices
 	//
@@ -5424,11 +5658,11 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{game}/cards/{id} (the `GetCard` operationId).
-	GetCardWithResponse(ctx context.Context, game GetCardParamsGame, id string, reqEditors ...RequestEditorFn) (*GetCardResponse, error)
+	GetCardWithResponse(ctx context.Context, game GetCardParamsGame, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*GetCardResponse, error)
 
 	// GetCardImageWithResponse The card's image, cacheable for 24 hours
 	//
-	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and counts).
+	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5460,7 +5694,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{game}/sets (the `ListSets` operationId).
-	ListSetsWithResponse(ctx context.Context, game ListSetsParamsGame, reqEditors ...RequestEditorFn) (*ListSetsResponse, error)
+	ListSetsWithResponse(ctx context.Context, game ListSetsParamsGame, params *ListSetsParams, reqEditors ...RequestEditorFn) (*ListSetsResponse, error)
 
 	// GetTrendingSetsWithResponse The sets whose Cardmarket prices moved most (7-day against 30-day average)
 	//
@@ -5487,7 +5721,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{game}/sets/{set}/completion-value (the `GetSetCompletionValue` operationId).
-	GetSetCompletionValueWithResponse(ctx context.Context, game GetSetCompletionValueParamsGame, set string, reqEditors ...RequestEditorFn) (*GetSetCompletionValueResponse, error)
+	GetSetCompletionValueWithResponse(ctx context.Context, game GetSetCompletionValueParamsGame, set string, params *GetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*GetSetCompletionValueResponse, error)
 
 	// GetSetStatisticsWithResponse Price statistics of a set's cards in one finish, and its rarity breakdown
 	//
@@ -5968,6 +6202,18 @@ func (r GetOpenAPIResponse) ContentType() string {
 // GetTopCardsResponse200Headers the declared response headers of an HTTP 200 response for GetTopCards
 type GetTopCardsResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetTopCardsResponse304Headers the declared response headers of an HTTP 304 response for GetTopCards
+type GetTopCardsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6082,6 +6328,8 @@ type GetTopCardsResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTopCardsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetTopCardsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetTopCardsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6188,6 +6436,18 @@ func (r GetTopCardsResponse) ContentType() string {
 // GetCardsResponse200Headers the declared response headers of an HTTP 200 response for GetCards
 type GetCardsResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardsResponse304Headers the declared response headers of an HTTP 304 response for GetCards
+type GetCardsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6290,6 +6550,8 @@ type GetCardsResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCardsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCardsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCardsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6389,6 +6651,18 @@ func (r GetCardsResponse) ContentType() string {
 // GetCardByCardmarketProductResponse200Headers the declared response headers of an HTTP 200 response for GetCardByCardmarketProduct
 type GetCardByCardmarketProductResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByCardmarketProductResponse304Headers the declared response headers of an HTTP 304 response for GetCardByCardmarketProduct
+type GetCardByCardmarketProductResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6528,6 +6802,8 @@ type GetCardByCardmarketProductResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCardByCardmarketProductResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCardByCardmarketProductResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCardByCardmarketProductResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6659,6 +6935,18 @@ func (r GetCardByCardmarketProductResponse) ContentType() string {
 // GetCardByTCGplayerProductResponse200Headers the declared response headers of an HTTP 200 response for GetCardByTCGplayerProduct
 type GetCardByTCGplayerProductResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardByTCGplayerProductResponse304Headers the declared response headers of an HTTP 304 response for GetCardByTCGplayerProduct
+type GetCardByTCGplayerProductResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -6798,6 +7086,8 @@ type GetCardByTCGplayerProductResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCardByTCGplayerProductResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCardByTCGplayerProductResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCardByTCGplayerProductResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6929,6 +7219,18 @@ func (r GetCardByTCGplayerProductResponse) ContentType() string {
 // GetCardResponse200Headers the declared response headers of an HTTP 200 response for GetCard
 type GetCardResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardResponse304Headers the declared response headers of an HTTP 304 response for GetCard
+type GetCardResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7068,6 +7370,8 @@ type GetCardResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCardResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCardResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCardResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7548,6 +7852,18 @@ func (r GetCardImageResponse) ContentType() string {
 // GetSetPricesResponse200Headers the declared response headers of an HTTP 200 response for GetSetPrices
 type GetSetPricesResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetSetPricesResponse304Headers the declared response headers of an HTTP 304 response for GetSetPrices
+type GetSetPricesResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7699,6 +8015,8 @@ type GetSetPricesResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSetPricesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetSetPricesResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetSetPricesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7837,6 +8155,18 @@ func (r GetSetPricesResponse) ContentType() string {
 // SearchCardsResponse200Headers the declared response headers of an HTTP 200 response for SearchCards
 type SearchCardsResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// SearchCardsResponse304Headers the declared response headers of an HTTP 304 response for SearchCards
+type SearchCardsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7964,6 +8294,8 @@ type SearchCardsResponse struct {
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SearchCardsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *SearchCardsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *SearchCardsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8088,6 +8420,18 @@ func (r SearchCardsResponse) ContentType() string {
 // ListSetsResponse200Headers the declared response headers of an HTTP 200 response for ListSets
 type ListSetsResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListSetsResponse304Headers the declared response headers of an HTTP 304 response for ListSets
+type ListSetsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8153,6 +8497,8 @@ type ListSetsResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSetsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListSetsResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListSetsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -8220,6 +8566,18 @@ func (r ListSetsResponse) ContentType() string {
 // GetTrendingSetsResponse200Headers the declared response headers of an HTTP 200 response for GetTrendingSets
 type GetTrendingSetsResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetTrendingSetsResponse304Headers the declared response headers of an HTTP 304 response for GetTrendingSets
+type GetTrendingSetsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8334,6 +8692,8 @@ type GetTrendingSetsResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTrendingSetsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetTrendingSetsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetTrendingSetsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8440,6 +8800,18 @@ func (r GetTrendingSetsResponse) ContentType() string {
 // GetSetCardsResponse200Headers the declared response headers of an HTTP 200 response for GetSetCards
 type GetSetCardsResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetSetCardsResponse304Headers the declared response headers of an HTTP 304 response for GetSetCards
+type GetSetCardsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8579,6 +8951,8 @@ type GetSetCardsResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSetCardsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetSetCardsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetSetCardsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8710,6 +9084,18 @@ func (r GetSetCardsResponse) ContentType() string {
 // GetSetCompletionValueResponse200Headers the declared response headers of an HTTP 200 response for GetSetCompletionValue
 type GetSetCompletionValueResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetSetCompletionValueResponse304Headers the declared response headers of an HTTP 304 response for GetSetCompletionValue
+type GetSetCompletionValueResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8824,6 +9210,8 @@ type GetSetCompletionValueResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSetCompletionValueResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetSetCompletionValueResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetSetCompletionValueResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -8930,6 +9318,18 @@ func (r GetSetCompletionValueResponse) ContentType() string {
 // GetSetStatisticsResponse200Headers the declared response headers of an HTTP 200 response for GetSetStatistics
 type GetSetStatisticsResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetSetStatisticsResponse304Headers the declared response headers of an HTTP 304 response for GetSetStatistics
+type GetSetStatisticsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -9081,6 +9481,8 @@ type GetSetStatisticsResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSetStatisticsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetSetStatisticsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetSetStatisticsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9343,8 +9745,8 @@ func (c *ClientWithResponses) GetCardsWithResponse(ctx context.Context, game Get
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /{game}/cards/cardmarket/{idProduct} (the `GetCardByCardmarketProduct` operationId).
-func (c *ClientWithResponses) GetCardByCardmarketProductWithResponse(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, reqEditors ...RequestEditorFn) (*GetCardByCardmarketProductResponse, error) {
-	rsp, err := c.GetCardByCardmarketProduct(ctx, game, idProduct, reqEditors...)
+func (c *ClientWithResponses) GetCardByCardmarketProductWithResponse(ctx context.Context, game GetCardByCardmarketProductParamsGame, idProduct int, params *GetCardByCardmarketProductParams, reqEditors ...RequestEditorFn) (*GetCardByCardmarketProductResponse, error) {
+	rsp, err := c.GetCardByCardmarketProduct(ctx, game, idProduct, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9358,8 +9760,8 @@ func (c *ClientWithResponses) GetCardByCardmarketProductWithResponse(ctx context
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /{game}/cards/tcgplayer/{productId} (the `GetCardByTCGplayerProduct` operationId).
-func (c *ClientWithResponses) GetCardByTCGplayerProductWithResponse(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, reqEditors ...RequestEditorFn) (*GetCardByTCGplayerProductResponse, error) {
-	rsp, err := c.GetCardByTCGplayerProduct(ctx, game, productId, reqEditors...)
+func (c *ClientWithResponses) GetCardByTCGplayerProductWithResponse(ctx context.Context, game GetCardByTCGplayerProductParamsGame, productId int, params *GetCardByTCGplayerProductParams, reqEditors ...RequestEditorFn) (*GetCardByTCGplayerProductResponse, error) {
+	rsp, err := c.GetCardByTCGplayerProduct(ctx, game, productId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9373,8 +9775,8 @@ func (c *ClientWithResponses) GetCardByTCGplayerProductWithResponse(ctx context.
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /{game}/cards/{id} (the `GetCard` operationId).
-func (c *ClientWithResponses) GetCardWithResponse(ctx context.Context, game GetCardParamsGame, id string, reqEditors ...RequestEditorFn) (*GetCardResponse, error) {
-	rsp, err := c.GetCard(ctx, game, id, reqEditors...)
+func (c *ClientWithResponses) GetCardWithResponse(ctx context.Context, game GetCardParamsGame, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*GetCardResponse, error) {
+	rsp, err := c.GetCard(ctx, game, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9383,7 +9785,7 @@ func (c *ClientWithResponses) GetCardWithResponse(ctx context.Context, game GetC
 
 // GetCardImageWithResponse The card's image, cacheable for 24 hours
 //
-// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and counts).
+// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9433,8 +9835,8 @@ func (c *ClientWithResponses) SearchCardsWithResponse(ctx context.Context, game 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /{game}/sets (the `ListSets` operationId).
-func (c *ClientWithResponses) ListSetsWithResponse(ctx context.Context, game ListSetsParamsGame, reqEditors ...RequestEditorFn) (*ListSetsResponse, error) {
-	rsp, err := c.ListSets(ctx, game, reqEditors...)
+func (c *ClientWithResponses) ListSetsWithResponse(ctx context.Context, game ListSetsParamsGame, params *ListSetsParams, reqEditors ...RequestEditorFn) (*ListSetsResponse, error) {
+	rsp, err := c.ListSets(ctx, game, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9478,8 +9880,8 @@ func (c *ClientWithResponses) GetSetCardsWithResponse(ctx context.Context, game 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /{game}/sets/{set}/completion-value (the `GetSetCompletionValue` operationId).
-func (c *ClientWithResponses) GetSetCompletionValueWithResponse(ctx context.Context, game GetSetCompletionValueParamsGame, set string, reqEditors ...RequestEditorFn) (*GetSetCompletionValueResponse, error) {
-	rsp, err := c.GetSetCompletionValue(ctx, game, set, reqEditors...)
+func (c *ClientWithResponses) GetSetCompletionValueWithResponse(ctx context.Context, game GetSetCompletionValueParamsGame, set string, params *GetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*GetSetCompletionValueResponse, error) {
+	rsp, err := c.GetSetCompletionValue(ctx, game, set, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10402,6 +10804,9 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -10481,6 +10886,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10517,6 +10929,58 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetTopCardsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetTopCardsResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -10834,6 +11298,9 @@ func ParseGetCardsResponse(rsp *http.Response) (*GetCardsResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -10906,6 +11373,13 @@ func ParseGetCardsResponse(rsp *http.Response) (*GetCardsResponse, error) {
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -10942,6 +11416,58 @@ func ParseGetCardsResponse(rsp *http.Response) (*GetCardsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCardsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCardsResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -11214,6 +11740,9 @@ func ParseGetCardByCardmarketProductResponse(rsp *http.Response) (*GetCardByCard
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -11318,6 +11847,13 @@ func ParseGetCardByCardmarketProductResponse(rsp *http.Response) (*GetCardByCard
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11354,6 +11890,58 @@ func ParseGetCardByCardmarketProductResponse(rsp *http.Response) (*GetCardByCard
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCardByCardmarketProductResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCardByCardmarketProductResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -11671,6 +12259,9 @@ func ParseGetCardByTCGplayerProductResponse(rsp *http.Response) (*GetCardByTCGpl
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -11775,6 +12366,13 @@ func ParseGetCardByTCGplayerProductResponse(rsp *http.Response) (*GetCardByTCGpl
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -11811,6 +12409,58 @@ func ParseGetCardByTCGplayerProductResponse(rsp *http.Response) (*GetCardByTCGpl
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCardByTCGplayerProductResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCardByTCGplayerProductResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -12128,6 +12778,9 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -12232,6 +12885,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12268,6 +12928,58 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCardResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCardResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -13195,6 +13907,9 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -13306,6 +14021,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -13342,6 +14064,58 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetSetPricesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetSetPricesResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -13704,6 +14478,9 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -13801,6 +14578,13 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -13837,6 +14621,58 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers SearchCardsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers SearchCardsResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -14109,6 +14945,9 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14149,6 +14988,13 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -14185,6 +15031,58 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListSetsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListSetsResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -14412,6 +15310,9 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -14491,6 +15392,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -14527,6 +15435,58 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetTrendingSetsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetTrendingSetsResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -14844,6 +15804,9 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -14948,6 +15911,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -14984,6 +15954,58 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetSetCardsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetSetCardsResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -15301,6 +16323,9 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15380,6 +16405,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -15416,6 +16448,58 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetSetCompletionValueResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetSetCompletionValueResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -15733,6 +16817,9 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -15844,6 +16931,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -15880,6 +16974,58 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetSetStatisticsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetSetStatisticsResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {

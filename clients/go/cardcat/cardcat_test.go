@@ -72,11 +72,11 @@ func TestClient(t *testing.T) {
 	})
 
 	t.Run("marketplace numbers and batch", func(t *testing.T) {
-		byTCG, err := client.GetCardByTCGplayerProductWithResponse(ctx, "dbs", 615549)
+		byTCG, err := client.GetCardByTCGplayerProductWithResponse(ctx, "dbs", 615549, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		byCM, err := client.GetCardByCardmarketProductWithResponse(ctx, "dbs", 624860)
+		byCM, err := client.GetCardByCardmarketProductWithResponse(ctx, "dbs", 624860, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

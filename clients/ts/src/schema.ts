@@ -1547,7 +1547,10 @@ export interface operations {
                 /** @description 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list. */
                 ids: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -1560,6 +1563,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1571,6 +1575,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardBatch"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description `ids` is missing or empty, holds an empty id, or lists more than 100 ids. */
             400: {
                 headers: {
@@ -1598,7 +1603,10 @@ export interface operations {
     getCardByCardmarketProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -1613,6 +1621,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1624,6 +1633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Card"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The product number is not a whole number from 1 to 9223372036854775807 written with digits only. */
             400: {
                 headers: {
@@ -1669,7 +1679,10 @@ export interface operations {
     getCardByTCGplayerProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -1684,6 +1697,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1695,6 +1709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Card"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The product number is not a whole number from 1 to 9223372036854775807 written with digits only. */
             400: {
                 headers: {
