@@ -81,6 +81,35 @@ type VersionInfo struct {
 	Report    string // the ingest report, JSON
 }
 
+// CardChange is one card of the change feed: the card's detail body changed,
+// or the card left the catalogue (Removed), in the version created at
+// ChangedAt, and not since.
+type CardChange struct {
+	ID        string
+	ChangedAt time.Time
+	Removed   bool
+}
+
+// ChangePage is one page of a game's change feed.
+type ChangePage struct {
+	// From is the oldest since the feed answers: changes after From are all
+	// kept. A since before From reads nothing (Total 0, no Changes).
+	From time.Time
+	// Until is the creation time of the newest version whose changes are
+	// recorded: the feed is complete up to it.
+	Until time.Time
+	// Total counts the cards changed after since, over all pages.
+	Total   int
+	Changes []CardChange
+}
+
+// ChangeRecord says what RecordCardChanges wrote for one game.
+type ChangeRecord struct {
+	Changed int // cards new or whose body hash differs
+	Removed int // cards gone from the catalogue
+	Pruned  int // removals older than the kept history, forgotten
+}
+
 // Store keeps the catalogue. Every method takes ctx first; errors are wrapped
 // with the implementation's name.
 type Store interface {
@@ -113,6 +142,21 @@ type Store interface {
 	// current finishes, in primary-key order, whatever the length of the
 	// history. An unknown game gives no averages and 0 days.
 	TCGMarketAverages(ctx context.Context, game string, day time.Time) (TCGHistory, error)
+	// RecordCardChanges records, in one transaction, the change feed of game
+	// at version (created at at): hashes are the body hashes of every card of
+	// the game at that version (catalog.CardBodyHashes). A card whose hash is
+	// new or differs from the one last recorded changed at at; a card recorded
+	// but absent from hashes was removed at at. The first record of a game
+	// only sets its hashes: its feed starts at at. Removals whose time is
+	// before keepFrom are then forgotten, and the feed's From moves past
+	// them. A version at or below the game's last recorded one writes
+	// nothing (a zero ChangeRecord).
+	RecordCardChanges(ctx context.Context, version int64, at time.Time, game string, hashes []catalog.CardHash, keepFrom time.Time) (ChangeRecord, error)
+	// CardChanges returns the cards of game changed after since, each once
+	// (at its latest change), by ChangedAt then id, skipping offset and at
+	// most limit of them, read from one snapshot. A game never recorded
+	// gives ErrNotFound.
+	CardChanges(ctx context.Context, game string, since time.Time, offset, limit int) (ChangePage, error)
 	// Ping checks the connection.
 	Ping(ctx context.Context) error
 	Close() error

@@ -20,9 +20,11 @@ type batch struct {
 	tx    *sql.Tx
 	table string
 	cols  []string
-	rows  int       // rows per full statement
-	full  *sql.Stmt // prepared on first use
-	args  []any
+	// suffix follows the VALUES (an upsert's ON CONFLICT clause), "" for none.
+	suffix string
+	rows   int       // rows per full statement
+	full   *sql.Stmt // prepared on first use
+	args   []any
 }
 
 func newBatch(tx *sql.Tx, table string, cols ...string) *batch {
@@ -88,5 +90,6 @@ func (b *batch) query(rows int) string {
 		}
 		sb.WriteString(row)
 	}
+	sb.WriteString(b.suffix)
 	return sb.String()
 }

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"PricePoints", testPricePoints},
 		{"TCGMarketAverages", testTCGMarketAverages},
 		{"TCGMarketAveragesCoverage", testTCGMarketAveragesCoverage},
+		{"CardChanges", testCardChanges},
 		{"Migrations", testMigrations},
 	}
 	for _, tt := range tests {
