@@ -37,6 +37,10 @@ type GameReport struct {
 	PricesChanged       int      `json:"prices_changed"`
 	PricesUnchanged     int      `json:"prices_unchanged"`
 	Warnings            []string `json:"warnings,omitempty"`
+	// The change feed's count, known once the version is written: printed,
+	// not in the version's stored report.
+	CardsChanged int `json:"-"` // cards new or whose detail body changed
+	CardsRemoved int `json:"-"`
 }
 
 // Report is the outcome of one ingest.

@@ -27,6 +27,10 @@ type Options struct {
 	// Progress, when set, is called as each group's files are read: the
 	// game, the groups read so far and the game's number of groups.
 	Progress func(game string, done, total int)
+	// ChangeDays, above 0, is how many days the change feed keeps the cards
+	// removed from the catalogue: older removals are forgotten, and a since
+	// before them is refused. 0 keeps every removal.
+	ChangeDays int
 }
 
 // Build reads every game of reg from src and returns the normalised catalogue
@@ -103,8 +107,42 @@ func Run(ctx context.Context, st store.Store, src Source, reg *game.Registry, no
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	rep.Version = v
+	recordChanges(ctx, st, reg, cat, v, rep, opts)
 	rep.Duration = time.Since(start)
 	return rep, nil
+}
+
+// recordChanges records the change feed of each game written at version v:
+// the hash of every card's detail body, compared by the store with the last
+// recorded. The version is written by then: a failure is logged, not
+// returned, and the next ingest compares with the hashes last recorded, so a
+// change is reported late (at the later version's time), never lost.
+func recordChanges(ctx context.Context, st store.Store, reg *game.Registry, cat *catalog.Catalog, v int64, rep *Report, opts Options) {
+	var keepFrom time.Time
+	if opts.ChangeDays > 0 {
+		keepFrom = cat.CreatedAt.AddDate(0, 0, -opts.ChangeDays)
+	}
+	for i := range cat.Games {
+		gc := &cat.Games[i]
+		g, ok := reg.Get(gc.Game)
+		if !ok {
+			continue
+		}
+		hashes, err := catalog.CardBodyHashes(g, gc)
+		if err == nil {
+			var cr store.ChangeRecord
+			cr, err = st.RecordCardChanges(ctx, v, cat.CreatedAt, gc.Game, hashes, keepFrom)
+			rep.Games[i].CardsChanged, rep.Games[i].CardsRemoved = cr.Changed, cr.Removed
+		}
+		if opts.Log == nil {
+			continue
+		}
+		if err != nil {
+			opts.Log.Warn("change feed not recorded; the next ingest will report these changes", "game", gc.Game, "error", err)
+		} else {
+			opts.Log.Info("change feed recorded", "game", gc.Game, "changed", rep.Games[i].CardsChanged, "removed", rep.Games[i].CardsRemoved)
+		}
+	}
 }
 
 // CarryPriceTimes gives every price of next whose values equal the same
