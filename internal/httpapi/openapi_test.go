@@ -232,6 +232,7 @@ var sampleExamples = []struct{ what, op, name, summary string }{
 	{"card_by_tcgplayer", "getCardByTCGplayerProduct", "", "the first linked card, by its TCGplayer productId"},
 	{"card_by_cardmarket", "getCardByCardmarketProduct", "", "the same card, by its Cardmarket idProduct"},
 	{"cards", "getCards", "", "a batch: that linked card, the newest set's first card, the linked card again by its Cardmarket id (answered once), an unknown id"},
+	{"changes", "listChanges", "", "the changes after one version: two cards' prices moved, one card removed"},
 	{"prices", "getSetPrices", "", "the prices of a set"},
 	{"statistics", "getSetStatistics", "", "the statistics of the set with the most cards"},
 	{"statistics_foil", "getSetStatistics", "foil", "the same, variant=foil"},

@@ -77,6 +77,7 @@ type param struct {
 // paramSchema is a parameter's JSON Schema.
 type paramSchema struct {
 	Type      string   `json:"type"`
+	Format    string   `json:"format,omitempty"`
 	Enum      []string `json:"enum,omitempty"`
 	Default   any      `json:"default,omitempty"`
 	Minimum   *int     `json:"minimum,omitempty"`
@@ -256,6 +257,21 @@ func (s *Server) routeTable() []route {
 			Answers: []answer{
 				success("The cards found, and the ids that found none.", "CardBatch"),
 				failure(http.StatusBadRequest, "`ids` is missing or empty, holds an empty id, or lists more than 100 ids.", errInvalidParameter),
+			},
+		}},
+		{Label: "changes", Path: "/{game}/changes", Access: accessKeyed, serve: s.handleChanges, Op: operation{
+			ID: "listChanges", Tag: tagCatalogue, Summary: "The cards whose detail body changed after a time, to keep a copy in sync",
+			Description: "Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).",
+			Params: []param{
+				{Name: "since", In: "query", Required: true, Description: "An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy.",
+					Schema: paramSchema{Type: "string", Format: "date-time"}},
+				pageParam, limitParam(changesPageDefault, changesPageMax, "cards"),
+			},
+			Answers: []answer{
+				success("A page of the changed cards.", "Changes"),
+				failure(http.StatusBadRequest, "`since` is missing, not an RFC 3339 time, or older than the change history kept (the message says where it starts and points at GET /{game}/bulk); or `page` or `limit` is not an integer of 1 or more.", errInvalidParameter),
+				{Status: http.StatusServiceUnavailable, Errors: []string{errServiceUnavailable}, Headers: []string{"Retry-After"},
+					Description: "The change feed cannot be read right now. Retry after `Retry-After` seconds."},
 			},
 		}},
 		{Label: "search", Path: "/{game}/search", Access: accessKeyed, serve: s.handleSearch, Op: operation{

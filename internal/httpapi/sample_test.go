@@ -106,7 +106,9 @@ func TestSampleGolden(t *testing.T) {
 		t.Skip("the sample's golden files are not written yet: run go test ./internal/httpapi -update")
 	}
 	snap := mustView(t, c)
-	h := mustServer(t, Config{}, paidDeps(snap))
+	deps := paidDeps(snap)
+	deps.Changes, _, _ = changeStore(t, c)
+	h := mustServer(t, Config{}, deps)
 	var cases []goldenCase
 	for _, g := range snap.Games() {
 		code := g.Game().Code
@@ -127,7 +129,8 @@ func TestSampleGolden(t *testing.T) {
 		json.Unmarshal([]byte(g.CardJSON(first)), &card)
 		cases = append(cases,
 			goldenCase{"sample_" + code + "_card", "/" + code + "/cards/" + card.ID, 200, nil},
-			goldenCase{"sample_" + code + "_search", "/" + code + "/search?limit=5&q=" + url.QueryEscape(card.CardInfo.Name), 200, nil})
+			goldenCase{"sample_" + code + "_search", "/" + code + "/search?limit=5&q=" + url.QueryEscape(card.CardInfo.Name), 200, nil},
+			goldenCase{"sample_" + code + "_changes", "/" + code + "/changes?since=" + sinceQuery(changesFirst), 200, nil})
 	}
 	cases = append(cases, sampleMarketplaceCases(c, snap)...)
 	cases = append(cases,

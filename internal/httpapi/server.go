@@ -31,6 +31,9 @@ type Config struct {
 	SearchRetryAfter time.Duration
 	// HealthTimeout bounds each health check. Default 2 s.
 	HealthTimeout time.Duration
+	// ChangesTimeout bounds the store read of a page of the change feed;
+	// past it the answer is 503 "Service unavailable". Default 2 s.
+	ChangesTimeout time.Duration
 	// GuardPerHour is the hourly quota of the guard bucket, which counts the
 	// requests without a valid key per client IP (so that keys cannot be
 	// guessed at speed); its daily quota is 24 times as much. Default
@@ -62,6 +65,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.HealthTimeout <= 0 {
 		c.HealthTimeout = 2 * time.Second
+	}
+	if c.ChangesTimeout <= 0 {
+		c.ChangesTimeout = 2 * time.Second
 	}
 	if c.GuardPerHour <= 0 {
 		c.GuardPerHour = DefaultGuardPerHour
@@ -111,6 +117,9 @@ type Deps struct {
 	// writer made for the one line every request writes (cmd/cardcat formats
 	// it like the slog handler it configured, at a fraction of the cost).
 	AccessLog func(AccessEntry)
+	// Changes reads the change feed of GET /{game}/changes from the store,
+	// per request; without it that route answers 503.
+	Changes ChangeFeed
 	// Portal serves the account portal under /account/ (internal/portal);
 	// without it those paths are the API's 404.
 	Portal http.Handler
