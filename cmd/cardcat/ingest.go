@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/game"
@@ -24,6 +25,14 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	tcgURL := fs.String("tcgplayer-url", envOr(env.Getenv, "CARDCAT_TCGPLAYER_URL", ingest.DefaultTCGBaseURL), "TCGplayer (tcgcsv) base URL for live ingest (env CARDCAT_TCGPLAYER_URL)")
 	cmURL := fs.String("cardmarket-url", envOr(env.Getenv, "CARDCAT_CARDMARKET_URL", ingest.DefaultCardmarketBaseURL), "Cardmarket downloads base URL for live ingest (env CARDCAT_CARDMARKET_URL)")
 	localDir := fs.String("local-dir", envOr(env.Getenv, "CARDCAT_LOCAL_DIR", ""), "for live ingest, a mirror-layout directory with the files no upstream publishes (links/, cardmarket/{game}/expansions.json); default DATA_DIR (env CARDCAT_LOCAL_DIR)")
+	changeDays := defaultChangeDays
+	if v := env.Getenv("CARDCAT_CHANGE_DAYS"); v != "" {
+		if err := setChangeDays(&changeDays, v); err != nil {
+			return usageError{"CARDCAT_CHANGE_DAYS: " + err.Error()}
+		}
+	}
+	fs.Func("change-days", fmt.Sprintf("days the change feed (GET /{game}/changes) keeps the cards removed from the catalogue: a since older than the newest removal forgotten is refused; 0 keeps every removal (env CARDCAT_CHANGE_DAYS; default %d)", defaultChangeDays),
+		func(v string) error { return setChangeDays(&changeDays, v) })
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
@@ -44,11 +53,24 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	defer st.Close()
 	env.Log.Info("ingest starting", "source", src.Describe("."), "store", sf.describe())
-	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), ingest.Options{Log: env.Log, Progress: newProgress(env).update})
+	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), ingest.Options{Log: env.Log, Progress: newProgress(env).update, ChangeDays: changeDays})
 	if err != nil {
 		return err
 	}
 	printReport(env, rep)
+	return nil
+}
+
+// defaultChangeDays is the change feed's kept history: a client that syncs
+// at least once a quarter never needs the bulk files again.
+const defaultChangeDays = 90
+
+func setChangeDays(days *int, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want 0 (keep every removal) or a number of days, got %q", v)
+	}
+	*days = n
 	return nil
 }
 
@@ -61,6 +83,7 @@ func printReport(env *Env, rep *ingest.Report) {
 		fmt.Fprintf(env.Stdout, "%s: %d sets, %d cards; TCGplayer %d products, Cardmarket %d products; linked %d (%d mtgjson, %d operator, %d by name), forbidden %d, TCGplayer-only %d, Cardmarket-only %d, ambiguous %d; prices %d changed, %d unchanged\n",
 			g.Game, g.Sets, g.Cards, g.TCGProducts, g.CMProducts, g.Linked, g.LinkedMTGJSON, g.LinkedOperator, g.LinkedByName,
 			g.Forbidden, g.TCGOnly, g.CardmarketOnly, g.Ambiguous, g.PricesChanged, g.PricesUnchanged)
+		fmt.Fprintf(env.Stdout, "%s: change feed: %d cards changed, %d removed\n", g.Game, g.CardsChanged, g.CardsRemoved)
 	}
 	fmt.Fprintf(env.Stdout, "catalogue version %d written in %s\n", rep.Version, rep.Duration.Round(time.Millisecond))
 }

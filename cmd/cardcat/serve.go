@@ -180,6 +180,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Now:       cfg.now,
 		View:      holder.Current,
 		Images:    imgs,
+		Changes:   st, // the change feed: read per request, within httpapi.Config.ChangesTimeout
 		Docs:      cardcat.Docs(),
 		Games:     reg,
 		Logger:    log,
