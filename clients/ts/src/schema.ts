@@ -244,6 +244,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{game}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The cards whose detail body changed after a time, to keep a copy in sync
+         * @description Needs a key (every plan); counted. Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{game}/images/{id}": {
         parameters: {
             query?: never;
@@ -464,6 +484,21 @@ export interface components {
             /** @constant */
             success: true;
         };
+        /** @description One card of the change feed. */
+        CardChange: {
+            /**
+             * Format: date-time
+             * @description The creation time of the catalogue version that last changed the card, in UTC.
+             */
+            changed_at: string;
+            /** @description The card's canonical id: fetch it with GET /{game}/cards/{id} (or many at once with GET /{game}/cards?ids=). */
+            id: string;
+            /**
+             * @description Present when the card left the catalogue in that version: delete your copy (its id answers 404 now).
+             * @constant
+             */
+            removed?: true;
+        };
         /** @description The catalogue data of a card, then the game's own fields (strings), each present only when the card has it. */
         CardInfo: {
             card_number: string | null;
@@ -524,6 +559,22 @@ export interface components {
             variants: string[];
             /** @description Of dbs cards that have it. */
             z_energy_cost?: string;
+        };
+        /** @description A page of the change feed: the cards whose detail body changed after `since`. */
+        Changes: {
+            /** @description The cards changed after `since` and up to `until`, each once, by `changed_at` then `id`. */
+            changed: components["schemas"]["CardChange"][];
+            pagination: components["schemas"]["Pagination"];
+            /**
+             * Format: date-time
+             * @description The `since` asked, in UTC.
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The creation time of the newest catalogue version the feed covers, in UTC with its fraction of a second: send it as the next `since`.
+             */
+            until: string;
         };
         CompletionValue: {
             /** @description Each rarity → its cards and the sum of their base finish's TCGplayer market prices (USD). */
@@ -1826,6 +1877,82 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query: {
+                /** @description An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy. */
+                since: string;
+                /** @description The page, from 1. A page past the end is an empty list with the true totals. */
+                page?: number;
+                /** @description How many cards to answer, from 1; above 1000 it is taken as 1000. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                game: components["parameters"]["game"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the changed cards. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Changes"];
+                };
+            };
+            /** @description `since` is missing, not an RFC 3339 time, or older than the change history kept (the message says where it starts and points at GET /{game}/bulk); or `page` or `limit` is not an integer of 1 or more. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The change feed cannot be read right now. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Service unavailable";
+                    };
+                };
+            };
         };
     };
     getCardImage: {
