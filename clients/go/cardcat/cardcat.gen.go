@@ -3430,6 +3430,9 @@ type ListChangesParams struct {
 
 	// Limit How many cards to answer, from 1; above 1000 it is taken as 1000.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListChangesParamsGame defines parameters for ListChanges.
@@ -5180,6 +5183,21 @@ func NewListChangesRequest(server string, game ListChangesParamsGame, params *Li
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -7786,6 +7804,18 @@ func (r GetCardResponse) ContentType() string {
 // ListChangesResponse200Headers the declared response headers of an HTTP 200 response for ListChanges
 type ListChangesResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListChangesResponse304Headers the declared response headers of an HTTP 304 response for ListChanges
+type ListChangesResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7913,6 +7943,8 @@ type ListChangesResponse struct {
 	}
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListChangesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListChangesResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListChangesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -13846,6 +13878,9 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest struct {
 			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
@@ -13943,6 +13978,13 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -13979,6 +14021,58 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListChangesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListChangesResponse400Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {

@@ -1889,7 +1889,10 @@ export interface operations {
                 /** @description How many cards to answer, from 1; above 1000 it is taken as 1000. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
                 game: components["parameters"]["game"];
@@ -1902,6 +1905,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1913,6 +1917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Changes"];
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description `since` is missing, not an RFC 3339 time, or older than the change history kept (the message says where it starts and points at GET /{game}/bulk); or `page` or `limit` is not an integer of 1 or more. */
             400: {
                 headers: {
