@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/bulk"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -132,6 +134,11 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 	holder := serving.NewHolder(st, reg, log)
+	// The bulk files of each version are built on disk, in the background,
+	// once the version is served (docs/operations.md, "Bulk files").
+	bulkFiles := bulk.New(filepath.Join(sf.dataDir, "bulk"), log)
+	defer bulkFiles.Close()
+	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot) }
 	if err := holder.Refresh(ctx); err != nil {
 		return err
 	}
@@ -181,6 +188,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		View:      holder.Current,
 		Images:    imgs,
 		Changes:   st, // the change feed: read per request, within httpapi.Config.ChangesTimeout
+		Bulk:      bulkFiles,
 		Docs:      cardcat.Docs(),
 		Games:     reg,
 		Logger:    log,

@@ -142,6 +142,9 @@ var (
 	idsParam = param{Name: "ids", In: "query", Required: true,
 		Description: "1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.",
 		Schema:      paramSchema{Type: "string", MinLength: ptr(1)}}
+	bulkNameParam = param{Name: "name", In: "path", Required: true,
+		Description: "A bulk file's name, as GET /{game}/bulk lists it.",
+		Schema:      paramSchema{Type: "string", Enum: []string{"cards.jsonl.gz", "prices.csv.gz"}}}
 	cardIDParam = param{Name: "id", In: "path", Required: true,
 		Description: "A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).",
 		Schema:      paramSchema{Type: "string", Pattern: `^([a-z]+_[0-9A-Fa-f]{16}|[0-9A-Fa-f]{64})$`}}
@@ -303,6 +306,28 @@ func (s *Server) routeTable() []route {
 				withHeaders(failure(http.StatusBadGateway, "The image source cannot be reached right now; ask again after `Retry-After` seconds.", errImageUnavailable), "Retry-After"),
 			},
 		}},
+		{Label: "bulk", Path: "/{game}/bulk", Access: accessKeyed, serve: s.handleBulk, Op: operation{
+			ID: "listBulkFiles", Tag: tagCatalogue, Summary: "The whole-catalogue download files of the game",
+			Description: "Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.",
+			Answers:     []answer{success("The files built for the catalogue version being served.", "BulkFiles")},
+		}},
+		{Label: "bulk_file", Path: "/{game}/bulk/{name}", Access: accessKeyed, serve: s.handleBulkFile, Op: operation{
+			ID: "getBulkFile", Tag: tagCatalogue, Summary: "One bulk file, as gzip bytes, resumable",
+			Description: "Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.",
+			Params: []param{bulkNameParam,
+				{Name: "Range", In: "header", Description: "One byte range, `bytes=FIRST-` or `bytes=FIRST-LAST`, to resume a download.", Schema: paramSchema{Type: "string"}},
+				{Name: "If-Range", In: "header", Description: "The file's ETag: the Range applies only while the file is still that one, else the whole file is answered.", Schema: paramSchema{Type: "string"}},
+				{Name: "If-None-Match", In: "header", Description: "An ETag of this file from an earlier answer.", Schema: paramSchema{Type: "string"}}},
+			Answers: []answer{
+				{Status: http.StatusOK, Description: "The whole file.", Media: "application/gzip", Headers: []string{"ETag", "Last-Modified", "Accept-Ranges", "Content-Disposition"}},
+				{Status: http.StatusPartialContent, Description: "The byte range asked for.", Media: "application/gzip", Headers: []string{"ETag", "Last-Modified", "Accept-Ranges", "Content-Disposition", "Content-Range"}},
+				{Status: http.StatusNotModified, Description: "The file has not changed since the ETag sent in `If-None-Match`.", NoBody: true, Headers: []string{"ETag", "Last-Modified"}},
+				failure(http.StatusNotFound, "No bulk file has that name.", errEndpointNotFound),
+				withHeaders(failure(http.StatusRequestedRangeNotSatisfiable, "The Range asks for no byte of the file.", errInvalidParameter), "Content-Range"),
+				{Status: http.StatusServiceUnavailable, Errors: []string{errServiceUnavailable}, Headers: []string{"Retry-After"},
+					Description: "The file of the catalogue version being served is still being built, or the catalogue is still loading. Retry after `Retry-After` seconds."},
+			},
+		}},
 
 		{Label: "prices", Path: "/{game}/prices/{set}", Access: accessPaid, serve: s.handlePrices, Op: operation{
 			ID: "getSetPrices", Tag: tagPaid, Summary: "The prices of every product of a set, one row per finish",
@@ -419,7 +444,7 @@ type servedRoute struct {
 // listedPath is a route's path as GET / lists it: {game} kept, other
 // wildcards written :name.
 func (rt route) listedPath() string {
-	return strings.NewReplacer("{set}", ":set", "{id}", ":id", "{productId}", ":productId", "{idProduct}", ":idProduct").Replace(rt.Path)
+	return strings.NewReplacer("{set}", ":set", "{id}", ":id", "{productId}", ":productId", "{idProduct}", ":idProduct", "{name}", ":name").Replace(rt.Path)
 }
 
 // routed reports whether a GET of path reaches a route other than the 404.

@@ -120,6 +120,9 @@ type Deps struct {
 	// Changes reads the change feed of GET /{game}/changes from the store,
 	// per request; without it that route answers 503.
 	Changes ChangeFeed
+	// Bulk are the bulk files of each catalogue version (internal/bulk);
+	// without it GET /{game}/bulk lists none and a download is 503.
+	Bulk BulkFiles
 	// Portal serves the account portal under /account/ (internal/portal);
 	// without it those paths are the API's 404.
 	Portal http.Handler

@@ -30,6 +30,11 @@ type Holder struct {
 	// reading of a new version (the catalogue and its TCGplayer history).
 	// Defaults DefaultVersionTimeout and DefaultLoadTimeout.
 	VersionTimeout, LoadTimeout time.Duration
+
+	// OnPublish, when set, is called with each new version right after it
+	// is swapped in (the bulk files' builder starts there); it must return
+	// quickly, the refresh waits for it.
+	OnPublish func(*View)
 }
 
 // The bounds of a refresh's store calls, so that a partition from the
@@ -111,6 +116,9 @@ func (h *Holder) refresh(ctx context.Context) error {
 		return fmt.Errorf("building the snapshot of version %d: %w", cat.Version, err)
 	}
 	h.view.Store(view)
+	if h.OnPublish != nil {
+		h.OnPublish(view)
+	}
 	h.log.Info("catalogue snapshot ready", "version", cat.Version, "load", loaded.Round(time.Millisecond),
 		"history", (historyDone - loaded).Round(time.Millisecond), "build", (time.Since(start) - historyDone).Round(time.Millisecond))
 	// The catalogue read to build the view (about as large as the view

@@ -1,0 +1,460 @@
+// Package bulk builds the whole-catalogue download files of each catalogue
+// version (GET /{game}/bulk): every card's detail body, one per line, and
+// every price row as CSV, each gzipped. They are built once per version, in
+// the background while the version is already served, on disk under
+// {dir}/{version}/{game}/ (a million cards make a few hundred MB: too much
+// to keep in memory; figures in bench/README.md), written to a temporary
+// file and renamed into place, and the older versions' files are removed
+// once a newer version's are all built. A restart reuses the files of the
+// version it serves when their sha256 still matches.
+package bulk
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// The files of each game of a version, in the order they are built and
+// listed.
+const (
+	CardsFile  = "cards.jsonl.gz"
+	PricesFile = "prices.csv.gz"
+)
+
+// Names are the files every version has, in build order.
+var Names = []string{CardsFile, PricesFile}
+
+// ContentType is every file's media type: the files are served as the gzip
+// bytes they are (no Content-Encoding), so that a client saves them as is.
+const ContentType = "application/gzip"
+
+// File is one built file.
+type File struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"` // lower-case hex of the gzip bytes
+}
+
+// Builder builds and keeps the bulk files. Its methods are safe for
+// concurrent use.
+type Builder struct {
+	dir string
+	log *slog.Logger
+
+	mu      sync.Mutex
+	ready   map[key]File // built files, of the version being built and the last complete one
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the running build ends
+	version int64         // the version last published
+}
+
+type key struct {
+	version int64
+	game    string
+	name    string
+}
+
+// New returns a Builder that keeps its files under dir (created when needed).
+func New(dir string, log *slog.Logger) *Builder {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Builder{dir: dir, log: log, ready: map[key]File{}}
+}
+
+// Publish starts building the files of snap's version in the background,
+// after stopping the build of an older version still running; a version
+// already built or being built is left alone.
+func (b *Builder) Publish(snap *catalog.Snapshot) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done != nil && b.version == snap.Version {
+		return
+	}
+	if b.cancel != nil {
+		b.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	prev := b.done
+	b.cancel, b.done, b.version = cancel, done, snap.Version
+	go func() {
+		defer close(done)
+		if prev != nil {
+			<-prev // one build at a time: the canceled one removes its temporary files first
+		}
+		b.build(ctx, snap)
+	}()
+}
+
+// Wait blocks until the build running now has ended (tests, shutdown).
+func (b *Builder) Wait() {
+	b.mu.Lock()
+	done := b.done
+	b.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// Close stops a running build and waits for it.
+func (b *Builder) Close() {
+	b.mu.Lock()
+	if b.cancel != nil {
+		b.cancel()
+	}
+	b.mu.Unlock()
+	b.Wait()
+}
+
+// Ready returns the files of a game's version that are built, in Names
+// order.
+func (b *Builder) Ready(game string, version int64) []File {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var files []File
+	for _, name := range Names {
+		if f, ok := b.ready[key{version, game, name}]; ok {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// ErrNotBuilt is Open's error for a file of the format not built yet.
+var ErrNotBuilt = errors.New("bulk: file not built yet")
+
+// ErrUnknown is Open's error for a name that is no bulk file.
+var ErrUnknown = errors.New("bulk: no such file")
+
+// Open opens a built file of a game's version for reading.
+func (b *Builder) Open(game string, version int64, name string) (*os.File, File, error) {
+	if !known(name) {
+		return nil, File{}, ErrUnknown
+	}
+	b.mu.Lock()
+	f, ok := b.ready[key{version, game, name}]
+	b.mu.Unlock()
+	if !ok {
+		return nil, File{}, ErrNotBuilt
+	}
+	fh, err := os.Open(b.path(version, game, name))
+	if err != nil {
+		return nil, File{}, fmt.Errorf("bulk: opening %s of %s version %d: %w", name, game, version, err)
+	}
+	return fh, f, nil
+}
+
+func known(name string) bool {
+	for _, n := range Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Builder) versionDir(version int64) string {
+	return filepath.Join(b.dir, strconv.FormatInt(version, 10))
+}
+
+func (b *Builder) path(version int64, game, name string) string {
+	return filepath.Join(b.versionDir(version), game, name)
+}
+
+// manifest is what a game's directory says of its built files, written
+// after each file so that a restart can reuse them.
+const manifestName = "manifest.json"
+
+// build writes every file of every game of snap, reusing the ones a
+// manifest lists whose bytes still match, then removes older versions.
+func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
+	start := time.Now()
+	for _, gs := range snap.Games() {
+		code := gs.Game().Code
+		dir := filepath.Join(b.versionDir(snap.Version), code)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.log.Error("bulk files not built", "version", snap.Version, "game", code, "err", err)
+			return
+		}
+		removeTemporary(dir) // of a build that a crash cut short
+		reused := b.reuse(dir)
+		var built []File
+		for _, name := range Names {
+			f, ok := reused[name]
+			if !ok {
+				t := time.Now()
+				var err error
+				f, err = writeFile(ctx, dir, name, func(w io.Writer) error { return writeBody(w, name, gs) })
+				if err != nil {
+					if ctx.Err() == nil {
+						b.log.Error("bulk file not built", "version", snap.Version, "game", code, "file", name, "err", err)
+					}
+					return
+				}
+				b.log.Info("bulk file built", "version", snap.Version, "game", code, "file", name,
+					"size", f.Size, "took", time.Since(t).Round(time.Millisecond))
+			}
+			built = append(built, f)
+			if err := writeManifest(dir, built); err != nil {
+				b.log.Error("bulk manifest not written", "version", snap.Version, "game", code, "err", err)
+				return
+			}
+			b.mu.Lock()
+			b.ready[key{snap.Version, code, name}] = f
+			b.mu.Unlock()
+		}
+	}
+	b.log.Info("bulk files ready", "version", snap.Version, "took", time.Since(start).Round(time.Millisecond))
+	b.removeOlder(snap.Version)
+}
+
+func writeBody(w io.Writer, name string, gs *catalog.GameSnapshot) error {
+	switch name {
+	case CardsFile:
+		return WriteCards(w, gs)
+	case PricesFile:
+		return WritePrices(w, gs)
+	}
+	return ErrUnknown
+}
+
+func removeTemporary(dir string) {
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*"))
+	for _, t := range tmps {
+		os.Remove(t)
+	}
+}
+
+// reuse returns the files of dir's manifest whose bytes match it.
+func (b *Builder) reuse(dir string) map[string]File {
+	data, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		return nil
+	}
+	var files []File
+	if err := json.Unmarshal(data, &files); err != nil {
+		return nil
+	}
+	ok := map[string]File{}
+	for _, f := range files {
+		if known(f.Name) && verify(filepath.Join(dir, f.Name), f) {
+			ok[f.Name] = f
+		}
+	}
+	return ok
+}
+
+func verify(path string, f File) bool {
+	fh, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, fh)
+	return err == nil && n == f.Size && hex.EncodeToString(h.Sum(nil)) == f.SHA256
+}
+
+func writeManifest(dir string, files []File) error {
+	data, err := json.Marshal(files)
+	if err != nil {
+		return err
+	}
+	_, err = writeFile(context.Background(), dir, manifestName, func(w io.Writer) error { _, err := w.Write(data); return err })
+	return err
+}
+
+// writeFile writes dir/name through a temporary file renamed into place, so
+// that a reader never sees a partial file; the body is gzipped unless name
+// is the manifest. ctx is checked as the body is written.
+func writeFile(ctx context.Context, dir, name string, body func(io.Writer) error) (f File, err error) {
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return File{}, err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	h := sha256.New()
+	counted := &countWriter{w: io.MultiWriter(tmp, h)}
+	buf := bufio.NewWriterSize(counted, 256<<10)
+	var out io.Writer = buf
+	var zw *gzip.Writer
+	if name != manifestName {
+		// No name nor time in the header: the same catalogue gives the same
+		// bytes (and ETag) on every replica and after a restart.
+		zw, _ = gzip.NewWriterLevel(buf, gzip.DefaultCompression)
+		out = zw
+	}
+	if err = body(&ctxWriter{ctx: ctx, w: out}); err != nil {
+		return File{}, err
+	}
+	if zw != nil {
+		if err = zw.Close(); err != nil {
+			return File{}, err
+		}
+	}
+	if err = buf.Flush(); err != nil {
+		return File{}, err
+	}
+	if err = tmp.Sync(); err != nil {
+		return File{}, err
+	}
+	if err = tmp.Close(); err != nil {
+		return File{}, err
+	}
+	if err = os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+		return File{}, err
+	}
+	return File{Name: name, Size: counted.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ctxWriter fails its writes once ctx ends, so that a build of a version
+// already replaced stops early.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c *ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// removeOlder removes the directories of versions older than version, and
+// forgets their files.
+func (b *Builder) removeOlder(version int64) {
+	b.mu.Lock()
+	for k := range b.ready {
+		if k.version < version {
+			delete(b.ready, k)
+		}
+	}
+	b.mu.Unlock()
+	entries, err := os.ReadDir(b.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		v, err := strconv.ParseInt(e.Name(), 10, 64)
+		if err != nil || v >= version {
+			continue
+		}
+		// An open download keeps its file readable after the removal.
+		if err := os.RemoveAll(filepath.Join(b.dir, e.Name())); err != nil {
+			b.log.Warn("older bulk files not removed", "version", v, "err", err)
+		}
+	}
+}
+
+// WriteCards writes every card's detail body, as GET /{game}/cards/{id}
+// answers it, one per line, in the snapshot's card order.
+func WriteCards(w io.Writer, gs *catalog.GameSnapshot) error {
+	for r := 0; r < gs.Len(); r++ {
+		if _, err := io.WriteString(w, gs.CardJSON(catalog.CardRef(r))); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PricesHeader is the header row of prices.csv. A TCGplayer row fills low,
+// mid, high, market and direct_low; a Cardmarket row avg, low, trend, avg1,
+// avg7 and avg30; an amount that is null in the card detail is empty.
+var PricesHeader = []string{"game", "card_id", "market", "finish", "currency",
+	"low", "mid", "high", "market_price", "direct_low", "avg", "trend", "avg1", "avg7", "avg30", "updated_at"}
+
+// Market values of prices.csv.
+const (
+	MarketTCGplayer  = "tcgplayer"
+	MarketCardmarket = "cardmarket"
+)
+
+// WritePrices writes prices.csv (RFC 4180, CRLF line ends): the header, then
+// per card in the snapshot's order one row per TCGplayer finish (unpriced
+// ones included, as in market_t.prices) in USD, then one per Cardmarket
+// finish (as in market_c.prices) in EUR.
+func WritePrices(w io.Writer, gs *catalog.GameSnapshot) error {
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	if err := cw.Write(PricesHeader); err != nil {
+		return err
+	}
+	code := gs.Game().Code
+	var p catalog.CardPrices
+	row := make([]string, len(PricesHeader))
+	for r := 0; r < gs.Len(); r++ {
+		gs.CardPrices(catalog.CardRef(r), &p)
+		for _, t := range p.TCG {
+			clear(row)
+			row[0], row[1], row[2], row[3], row[4] = code, p.ID, MarketTCGplayer, t.SubType, "USD"
+			row[5], row[6], row[7], row[8], row[9] = amount(t.Low), amount(t.Mid), amount(t.High), amount(t.Market), amount(t.DirectLow)
+			row[15] = timestamp(t.UpdatedAt)
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		for _, c := range p.CM {
+			clear(row)
+			row[0], row[1], row[2], row[3], row[4] = code, p.ID, MarketCardmarket, c.Variant, "EUR"
+			row[5], row[10], row[11], row[12], row[13], row[14] = amount(c.Low), amount(c.Avg), amount(c.Trend), amount(c.Avg1), amount(c.Avg7), amount(c.Avg30)
+			row[15] = timestamp(c.UpdatedAt)
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// amount is a price as the card detail writes it, empty for null.
+func amount(m catalog.Money) string {
+	if !m.OK {
+		return ""
+	}
+	return string(m.AppendJSON(nil))
+}
+
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}

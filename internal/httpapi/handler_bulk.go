@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/bulk"
+)
+
+// BulkFiles are the bulk files of each catalogue version (internal/bulk's
+// Builder): built in the background once a version is served.
+type BulkFiles interface {
+	// Ready lists the files of a game's version built so far, in order.
+	Ready(game string, version int64) []bulk.File
+	// Open opens one: bulk.ErrUnknown for a name that is no bulk file,
+	// bulk.ErrNotBuilt for one not built yet.
+	Open(game string, version int64, name string) (*os.File, bulk.File, error)
+}
+
+// bulkRetryAfter is the Retry-After of a file still being built: building
+// takes seconds at the sample and about a minute at a million cards
+// (bench/README.md).
+const bulkRetryAfter = "30"
+
+// bulkListing is the body of GET /{game}/bulk.
+type bulkListing struct {
+	Success   bool       `json:"success"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	Files     []bulkFile `json:"files"`
+}
+
+type bulkFile struct {
+	Name            string  `json:"name"`
+	ContentType     string  `json:"content_type"`
+	ContentEncoding *string `json:"content_encoding"` // always null: served as the gzip bytes
+	Size            int64   `json:"size"`
+	SHA256          string  `json:"sha256"`
+	URL             string  `json:"url"`
+}
+
+// GET /{game}/bulk: the bulk files of the version being served that are
+// built; a file still being built is not listed.
+func (s *Server) handleBulk(code string) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		v, _, err := s.gameSnapshot(code)
+		if err != nil {
+			return err
+		}
+		body := bulkListing{Success: true, UpdatedAt: v.CreatedAt.UTC(), Files: []bulkFile{}}
+		if s.deps.Bulk != nil {
+			for _, f := range s.deps.Bulk.Ready(code, v.Version) {
+				body.Files = append(body.Files, bulkFile{Name: f.Name, ContentType: bulk.ContentType,
+					Size: f.Size, SHA256: f.SHA256, URL: s.deps.PublicURL + "/" + code + "/bulk/" + f.Name})
+			}
+		}
+		writeJSON(w, http.StatusOK, body)
+		return nil
+	}
+}
+
+// GET /{game}/bulk/{name}: one bulk file of the version being served, as
+// its gzip bytes, with its sha256 as a strong ETag; http.ServeContent
+// answers Range (206, 416), If-Range and If-None-Match (304).
+func (s *Server) handleBulkFile(code string) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		v, _, err := s.gameSnapshot(code)
+		if err != nil {
+			return err
+		}
+		name := r.PathValue("name")
+		if s.deps.Bulk == nil {
+			return bulkNotBuilt(code, name)
+		}
+		f, meta, err := s.deps.Bulk.Open(code, v.Version, name)
+		switch {
+		case errors.Is(err, bulk.ErrUnknown):
+			return newError(http.StatusNotFound, errEndpointNotFound,
+				"No bulk file is named "+strconv.Quote(name)+"; GET /"+code+"/bulk lists them.")
+		case errors.Is(err, bulk.ErrNotBuilt):
+			return bulkNotBuilt(code, name)
+		case err != nil:
+			return err
+		}
+		defer f.Close()
+		h := w.Header()
+		h.Set("Content-Type", bulk.ContentType)
+		h.Set("ETag", `"`+meta.SHA256+`"`)
+		h.Set("Content-Disposition", `attachment; filename="`+code+"-"+meta.Name+`"`)
+		// The server's write timeout is made for JSON answers; a download
+		// gets time for its size at a slow 64 KiB/s.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute + time.Duration(meta.Size>>16)*time.Second))
+		http.ServeContent(&rangeErrorWriter{ResponseWriter: w, size: meta.Size}, r, meta.Name, v.CreatedAt, f)
+		return nil
+	}
+}
+
+func bulkNotBuilt(code, name string) *apiError {
+	e := newError(http.StatusServiceUnavailable, errServiceUnavailable,
+		"The bulk file "+name+" of the catalogue version being served is being built; retry in "+bulkRetryAfter+
+			" seconds (GET /"+code+"/bulk lists the files ready).")
+	e.Header = map[string]string{"Retry-After": bulkRetryAfter}
+	return e
+}
+
+// rangeErrorWriter turns http.ServeContent's plain-text 416 into the API's
+// JSON error; every other answer passes through.
+type rangeErrorWriter struct {
+	http.ResponseWriter
+	size    int64
+	refused bool
+}
+
+func (w *rangeErrorWriter) WriteHeader(status int) {
+	if status != http.StatusRequestedRangeNotSatisfiable {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.refused = true
+	writeJSON(w.ResponseWriter, status, errorBody{Error: errInvalidParameter,
+		Message: "The Range asks for no byte of the file's " + strconv.FormatInt(w.size, 10) + " bytes."})
+}
+
+func (w *rangeErrorWriter) Write(p []byte) (int, error) {
+	if w.refused {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *rangeErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
