@@ -145,7 +145,7 @@ var ErrUnknown = errors.New("bulk: no such file")
 
 // Open opens a built file of a game's version for reading.
 func (b *Builder) Open(game string, version int64, name string) (*os.File, File, error) {
-	if !known(name) {
+	if !Known(name) {
 		return nil, File{}, ErrUnknown
 	}
 	b.mu.Lock()
@@ -161,7 +161,8 @@ func (b *Builder) Open(game string, version int64, name string) (*os.File, File,
 	return fh, f, nil
 }
 
-func known(name string) bool {
+// Known reports whether name is a bulk file's name.
+func Known(name string) bool {
 	for _, n := range Names {
 		if n == name {
 			return true
@@ -254,7 +255,7 @@ func (b *Builder) reuse(dir string) map[string]File {
 	}
 	ok := map[string]File{}
 	for _, f := range files {
-		if known(f.Name) && verify(filepath.Join(dir, f.Name), f) {
+		if Known(f.Name) && verify(filepath.Join(dir, f.Name), f) {
 			ok[f.Name] = f
 		}
 	}

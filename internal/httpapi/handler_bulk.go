@@ -71,14 +71,18 @@ func (s *Server) handleBulkFile(code string) apiHandler {
 			return err
 		}
 		name := r.PathValue("name")
+		if !bulk.Known(name) {
+			e := newError(http.StatusNotFound, errEndpointNotFound,
+				"No bulk file is named "+strconv.Quote(name)+"; GET /"+code+"/bulk lists them.")
+			e.Body.DidYouMean = "/" + code + "/bulk"
+			e.Body.Docs = s.docsURL()
+			return e
+		}
 		if s.deps.Bulk == nil {
 			return bulkNotBuilt(code, name)
 		}
 		f, meta, err := s.deps.Bulk.Open(code, v.Version, name)
 		switch {
-		case errors.Is(err, bulk.ErrUnknown):
-			return newError(http.StatusNotFound, errEndpointNotFound,
-				"No bulk file is named "+strconv.Quote(name)+"; GET /"+code+"/bulk lists them.")
 		case errors.Is(err, bulk.ErrNotBuilt):
 			return bulkNotBuilt(code, name)
 		case err != nil:
@@ -119,6 +123,7 @@ func (w *rangeErrorWriter) WriteHeader(status int) {
 		return
 	}
 	w.refused = true
+	w.Header()["Cache-Control"] = noStore
 	writeJSON(w.ResponseWriter, status, errorBody{Error: errInvalidParameter,
 		Message: "The Range asks for no byte of the file's " + strconv.FormatInt(w.size, 10) + " bytes."})
 }

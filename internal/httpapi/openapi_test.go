@@ -231,6 +231,7 @@ var sampleExamples = []struct{ what, op, name, summary string }{
 	{"search", "searchCards", "", "a search by that card's name"},
 	{"card_by_tcgplayer", "getCardByTCGplayerProduct", "", "the first linked card, by its TCGplayer productId"},
 	{"card_by_cardmarket", "getCardByCardmarketProduct", "", "the same card, by its Cardmarket idProduct"},
+	{"bulk", "listBulkFiles", "", "the bulk files of the sample's catalogue version"},
 	{"cards", "getCards", "", "a batch: that linked card, the newest set's first card, the linked card again by its Cardmarket id (answered once), an unknown id"},
 	{"changes", "listChanges", "", "the changes after one version: two cards' prices moved, one card removed"},
 	{"prices", "getSetPrices", "", "the prices of a set"},

@@ -108,11 +108,13 @@ func TestSampleGolden(t *testing.T) {
 	snap := mustView(t, c)
 	deps := paidDeps(snap)
 	deps.Changes, _, _ = changeStore(t, c)
+	deps.Bulk = mustBulk(t, snap)
 	h := mustServer(t, Config{}, deps)
 	var cases []goldenCase
 	for _, g := range snap.Games() {
 		code := g.Game().Code
-		cases = append(cases, goldenCase{"sample_" + code + "_sets", "/" + code + "/sets", 200, nil})
+		cases = append(cases, goldenCase{"sample_" + code + "_sets", "/" + code + "/sets", 200, nil},
+			goldenCase{"sample_" + code + "_bulk", "/" + code + "/bulk", 200, nil})
 		sets := g.Sets()
 		if len(sets) == 0 {
 			continue

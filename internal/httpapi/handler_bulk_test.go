@@ -1,0 +1,227 @@
+package httpapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cardcat/cardcat/internal/bulk"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/serving"
+)
+
+// mustBulk builds the bulk files of v in a temporary directory.
+func mustBulk(tb testing.TB, v *serving.View) *bulk.Builder {
+	tb.Helper()
+	b := bulk.New(tb.TempDir(), nil)
+	tb.Cleanup(b.Close)
+	b.Publish(v.Snapshot)
+	b.Wait()
+	return b
+}
+
+// bulkHandler is the API on the fixture catalogue with its bulk files built.
+func bulkHandler(tb testing.TB) (http.Handler, *serving.View, *bulk.Builder) {
+	tb.Helper()
+	v := mustView(tb, mustFixture(tb))
+	b := mustBulk(tb, v)
+	deps := testDeps(v)
+	deps.Bulk = b
+	return mustServer(tb, Config{}, deps), v, b
+}
+
+// halfBuilt has the cards file of every game built and not yet the prices.
+type halfBuilt struct{ *bulk.Builder }
+
+func (h halfBuilt) Ready(game string, version int64) []bulk.File {
+	return h.Builder.Ready(game, version)[:1]
+}
+
+func (h halfBuilt) Open(game string, version int64, name string) (*os.File, bulk.File, error) {
+	if name == bulk.PricesFile {
+		return nil, bulk.File{}, bulk.ErrNotBuilt
+	}
+	return h.Builder.Open(game, version, name)
+}
+
+func TestBulkGolden(t *testing.T) {
+	h, v, b := bulkHandler(t)
+	runGolden(t, h, []goldenCase{
+		{"bulk_dbs", "/dbs/bulk", 200, nil},
+		{"bulk_unknown_file", "/dbs/bulk/cards.json", 404, nil},
+		{"bulk_range_not_satisfiable", "/dbs/bulk/cards.jsonl.gz", 416, []string{"Range", "bytes=99999999-"}},
+	})
+
+	building := testDeps(v)
+	building.Bulk = halfBuilt{b}
+	runGolden(t, mustServer(t, Config{}, building), []goldenCase{
+		{"bulk_building", "/dbs/bulk", 200, nil},
+		{"bulk_file_building", "/dbs/bulk/prices.csv.gz", 503, nil},
+	})
+	none := testDeps(v)
+	runGolden(t, mustServer(t, Config{}, none), []goldenCase{
+		{"bulk_none", "/mtg/bulk", 200, nil},
+	})
+	loading := testDeps(nil)
+	loading.View = func() *serving.View { return nil }
+	loading.Bulk = b
+	runGolden(t, mustServer(t, Config{}, loading), []goldenCase{
+		{"bulk_loading", "/dbs/bulk/cards.jsonl.gz", 503, nil},
+	})
+}
+
+// TestBulkDownload: each listed file downloads as its bytes, whose sha256
+// and size are listed, and cards.jsonl.gz holds every card detail body as
+// GET /{game}/cards/{id} answers it.
+func TestBulkDownload(t *testing.T) {
+	h, v, _ := bulkHandler(t)
+	for _, gs := range v.Games() {
+		code := gs.Game().Code
+		w := get(h, "/"+code+"/bulk")
+		checkAnswer(t, requestOfRecorder(t, w), w)
+		var raw struct {
+			UpdatedAt string           `json:"updated_at"`
+			Files     []map[string]any `json:"files"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &raw); err != nil {
+			t.Fatal(err)
+		}
+		if len(raw.Files) != 2 {
+			t.Fatalf("%s: %d files listed, want 2", code, len(raw.Files))
+		}
+		for _, f := range raw.Files {
+			url := f["url"].(string)
+			path := strings.TrimPrefix(url, "https://api.cardcat.test")
+			d := get(h, path)
+			checkAnswer(t, requestOfRecorder(t, d), d)
+			if d.Code != http.StatusOK {
+				t.Fatalf("GET %s: %d %s", path, d.Code, d.Body)
+			}
+			hdr := map[string]string{}
+			for _, k := range []string{"Content-Type", "Content-Encoding", "ETag", "Content-Length", "Accept-Ranges"} {
+				hdr[k] = d.Header().Get(k)
+			}
+			want := map[string]string{"Content-Type": "application/gzip", "Content-Encoding": "", "ETag": `"` + f["sha256"].(string) + `"`,
+				"Content-Length": strconv.Itoa(int(f["size"].(float64))), "Accept-Ranges": "bytes"}
+			if diff := cmp.Diff(want, hdr); diff != "" {
+				t.Errorf("GET %s headers (-want +got):\n%s", path, diff)
+			}
+			if f["name"] != bulk.CardsFile {
+				continue
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(d.Body.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(zr)
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			if len(lines) != gs.Len() {
+				t.Fatalf("%s: %d lines, %d cards", code, len(lines), gs.Len())
+			}
+			for r, line := range lines {
+				var card struct{ ID string }
+				json.Unmarshal([]byte(line), &card)
+				if detail := get(h, "/"+code+"/cards/"+card.ID); detail.Body.String() != line {
+					t.Errorf("%s line %d (%s) is not the card detail body", code, r, card.ID)
+				}
+				if line != gs.CardJSON(catalog.CardRef(r)) {
+					t.Errorf("%s line %d is not card %d", code, r, r)
+				}
+			}
+		}
+	}
+}
+
+// TestBulkConditional: If-None-Match, Range and If-Range on a download.
+func TestBulkConditional(t *testing.T) {
+	h, v, b := bulkHandler(t)
+	f, meta, err := b.Open("dbs", v.Version, bulk.PricesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := io.ReadAll(f)
+	f.Close()
+	etag := `"` + meta.SHA256 + `"`
+	size := strconv.Itoa(len(whole))
+	path := "/dbs/bulk/" + bulk.PricesFile
+	tests := []struct {
+		name         string
+		headers      []string
+		status       int
+		body         []byte
+		contentRange string
+	}{
+		{"whole", nil, 200, whole, ""},
+		{"If-None-Match matches", []string{"If-None-Match", etag}, 304, nil, ""},
+		{"If-None-Match of another file", []string{"If-None-Match", `"0000"`}, 200, whole, ""},
+		{"range", []string{"Range", "bytes=10-19"}, 206, whole[10:20], "bytes 10-19/" + size},
+		{"resume to the end", []string{"Range", "bytes=100-"}, 206, whole[100:], "bytes 100-" + strconv.Itoa(len(whole)-1) + "/" + size},
+		{"If-Range of this file", []string{"Range", "bytes=100-", "If-Range", etag}, 206, whole[100:], "bytes 100-" + strconv.Itoa(len(whole)-1) + "/" + size},
+		{"If-Range of an older file: the whole file", []string{"Range", "bytes=100-", "If-Range", `"0000"`}, 200, whole, ""},
+		{"range past the end", []string{"Range", "bytes=" + size + "-"}, 416, nil, "bytes */" + size},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := get(h, path, tc.headers...)
+			checkAnswer(t, requestOfRecorder(t, w), w)
+			if w.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.status, w.Body)
+			}
+			if tc.status == 416 {
+				if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+					t.Errorf("416 Content-Type %q, want JSON", ct)
+				}
+			} else if !bytes.Equal(w.Body.Bytes(), tc.body) {
+				t.Errorf("body: %d bytes, want %d", w.Body.Len(), len(tc.body))
+			}
+			if got := w.Header().Get("Content-Range"); got != tc.contentRange {
+				t.Errorf("Content-Range %q, want %q", got, tc.contentRange)
+			}
+			if got := w.Header().Get("ETag"); tc.status != 416 && got != etag {
+				t.Errorf("ETag %q, want %q", got, etag)
+			}
+		})
+	}
+}
+
+// TestBulkNewVersion: after a new version is served and built, the listing
+// and the downloads are the new version's.
+func TestBulkNewVersion(t *testing.T) {
+	c := mustFixture(t)
+	v1 := mustView(t, c)
+	b := mustBulk(t, v1)
+	c2 := mustFixture(t)
+	c2.Version = v1.Version + 1
+	c2.CreatedAt = v1.CreatedAt.Add(24 * time.Hour)
+	c2.Games[0].Cards = c2.Games[0].Cards[1:] // a card fewer
+	v2 := mustView(t, c2)
+	current := v1
+	deps := testDeps(v1)
+	deps.View = func() *serving.View { return current }
+	deps.Bulk = b
+	h := mustServer(t, Config{}, deps)
+	before := get(h, "/"+c.Games[0].Game+"/bulk").Body.String()
+
+	current = v2
+	b.Publish(v2.Snapshot)
+	b.Wait()
+	after := get(h, "/"+c.Games[0].Game+"/bulk").Body.String()
+	if before == after {
+		t.Fatalf("the listing did not change with the version: %s", after)
+	}
+	if !strings.Contains(after, c2.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")) {
+		t.Errorf("updated_at is not the new version's time: %s", after)
+	}
+	if got := b.Ready(c.Games[0].Game, v1.Version); len(got) != 0 {
+		t.Errorf("version 1's files still listed: %v", got)
+	}
+}
