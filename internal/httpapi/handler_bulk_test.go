@@ -225,3 +225,35 @@ func TestBulkNewVersion(t *testing.T) {
 		t.Errorf("version 1's files still listed: %v", got)
 	}
 }
+
+// TestBulkCounted: a download is one request, counted once however large
+// the file; a resumed download (a Range request) is a request of its own
+// and counts once more; the listing counts like any keyed answer.
+func TestBulkCounted(t *testing.T) {
+	var b *bulk.Builder
+	l := newLimited(t, Config{}, func(d *Deps) {
+		v := d.View()
+		b = mustBulk(t, v)
+		d.Bulk = b
+	})
+	steps := []struct {
+		target  string
+		headers []string
+		status  int
+		used    int64
+	}{
+		{"/dbs/bulk", nil, 200, 1},
+		{"/dbs/bulk/cards.jsonl.gz", nil, 200, 2},
+		{"/dbs/bulk/cards.jsonl.gz", []string{"Range", "bytes=100-"}, 206, 3},
+		{"/dbs/bulk/prices.csv.gz", nil, 200, 4},
+	}
+	for _, st := range steps {
+		w := l.req(http.MethodGet, st.target, append([]string{"X-API-Key", keyA1}, st.headers...)...)
+		if w.Code != st.status {
+			t.Fatalf("GET %s %v: %d, want %d", st.target, st.headers, w.Code, st.status)
+		}
+		if h, _ := l.usedBy(t, "acct:1"); h != st.used {
+			t.Errorf("after GET %s %v: %d counted, want %d", st.target, st.headers, h, st.used)
+		}
+	}
+}

@@ -35,7 +35,10 @@ import (
 
 const mcpPath = "/mcp"
 
-// mcpTools are the tools, each with the label of the route it calls.
+// mcpTools are the tools, each with the label of the route it calls. The
+// bulk files (bulk, bulk_file) are left out on purpose: a download of
+// megabytes of gzip is no tool answer, and a listing of links an assistant
+// cannot follow is of no use to it.
 var mcpTools = []struct{ Name, Label string }{
 	{"search_cards", "search"},
 	{"get_card", "card"},

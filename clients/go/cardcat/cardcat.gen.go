@@ -16,6 +16,54 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for BulkFileContentType.
+const (
+	Applicationgzip BulkFileContentType = "application/gzip"
+)
+
+// Valid indicates whether the value is a known member of the BulkFileContentType enum.
+func (e BulkFileContentType) Valid() bool {
+	switch e {
+	case Applicationgzip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkFileName.
+const (
+	BulkFileNameCardsJsonlGz BulkFileName = "cards.jsonl.gz"
+	BulkFileNamePricesCsvGz  BulkFileName = "prices.csv.gz"
+)
+
+// Valid indicates whether the value is a known member of the BulkFileName enum.
+func (e BulkFileName) Valid() bool {
+	switch e {
+	case BulkFileNameCardsJsonlGz:
+		return true
+	case BulkFileNamePricesCsvGz:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkFilesSuccess.
+const (
+	BulkFilesSuccessTrue BulkFilesSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the BulkFilesSuccess enum.
+func (e BulkFilesSuccess) Valid() bool {
+	switch e {
+	case BulkFilesSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CMPriceVariantType.
 const (
 	CMPriceVariantTypeFoil   CMPriceVariantType = "foil"
@@ -808,6 +856,216 @@ const (
 func (e GetTopCards503JSONResponseBodyError) Valid() bool {
 	switch e {
 	case GetTopCards503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBulkFilesParamsGame.
+const (
+	ListBulkFilesParamsGameDbs ListBulkFilesParamsGame = "dbs"
+	ListBulkFilesParamsGameMtg ListBulkFilesParamsGame = "mtg"
+)
+
+// Valid indicates whether the value is a known member of the ListBulkFilesParamsGame enum.
+func (e ListBulkFilesParamsGame) Valid() bool {
+	switch e {
+	case ListBulkFilesParamsGameDbs:
+		return true
+	case ListBulkFilesParamsGameMtg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBulkFiles401JSONResponseBodyError.
+const (
+	ListBulkFiles401JSONResponseBodyErrorAPIKeyRequired ListBulkFiles401JSONResponseBodyError = "API key required"
+	ListBulkFiles401JSONResponseBodyErrorInvalidAPIKey  ListBulkFiles401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the ListBulkFiles401JSONResponseBodyError enum.
+func (e ListBulkFiles401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListBulkFiles401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case ListBulkFiles401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBulkFiles429JSONResponseBodyError.
+const (
+	ListBulkFiles429JSONResponseBodyErrorRateLimitExceeded ListBulkFiles429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the ListBulkFiles429JSONResponseBodyError enum.
+func (e ListBulkFiles429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListBulkFiles429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBulkFiles500JSONResponseBodyError.
+const (
+	ListBulkFiles500JSONResponseBodyErrorInternalServerError ListBulkFiles500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the ListBulkFiles500JSONResponseBodyError enum.
+func (e ListBulkFiles500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListBulkFiles500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBulkFiles503JSONResponseBodyError.
+const (
+	ListBulkFiles503JSONResponseBodyErrorServiceUnavailable ListBulkFiles503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the ListBulkFiles503JSONResponseBodyError enum.
+func (e ListBulkFiles503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListBulkFiles503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkFileParamsGame.
+const (
+	GetBulkFileParamsGameDbs GetBulkFileParamsGame = "dbs"
+	GetBulkFileParamsGameMtg GetBulkFileParamsGame = "mtg"
+)
+
+// Valid indicates whether the value is a known member of the GetBulkFileParamsGame enum.
+func (e GetBulkFileParamsGame) Valid() bool {
+	switch e {
+	case GetBulkFileParamsGameDbs:
+		return true
+	case GetBulkFileParamsGameMtg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkFileParamsName.
+const (
+	GetBulkFileParamsNameCardsJsonlGz GetBulkFileParamsName = "cards.jsonl.gz"
+	GetBulkFileParamsNamePricesCsvGz  GetBulkFileParamsName = "prices.csv.gz"
+)
+
+// Valid indicates whether the value is a known member of the GetBulkFileParamsName enum.
+func (e GetBulkFileParamsName) Valid() bool {
+	switch e {
+	case GetBulkFileParamsNameCardsJsonlGz:
+		return true
+	case GetBulkFileParamsNamePricesCsvGz:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkFile401JSONResponseBodyError.
+const (
+	GetBulkFile401JSONResponseBodyErrorAPIKeyRequired GetBulkFile401JSONResponseBodyError = "API key required"
+	GetBulkFile401JSONResponseBodyErrorInvalidAPIKey  GetBulkFile401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the GetBulkFile401JSONResponseBodyError enum.
+func (e GetBulkFile401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetBulkFile401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case GetBulkFile401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkFile404JSONResponseBodyError.
+const (
+	GetBulkFile404JSONResponseBodyErrorEndpointNotFound GetBulkFile404JSONResponseBodyError = "Endpoint not found"
+)
+
+// Valid indicates whether the value is a known member of the GetBulkFile404JSONResponseBodyError enum.
+func (e GetBulkFile404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetBulkFile404JSONResponseBodyErrorEndpointNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkFile416JSONResponseBodyError.
+const (
+	GetBulkFile416JSONResponseBodyErrorInvalidParameter GetBulkFile416JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the GetBulkFile416JSONResponseBodyError enum.
+func (e GetBulkFile416JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetBulkFile416JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkFile429JSONResponseBodyError.
+const (
+	GetBulkFile429JSONResponseBodyErrorRateLimitExceeded GetBulkFile429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the GetBulkFile429JSONResponseBodyError enum.
+func (e GetBulkFile429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetBulkFile429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkFile500JSONResponseBodyError.
+const (
+	GetBulkFile500JSONResponseBodyErrorInternalServerError GetBulkFile500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the GetBulkFile500JSONResponseBodyError enum.
+func (e GetBulkFile500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetBulkFile500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkFile503JSONResponseBodyError.
+const (
+	GetBulkFile503JSONResponseBodyErrorServiceUnavailable GetBulkFile503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the GetBulkFile503JSONResponseBodyError enum.
+func (e GetBulkFile503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetBulkFile503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
@@ -2293,6 +2551,46 @@ func (e GetSetStatistics503JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// BulkFile One bulk file of the catalogue version being served.
+type BulkFile struct {
+	// ContentEncoding Always null: the download has no Content-Encoding, so that clients save the .gz file as is.
+	ContentEncoding *string `json:"content_encoding"`
+
+	// ContentType The download's Content-Type: the gzip file as it is.
+	ContentType BulkFileContentType `json:"content_type"`
+
+	// Name `cards.jsonl.gz`: every card's detail body (GET /{game}/cards/{id}), one per line, in set-list then listing order. `prices.csv.gz`: the header `game,card_id,market,finish,currency,low,mid,high,market_price,direct_low,avg,trend,avg1,avg7,avg30,updated_at`, then per card one row per TCGplayer finish (`market` tcgplayer, USD: low to direct_low) and per Cardmarket finish (`market` cardmarket, EUR: low, avg to avg30); a null price is an empty field.
+	Name BulkFileName `json:"name"`
+
+	// Sha256 The sha256 of the file's bytes, lower-case hex; also its download's ETag (quoted).
+	Sha256 string `json:"sha256"`
+
+	// Size The file's size in bytes (gzipped).
+	Size int `json:"size"`
+
+	// Url Where to download it: GET /{game}/bulk/{name} on this server (same key).
+	Url string `json:"url"`
+}
+
+// BulkFileContentType The download's Content-Type: the gzip file as it is.
+type BulkFileContentType string
+
+// BulkFileName `cards.jsonl.gz`: every card's detail body (GET /{game}/cards/{id}), one per line, in set-list then listing order. `prices.csv.gz`: the header `game,card_id,market,finish,currency,low,mid,high,market_price,direct_low,avg,trend,avg1,avg7,avg30,updated_at`, then per card one row per TCGplayer finish (`market` tcgplayer, USD: low to direct_low) and per Cardmarket finish (`market` cardmarket, EUR: low, avg to avg30); a null price is an empty field.
+type BulkFileName string
+
+// BulkFiles The bulk files of the catalogue version being served, those built so far.
+type BulkFiles struct {
+	// Files The files built, `cards.jsonl.gz` then `prices.csv.gz`; empty while the version's first file is being built.
+	Files   []BulkFile       `json:"files"`
+	Success BulkFilesSuccess `json:"success"`
+
+	// UpdatedAt When the catalogue version the files hold was made (UTC).
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// BulkFilesSuccess defines model for BulkFiles.Success.
+type BulkFilesSuccess bool
+
 // CMPrice A Cardmarket price of one finish, in EUR.
 type CMPrice struct {
 	Avg *float32 `json:"avg"`
@@ -3312,6 +3610,57 @@ type GetTopCards500JSONResponseBodyError string
 // GetTopCards503JSONResponseBodyError defines parameters for GetTopCards.
 type GetTopCards503JSONResponseBodyError string
 
+// ListBulkFilesParamsGame defines parameters for ListBulkFiles.
+type ListBulkFilesParamsGame string
+
+// ListBulkFiles401JSONResponseBodyError defines parameters for ListBulkFiles.
+type ListBulkFiles401JSONResponseBodyError string
+
+// ListBulkFiles429JSONResponseBodyError defines parameters for ListBulkFiles.
+type ListBulkFiles429JSONResponseBodyError string
+
+// ListBulkFiles500JSONResponseBodyError defines parameters for ListBulkFiles.
+type ListBulkFiles500JSONResponseBodyError string
+
+// ListBulkFiles503JSONResponseBodyError defines parameters for ListBulkFiles.
+type ListBulkFiles503JSONResponseBodyError string
+
+// GetBulkFileParams defines parameters for GetBulkFile.
+type GetBulkFileParams struct {
+	// Range One byte range, `bytes=FIRST-` or `bytes=FIRST-LAST`, to resume a download.
+	Range *string `json:"Range,omitempty"`
+
+	// IfRange The file's ETag: the Range applies only while the file is still that one, else the whole file is answered.
+	IfRange *string `json:"If-Range,omitempty"`
+
+	// IfNoneMatch An ETag of this file from an earlier answer.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetBulkFileParamsGame defines parameters for GetBulkFile.
+type GetBulkFileParamsGame string
+
+// GetBulkFileParamsName defines parameters for GetBulkFile.
+type GetBulkFileParamsName string
+
+// GetBulkFile401JSONResponseBodyError defines parameters for GetBulkFile.
+type GetBulkFile401JSONResponseBodyError string
+
+// GetBulkFile404JSONResponseBodyError defines parameters for GetBulkFile.
+type GetBulkFile404JSONResponseBodyError string
+
+// GetBulkFile416JSONResponseBodyError defines parameters for GetBulkFile.
+type GetBulkFile416JSONResponseBodyError string
+
+// GetBulkFile429JSONResponseBodyError defines parameters for GetBulkFile.
+type GetBulkFile429JSONResponseBodyError string
+
+// GetBulkFile500JSONResponseBodyError defines parameters for GetBulkFile.
+type GetBulkFile500JSONResponseBodyError string
+
+// GetBulkFile503JSONResponseBodyError defines parameters for GetBulkFile.
+type GetBulkFile503JSONResponseBodyError string
+
 // GetCardsParams defines parameters for GetCards.
 type GetCardsParams struct {
 	// Ids 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.
@@ -4158,6 +4507,20 @@ type ClientInterface interface {
 	// Corresponds with GET /{game}/analytics/top-cards (the `GetTopCards` operationId).
 	GetTopCards(ctx context.Context, game GetTopCardsParamsGame, params *GetTopCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListBulkFiles The whole-catalogue download files of the game
+	//
+	// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+	//
+	// Corresponds with GET /{game}/bulk (the `ListBulkFiles` operationId).
+	ListBulkFiles(ctx context.Context, game ListBulkFilesParamsGame, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBulkFile One bulk file, as gzip bytes, resumable
+	//
+	// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.
+	//
+	// Corresponds with GET /{game}/bulk/{name} (the `GetBulkFile` operationId).
+	GetBulkFile(ctx context.Context, game GetBulkFileParamsGame, name GetBulkFileParamsName, params *GetBulkFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetCards Up to 100 cards by their ids, in one request
 	//
 	// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
@@ -4359,6 +4722,40 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Corresponds with GET /{game}/analytics/top-cards (the `GetTopCards` operationId).
 func (c *Client) GetTopCards(ctx context.Context, game GetTopCardsParamsGame, params *GetTopCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetTopCardsRequest(c.Server, game, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBulkFiles The whole-catalogue download files of the game
+//
+// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+//
+// Corresponds with GET /{game}/bulk (the `ListBulkFiles` operationId).
+func (c *Client) ListBulkFiles(ctx context.Context, game ListBulkFilesParamsGame, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBulkFilesRequest(c.Server, game)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBulkFile One bulk file, as gzip bytes, resumable
+//
+// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.
+//
+// Corresponds with GET /{game}/bulk/{name} (the `GetBulkFile` operationId).
+func (c *Client) GetBulkFile(ctx context.Context, game GetBulkFileParamsGame, name GetBulkFileParamsName, params *GetBulkFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBulkFileRequest(c.Server, game, name, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4860,6 +5257,118 @@ func NewGetTopCardsRequest(server string, game GetTopCardsParamsGame, params *Ge
 			}
 
 			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListBulkFilesRequest constructs an http.Request for the ListBulkFiles method
+func NewListBulkFilesRequest(server string, game ListBulkFilesParamsGame) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "game", game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/bulk", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetBulkFileRequest constructs an http.Request for the GetBulkFile method
+func NewGetBulkFileRequest(server string, game GetBulkFileParamsGame, name GetBulkFileParamsName, params *GetBulkFileParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "game", game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/bulk/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Range != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Range", *params.Range, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Range", headerParam0)
+		}
+
+		if params.IfRange != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Range", *params.IfRange, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Range", headerParam1)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam2)
 		}
 
 	}
@@ -5916,6 +6425,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /{game}/analytics/top-cards (the `GetTopCards` operationId).
 	GetTopCardsWithResponse(ctx context.Context, game GetTopCardsParamsGame, params *GetTopCardsParams, reqEditors ...RequestEditorFn) (*GetTopCardsResponse, error)
 
+	// ListBulkFilesWithResponse The whole-catalogue download files of the game
+	//
+	// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{game}/bulk (the `ListBulkFiles` operationId).
+	ListBulkFilesWithResponse(ctx context.Context, game ListBulkFilesParamsGame, reqEditors ...RequestEditorFn) (*ListBulkFilesResponse, error)
+
+	// GetBulkFileWithResponse One bulk file, as gzip bytes, resumable
+	//
+	// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{game}/bulk/{name} (the `GetBulkFile` operationId).
+	GetBulkFileWithResponse(ctx context.Context, game GetBulkFileParamsGame, name GetBulkFileParamsName, params *GetBulkFileParams, reqEditors ...RequestEditorFn) (*GetBulkFileResponse, error)
+
 	// GetCardsWithResponse Up to 100 cards by their ids, in one request
 	//
 	// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
@@ -6728,6 +7255,486 @@ func (r GetTopCardsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetTopCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBulkFilesResponse200Headers the declared response headers of an HTTP 200 response for ListBulkFiles
+type ListBulkFilesResponse200Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListBulkFilesResponse401Headers the declared response headers of an HTTP 401 response for ListBulkFiles
+type ListBulkFilesResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListBulkFilesResponse429Headers the declared response headers of an HTTP 429 response for ListBulkFiles
+type ListBulkFilesResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListBulkFilesResponse500Headers the declared response headers of an HTTP 500 response for ListBulkFiles
+type ListBulkFilesResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListBulkFilesResponse503Headers the declared response headers of an HTTP 503 response for ListBulkFiles
+type ListBulkFilesResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type ListBulkFilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BulkFiles
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListBulkFilesResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListBulkFilesResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBulkFilesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListBulkFilesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBulkFilesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBulkFilesResponse) GetJSON200() *BulkFiles {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBulkFilesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBulkFilesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListBulkFilesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBulkFilesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBulkFilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBulkFilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBulkFilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBulkFilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBulkFileResponse200Headers the declared response headers of an HTTP 200 response for GetBulkFile
+type GetBulkFileResponse200Headers struct {
+	AcceptRanges            string
+	CacheControl            string
+	ContentDisposition      string
+	ETag                    string
+	LastModified            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetBulkFileResponse206Headers the declared response headers of an HTTP 206 response for GetBulkFile
+type GetBulkFileResponse206Headers struct {
+	AcceptRanges            string
+	CacheControl            string
+	ContentDisposition      string
+	ContentRange            string
+	ETag                    string
+	LastModified            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetBulkFileResponse304Headers the declared response headers of an HTTP 304 response for GetBulkFile
+type GetBulkFileResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetBulkFileResponse401Headers the declared response headers of an HTTP 401 response for GetBulkFile
+type GetBulkFileResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetBulkFileResponse404Headers the declared response headers of an HTTP 404 response for GetBulkFile
+type GetBulkFileResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetBulkFileResponse416Headers the declared response headers of an HTTP 416 response for GetBulkFile
+type GetBulkFileResponse416Headers struct {
+	CacheControl            string
+	ContentRange            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetBulkFileResponse429Headers the declared response headers of an HTTP 429 response for GetBulkFile
+type GetBulkFileResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetBulkFileResponse500Headers the declared response headers of an HTTP 500 response for GetBulkFile
+type GetBulkFileResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetBulkFileResponse503Headers the declared response headers of an HTTP 503 response for GetBulkFile
+type GetBulkFileResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type GetBulkFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  string                              `json:"docs"`
+		Error GetBulkFile404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON416 the response for an HTTP 416 `application/json` response
+	JSON416 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                             `json:"docs,omitempty"`
+		Error GetBulkFile416JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                             `json:"docs,omitempty"`
+		Error GetBulkFile503JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkFileResponse200Headers
+	// Headers206 the parsed response headers for an HTTP 206 response
+	Headers206 *GetBulkFileResponse206Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetBulkFileResponse304Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBulkFileResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBulkFileResponse404Headers
+	// Headers416 the parsed response headers for an HTTP 416 response
+	Headers416 *GetBulkFileResponse416Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBulkFileResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBulkFileResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBulkFileResponse503Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBulkFileResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBulkFileResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  string                              `json:"docs"`
+	Error GetBulkFile404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON416 returns the response for an HTTP 416 `application/json` response
+func (r GetBulkFileResponse) GetJSON416() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                             `json:"docs,omitempty"`
+	Error GetBulkFile416JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON416
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBulkFileResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBulkFileResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBulkFileResponse) GetJSON503() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                             `json:"docs,omitempty"`
+	Error GetBulkFile503JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBulkFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBulkFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBulkFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBulkFileResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10289,6 +11296,36 @@ func (c *ClientWithResponses) GetTopCardsWithResponse(ctx context.Context, game 
 	return ParseGetTopCardsResponse(rsp)
 }
 
+// ListBulkFilesWithResponse The whole-catalogue download files of the game
+//
+// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{game}/bulk (the `ListBulkFiles` operationId).
+func (c *ClientWithResponses) ListBulkFilesWithResponse(ctx context.Context, game ListBulkFilesParamsGame, reqEditors ...RequestEditorFn) (*ListBulkFilesResponse, error) {
+	rsp, err := c.ListBulkFiles(ctx, game, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBulkFilesResponse(rsp)
+}
+
+// GetBulkFileWithResponse One bulk file, as gzip bytes, resumable
+//
+// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{game}/bulk/{name} (the `GetBulkFile` operationId).
+func (c *ClientWithResponses) GetBulkFileWithResponse(ctx context.Context, game GetBulkFileParamsGame, name GetBulkFileParamsName, params *GetBulkFileParams, reqEditors ...RequestEditorFn) (*GetBulkFileResponse, error) {
+	rsp, err := c.GetBulkFile(ctx, game, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBulkFileResponse(rsp)
+}
+
 // GetCardsWithResponse Up to 100 cards by their ids, in one request
 //
 // Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
@@ -11803,6 +12840,954 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetTopCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBulkFilesResponse parses an HTTP response from a ListBulkFilesWithResponse call
+func ParseListBulkFilesResponse(rsp *http.Response) (*ListBulkFilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBulkFilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BulkFiles
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListBulkFilesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListBulkFilesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBulkFilesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListBulkFilesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBulkFilesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBulkFileResponse parses an HTTP response from a GetBulkFileWithResponse call
+func ParseGetBulkFileResponse(rsp *http.Response) (*GetBulkFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBulkFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  string                              `json:"docs"`
+			Error GetBulkFile404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 416:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                             `json:"docs,omitempty"`
+			Error GetBulkFile416JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON416 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                             `json:"docs,omitempty"`
+			Error GetBulkFile503JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkFileResponse200Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 206:
+		var headers GetBulkFileResponse206Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = value
+		}
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers206 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetBulkFileResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBulkFileResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBulkFileResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 416:
+		var headers GetBulkFileResponse416Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers416 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBulkFileResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBulkFileResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBulkFileResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
