@@ -284,3 +284,34 @@ func TestHolderRefreshDeadline(t *testing.T) {
 		}
 	})
 }
+
+// TestHolderOnPublish: OnPublish sees each new version once, right after it
+// is served, and never a version that failed or did not change.
+func TestHolderOnPublish(t *testing.T) {
+	ctx := context.Background()
+	st := &holderStore{cat: mustFixture(t)}
+	h := NewHolder(st, game.Default(), slog.New(slog.DiscardHandler))
+	var published []int64
+	h.OnPublish = func(v *View) {
+		if h.Current() != v {
+			t.Errorf("OnPublish of version %d before it is served", v.Version)
+		}
+		published = append(published, v.Version)
+	}
+	first := st.cat.Version
+	for range 2 {
+		if err := h.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.cat.Version++
+	if err := h.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st.cat.Version++
+	st.cat.Games[0].Sets = nil // cannot be built
+	h.Refresh(ctx)
+	if want := []int64{first, first + 1}; !slices.Equal(published, want) {
+		t.Errorf("published %v, want %v", published, want)
+	}
+}
