@@ -21,7 +21,9 @@ func bulkListing(t *testing.T, s *server, key, game string) []struct{ Name, SHA2
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("/%s/bulk: %d %s", game, resp.StatusCode, body)
 		}
-		var listing struct{ Files []struct{ Name, SHA256, URL string } }
+		var listing struct {
+			Files []struct{ Name, SHA256, URL string }
+		}
 		if err := json.Unmarshal(body, &listing); err != nil {
 			t.Fatal(err)
 		}
