@@ -132,7 +132,14 @@ func (w *rangeErrorWriter) Write(p []byte) (int, error) {
 	if w.refused {
 		return len(p), nil
 	}
+	if kw, ok := w.ResponseWriter.(*keyedWriter); ok && kw.dropped {
+		// The pool refused the download (a 429 went out instead, revalidate.go):
+		// stop ServeContent rather than read the whole file into the void.
+		return 0, errAnswerDropped
+	}
 	return w.ResponseWriter.Write(p)
 }
+
+var errAnswerDropped = errors.New("httpapi: the answer was replaced by a 429")
 
 func (w *rangeErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

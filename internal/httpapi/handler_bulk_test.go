@@ -257,3 +257,38 @@ func TestBulkCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkRevalidation: a download's 304 is not counted and is answered on
+// an exhausted pool; a download with a stale If-None-Match on an exhausted
+// pool is the 429, with no byte of the file.
+func TestBulkRevalidation(t *testing.T) {
+	var b *bulk.Builder
+	var version int64
+	l := newLimited(t, Config{}, func(d *Deps) {
+		v := d.View()
+		version = v.Version
+		b = mustBulk(t, v)
+		d.Bulk = b
+	})
+	_, meta, err := b.Open("dbs", version, bulk.CardsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	etag := `"` + meta.SHA256 + `"`
+	path := "/dbs/bulk/" + bulk.CardsFile
+	for range 3 { // keySmall's pool: 3 an hour
+		if w := l.req(http.MethodGet, path, "X-API-Key", keySmall); w.Code != http.StatusOK {
+			t.Fatalf("download: %d", w.Code)
+		}
+	}
+	if w := l.req(http.MethodGet, path, "X-API-Key", keySmall, "If-None-Match", etag); w.Code != http.StatusNotModified || w.Body.Len() != 0 {
+		t.Errorf("revalidation on an exhausted pool: %d, %d bytes", w.Code, w.Body.Len())
+	}
+	w := l.req(http.MethodGet, path, "X-API-Key", keySmall, "If-None-Match", `"stale"`)
+	if w.Code != http.StatusTooManyRequests || bytes.Contains(w.Body.Bytes(), []byte{0x1f, 0x8b}) {
+		t.Errorf("stale If-None-Match on an exhausted pool: %d %q", w.Code, w.Body.Bytes())
+	}
+	if h, _ := l.usedBy(t, "acct:3"); h != 3 {
+		t.Errorf("%d counted, want 3", h)
+	}
+}

@@ -313,7 +313,7 @@ func (s *Server) routeTable() []route {
 		}},
 		{Label: "bulk_file", Path: "/{game}/bulk/{name}", Access: accessKeyed, serve: s.handleBulkFile, Op: operation{
 			ID: "getBulkFile", Tag: tagCatalogue, Summary: "One bulk file, as gzip bytes, resumable",
-			Description: "Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.",
+			Description: "Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.",
 			Params: []param{bulkNameParam,
 				{Name: "Range", In: "header", Description: "One byte range, `bytes=FIRST-` or `bytes=FIRST-LAST`, to resume a download.", Schema: paramSchema{Type: "string"}},
 				{Name: "If-Range", In: "header", Description: "The file's ETag: the Range applies only while the file is still that one, else the whole file is answered.", Schema: paramSchema{Type: "string"}},

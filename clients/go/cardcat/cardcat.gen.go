@@ -3610,6 +3610,12 @@ type GetTopCards500JSONResponseBodyError string
 // GetTopCards503JSONResponseBodyError defines parameters for GetTopCards.
 type GetTopCards503JSONResponseBodyError string
 
+// ListBulkFilesParams defines parameters for ListBulkFiles.
+type ListBulkFilesParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListBulkFilesParamsGame defines parameters for ListBulkFiles.
 type ListBulkFilesParamsGame string
 
@@ -4512,11 +4518,11 @@ type ClientInterface interface {
 	// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
 	//
 	// Corresponds with GET /{game}/bulk (the `ListBulkFiles` operationId).
-	ListBulkFiles(ctx context.Context, game ListBulkFilesParamsGame, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListBulkFiles(ctx context.Context, game ListBulkFilesParamsGame, params *ListBulkFilesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetBulkFile One bulk file, as gzip bytes, resumable
 	//
-	// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.
+	// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
 	//
 	// Corresponds with GET /{game}/bulk/{name} (the `GetBulkFile` operationId).
 	GetBulkFile(ctx context.Context, game GetBulkFileParamsGame, name GetBulkFileParamsName, params *GetBulkFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4737,8 +4743,8 @@ func (c *Client) GetTopCards(ctx context.Context, game GetTopCardsParamsGame, pa
 // Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
 //
 // Corresponds with GET /{game}/bulk (the `ListBulkFiles` operationId).
-func (c *Client) ListBulkFiles(ctx context.Context, game ListBulkFilesParamsGame, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListBulkFilesRequest(c.Server, game)
+func (c *Client) ListBulkFiles(ctx context.Context, game ListBulkFilesParamsGame, params *ListBulkFilesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBulkFilesRequest(c.Server, game, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4751,7 +4757,7 @@ func (c *Client) ListBulkFiles(ctx context.Context, game ListBulkFilesParamsGame
 
 // GetBulkFile One bulk file, as gzip bytes, resumable
 //
-// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.
+// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
 //
 // Corresponds with GET /{game}/bulk/{name} (the `GetBulkFile` operationId).
 func (c *Client) GetBulkFile(ctx context.Context, game GetBulkFileParamsGame, name GetBulkFileParamsName, params *GetBulkFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5265,7 +5271,7 @@ func NewGetTopCardsRequest(server string, game GetTopCardsParamsGame, params *Ge
 }
 
 // NewListBulkFilesRequest constructs an http.Request for the ListBulkFiles method
-func NewListBulkFilesRequest(server string, game ListBulkFilesParamsGame) (*http.Request, error) {
+func NewListBulkFilesRequest(server string, game ListBulkFilesParamsGame, params *ListBulkFilesParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5293,6 +5299,21 @@ func NewListBulkFilesRequest(server string, game ListBulkFilesParamsGame) (*http
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6432,11 +6453,11 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /{game}/bulk (the `ListBulkFiles` operationId).
-	ListBulkFilesWithResponse(ctx context.Context, game ListBulkFilesParamsGame, reqEditors ...RequestEditorFn) (*ListBulkFilesResponse, error)
+	ListBulkFilesWithResponse(ctx context.Context, game ListBulkFilesParamsGame, params *ListBulkFilesParams, reqEditors ...RequestEditorFn) (*ListBulkFilesResponse, error)
 
 	// GetBulkFileWithResponse One bulk file, as gzip bytes, resumable
 	//
-	// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.
+	// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7264,6 +7285,18 @@ func (r GetTopCardsResponse) ContentType() string {
 // ListBulkFilesResponse200Headers the declared response headers of an HTTP 200 response for ListBulkFiles
 type ListBulkFilesResponse200Headers struct {
 	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListBulkFilesResponse304Headers the declared response headers of an HTTP 304 response for ListBulkFiles
+type ListBulkFilesResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7329,6 +7362,8 @@ type ListBulkFilesResponse struct {
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListBulkFilesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListBulkFilesResponse304Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListBulkFilesResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -11303,8 +11338,8 @@ func (c *ClientWithResponses) GetTopCardsWithResponse(ctx context.Context, game 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /{game}/bulk (the `ListBulkFiles` operationId).
-func (c *ClientWithResponses) ListBulkFilesWithResponse(ctx context.Context, game ListBulkFilesParamsGame, reqEditors ...RequestEditorFn) (*ListBulkFilesResponse, error) {
-	rsp, err := c.ListBulkFiles(ctx, game, reqEditors...)
+func (c *ClientWithResponses) ListBulkFilesWithResponse(ctx context.Context, game ListBulkFilesParamsGame, params *ListBulkFilesParams, reqEditors ...RequestEditorFn) (*ListBulkFilesResponse, error) {
+	rsp, err := c.ListBulkFiles(ctx, game, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11313,7 +11348,7 @@ func (c *ClientWithResponses) ListBulkFilesWithResponse(ctx context.Context, gam
 
 // GetBulkFileWithResponse One bulk file, as gzip bytes, resumable
 //
-// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304. Every request counts once, a resumed one too.
+// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12916,6 +12951,9 @@ func ParseListBulkFilesResponse(rsp *http.Response) (*ListBulkFilesResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12956,6 +12994,13 @@ func ParseListBulkFilesResponse(rsp *http.Response) (*ListBulkFilesResponse, err
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -12992,6 +13037,58 @@ func ParseListBulkFilesResponse(rsp *http.Response) (*ListBulkFilesResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListBulkFilesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListBulkFilesResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {

@@ -164,6 +164,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{game}/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole-catalogue download files of the game
+         * @description Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+         */
+        get: operations["listBulkFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{game}/bulk/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One bulk file, as gzip bytes, resumable
+         * @description Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
+         */
+        get: operations["getBulkFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{game}/cards": {
         parameters: {
             query?: never;
@@ -428,6 +468,39 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description One bulk file of the catalogue version being served. */
+        BulkFile: {
+            /** @description Always null: the download has no Content-Encoding, so that clients save the .gz file as is. */
+            content_encoding: string | null;
+            /**
+             * @description The download's Content-Type: the gzip file as it is.
+             * @constant
+             */
+            content_type: "application/gzip";
+            /**
+             * @description `cards.jsonl.gz`: every card's detail body (GET /{game}/cards/{id}), one per line, in set-list then listing order. `prices.csv.gz`: the header `game,card_id,market,finish,currency,low,mid,high,market_price,direct_low,avg,trend,avg1,avg7,avg30,updated_at`, then per card one row per TCGplayer finish (`market` tcgplayer, USD: low to direct_low) and per Cardmarket finish (`market` cardmarket, EUR: low, avg to avg30); a null price is an empty field.
+             * @enum {string}
+             */
+            name: "cards.jsonl.gz" | "prices.csv.gz";
+            /** @description The sha256 of the file's bytes, lower-case hex; also its download's ETag (quoted). */
+            sha256: string;
+            /** @description The file's size in bytes (gzipped). */
+            size: number;
+            /** @description Where to download it: GET /{game}/bulk/{name} on this server (same key). */
+            url: string;
+        };
+        /** @description The bulk files of the catalogue version being served, those built so far. */
+        BulkFiles: {
+            /** @description The files built, `cards.jsonl.gz` then `prices.csv.gz`; empty while the version's first file is being built. */
+            files: components["schemas"]["BulkFile"][];
+            /** @constant */
+            success: true;
+            /**
+             * Format: date-time
+             * @description When the catalogue version the files hold was made (UTC).
+             */
+            updated_at: string;
+        };
         /** @description A Cardmarket price of one finish, in EUR. */
         CMPrice: {
             avg: number | null;
@@ -1172,12 +1245,20 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description A download can be resumed with Range. */
+        "Accept-Ranges": "bytes";
         /** @description The one method the API answers. */
         Allow: "GET";
         /** @description How the answer may be cached: `no-store` for every error; `private, max-age=N` for a keyed route's answer (for your account only; N is at most the server's catalogue refresh interval; after it, revalidate with the ETag, free), or `private, no-cache` where the server has no refresh interval; `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs. */
         "Cache-Control": string;
+        /** @description The file name to save it as: `attachment; filename="{game}-{name}"`. */
+        "Content-Disposition": string;
+        /** @description The range answered (`bytes FIRST-LAST/SIZE`), or the file's size after a refused Range (`bytes *\/SIZE`). */
+        "Content-Range": string;
         /** @description The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged. */
         ETag: string;
+        /** @description When the catalogue version the file holds was made. */
+        "Last-Modified": string;
         /** @description Whole seconds to wait before retrying. */
         "Retry-After": number;
         /** @description The authentication scheme. */
@@ -1590,6 +1671,179 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBulkFiles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                game: components["parameters"]["game"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files built for the catalogue version being served. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkFiles"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBulkFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, `bytes=FIRST-` or `bytes=FIRST-LAST`, to resume a download. */
+                Range?: string;
+                /** @description The file's ETag: the Range applies only while the file is still that one, else the whole file is answered. */
+                "If-Range"?: string;
+                /** @description An ETag of this file from an earlier answer. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                game: components["parameters"]["game"];
+                /** @description A bulk file's name, as GET /{game}/bulk lists it. */
+                name: "cards.jsonl.gz" | "prices.csv.gz";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": unknown;
+                };
+            };
+            /** @description The byte range asked for. */
+            206: {
+                headers: {
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": unknown;
+                };
+            };
+            /** @description The file has not changed since the ETag sent in `If-None-Match`. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No bulk file has that name; `did_you_mean` is the listing, GET /{game}/bulk. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Endpoint not found";
+                    };
+                };
+            };
+            /** @description The Range asks for no byte of the file. */
+            416: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The file of the catalogue version being served is still being built, or the catalogue is still loading. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Service unavailable";
+                    };
+                };
+            };
         };
     };
     getCards: {
