@@ -134,8 +134,21 @@ type Store interface {
 	// LatestVersion returns the current version's information (ErrNotFound when none).
 	LatestVersion(ctx context.Context) (VersionInfo, error)
 	// PriceHistory returns the price points of one card, oldest day first
-	// (nil for an unknown card). Points are never deleted by a replace.
+	// (nil for an unknown card). Points are never deleted by a replace, only
+	// by PrunePriceHistory.
 	PriceHistory(ctx context.Context, game, cardID string) ([]PricePoint, error)
+	// PriceHistoryWindow returns the price points of one card on market
+	// (MarketTCG or MarketCM) on the UTC days of from to to, both included,
+	// ordered by day, then finish (byte order); nil when there are none. It
+	// reads one primary-key range per finish, whatever the length of the
+	// history.
+	PriceHistoryWindow(ctx context.Context, game, cardID, market string, from, to time.Time) ([]PricePoint, error)
+	// PrunePriceHistory deletes the price points of game's current finishes
+	// (the TCGplayer and Cardmarket prices of its latest catalogue) on UTC
+	// days before the day of before, and returns how many it deleted. Each
+	// finish is one primary-key range, so a daily prune reads about what it
+	// deletes. Points of finishes no longer priced are kept.
+	PrunePriceHistory(ctx context.Context, game string, before time.Time) (int64, error)
 	// TCGMarketAverages returns the TCGplayer history of game at the UTC day
 	// of day (see TCGHistory), read from one snapshot and computed in the
 	// database: one grouped pass over the window's TCGplayer points of the

@@ -78,3 +78,69 @@ func (db *DB) tcgMarketAverages(ctx context.Context, game string, day time.Time)
 	})
 	return h, err
 }
+
+// priceHistoryWindow reads one primary-key range per finish of the card's
+// market; the sort is of that window's points only.
+const priceHistoryWindow = `SELECT market, finish, to_char(day, 'YYYY-MM-DD'), v1, v2, v3, v4, v5, v6 FROM price_points
+WHERE game = $1 AND card_id = $2 AND market = $3 AND day BETWEEN $4 AND $5 ORDER BY day, finish`
+
+// PriceHistoryWindow returns the card's points of market from the UTC day of
+// from to that of to; see store.Store.
+func (db *DB) PriceHistoryWindow(ctx context.Context, game, cardID, market string, from, to time.Time) ([]store.PricePoint, error) {
+	points, err := sqlrow.PriceHistory(ctx, reader{db.pool}, priceHistoryWindow, game, cardID, market,
+		sqlrow.DayStart(from), sqlrow.DayStart(to))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: price history window: %w", err)
+	}
+	return points, nil
+}
+
+// prunePoints deletes the points before $2 of the game's current finishes
+// of one market (tcg_prices' or cm_prices' finishes): for each finish,
+// one primary-key range of price_points read by an index scan (the LATERAL
+// subquery; OFFSET 0 keeps it from becoming a hash join over the whole
+// table, which has no index by day), and the rows found are deleted by
+// their ctid (a TID scan), so that a daily prune reads about what it
+// deletes (TestPrunePlan). On a small or freshly analysed table the
+// planner may still prefer a sequential scan for the ctids; pruneSettings
+// rules that out for the prune's transaction, whatever the statistics.
+const (
+	pruneSettings  = `SET LOCAL enable_seqscan = off`
+	pruneTCGPoints = `DELETE FROM price_points WHERE ctid = ANY (ARRAY (
+	SELECT pp.ctid FROM (SELECT card_id, sub_type AS finish FROM tcg_prices WHERE game = $1) AS f
+	CROSS JOIN LATERAL (
+		SELECT ctid FROM price_points
+		WHERE game = $1 AND card_id = f.card_id AND market = 't' AND finish = f.finish AND day < $2
+		OFFSET 0
+	) AS pp))`
+	pruneCMPoints = `DELETE FROM price_points WHERE ctid = ANY (ARRAY (
+	SELECT pp.ctid FROM (SELECT card_id, variant AS finish FROM cm_prices WHERE game = $1) AS f
+	CROSS JOIN LATERAL (
+		SELECT ctid FROM price_points
+		WHERE game = $1 AND card_id = f.card_id AND market = 'c' AND finish = f.finish AND day < $2
+		OFFSET 0
+	) AS pp))`
+)
+
+// PrunePriceHistory deletes the points of game's current finishes before the
+// UTC day of before, in one transaction; see store.Store.
+func (db *DB) PrunePriceHistory(ctx context.Context, game string, before time.Time) (int64, error) {
+	var total int64
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, pruneSettings); err != nil {
+			return err
+		}
+		for _, q := range []string{pruneTCGPoints, pruneCMPoints} {
+			tag, err := tx.Exec(ctx, q, game, sqlrow.DayStart(before))
+			if err != nil {
+				return err
+			}
+			total += tag.RowsAffected()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("postgres: prune price history: %w", err)
+	}
+	return total, nil
+}

@@ -80,3 +80,68 @@ func (db *DB) tcgMarketAverages(ctx context.Context, game string, day time.Time)
 		sqlrow.Query{SQL: tcgDays, Args: []any{game, w.From30.UnixMicro(), w.Next.UnixMicro()}},
 		sqlrow.Query{SQL: tcgAverages, Args: []any{game, sqlrow.Day(w.From30), sqlrow.Day(w.From7), sqlrow.Day(w.Day)}})
 }
+
+// priceHistoryWindow reads one primary-key range per finish of the card's
+// market, (game, card_id, market, finish, day BETWEEN ?4 AND ?5); the sort
+// is of that window's points only.
+const priceHistoryWindow = `SELECT market, finish, day, v1, v2, v3, v4, v5, v6 FROM price_points
+WHERE game = ?1 AND card_id = ?2 AND market = ?3 AND day BETWEEN ?4 AND ?5 ORDER BY day, finish`
+
+// PriceHistoryWindow returns the card's points of market from the UTC day of
+// from to that of to; see store.Store.
+func (db *DB) PriceHistoryWindow(ctx context.Context, game, cardID, market string, from, to time.Time) ([]store.PricePoint, error) {
+	points, err := sqlrow.PriceHistory(ctx, reader{db.read}, priceHistoryWindow, game, cardID, market, sqlrow.Day(from), sqlrow.Day(to))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: price history window: %w", err)
+	}
+	return points, nil
+}
+
+// pruneTCGPoints and pruneCMPoints delete the points before ?2 of the game's
+// current finishes of one market: the finishes sorted as the key, then one
+// primary-key range each (TestPrunePlan), so that the delete reads what it
+// deletes and not the whole table, which has no index by day (one would
+// cost about as much room as the points' own keys).
+const (
+	pruneTCGPoints = `DELETE FROM price_points WHERE (game, card_id, market, finish, day) IN (
+	SELECT pp.game, pp.card_id, pp.market, pp.finish, pp.day
+	FROM (SELECT card_id, sub_type FROM tcg_prices WHERE game = ?1 ORDER BY card_id, sub_type) AS f
+	JOIN price_points AS pp ON pp.game = ?1 AND pp.card_id = f.card_id AND pp.market = 't'
+		AND pp.finish = f.sub_type AND pp.day < ?2)`
+	pruneCMPoints = `DELETE FROM price_points WHERE (game, card_id, market, finish, day) IN (
+	SELECT pp.game, pp.card_id, pp.market, pp.finish, pp.day
+	FROM (SELECT card_id, variant FROM cm_prices WHERE game = ?1 ORDER BY card_id, variant) AS f
+	JOIN price_points AS pp ON pp.game = ?1 AND pp.card_id = f.card_id AND pp.market = 'c'
+		AND pp.finish = f.variant AND pp.day < ?2)`
+)
+
+// PrunePriceHistory deletes the points of game's current finishes before the
+// UTC day of before, in one transaction; see store.Store.
+func (db *DB) PrunePriceHistory(ctx context.Context, game string, before time.Time) (int64, error) {
+	n, err := db.prune(ctx, game, sqlrow.Day(before))
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: prune price history: %w", err)
+	}
+	return n, nil
+}
+
+func (db *DB) prune(ctx context.Context, game, before string) (int64, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var total int64
+	for _, q := range []string{pruneTCGPoints, pruneCMPoints} {
+		res, err := tx.ExecContext(ctx, q, game, before)
+		if err != nil {
+			return 0, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, tx.Commit()
+}

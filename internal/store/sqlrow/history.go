@@ -12,8 +12,9 @@ import (
 
 // PriceHistory reads the price points of one card with query, a dialect's
 // SELECT market, finish, day ('YYYY-MM-DD'), v1, ..., v6 of the points of the
-// card whose game and id are its two parameters; see store.Store.
-func PriceHistory(ctx context.Context, r Reader, query, game, cardID string) ([]store.PricePoint, error) {
+// card whose game and id are its first two parameters, extra the others; see
+// store.Store.
+func PriceHistory(ctx context.Context, r Reader, query, game, cardID string, extra ...any) ([]store.PricePoint, error) {
 	var (
 		market, finish, day string
 		v                   [6]sql.NullInt64
@@ -23,7 +24,7 @@ func PriceHistory(ctx context.Context, r Reader, query, game, cardID string) ([]
 		dest = append(dest, r.NullInt64(&v[i]))
 	}
 	var points []store.PricePoint
-	err := each(ctx, r, query, []any{game, cardID}, dest, func() error {
+	err := each(ctx, r, query, append([]any{game, cardID}, extra...), dest, func() error {
 		// TCGplayer points carry 5 values, Cardmarket ones 6.
 		n := 6
 		if market == store.MarketTCG {

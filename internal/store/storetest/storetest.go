@@ -47,6 +47,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"TCGMarketAverages", testTCGMarketAverages},
 		{"TCGMarketAveragesCoverage", testTCGMarketAveragesCoverage},
 		{"CardChanges", testCardChanges},
+		{"PriceHistoryWindow", testPriceHistoryWindow},
+		{"PrunePriceHistory", testPrunePriceHistory},
 		{"Migrations", testMigrations},
 	}
 	for _, tt := range tests {

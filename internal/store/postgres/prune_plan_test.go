@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestPrunePlan pins down the plans of the history window and of the
+// prune: index ranges of price_points, and the prune's delete by ctid,
+// never a scan of the table (which has no index by day).
+func TestPrunePlan(t *testing.T) {
+	base := os.Getenv("CARDCAT_TEST_POSTGRES_URL")
+	if base == "" {
+		t.Skip("PostgreSQL tests need CARDCAT_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	b := make([]byte, 8)
+	rand.Read(b)
+	schema := "cardcat_test_" + hex.EncodeToString(b)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	db, err := Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	d := time.Date(2025, 1, 30, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name, query string
+		args        []any
+		want        []string
+	}{
+		{"window", priceHistoryWindow, []any{"dbs", "dbs_0000000000000001", "t", d.AddDate(0, 0, -29), d},
+			[]string{"Index Scan using price_points_pkey on price_points"}},
+		{"prune TCGplayer", pruneTCGPoints, []any{"dbs", d},
+			[]string{"Tid Scan on price_points", "Index Scan using price_points_pkey on price_points"}},
+		{"prune Cardmarket", pruneCMPoints, []any{"dbs", d},
+			[]string{"Tid Scan on price_points", "Index Scan using price_points_pkey on price_points"}},
+	} {
+		// In a transaction with the prune's settings, as PrunePriceHistory runs it.
+		tx, err := db.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, pruneSettings); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN (COSTS OFF) "+tt.query, tt.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		tx.Rollback(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := strings.Join(lines, "\n")
+		for _, want := range tt.want {
+			if !strings.Contains(p, want) {
+				t.Errorf("%s plan lacks %q:\n%s", tt.name, want, p)
+			}
+		}
+		for _, refused := range []string{"Seq Scan on price_points", "Hash"} {
+			if strings.Contains(p, refused) {
+				t.Errorf("%s plan has %q:\n%s", tt.name, refused, p)
+			}
+		}
+	}
+}
