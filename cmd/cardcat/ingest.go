@@ -33,6 +33,14 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	fs.Func("change-days", fmt.Sprintf("days the change feed (GET /{game}/changes) keeps the cards removed from the catalogue: a since older than the newest removal forgotten is refused; 0 keeps every removal (env CARDCAT_CHANGE_DAYS; default %d)", defaultChangeDays),
 		func(v string) error { return setChangeDays(&changeDays, v) })
+	historyDays := defaultHistoryDays
+	if v := env.Getenv("CARDCAT_HISTORY_DAYS"); v != "" {
+		if err := setHistoryDays(&historyDays, v); err != nil {
+			return usageError{"CARDCAT_HISTORY_DAYS: " + err.Error()}
+		}
+	}
+	fs.Func("history-days", fmt.Sprintf("UTC days of price history to keep, today's included: older points are deleted after the version is written; 0 keeps every point, else at least %d (env CARDCAT_HISTORY_DAYS; default %d)", minHistoryDays, defaultHistoryDays),
+		func(v string) error { return setHistoryDays(&historyDays, v) })
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
@@ -53,7 +61,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	defer st.Close()
 	env.Log.Info("ingest starting", "source", src.Describe("."), "store", sf.describe())
-	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), ingest.Options{Log: env.Log, Progress: newProgress(env).update, ChangeDays: changeDays})
+	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), ingest.Options{Log: env.Log, Progress: newProgress(env).update, ChangeDays: changeDays, HistoryDays: historyDays})
 	if err != nil {
 		return err
 	}
@@ -74,6 +82,22 @@ func setChangeDays(days *int, v string) error {
 	return nil
 }
 
+// The price history's retention: the API answers up to 365 days of it, and
+// the product promises at least 400 kept.
+const (
+	defaultHistoryDays = 400
+	minHistoryDays     = 400
+)
+
+func setHistoryDays(days *int, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || (n > 0 && n < minHistoryDays) {
+		return fmt.Errorf("want 0 (keep every point) or a number of days of at least %d, got %q", minHistoryDays, v)
+	}
+	*days = n
+	return nil
+}
+
 // printReport writes the ingest summary, one line per game.
 func printReport(env *Env, rep *ingest.Report) {
 	for _, g := range rep.Games {
@@ -86,4 +110,7 @@ func printReport(env *Env, rep *ingest.Report) {
 		fmt.Fprintf(env.Stdout, "%s: change feed: %d cards changed, %d removed\n", g.Game, g.CardsChanged, g.CardsRemoved)
 	}
 	fmt.Fprintf(env.Stdout, "catalogue version %d written in %s\n", rep.Version, rep.Duration.Round(time.Millisecond))
+	if rep.PointsPruned > 0 {
+		fmt.Fprintf(env.Stdout, "price history: %d points past the kept days deleted\n", rep.PointsPruned)
+	}
 }

@@ -50,6 +50,10 @@ type Report struct {
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration_ns"`
 	Games    []GameReport  `json:"games"`
+	// PointsPruned are the price points Run deleted after writing the
+	// version (Options.HistoryDays); not in the version's stored report,
+	// which is written before.
+	PointsPruned int64 `json:"-"`
 }
 
 // normaliser turns one game's upstream files into the catalogue model.

@@ -31,6 +31,11 @@ type Options struct {
 	// removed from the catalogue: older removals are forgotten, and a since
 	// before them is refused. 0 keeps every removal.
 	ChangeDays int
+	// HistoryDays, above 0, is how many UTC days of price points Run keeps,
+	// its own day included: once the version is written, the older points
+	// of every game written are deleted (store.PrunePriceHistory). 0 keeps
+	// every point.
+	HistoryDays int
 }
 
 // Build reads every game of reg from src and returns the normalised catalogue
@@ -108,6 +113,7 @@ func Run(ctx context.Context, st store.Store, src Source, reg *game.Registry, no
 	}
 	rep.Version = v
 	recordChanges(ctx, st, reg, cat, v, rep, opts)
+	rep.PointsPruned = prune(ctx, st, cat, opts)
 	rep.Duration = time.Since(start)
 	return rep, nil
 }
@@ -143,6 +149,32 @@ func recordChanges(ctx context.Context, st store.Store, reg *game.Registry, cat 
 			opts.Log.Info("change feed recorded", "game", gc.Game, "changed", rep.Games[i].CardsChanged, "removed", rep.Games[i].CardsRemoved)
 		}
 	}
+}
+
+// prune deletes the price points older than opts.HistoryDays days before
+// the catalogue's day, game by game. The version is written by then: a
+// failure is logged, not returned, and the next ingest's prune deletes what
+// this one left (it deletes every older point, not one day's).
+func prune(ctx context.Context, st store.Store, cat *catalog.Catalog, opts Options) int64 {
+	if opts.HistoryDays <= 0 {
+		return 0
+	}
+	before := cat.CreatedAt.AddDate(0, 0, 1-opts.HistoryDays)
+	var total int64
+	for _, g := range cat.Games {
+		n, err := st.PrunePriceHistory(ctx, g.Game, before)
+		if err != nil {
+			if opts.Log != nil {
+				opts.Log.Warn("price history not pruned; the next ingest will", "game", g.Game, "error", err)
+			}
+			continue
+		}
+		total += n
+	}
+	if opts.Log != nil {
+		opts.Log.Info("price history pruned", "before", before.Format(time.DateOnly), "points", total)
+	}
+	return total
 }
 
 // CarryPriceTimes gives every price of next whose values equal the same
