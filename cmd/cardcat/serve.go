@@ -189,6 +189,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Images:    imgs,
 		Changes:   st, // the change feed: read per request, within httpapi.Config.ChangesTimeout
 		Bulk:      bulkFiles,
+		History:   st, // price history: read per request, within httpapi.Config.HistoryTimeout
 		Docs:      cardcat.Docs(),
 		Games:     reg,
 		Logger:    log,

@@ -117,6 +117,7 @@ func hostileServer(t *testing.T) (*Server, http.Handler) {
 	}
 	deps := paidDeps(mustView(t, mustFixture(t)))
 	deps.Limiter, deps.Docs, deps.Images = lim, cardcat.Docs(), img
+	deps.History = historyStore(t) // price history from a real store: any 5xx of it is a failure here
 	s, err := New(Config{GuardPerHour: 1 << 30}, deps)
 	if err != nil {
 		t.Fatal(err)

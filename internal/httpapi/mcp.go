@@ -51,6 +51,7 @@ var mcpTools = []struct{ Name, Label string }{
 	{"completion_value", "set_completion_value"},
 	{"top_cards", "top_cards"},
 	{"trending_sets", "trending_sets"},
+	{"price_history", "card_history"},
 }
 
 // mcpMaxBody bounds a POST's JSON-RPC body: a tool call's arguments are a few
@@ -241,7 +242,7 @@ func (s *Server) mcpInputSchema(rt *route) *mcpSchema {
 		sc.Required = append(sc.Required, "game")
 	}
 	for _, p := range rt.Op.Params {
-		if p.In != "path" && p.In != "query" {
+		if p.In != "path" && p.In != "query" || p.NotForTools {
 			continue
 		}
 		sc.Properties[p.Name] = mcpProperty{Description: p.Description, paramSchema: p.Schema}
@@ -305,6 +306,9 @@ func (s *Server) mcpTarget(rt *route, raw json.RawMessage) (string, error) {
 	}
 	query := url.Values{}
 	for _, p := range rt.Op.Params {
+		if p.NotForTools {
+			continue // not in the tool's schema: an argument of that name is ignored
+		}
 		v, ok, err := mcpArg(args, p.Name)
 		if err != nil {
 			return "", err

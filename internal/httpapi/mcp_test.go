@@ -27,7 +27,7 @@ type mcpServer struct {
 
 func newMCPServer(t *testing.T) *mcpServer {
 	t.Helper()
-	l := newLimited(t, Config{})
+	l := newLimited(t, Config{}, func(d *Deps) { d.History = historyStore(t) })
 	ts := httptest.NewServer(l.h)
 	t.Cleanup(ts.Close)
 	return &mcpServer{limited: l, url: ts.URL}
@@ -122,7 +122,7 @@ func TestMCPTools(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	want := []string{"completion_value", "get_card", "get_card_by_cardmarket_product", "get_card_by_tcgplayer_product", "get_cards",
-		"get_set_cards", "list_sets", "search_cards", "set_statistics", "top_cards", "trending_sets"}
+		"get_set_cards", "list_sets", "price_history", "search_cards", "set_statistics", "top_cards", "trending_sets"}
 	slices.Sort(names)
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("tools (-want +got):\n%s", diff)
@@ -142,7 +142,7 @@ func TestMCPTools(t *testing.T) {
 			"game": map[string]any{"type": "string", "enum": []any{"dbs", "mtg"}, "description": "The game: " + s.gameNames() + "."}}}
 		required := []any{"game"}
 		for _, p := range rt.Op.Params {
-			if p.In == "header" {
+			if p.In == "header" || p.NotForTools {
 				continue
 			}
 			var prop map[string]any
@@ -227,6 +227,10 @@ func TestMCPSameAnswer(t *testing.T) {
 		{"get_card_by_tcgplayer_product", map[string]any{"game": "dbs", "productId": "0535600"}, "/dbs/cards/tcgplayer/0535600"},
 		{"get_card_by_cardmarket_product", map[string]any{"game": "mtg", "idProduct": 780900.0}, "/mtg/cards/cardmarket/780900"},
 		{"get_card_by_cardmarket_product", map[string]any{"game": "mtg", "idProduct": 700001}, "/mtg/cards/cardmarket/700001"},
+		{"price_history", map[string]any{"game": "dbs", "id": goku, "source": "cm", "days": 365}, "/dbs/cards/" + goku + "/history?source=cm&days=365"},
+		// format is not a tool argument: the tool answers JSON.
+		{"price_history", map[string]any{"game": "dbs", "id": goku, "days": 2, "format": "csv"}, "/dbs/cards/" + goku + "/history?days=2"},
+		{"price_history", map[string]any{"game": "dbs", "id": goku, "days": 0}, "/dbs/cards/" + goku + "/history?days=0"},
 	} {
 		resp, want := m.rest(t, tt.target, keyB)
 		res, got := call(t, cs, tt.tool, tt.args)

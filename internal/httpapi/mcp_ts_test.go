@@ -107,7 +107,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	slices.Sort(names)
 	if want := []string{"completion_value", "get_card", "get_card_by_cardmarket_product", "get_card_by_tcgplayer_product", "get_cards",
-		"get_set_cards", "list_sets", "search_cards", "set_statistics", "top_cards", "trending_sets"}; !slices.Equal(names, want) {
+		"get_set_cards", "list_sets", "price_history", "search_cards", "set_statistics", "top_cards", "trending_sets"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	if r := out.Results[0]; r.IsError || r.Text != card || !jsonEqual(t, r.StructuredContent, []byte(card)) {

@@ -86,6 +86,12 @@ type openapiParam struct {
 	Schema      paramSchema `json:"schema"`
 }
 
+// openapi is the parameter as the document says it (NotForTools is the
+// MCP tools' business).
+func (p param) openapi() openapiParam {
+	return openapiParam{Name: p.Name, In: p.In, Description: p.Description, Required: p.Required, Schema: p.Schema}
+}
+
 type openapiResponse struct {
 	Description string                  `json:"description"`
 	Headers     map[string]openapiRef   `json:"headers,omitempty"`
@@ -144,8 +150,8 @@ func openapiHeaders() map[string]openapiHeader {
 			Description: "When the catalogue version the file holds was made."},
 		"Accept-Ranges": {Required: true, Schema: map[string]any{"type": "string", "const": "bytes"},
 			Description: "A download can be resumed with Range."},
-		"Content-Disposition": {Required: true, Schema: map[string]any{"type": "string"},
-			Description: "The file name to save it as: `attachment; filename=\"{game}-{name}\"`."},
+		"Content-Disposition": {Schema: map[string]any{"type": "string"},
+			Description: "The file name to save it as: `attachment; filename=\"{game}-{name}\"` for a bulk file (always sent); `attachment; filename=\"{id}_{source}_{days}d.csv\"` for a price history with `format=csv` (only then)."},
 		"Content-Range": {Required: true, Schema: map[string]any{"type": "string"},
 			Description: "The range answered (`bytes FIRST-LAST/SIZE`), or the file's size after a refused Range (`bytes */SIZE`)."},
 		"X-Image-Size": {Required: true, Schema: map[string]any{"type": "string", "const": "unsized"},
@@ -294,7 +300,7 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 			Schemas: schemas,
 			Parameters: map[string]openapiParam{"game": {Name: "game", In: "path", Required: true,
 				Description: "The game: " + s.gameNames() + ".", Schema: paramSchema{Type: "string", Enum: games}},
-				"IfNoneMatch": openapiParam(ifNoneMatchParam)},
+				"IfNoneMatch": ifNoneMatchParam.openapi()},
 			Headers:   openapiHeaders(),
 			Responses: s.openapiSharedResponses(),
 			SecuritySchemes: map[string]any{
@@ -383,7 +389,7 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 	}
 	ownINM := false
 	for _, p := range o.Params {
-		op.Parameters = append(op.Parameters, openapiParam(p))
+		op.Parameters = append(op.Parameters, p.openapi())
 		ownINM = ownINM || p.Name == ifNoneMatchParam.Name
 	}
 	if rt.Access != accessPublic && !ownINM {
@@ -464,6 +470,9 @@ func (s *Server) answerResponse(a answer, ex map[string]json.RawMessage) (openap
 	}
 	m.Examples = ex
 	resp.Content = map[string]openapiMedia{media: m}
+	if a.AltMedia != "" {
+		resp.Content[a.AltMedia] = openapiMedia{Schema: openapiRef{"#/components/schemas/Text"}}
+	}
 	return resp, nil
 }
 

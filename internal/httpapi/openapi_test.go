@@ -178,7 +178,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 		for _, target := range targets {
 			r := httptest.NewRequest(http.MethodGet, sample.Replace(target), nil)
 			_, pattern := s.mux.Handler(r)
-			found := slices.IndexFunc(s.served, func(sr servedRoute) bool { return sr.Pattern == pattern })
+			found := slices.IndexFunc(s.served, func(sr servedRoute) bool { return sr.Mux == pattern })
 			if found < 0 || docPath(s.served[found]) != p {
 				t.Errorf("GET %s reaches the pattern %q, not the document's %s", r.URL.Path, pattern, p)
 			}
@@ -238,6 +238,7 @@ var sampleExamples = []struct{ what, op, name, summary string }{
 	{"statistics", "getSetStatistics", "", "the statistics of the set with the most cards"},
 	{"statistics_foil", "getSetStatistics", "foil", "the same, variant=foil"},
 	{"completion_value", "getSetCompletionValue", "", "the completion value of the set with the most cards"},
+	{"history", "getCardHistory", "", "a week of one card's TCGplayer prices (days=7)"},
 	{"trending", "getTrendingSets", "", "the trending sets"},
 	{"top_cards_price_tcg", "getTopCards", "price_tcg", "the most expensive cards on TCGplayer"},
 	{"top_cards_price_cm", "getTopCards", "price_cm", "the most expensive cards on Cardmarket (source=cm)"},

@@ -30,7 +30,29 @@ type route struct {
 	Access access
 	Op     operation
 	serve  func(game string) apiHandler // game is "" for a path without {game}
+	// last, when set, is Path's last segment, a literal that the mux does not
+	// match: the route is registered with a wildcard in its place and
+	// answers any other value as an unrouted path (muxPattern).
+	last string
 }
+
+// muxPattern is the pattern the route is registered under: its pattern, or
+// for a route with last, the pattern with a wildcard for that segment.
+// ServeMux refuses two patterns that both match some path when neither is
+// more specific: /{game}/cards/{id}/history and /{game}/cards/tcgplayer/{productId}
+// both match /dbs/cards/tcgplayer/history. /{game}/cards/{id}/{last} is less
+// specific than both, so the product lookup keeps that path (its id is no
+// card id anyway) and the history route refuses the rest itself.
+func (rt route) muxPattern(game string) string {
+	p := rt.pattern(game)
+	if rt.last == "" {
+		return p
+	}
+	return strings.TrimSuffix(p, "/"+rt.last) + "/{" + lastSegment + "}"
+}
+
+// lastSegment is the wildcard of a route's last segment (route.last).
+const lastSegment = "last"
 
 // Method is the route's HTTP method: the API is read-only.
 func (rt route) Method() string { return http.MethodGet }
@@ -72,6 +94,9 @@ type param struct {
 	Description string
 	Required    bool
 	Schema      paramSchema
+	// NotForTools leaves the parameter out of the route's MCP tool, whose
+	// answer is always JSON (format=csv is a download).
+	NotForTools bool
 }
 
 // paramSchema is a parameter's JSON Schema.
@@ -107,6 +132,9 @@ type answer struct {
 	Headers []string
 	// NoBody: a 304.
 	NoBody bool
+	// AltMedia is a second media type of a success body, a text the
+	// document describes as a string (format=csv).
+	AltMedia string
 	// Shared names the document's shared answer (components.responses) this
 	// answer is; the other fields are then unused.
 	Shared string
@@ -167,7 +195,12 @@ var (
 		Description: "No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it."}
 	cardID400 = answer{Status: http.StatusBadRequest, Errors: []string{errInvalidCardID},
 		Description: "The id is malformed, or belongs to the other game (then with `did_you_mean`, the right path)."}
-	productID400        = failure(http.StatusBadRequest, "The product number is not a whole number from 1 to 9223372036854775807 written with digits only.", errInvalidParameter)
+	productID400 = failure(http.StatusBadRequest, "The product number is not a whole number from 1 to 9223372036854775807 written with digits only.", errInvalidParameter)
+	formatParam  = func() param {
+		p := enumParam("format", formatJSON, "The answer's format: JSON, or CSV (`text/csv`, RFC 4180, a header row, an empty field for a null).", formatJSON, formatCSV)
+		p.NotForTools = true
+		return p
+	}()
 	invalidParameter400 = failure(http.StatusBadRequest, "A parameter's value is not allowed; the message names it and its allowed values.", errInvalidParameter)
 )
 
@@ -275,6 +308,25 @@ func (s *Server) routeTable() []route {
 				failure(http.StatusBadRequest, "`since` is missing, not an RFC 3339 time, or older than the change history kept (the message says where it starts and points at GET /{game}/bulk); or `page` or `limit` is not an integer of 1 or more.", errInvalidParameter),
 				{Status: http.StatusServiceUnavailable, Errors: []string{errServiceUnavailable}, Headers: []string{"Retry-After"},
 					Description: "The change feed cannot be read right now. Retry after `Retry-After` seconds."},
+			},
+		}},
+		{Label: "card_history", Path: "/{game}/cards/{id}/history", last: "history", Access: accessPaid, serve: s.handleHistory, Op: operation{
+			ID: "getCardHistory", Tag: tagPaid, Summary: "A card's daily prices on one marketplace, oldest first",
+			Description: "One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.",
+			Params: []param{cardIDParam,
+				enumParam("source", analytics.SourceTCG, "Which marketplace's prices: TCGplayer (`tcg`) or Cardmarket (`cm`).", analytics.SourceTCG, analytics.SourceCM),
+				{Name: "days", In: "query", Description: "How many UTC days, ending on the catalogue's day, from 1 to 365. An empty value is the default.",
+					Schema: paramSchema{Type: "integer", Default: historyDaysDefault, Minimum: ptr(1), Maximum: ptr(historyDaysMax)}},
+				formatParam,
+			},
+			Answers: []answer{
+				{Status: http.StatusOK, Description: "The card's points (its canonical id in `id`), possibly none; with `format=csv`, the same rows as CSV, as an attachment (`Content-Disposition`).",
+					Schemas: []string{"PriceHistory"}, AltMedia: "text/csv", Headers: []string{"Content-Disposition"}},
+				failure(http.StatusBadRequest, "`source`, `days` or `format` is not allowed (the message names it and its allowed values); or the id is malformed, or belongs to the other game (then with `did_you_mean`, the right path).",
+					errInvalidParameter, errInvalidCardID),
+				failure(http.StatusNotFound, "A well-formed id of no card.", errCardNotFound),
+				{Status: http.StatusServiceUnavailable, Errors: []string{errServiceUnavailable}, Headers: []string{"Retry-After"},
+					Description: "The price history cannot be read right now, or the catalogue is still loading. Retry after `Retry-After` seconds."},
 			},
 		}},
 		{Label: "search", Path: "/{game}/search", Access: accessKeyed, serve: s.handleSearch, Op: operation{
@@ -409,9 +461,12 @@ func (s *Server) routes() *http.ServeMux {
 				// any keyed answer, and before the handler's own work.
 				h = chain(h, s.withRateLimit, s.requireKey, s.requirePaid)
 			}
-			p := rt.pattern(game)
-			mux.Handle(p, h)
-			s.served = append(s.served, servedRoute{Pattern: p, Game: game, Route: rt})
+			if rt.last != "" {
+				h = s.onlyLast(rt.last, h)
+			}
+			p, mp := rt.pattern(game), rt.muxPattern(game)
+			mux.Handle(mp, h)
+			s.served = append(s.served, servedRoute{Pattern: p, Mux: mp, Game: game, Route: rt})
 		}
 	}
 	// The docs site's pages and assets (handler_docs.go): parts of GET /docs,
@@ -435,9 +490,23 @@ type endpointDoc struct {
 	AuthRequired bool
 }
 
+// onlyLast answers a path whose last segment is not last as the mux answers
+// an unrouted one (404 with did_you_mean, before any key check), for a
+// route registered with a wildcard there (route.muxPattern).
+func (s *Server) onlyLast(last string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue(lastSegment) != last {
+			s.answerUnrouted(w, r, s.endpointNotFound(r))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // servedRoute is one pattern registered on the mux.
 type servedRoute struct {
 	Pattern string // "GET /dbs/sets/{set}"
+	Mux     string // the pattern the mux has: Pattern, or route.muxPattern's
 	Game    string // "" for a route without {game}
 	Route   *route
 }
@@ -455,5 +524,15 @@ func (s *Server) routed(path string) bool {
 		return false
 	}
 	_, pattern := s.mux.Handler(r)
-	return pattern != "" && pattern != "/"
+	if pattern == "" || pattern == "/" {
+		return false
+	}
+	// A route registered with a wildcard for its last segment serves only
+	// its own (onlyLast).
+	for i := range s.served {
+		if sr := &s.served[i]; sr.Mux == pattern && sr.Route.last != "" {
+			return strings.HasSuffix(r.URL.Path, "/"+sr.Route.last)
+		}
+	}
+	return true
 }

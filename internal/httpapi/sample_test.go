@@ -16,6 +16,7 @@ import (
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/store/sqlite"
 )
 
 // Real data: the bundled sample mirror (sample/ at the repository root) and
@@ -109,6 +110,7 @@ func TestSampleGolden(t *testing.T) {
 	deps := paidDeps(snap)
 	deps.Changes, _, _ = changeStore(t, c)
 	deps.Bulk = mustBulk(t, snap)
+	deps.History = sampleHistory(t, c)
 	h := mustServer(t, Config{}, deps)
 	var cases []goldenCase
 	for _, g := range snap.Games() {
@@ -173,6 +175,9 @@ func samplePaidCases(v *serving.View) []goldenCase {
 				goldenCase{"sample_" + code + "_statistics_foil", p + "/sets/" + big.ID + "/statistics?variant=foil", 200, nil},
 				goldenCase{"sample_" + code + "_completion_value", p + "/sets/" + big.ID + "/completion-value", 200, nil})
 		}
+		if id := historyCard(g); id != "" {
+			cases = append(cases, goldenCase{"sample_" + code + "_history", p + "/cards/" + id + "/history?days=7", 200, nil})
+		}
 		cases = append(cases,
 			goldenCase{"sample_" + code + "_trending", p + "/sets/trending", 200, nil},
 			goldenCase{"sample_" + code + "_top_cards_price_tcg", p + "/analytics/top-cards?limit=5", 200, nil},
@@ -209,4 +214,68 @@ func sampleMarketplaceCases(c *catalog.Catalog, v *serving.View) []goldenCase {
 			goldenCase{"sample_" + code + "_cards", p + "?ids=" + strings.Join([]string{linked.ID, newest.ID, linked.CMID, code + "_0000000000000000"}, ","), 200, nil})
 	}
 	return cases
+}
+
+// sampleHistory is a SQLite store holding the sample's price points of
+// three days of the week ending on its version's day: D-6 and D-2 with
+// prices 10% and 4% under D's (market price and trend), and D.
+func sampleHistory(t *testing.T, c *catalog.Catalog) *sqlite.DB {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	var base int64
+	for _, k := range []int{6, 2, 0} {
+		b, _ := json.Marshal(c) // a copy to change
+		var day catalog.Catalog
+		json.Unmarshal(b, &day)
+		for i := range day.Games {
+			for j := range day.Games[i].Cards {
+				card := &day.Games[i].Cards[j]
+				for n := range card.TCGPrices {
+					card.TCGPrices[n].Market = lower(card.TCGPrices[n].Market, k)
+				}
+				for n := range card.CMPrices {
+					card.CMPrices[n].Trend = lower(card.CMPrices[n].Trend, k)
+				}
+			}
+		}
+		if base, err = st.ReplaceCatalog(ctx, base, day.Games, "{}", c.CreatedAt.AddDate(0, 0, -k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+// lower is m less 2k percent, in whole cents.
+func lower(m catalog.Money, k int) catalog.Money {
+	if !m.OK {
+		return m
+	}
+	return catalog.Cents(m.Cents * int64(100-2*k) / 100)
+}
+
+// historyCard is the example card of the history: the first of the set
+// with the most cards that has a TCGplayer and a Cardmarket price.
+func historyCard(g *catalog.GameSnapshot) string {
+	var big *catalog.ListedSet
+	for i := range g.Sets() {
+		if s := &g.Sets()[i]; big == nil || s.CardCount > big.CardCount {
+			big = s
+		}
+	}
+	if big == nil {
+		return ""
+	}
+	var p catalog.CardPrices
+	for r, end := big.Cards(); r < end; r++ {
+		g.CardPrices(r, &p)
+		if len(p.TCG) > 0 && len(p.CM) > 0 {
+			return p.ID
+		}
+	}
+	return ""
 }

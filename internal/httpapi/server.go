@@ -34,6 +34,9 @@ type Config struct {
 	// ChangesTimeout bounds the store read of a page of the change feed;
 	// past it the answer is 503 "Service unavailable". Default 2 s.
 	ChangesTimeout time.Duration
+	// HistoryTimeout bounds the store read of a price history; past it the
+	// answer is 503 "Service unavailable". Default 2 s.
+	HistoryTimeout time.Duration
 	// GuardPerHour is the hourly quota of the guard bucket, which counts the
 	// requests without a valid key per client IP (so that keys cannot be
 	// guessed at speed); its daily quota is 24 times as much. Default
@@ -68,6 +71,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ChangesTimeout <= 0 {
 		c.ChangesTimeout = 2 * time.Second
+	}
+	if c.HistoryTimeout <= 0 {
+		c.HistoryTimeout = 2 * time.Second
 	}
 	if c.GuardPerHour <= 0 {
 		c.GuardPerHour = DefaultGuardPerHour
@@ -123,6 +129,9 @@ type Deps struct {
 	// Bulk are the bulk files of each catalogue version (internal/bulk);
 	// without it GET /{game}/bulk lists none and a download is 503.
 	Bulk BulkFiles
+	// History reads the price points of GET /{game}/cards/{id}/history
+	// from the store, per request; without it that route answers 503.
+	History PriceHistory
 	// Portal serves the account portal under /account/ (internal/portal);
 	// without it those paths are the API's 404.
 	Portal http.Handler
