@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for BulkFileContentType.
@@ -58,6 +59,24 @@ const (
 func (e BulkFilesSuccess) Valid() bool {
 	switch e {
 	case BulkFilesSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CMHistoryPointVariant.
+const (
+	CMHistoryPointVariantFoil   CMHistoryPointVariant = "foil"
+	CMHistoryPointVariantNormal CMHistoryPointVariant = "normal"
+)
+
+// Valid indicates whether the value is a known member of the CMHistoryPointVariant enum.
+func (e CMHistoryPointVariant) Valid() bool {
+	switch e {
+	case CMHistoryPointVariantFoil:
+		return true
+	case CMHistoryPointVariantNormal:
 		return true
 	default:
 		return false
@@ -274,6 +293,24 @@ const (
 func (e OpenAPIDocumentOpenapi) Valid() bool {
 	switch e {
 	case N310:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PriceHistorySource.
+const (
+	PriceHistorySourceCm  PriceHistorySource = "cm"
+	PriceHistorySourceTcg PriceHistorySource = "tcg"
+)
+
+// Valid indicates whether the value is a known member of the PriceHistorySource enum.
+func (e PriceHistorySource) Valid() bool {
+	switch e {
+	case PriceHistorySourceCm:
+		return true
+	case PriceHistorySourceTcg:
 		return true
 	default:
 		return false
@@ -1501,6 +1538,171 @@ func (e GetCard503JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for GetCardHistoryParamsSource.
+const (
+	GetCardHistoryParamsSourceCm  GetCardHistoryParamsSource = "cm"
+	GetCardHistoryParamsSourceTcg GetCardHistoryParamsSource = "tcg"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistoryParamsSource enum.
+func (e GetCardHistoryParamsSource) Valid() bool {
+	switch e {
+	case GetCardHistoryParamsSourceCm:
+		return true
+	case GetCardHistoryParamsSourceTcg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistoryParamsFormat.
+const (
+	Csv  GetCardHistoryParamsFormat = "csv"
+	Json GetCardHistoryParamsFormat = "json"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistoryParamsFormat enum.
+func (e GetCardHistoryParamsFormat) Valid() bool {
+	switch e {
+	case Csv:
+		return true
+	case Json:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistoryParamsGame.
+const (
+	GetCardHistoryParamsGameDbs GetCardHistoryParamsGame = "dbs"
+	GetCardHistoryParamsGameMtg GetCardHistoryParamsGame = "mtg"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistoryParamsGame enum.
+func (e GetCardHistoryParamsGame) Valid() bool {
+	switch e {
+	case GetCardHistoryParamsGameDbs:
+		return true
+	case GetCardHistoryParamsGameMtg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistory400JSONResponseBodyError.
+const (
+	GetCardHistory400JSONResponseBodyErrorInvalidOrCorruptedCardID GetCardHistory400JSONResponseBodyError = "Invalid or corrupted card ID"
+	GetCardHistory400JSONResponseBodyErrorInvalidParameter         GetCardHistory400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistory400JSONResponseBodyError enum.
+func (e GetCardHistory400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardHistory400JSONResponseBodyErrorInvalidOrCorruptedCardID:
+		return true
+	case GetCardHistory400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistory401JSONResponseBodyError.
+const (
+	GetCardHistory401JSONResponseBodyErrorAPIKeyRequired GetCardHistory401JSONResponseBodyError = "API key required"
+	GetCardHistory401JSONResponseBodyErrorInvalidAPIKey  GetCardHistory401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistory401JSONResponseBodyError enum.
+func (e GetCardHistory401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardHistory401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case GetCardHistory401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistory403JSONResponseBodyError.
+const (
+	GetCardHistory403JSONResponseBodyErrorPlanUpgradeRequired GetCardHistory403JSONResponseBodyError = "Plan upgrade required"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistory403JSONResponseBodyError enum.
+func (e GetCardHistory403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardHistory403JSONResponseBodyErrorPlanUpgradeRequired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistory404JSONResponseBodyError.
+const (
+	GetCardHistory404JSONResponseBodyErrorCardNotFound GetCardHistory404JSONResponseBodyError = "Card not found"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistory404JSONResponseBodyError enum.
+func (e GetCardHistory404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardHistory404JSONResponseBodyErrorCardNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistory429JSONResponseBodyError.
+const (
+	GetCardHistory429JSONResponseBodyErrorRateLimitExceeded GetCardHistory429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistory429JSONResponseBodyError enum.
+func (e GetCardHistory429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardHistory429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistory500JSONResponseBodyError.
+const (
+	GetCardHistory500JSONResponseBodyErrorInternalServerError GetCardHistory500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistory500JSONResponseBodyError enum.
+func (e GetCardHistory500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardHistory500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardHistory503JSONResponseBodyError.
+const (
+	GetCardHistory503JSONResponseBodyErrorServiceUnavailable GetCardHistory503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the GetCardHistory503JSONResponseBodyError enum.
+func (e GetCardHistory503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetCardHistory503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListChangesParamsGame.
 const (
 	ListChangesParamsGameDbs ListChangesParamsGame = "dbs"
@@ -2591,6 +2793,23 @@ type BulkFiles struct {
 // BulkFilesSuccess defines model for BulkFiles.Success.
 type BulkFilesSuccess bool
 
+// CMHistoryPoint A Cardmarket finish's prices on one UTC day, in EUR.
+type CMHistoryPoint struct {
+	Avg   *float32 `json:"avg"`
+	Avg1  *float32 `json:"avg1"`
+	Avg30 *float32 `json:"avg30"`
+	Avg7  *float32 `json:"avg7"`
+
+	// Date The UTC day (YYYY-MM-DD).
+	Date    openapi_types.Date    `json:"date"`
+	Low     *float32              `json:"low"`
+	Trend   *float32              `json:"trend"`
+	Variant CMHistoryPointVariant `json:"variant"`
+}
+
+// CMHistoryPointVariant defines model for CMHistoryPoint.Variant.
+type CMHistoryPointVariant string
+
 // CMPrice A Cardmarket price of one finish, in EUR.
 type CMPrice struct {
 	Avg *float32 `json:"avg"`
@@ -3003,6 +3222,32 @@ type Pagination struct {
 	TotalPages int `json:"total_pages"`
 }
 
+// PriceHistory A card's daily prices on one marketplace: one point per finish and UTC day with a price point, oldest first, then by finish; a day without a point is absent.
+type PriceHistory struct {
+	// Currency The currency of the values: USD for tcg, EUR for cm.
+	Currency string `json:"currency"`
+	Days     int    `json:"days"`
+
+	// From The window's first UTC day: `to` minus `days` - 1.
+	From    openapi_types.Date          `json:"from"`
+	History []PriceHistory_History_Item `json:"history"`
+
+	// Id The card's canonical id, whatever form was asked.
+	Id     string             `json:"id"`
+	Source PriceHistorySource `json:"source"`
+
+	// To The window's last UTC day: the day of the catalogue version served.
+	To openapi_types.Date `json:"to"`
+}
+
+// PriceHistory_History_Item defines model for PriceHistory.history.Item.
+type PriceHistory_History_Item struct {
+	union json.RawMessage
+}
+
+// PriceHistorySource defines model for PriceHistory.Source.
+type PriceHistorySource string
+
 // PriceRow One finish of one product.
 type PriceRow struct {
 	CardNumber *string `json:"card_number"`
@@ -3256,6 +3501,20 @@ type SetSummary struct {
 
 	// SetId Unique; negative for a set that exists only on Cardmarket.
 	SetId string `json:"set_id"`
+}
+
+// TCGHistoryPoint A TCGplayer finish's prices on one UTC day, in USD.
+type TCGHistoryPoint struct {
+	// Date The UTC day (YYYY-MM-DD).
+	Date           openapi_types.Date `json:"date"`
+	DirectLowPrice *float32           `json:"direct_low_price"`
+	HighPrice      *float32           `json:"high_price"`
+	LowPrice       *float32           `json:"low_price"`
+	MarketPrice    *float32           `json:"market_price"`
+	MidPrice       *float32           `json:"mid_price"`
+
+	// Variant The finish (TCGplayer's sub_type_name): Normal, Foil, Holofoil, ...
+	Variant string `json:"variant"`
 }
 
 // TCGPrice A TCGplayer price of one finish, in USD.
@@ -3775,6 +4034,51 @@ type GetCard500JSONResponseBodyError string
 // GetCard503JSONResponseBodyError defines parameters for GetCard.
 type GetCard503JSONResponseBodyError string
 
+// GetCardHistoryParams defines parameters for GetCardHistory.
+type GetCardHistoryParams struct {
+	// Source Which marketplace's prices: TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default.
+	Source *GetCardHistoryParamsSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// Days How many UTC days, ending on the catalogue's day, from 1 to 365. An empty value is the default.
+	Days *int `form:"days,omitempty" json:"days,omitempty"`
+
+	// Format The answer's format: JSON, or CSV (`text/csv`, RFC 4180, a header row, an empty field for a null). Matched without regard to case; an empty value is the default.
+	Format *GetCardHistoryParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetCardHistoryParamsSource defines parameters for GetCardHistory.
+type GetCardHistoryParamsSource string
+
+// GetCardHistoryParamsFormat defines parameters for GetCardHistory.
+type GetCardHistoryParamsFormat string
+
+// GetCardHistoryParamsGame defines parameters for GetCardHistory.
+type GetCardHistoryParamsGame string
+
+// GetCardHistory400JSONResponseBodyError defines parameters for GetCardHistory.
+type GetCardHistory400JSONResponseBodyError string
+
+// GetCardHistory401JSONResponseBodyError defines parameters for GetCardHistory.
+type GetCardHistory401JSONResponseBodyError string
+
+// GetCardHistory403JSONResponseBodyError defines parameters for GetCardHistory.
+type GetCardHistory403JSONResponseBodyError string
+
+// GetCardHistory404JSONResponseBodyError defines parameters for GetCardHistory.
+type GetCardHistory404JSONResponseBodyError string
+
+// GetCardHistory429JSONResponseBodyError defines parameters for GetCardHistory.
+type GetCardHistory429JSONResponseBodyError string
+
+// GetCardHistory500JSONResponseBodyError defines parameters for GetCardHistory.
+type GetCardHistory500JSONResponseBodyError string
+
+// GetCardHistory503JSONResponseBodyError defines parameters for GetCardHistory.
+type GetCardHistory503JSONResponseBodyError string
+
 // ListChangesParams defines parameters for ListChanges.
 type ListChangesParams struct {
 	// Since An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy.
@@ -4079,6 +4383,68 @@ type GetSetStatistics500JSONResponseBodyError string
 
 // GetSetStatistics503JSONResponseBodyError defines parameters for GetSetStatistics.
 type GetSetStatistics503JSONResponseBodyError string
+
+// AsTCGHistoryPoint returns the union data inside the PriceHistory_History_Item as a TCGHistoryPoint
+func (t PriceHistory_History_Item) AsTCGHistoryPoint() (TCGHistoryPoint, error) {
+	var body TCGHistoryPoint
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTCGHistoryPoint overwrites any union data inside the PriceHistory_History_Item as the provided TCGHistoryPoint
+func (t *PriceHistory_History_Item) FromTCGHistoryPoint(v TCGHistoryPoint) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTCGHistoryPoint performs a merge with any union data inside the PriceHistory_History_Item, using the provided TCGHistoryPoint
+func (t *PriceHistory_History_Item) MergeTCGHistoryPoint(v TCGHistoryPoint) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCMHistoryPoint returns the union data inside the PriceHistory_History_Item as a CMHistoryPoint
+func (t PriceHistory_History_Item) AsCMHistoryPoint() (CMHistoryPoint, error) {
+	var body CMHistoryPoint
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCMHistoryPoint overwrites any union data inside the PriceHistory_History_Item as the provided CMHistoryPoint
+func (t *PriceHistory_History_Item) FromCMHistoryPoint(v CMHistoryPoint) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCMHistoryPoint performs a merge with any union data inside the PriceHistory_History_Item, using the provided CMHistoryPoint
+func (t *PriceHistory_History_Item) MergeCMHistoryPoint(v CMHistoryPoint) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PriceHistory_History_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PriceHistory_History_Item) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // AsMove returns the union data inside the TrendingSet_MarketT as a Move
 func (t TrendingSet_MarketT) AsMove() (Move, error) {
@@ -4555,6 +4921,13 @@ type ClientInterface interface {
 	// Corresponds with GET /{game}/cards/{id} (the `GetCard` operationId).
 	GetCard(ctx context.Context, game GetCardParamsGame, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetCardHistory A card's daily prices on one marketplace, oldest first
+	//
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+	//
+	// Corresponds with GET /{game}/cards/{id}/history (the `GetCardHistory` operationId).
+	GetCardHistory(ctx context.Context, game GetCardHistoryParamsGame, id string, params *GetCardHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListChanges The cards whose detail body changed after a time, to keep a copy in sync
 	//
 	// Needs a key (every plan); counted. Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).
@@ -4830,6 +5203,23 @@ func (c *Client) GetCardByTCGplayerProduct(ctx context.Context, game GetCardByTC
 // Corresponds with GET /{game}/cards/{id} (the `GetCard` operationId).
 func (c *Client) GetCard(ctx context.Context, game GetCardParamsGame, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetCardRequest(c.Server, game, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCardHistory A card's daily prices on one marketplace, oldest first
+//
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+//
+// Corresponds with GET /{game}/cards/{id}/history (the `GetCardHistory` operationId).
+func (c *Client) GetCardHistory(ctx context.Context, game GetCardHistoryParamsGame, id string, params *GetCardHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardHistoryRequest(c.Server, game, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5612,6 +6002,113 @@ func NewGetCardRequest(server string, game GetCardParamsGame, id string, params 
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetCardHistoryRequest constructs an http.Request for the GetCardHistory method
+func NewGetCardHistoryRequest(server string, game GetCardHistoryParamsGame, id string, params *GetCardHistoryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "game", game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/cards/%s/history", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Source != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "source", *params.Source, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Days != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "days", *params.Days, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -6499,6 +6996,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /{game}/cards/{id} (the `GetCard` operationId).
 	GetCardWithResponse(ctx context.Context, game GetCardParamsGame, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*GetCardResponse, error)
+
+	// GetCardHistoryWithResponse A card's daily prices on one marketplace, oldest first
+	//
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{game}/cards/{id}/history (the `GetCardHistory` operationId).
+	GetCardHistoryWithResponse(ctx context.Context, game GetCardHistoryParamsGame, id string, params *GetCardHistoryParams, reqEditors ...RequestEditorFn) (*GetCardHistoryResponse, error)
 
 	// ListChangesWithResponse The cards whose detail body changed after a time, to keep a copy in sync
 	//
@@ -7432,7 +7938,7 @@ func (r ListBulkFilesResponse) ContentType() string {
 type GetBulkFileResponse200Headers struct {
 	AcceptRanges            string
 	CacheControl            string
-	ContentDisposition      string
+	ContentDisposition      *string
 	ETag                    string
 	LastModified            string
 	XRateLimitLimitDay      int
@@ -7446,7 +7952,7 @@ type GetBulkFileResponse200Headers struct {
 type GetBulkFileResponse206Headers struct {
 	AcceptRanges            string
 	CacheControl            string
-	ContentDisposition      string
+	ContentDisposition      *string
 	ContentRange            string
 	ETag                    string
 	LastModified            string
@@ -8837,6 +9343,360 @@ func (r GetCardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCardHistoryResponse200Headers the declared response headers of an HTTP 200 response for GetCardHistory
+type GetCardHistoryResponse200Headers struct {
+	CacheControl            string
+	ContentDisposition      *string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardHistoryResponse304Headers the declared response headers of an HTTP 304 response for GetCardHistory
+type GetCardHistoryResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardHistoryResponse400Headers the declared response headers of an HTTP 400 response for GetCardHistory
+type GetCardHistoryResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardHistoryResponse401Headers the declared response headers of an HTTP 401 response for GetCardHistory
+type GetCardHistoryResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardHistoryResponse403Headers the declared response headers of an HTTP 403 response for GetCardHistory
+type GetCardHistoryResponse403Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardHistoryResponse404Headers the declared response headers of an HTTP 404 response for GetCardHistory
+type GetCardHistoryResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardHistoryResponse429Headers the declared response headers of an HTTP 429 response for GetCardHistory
+type GetCardHistoryResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardHistoryResponse500Headers the declared response headers of an HTTP 500 response for GetCardHistory
+type GetCardHistoryResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// GetCardHistoryResponse503Headers the declared response headers of an HTTP 503 response for GetCardHistory
+type GetCardHistoryResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type GetCardHistoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PriceHistory
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error GetCardHistory400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PlanRequired
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error GetCardHistory404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error GetCardHistory503JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardHistoryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCardHistoryResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCardHistoryResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCardHistoryResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetCardHistoryResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCardHistoryResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardHistoryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCardHistoryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardHistoryResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCardHistoryResponse) GetJSON200() *PriceHistory {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCardHistoryResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error GetCardHistory400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCardHistoryResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCardHistoryResponse) GetJSON403() *PlanRequired {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCardHistoryResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error GetCardHistory404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardHistoryResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCardHistoryResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardHistoryResponse) GetJSON503() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error GetCardHistory503JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCardHistoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCardHistoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCardHistoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCardHistoryResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11421,6 +12281,21 @@ func (c *ClientWithResponses) GetCardWithResponse(ctx context.Context, game GetC
 	return ParseGetCardResponse(rsp)
 }
 
+// GetCardHistoryWithResponse A card's daily prices on one marketplace, oldest first
+//
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{game}/cards/{id}/history (the `GetCardHistory` operationId).
+func (c *ClientWithResponses) GetCardHistoryWithResponse(ctx context.Context, game GetCardHistoryParamsGame, id string, params *GetCardHistoryParams, reqEditors ...RequestEditorFn) (*GetCardHistoryResponse, error) {
+	rsp, err := c.GetCardHistory(ctx, game, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCardHistoryResponse(rsp)
+}
+
 // ListChangesWithResponse The cards whose detail body changed after a time, to keep a copy in sync
 //
 // Needs a key (every plan); counted. Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).
@@ -13450,10 +14325,10 @@ func ParseGetBulkFileResponse(rsp *http.Response) (*GetBulkFileResponse, error) 
 		}
 		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.ContentDisposition = value
+			headers.ContentDisposition = &value
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
@@ -13523,10 +14398,10 @@ func ParseGetBulkFileResponse(rsp *http.Response) (*GetBulkFileResponse, error) 
 		}
 		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.ContentDisposition = value
+			headers.ContentDisposition = &value
 		}
 		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
 			var value string
@@ -15884,6 +16759,612 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCardResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCardHistoryResponse parses an HTTP response from a GetCardHistoryWithResponse call
+func ParseGetCardHistoryResponse(rsp *http.Response) (*GetCardHistoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCardHistoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PriceHistory
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error GetCardHistory400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PlanRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error GetCardHistory404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error GetCardHistory503JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardHistoryResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCardHistoryResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetCardHistoryResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCardHistoryResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetCardHistoryResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCardHistoryResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardHistoryResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCardHistoryResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCardHistoryResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * The MCP endpoint for AI agents: the API's routes as tools
-         * @description Model Context Protocol over streamable HTTP, stateless (no session; no GET stream, no DELETE: 405). Needs a key like every keyed route. The protocol's own requests (initialize, tools/list, notifications) are not counted; each tools/call is one request of the route it names, counted in the account's pool, and answers that route's JSON: as text and structured content, an error result (isError) for any status but 200, with the status and the rate-limit headers in `_meta`. Tools: `search_cards` (/{game}/search), `get_card` (/{game}/cards/{id}), `get_cards` (/{game}/cards), `get_card_by_tcgplayer_product` (/{game}/cards/tcgplayer/{productId}), `get_card_by_cardmarket_product` (/{game}/cards/cardmarket/{idProduct}), `list_sets` (/{game}/sets), `get_set_cards` (/{game}/sets/{set}), `set_statistics` (/{game}/sets/{set}/statistics), `completion_value` (/{game}/sets/{set}/completion-value), `top_cards` (/{game}/analytics/top-cards), `trending_sets` (/{game}/sets/trending).
+         * @description Model Context Protocol over streamable HTTP, stateless (no session; no GET stream, no DELETE: 405). Needs a key like every keyed route. The protocol's own requests (initialize, tools/list, notifications) are not counted; each tools/call is one request of the route it names, counted in the account's pool, and answers that route's JSON: as text and structured content, an error result (isError) for any status but 200, with the status and the rate-limit headers in `_meta`. Tools: `search_cards` (/{game}/search), `get_card` (/{game}/cards/{id}), `get_cards` (/{game}/cards), `get_card_by_tcgplayer_product` (/{game}/cards/tcgplayer/{productId}), `get_card_by_cardmarket_product` (/{game}/cards/cardmarket/{idProduct}), `list_sets` (/{game}/sets), `get_set_cards` (/{game}/sets/{set}), `set_statistics` (/{game}/sets/{set}/statistics), `completion_value` (/{game}/sets/{set}/completion-value), `top_cards` (/{game}/analytics/top-cards), `trending_sets` (/{game}/sets/trending), `price_history` (/{game}/cards/{id}/history).
          */
         post: operations["postMCP"];
         delete?: never;
@@ -276,6 +276,26 @@ export interface paths {
          * @description Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
          */
         get: operations["getCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{game}/cards/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A card's daily prices on one marketplace, oldest first
+         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+         */
+        get: operations["getCardHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -500,6 +520,22 @@ export interface components {
              * @description When the catalogue version the files hold was made (UTC).
              */
             updated_at: string;
+        };
+        /** @description A Cardmarket finish's prices on one UTC day, in EUR. */
+        CMHistoryPoint: {
+            avg: number | null;
+            avg1: number | null;
+            avg30: number | null;
+            avg7: number | null;
+            /**
+             * Format: date
+             * @description The UTC day (YYYY-MM-DD).
+             */
+            date: string;
+            low: number | null;
+            trend: number | null;
+            /** @enum {string} */
+            variant: "normal" | "foil";
         };
         /** @description A Cardmarket price of one finish, in EUR. */
         CMPrice: {
@@ -835,6 +871,27 @@ export interface components {
             /** @description ceil(total / limit). */
             total_pages: number;
         };
+        /** @description A card's daily prices on one marketplace: one point per finish and UTC day with a price point, oldest first, then by finish; a day without a point is absent. */
+        PriceHistory: {
+            /** @description The currency of the values: USD for tcg, EUR for cm. */
+            currency: string;
+            days: number;
+            /**
+             * Format: date
+             * @description The window's first UTC day: `to` minus `days` - 1.
+             */
+            from: string;
+            history: (components["schemas"]["TCGHistoryPoint"] | components["schemas"]["CMHistoryPoint"])[];
+            /** @description The card's canonical id, whatever form was asked. */
+            id: string;
+            /** @enum {string} */
+            source: "tcg" | "cm";
+            /**
+             * Format: date
+             * @description The window's last UTC day: the day of the catalogue version served.
+             */
+            to: string;
+        };
         /** @description One finish of one product. */
         PriceRow: {
             card_number: string | null;
@@ -1020,6 +1077,21 @@ export interface components {
             set_code: string | null;
             /** @description Unique; negative for a set that exists only on Cardmarket. */
             set_id: string;
+        };
+        /** @description A TCGplayer finish's prices on one UTC day, in USD. */
+        TCGHistoryPoint: {
+            /**
+             * Format: date
+             * @description The UTC day (YYYY-MM-DD).
+             */
+            date: string;
+            direct_low_price: number | null;
+            high_price: number | null;
+            low_price: number | null;
+            market_price: number | null;
+            mid_price: number | null;
+            /** @description The finish (TCGplayer's sub_type_name): Normal, Foil, Holofoil, ... */
+            variant: string;
         };
         /** @description A TCGplayer price of one finish, in USD. */
         TCGPrice: {
@@ -1251,7 +1323,7 @@ export interface components {
         Allow: "GET";
         /** @description How the answer may be cached: `no-store` for every error; `private, max-age=N` for a keyed route's answer (for your account only; N is at most the server's catalogue refresh interval; after it, revalidate with the ETag, free), or `private, no-cache` where the server has no refresh interval; `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs. */
         "Cache-Control": string;
-        /** @description The file name to save it as: `attachment; filename="{game}-{name}"`. */
+        /** @description The file name to save it as: `attachment; filename="{game}-{name}"` for a bulk file (always sent); `attachment; filename="{id}_{source}_{days}d.csv"` for a price history with `format=csv` (only then). */
         "Content-Disposition": string;
         /** @description The range answered (`bytes FIRST-LAST/SIZE`), or the file's size after a refused Range (`bytes *\/SIZE`). */
         "Content-Range": string;
@@ -2131,6 +2203,110 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCardHistory: {
+        parameters: {
+            query?: {
+                /** @description Which marketplace's prices: TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default. */
+                source?: "tcg" | "cm";
+                /** @description How many UTC days, ending on the catalogue's day, from 1 to 365. An empty value is the default. */
+                days?: number;
+                /** @description The answer's format: JSON, or CSV (`text/csv`, RFC 4180, a header row, an empty field for a null). Matched without regard to case; an empty value is the default. */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                game: components["parameters"]["game"];
+                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card's points (its canonical id in `id`), possibly none; with `format=csv`, the same rows as CSV, as an attachment (`Content-Disposition`). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceHistory"];
+                    "text/csv": components["schemas"]["Text"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description `source`, `days` or `format` is not allowed (the message names it and its allowed values); or the id is malformed, or belongs to the other game (then with `did_you_mean`, the right path). */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter" | "Invalid or corrupted card ID";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PlanRequired"];
+            /** @description A well-formed id of no card. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Card not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The price history cannot be read right now, or the catalogue is still loading. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Service unavailable";
+                    };
+                };
+            };
         };
     };
     listChanges: {
