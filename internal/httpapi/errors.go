@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-
-	"github.com/cardcat/cardcat/internal/etag"
 )
 
 // apiHandler is a handler that returns its failure; adapt turns the failure
@@ -119,9 +117,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // writeBody sends a ready JSON body. A keyed route's 200 gets its ETag, or
-// is the 304 of a matching If-None-Match (revalidate.go).
+// is the 304 of a matching If-None-Match (revalidate.go); a 200 is
+// compressed when the request asks for it (compress.go).
 func writeBody(w http.ResponseWriter, status int, body []byte) {
-	if kw, ok := w.(*keyedWriter); ok && status == http.StatusOK && kw.notModified(etag.Of(body)) {
+	if status == http.StatusOK {
+		if body == nil {
+			body = []byte{} // nil means "held in a string" to writeOK
+		}
+		writeOK(w, body, "")
 		return
 	}
 	h := w.Header()
@@ -134,16 +137,9 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 // writeBodyString sends a ready JSON body held in a string (a pre-rendered
 // card), without copying it.
 func writeBodyString(w http.ResponseWriter, status int, body string) {
-	if kw, ok := w.(*keyedWriter); ok && status == http.StatusOK && kw.notModified(etag.OfString(body)) {
+	if status == http.StatusOK {
+		writeOK(w, nil, body)
 		return
 	}
-	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	setContentLength(w, len(body))
-	w.WriteHeader(status)
-	if sw, ok := w.(interface{ WriteString(string) (int, error) }); ok {
-		sw.WriteString(body)
-		return
-	}
-	w.Write([]byte(body))
+	writeBody(w, status, []byte(body))
 }

@@ -158,6 +158,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 
 		rec := &c.rec
 		rec.ResponseWriter = w
+		rec.compression = compression{accept: r.Header["Accept-Encoding"], cache: s.encoded}
 		if _, ok := w.(interface{ WriteString(string) (int, error) }); !ok {
 			// recorder.WriteString needs it; net/http's writer has it.
 			rec.ResponseWriter = stringWriter{w}
@@ -180,6 +181,8 @@ type recorder struct {
 	status int
 	bytes  int
 	clen   [1]string // the Content-Length header's value slice
+
+	compression compression // what writeBody compresses with (compress.go)
 }
 
 func (rec *recorder) WriteHeader(code int) {

@@ -168,6 +168,8 @@ type Server struct {
 	site                *docSite // GET /docs and below; nil without Deps.Docs
 	openapiBody         []byte   // GET /openapi.json, rendered once
 	llmsBody            []byte   // GET /llms.txt, rendered once
+
+	encoded *encodedCache // compressed variants of answers (compress.go)
 }
 
 // New returns the API server.
@@ -175,7 +177,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if deps.View == nil || deps.Games == nil {
 		return nil, errors.New("httpapi: Deps.View and Deps.Games are required")
 	}
-	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now}
+	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now,
+		encoded: newEncodedCache(encodedCacheBytes)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
