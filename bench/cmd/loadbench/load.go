@@ -40,6 +40,9 @@ func allScenarios(w *workload) []*scenario {
 	return []*scenario{
 		{Key: "card", Name: "card detail", Paths: w.cardPaths, Keyed: true, Expect: 200},
 		{Key: "set", Name: "set page of 50", Paths: w.setPages, Keyed: true, Expect: 200},
+		// The same pages asked with Accept-Encoding: gzip: its ceiling replays
+		// the compressed answers, so both write the same bytes.
+		{Key: "setgz", Name: "set page of 50, gzip", Paths: gzipLines(w.setPages), Keyed: true, Expect: 200},
 		{Key: "search", Name: "search (query mix)", Paths: w.queryPaths, Keyed: true, Expect: 200},
 		{Key: "paid", Name: "paid: set statistics", Paths: w.paidPaths, Keyed: true, Expect: 200},
 		{Key: "401", Name: "401 (no key)", Paths: w.cardPaths[:min(len(w.cardPaths), 10_000)], Keyed: false, Expect: 401},
@@ -47,6 +50,15 @@ func allScenarios(w *workload) []*scenario {
 		{Key: "304", Name: "304 (revalidation)", Paths: w.cardPaths[:min(len(w.cardPaths), revalidationPaths)], Keyed: true,
 			Expect: 304, Uncounted: true, Revalidate: true},
 	}
+}
+
+// gzipLines are paths asked with Accept-Encoding: gzip.
+func gzipLines(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = pathLine(p, "Accept-Encoding", "gzip")
+	}
+	return out
 }
 
 // target is a server under load: a ceiling or a cardcat.
