@@ -7557,7 +7557,9 @@ func (r GetOpenAPIResponse) ContentType() string {
 // GetTopCardsResponse200Headers the declared response headers of an HTTP 200 response for GetTopCards
 type GetTopCardsResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7569,6 +7571,7 @@ type GetTopCardsResponse200Headers struct {
 type GetTopCardsResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7791,7 +7794,9 @@ func (r GetTopCardsResponse) ContentType() string {
 // ListBulkFilesResponse200Headers the declared response headers of an HTTP 200 response for ListBulkFiles
 type ListBulkFilesResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -7803,6 +7808,7 @@ type ListBulkFilesResponse200Headers struct {
 type ListBulkFilesResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8285,7 +8291,9 @@ func (r GetBulkFileResponse) ContentType() string {
 // GetCardsResponse200Headers the declared response headers of an HTTP 200 response for GetCards
 type GetCardsResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8297,6 +8305,7 @@ type GetCardsResponse200Headers struct {
 type GetCardsResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8500,7 +8509,9 @@ func (r GetCardsResponse) ContentType() string {
 // GetCardByCardmarketProductResponse200Headers the declared response headers of an HTTP 200 response for GetCardByCardmarketProduct
 type GetCardByCardmarketProductResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8512,6 +8523,7 @@ type GetCardByCardmarketProductResponse200Headers struct {
 type GetCardByCardmarketProductResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8784,7 +8796,9 @@ func (r GetCardByCardmarketProductResponse) ContentType() string {
 // GetCardByTCGplayerProductResponse200Headers the declared response headers of an HTTP 200 response for GetCardByTCGplayerProduct
 type GetCardByTCGplayerProductResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -8796,6 +8810,7 @@ type GetCardByTCGplayerProductResponse200Headers struct {
 type GetCardByTCGplayerProductResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -9068,7 +9083,9 @@ func (r GetCardByTCGplayerProductResponse) ContentType() string {
 // GetCardResponse200Headers the declared response headers of an HTTP 200 response for GetCard
 type GetCardResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -9080,6 +9097,7 @@ type GetCardResponse200Headers struct {
 type GetCardResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -9706,7 +9724,9 @@ func (r GetCardHistoryResponse) ContentType() string {
 // ListChangesResponse200Headers the declared response headers of an HTTP 200 response for ListChanges
 type ListChangesResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -9718,6 +9738,7 @@ type ListChangesResponse200Headers struct {
 type ListChangesResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -10320,7 +10341,9 @@ func (r GetCardImageResponse) ContentType() string {
 // GetSetPricesResponse200Headers the declared response headers of an HTTP 200 response for GetSetPrices
 type GetSetPricesResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -10332,6 +10355,7 @@ type GetSetPricesResponse200Headers struct {
 type GetSetPricesResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -10623,7 +10647,9 @@ func (r GetSetPricesResponse) ContentType() string {
 // SearchCardsResponse200Headers the declared response headers of an HTTP 200 response for SearchCards
 type SearchCardsResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -10635,6 +10661,7 @@ type SearchCardsResponse200Headers struct {
 type SearchCardsResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -10888,7 +10915,9 @@ func (r SearchCardsResponse) ContentType() string {
 // ListSetsResponse200Headers the declared response headers of an HTTP 200 response for ListSets
 type ListSetsResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -10900,6 +10929,7 @@ type ListSetsResponse200Headers struct {
 type ListSetsResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -11034,7 +11064,9 @@ func (r ListSetsResponse) ContentType() string {
 // GetTrendingSetsResponse200Headers the declared response headers of an HTTP 200 response for GetTrendingSets
 type GetTrendingSetsResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -11046,6 +11078,7 @@ type GetTrendingSetsResponse200Headers struct {
 type GetTrendingSetsResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -11268,7 +11301,9 @@ func (r GetTrendingSetsResponse) ContentType() string {
 // GetSetCardsResponse200Headers the declared response headers of an HTTP 200 response for GetSetCards
 type GetSetCardsResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -11280,6 +11315,7 @@ type GetSetCardsResponse200Headers struct {
 type GetSetCardsResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -11552,7 +11588,9 @@ func (r GetSetCardsResponse) ContentType() string {
 // GetSetCompletionValueResponse200Headers the declared response headers of an HTTP 200 response for GetSetCompletionValue
 type GetSetCompletionValueResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -11564,6 +11602,7 @@ type GetSetCompletionValueResponse200Headers struct {
 type GetSetCompletionValueResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -11786,7 +11825,9 @@ func (r GetSetCompletionValueResponse) ContentType() string {
 // GetSetStatisticsResponse200Headers the declared response headers of an HTTP 200 response for GetSetStatistics
 type GetSetStatisticsResponse200Headers struct {
 	CacheControl            string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -11798,6 +11839,7 @@ type GetSetStatisticsResponse200Headers struct {
 type GetSetStatisticsResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -13414,12 +13456,26 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -13472,6 +13528,13 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -13869,12 +13932,26 @@ func ParseListBulkFilesResponse(rsp *http.Response) (*ListBulkFilesResponse, err
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -13927,6 +14004,13 @@ func ParseListBulkFilesResponse(rsp *http.Response) (*ListBulkFilesResponse, err
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -14911,12 +14995,26 @@ func ParseGetCardsResponse(rsp *http.Response) (*GetCardsResponse, error) {
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -14969,6 +15067,13 @@ func ParseGetCardsResponse(rsp *http.Response) (*GetCardsResponse, error) {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -15385,12 +15490,26 @@ func ParseGetCardByCardmarketProductResponse(rsp *http.Response) (*GetCardByCard
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -15443,6 +15562,13 @@ func ParseGetCardByCardmarketProductResponse(rsp *http.Response) (*GetCardByCard
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -15904,12 +16030,26 @@ func ParseGetCardByTCGplayerProductResponse(rsp *http.Response) (*GetCardByTCGpl
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -15962,6 +16102,13 @@ func ParseGetCardByTCGplayerProductResponse(rsp *http.Response) (*GetCardByTCGpl
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -16423,12 +16570,26 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -16481,6 +16642,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -17541,12 +17709,26 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -17599,6 +17781,13 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -18632,12 +18821,26 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -18690,6 +18893,13 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -19189,12 +19399,26 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -19247,6 +19471,13 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -19599,12 +19830,26 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -19657,6 +19902,13 @@ func ParseListSetsResponse(rsp *http.Response) (*ListSetsResponse, error) {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -20003,12 +20255,26 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -20061,6 +20327,13 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -20522,12 +20795,26 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -20580,6 +20867,13 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -21016,12 +21310,26 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -21074,6 +21382,13 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -21542,12 +21857,26 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 			}
 			headers.CacheControl = value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -21600,6 +21929,13 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int

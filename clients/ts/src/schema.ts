@@ -1218,6 +1218,7 @@ export interface components {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control"];
                 ETag: components["headers"]["ETag"];
+                Vary: components["headers"]["Vary"];
                 "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                 "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                 "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1325,14 +1326,18 @@ export interface components {
         "Cache-Control": string;
         /** @description The file name to save it as: `attachment; filename="{game}-{name}"` for a bulk file (always sent); `attachment; filename="{id}_{source}_{days}d.csv"` for a price history with `format=csv` (only then). */
         "Content-Disposition": string;
+        /** @description The body's compression, when the request's Accept-Encoding accepts zstd or gzip (q-values honoured, zstd on a tie) and the body is 1 KB or more; absent otherwise. */
+        "Content-Encoding": "zstd" | "gzip";
         /** @description The range answered (`bytes FIRST-LAST/SIZE`), or the file's size after a refused Range (`bytes *\/SIZE`). */
         "Content-Range": string;
-        /** @description The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged. */
+        /** @description The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged. A compressed answer's is the uncompressed answer's with `-zst` or `-gz` added: each coding is its own representation. */
         ETag: string;
         /** @description When the catalogue version the file holds was made. */
         "Last-Modified": string;
         /** @description Whole seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description The answer depends on Accept-Encoding (compressed or not): a shared cache keeps one copy per coding. */
+        Vary: "Accept-Encoding";
         /** @description The authentication scheme. */
         "WWW-Authenticate": "Bearer realm=\"cardcat\"";
         /** @description The image's resolution: there is one only. */
@@ -1707,7 +1712,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1764,7 +1771,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1940,7 +1949,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -1998,7 +2009,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2074,7 +2087,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2150,7 +2165,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2335,7 +2352,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2524,7 +2543,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2606,7 +2627,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2680,7 +2703,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2723,7 +2748,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2787,7 +2814,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2863,7 +2892,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
@@ -2925,7 +2956,9 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
