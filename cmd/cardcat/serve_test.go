@@ -154,16 +154,34 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Errorf("no key: %d", resp.StatusCode)
 	}
 	// Every answer has its Content-Length, never chunked: net/http's for a
-	// small body (this 401), ours for a large one.
+	// small body (this 401), ours for a large one, compressed or not.
+	// (Accept-Encoding set here, so that Go's transport neither asks for gzip
+	// nor decompresses, which would hide the Content-Length.)
 	small := body
-	big, bigBody := get(t, s.url+"/dbs/search?q=Goku", "X-API-Key", key)
+	big, bigBody := get(t, s.url+"/dbs/search?q=Goku", "X-API-Key", key, "Accept-Encoding", "identity")
 	if len(small) > 2048 || len(bigBody) <= 2048 {
 		t.Fatalf("bodies of %d and %d bytes do not straddle net/http's 2 KB", len(small), len(bigBody))
+	}
+	// (Not through get: the document describes the decompressed body.)
+	gzReq, _ := http.NewRequest(http.MethodGet, s.url+"/dbs/search?q=Goku", nil)
+	gzReq.Header.Set("X-API-Key", key)
+	gzReq.Header.Set("Accept-Encoding", "gzip")
+	gz, err := http.DefaultClient.Do(gzReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gzBody, err := io.ReadAll(gz.Body)
+	gz.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gz.Header.Get("Content-Encoding") != "gzip" || len(gzBody) >= len(bigBody) {
+		t.Errorf("gzip: Content-Encoding %q, %d bytes of %d", gz.Header.Get("Content-Encoding"), len(gzBody), len(bigBody))
 	}
 	for _, c := range []struct {
 		resp *http.Response
 		body []byte
-	}{{resp, small}, {big, bigBody}} {
+	}{{resp, small}, {big, bigBody}, {gz, gzBody}} {
 		if c.resp.ContentLength != int64(len(c.body)) {
 			t.Errorf("%s: Content-Length %d for %d bytes (%v)", c.resp.Request.URL, c.resp.ContentLength, len(c.body), c.resp.TransferEncoding)
 		}
