@@ -195,17 +195,19 @@ func (ec *encodedCache) get(tag string, c coding, body []byte, str string) []byt
 }
 
 var gzipWriters = sync.Pool{New: func() any {
-	// Level 6: within 1% of level 9's size on a set page, at a third of its
-	// time (a per-request page may miss the cache).
+	// Level 6: a set page of 200 cards to 18.1% of its bytes in 2.6 ms,
+	// against level 9's 17.3% in 6 ms (a per-request page may miss the cache).
 	w, _ := gzip.NewWriterLevel(nil, 6)
 	return w
 }}
 
 // zstdEncoder's EncodeAll is safe for concurrent use. Its window stays at
 // 4 MiB: RFC 9659 forbids more than 8 MB in the zstd content coding, and
-// browsers refuse it.
+// browsers refuse it. SpeedBetterCompression: on a set page of 200 cards
+// 16.7% of the bytes in the default level's time (1.4 ms; default 17.5%,
+// best 16.2% in 14 ms).
 var zstdEncoder, _ = zstd.NewWriter(nil,
-	zstd.WithEncoderLevel(zstd.SpeedDefault),
+	zstd.WithEncoderLevel(zstd.SpeedBetterCompression),
 	zstd.WithWindowSize(4<<20),
 	zstd.WithEncoderConcurrency(1),
 )
