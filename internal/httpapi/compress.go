@@ -256,6 +256,16 @@ func compressionOf(w http.ResponseWriter) *compression {
 // tagged and revalidated on keyed routes, compressed when it is worth it and
 // the request accepts a coding we have.
 func writeOK(w http.ResponseWriter, body []byte, str string) {
+	writeOKAs(w, jsonContentType, body, str)
+}
+
+// writeText sends a public text body made once per process (/llms.txt,
+// /docs/api.md), compressed like the JSON answers.
+func writeText(w http.ResponseWriter, contentType string, body []byte) {
+	writeOKAs(w, []string{contentType}, body, "")
+}
+
+func writeOKAs(w http.ResponseWriter, contentType []string, body []byte, str string) {
 	comp := compressionOf(w)
 	kw, keyed := w.(*keyedWriter)
 	h := w.Header()
@@ -275,13 +285,13 @@ func writeOK(w http.ResponseWriter, body []byte, str string) {
 			if keyed && kw.notModified(etag.OfString(str)) {
 				return
 			}
-			writeIdentityString(w, str)
+			writeIdentityString(w, contentType, str)
 			return
 		}
 		if keyed && kw.notModified(etag.Of(body)) {
 			return
 		}
-		writeIdentity(w, body)
+		writeIdentity(w, contentType, body)
 		return
 	}
 	var tag string
@@ -295,18 +305,18 @@ func writeOK(w http.ResponseWriter, body []byte, str string) {
 	}
 	enc := comp.cache.get(tag, c, body, str)
 	h["Content-Encoding"] = contentEncoding[c]
-	writeIdentity(w, enc)
+	writeIdentity(w, contentType, enc)
 }
 
-func writeIdentity(w http.ResponseWriter, body []byte) {
-	w.Header()["Content-Type"] = jsonContentType
+func writeIdentity(w http.ResponseWriter, contentType []string, body []byte) {
+	w.Header()["Content-Type"] = contentType
 	setContentLength(w, len(body))
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
 }
 
-func writeIdentityString(w http.ResponseWriter, body string) {
-	w.Header()["Content-Type"] = jsonContentType
+func writeIdentityString(w http.ResponseWriter, contentType []string, body string) {
+	w.Header()["Content-Type"] = contentType
 	setContentLength(w, len(body))
 	w.WriteHeader(http.StatusOK)
 	if sw, ok := w.(interface{ WriteString(string) (int, error) }); ok {

@@ -5,12 +5,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/bulk"
 	"github.com/cardcat/cardcat/internal/catalog"
 )
@@ -86,8 +88,11 @@ func decode(t *testing.T, encoding string, b []byte) []byte {
 // coding asked, with its own ETag, its own 304, Vary and a Content-Length of
 // the compressed bytes, which decompress to the identity answer.
 func TestCompressedAnswers(t *testing.T) {
-	h := mustServer(t, Config{}, paidDeps(mustView(t, mustFixture(t))))
-	targets := append([]string{"/openapi.json"}, keyedTargets...)
+	deps := paidDeps(mustView(t, mustFixture(t)))
+	deps.Docs = cardcat.Docs()
+	h := mustServer(t, Config{}, deps)
+	public := []string{"/openapi.json", "/llms.txt", "/docs/api.md"}
+	targets := append(public, keyedTargets...)
 	for _, target := range targets {
 		t.Run(target, func(t *testing.T) {
 			plain := get(h, target, "X-API-Key", keyUltra)
@@ -102,7 +107,10 @@ func TestCompressedAnswers(t *testing.T) {
 			}
 			small := plain.Body.Len() < compressAbove
 			tag := plain.Header().Get("ETag")
-			keyed := target != "/openapi.json"
+			keyed := !slices.Contains(public, target)
+			if keyed != (tag != "") {
+				t.Errorf("identity: ETag %q", tag)
+			}
 			for _, enc := range []struct{ accept, encoding, suffix string }{
 				{"gzip", "gzip", "-gz"},
 				{"zstd", "zstd", "-zst"},

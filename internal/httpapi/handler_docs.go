@@ -114,11 +114,8 @@ func (s *Server) handleDocsPage(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("page")
 	if name == docsAPI {
 		setDocsHeaders(w, cspAsset)
-		h := w.Header()
-		h.Set("Content-Type", "text/markdown; charset=utf-8")
-		h.Set("Cache-Control", "public, max-age=3600")
-		setContentLength(w, len(s.site.raw))
-		w.Write(s.site.raw)
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		writeText(w, "text/markdown; charset=utf-8", s.site.raw)
 		return nil
 	}
 	p, ok := s.site.pages[name]

@@ -10,12 +10,8 @@ import (
 
 // GET /llms.txt: a plain-text guide for AI assistants, rendered once in New.
 func (s *Server) handleLLMs(w http.ResponseWriter, r *http.Request) error {
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("Cache-Control", "public, max-age=3600")
-	setContentLength(w, len(s.llmsBody))
-	w.WriteHeader(http.StatusOK)
-	w.Write(s.llmsBody)
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	writeText(w, "text/plain; charset=utf-8", s.llmsBody)
 	return nil
 }
 
