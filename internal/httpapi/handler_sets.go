@@ -30,13 +30,17 @@ func (s *Server) handleSetCards(code string) apiHandler {
 		if err != nil {
 			return err
 		}
-		_, g, err := s.gameSnapshot(code)
+		v, g, err := s.gameSnapshot(code)
 		if err != nil {
 			return err
 		}
 		set, err := resolveSet(w, g, r.PathValue("set"))
 		if set == nil || err != nil {
 			return err
+		}
+		key := pageKey{game: code, set: set.ID, page: pg.page, limit: pg.limit}
+		if s.writeRememberedPage(w, v, key) {
+			return nil
 		}
 
 		bp := getBuffer()
@@ -56,7 +60,7 @@ func (s *Server) handleSetCards(code string) apiHandler {
 		b = pg.appendJSON(b, set.Total)
 		b = append(b, '}')
 		*bp = b
-		writeBody(w, http.StatusOK, b)
+		s.writeSetPage(w, v, key, b)
 		return nil
 	}
 }

@@ -170,6 +170,7 @@ type Server struct {
 	llmsBody            []byte   // GET /llms.txt, rendered once
 
 	encoded *encodedCache // compressed variants of answers (compress.go)
+	pages   pageTags      // tags of set pages sent compressed (compress.go)
 }
 
 // New returns the API server.
