@@ -299,13 +299,13 @@ func writeOKAs(w http.ResponseWriter, contentType []string, body []byte, str str
 			if keyed && kw.notModified(etag.OfString(str)) {
 				return ""
 			}
-			writeIdentityString(w, contentType, str)
+			sendBodyString(w, contentType, str)
 			return ""
 		}
 		if keyed && kw.notModified(etag.Of(body)) {
 			return ""
 		}
-		writeIdentity(w, contentType, body)
+		sendBody(w, contentType, body)
 		return ""
 	}
 	var tag string
@@ -319,18 +319,19 @@ func writeOKAs(w http.ResponseWriter, contentType []string, body []byte, str str
 	}
 	enc := comp.cache.get(tag, c, body, str)
 	h["Content-Encoding"] = contentEncoding[c]
-	writeIdentity(w, contentType, enc)
+	sendBody(w, contentType, enc)
 	return tag
 }
 
-func writeIdentity(w http.ResponseWriter, contentType []string, body []byte) {
+// sendBody writes a 200 of body as it is (identity or already compressed).
+func sendBody(w http.ResponseWriter, contentType []string, body []byte) {
 	w.Header()["Content-Type"] = contentType
 	setContentLength(w, len(body))
 	w.WriteHeader(http.StatusOK)
 	w.Write(body)
 }
 
-func writeIdentityString(w http.ResponseWriter, contentType []string, body string) {
+func sendBodyString(w http.ResponseWriter, contentType []string, body string) {
 	w.Header()["Content-Type"] = contentType
 	setContentLength(w, len(body))
 	w.WriteHeader(http.StatusOK)
@@ -405,7 +406,7 @@ func (s *Server) writeRememberedPage(w http.ResponseWriter, v *serving.View, k p
 		return true
 	}
 	h["Content-Encoding"] = contentEncoding[c]
-	writeIdentity(w, jsonContentType, enc)
+	sendBody(w, jsonContentType, enc)
 	return true
 }
 
