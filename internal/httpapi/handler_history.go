@@ -14,7 +14,6 @@ import (
 
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
-	"github.com/cardcat/cardcat/internal/etag"
 	"github.com/cardcat/cardcat/internal/store"
 )
 
@@ -229,14 +228,8 @@ func writeHistoryCSV(w http.ResponseWriter, id string, q historyQuery, points []
 		cw.Write(row)
 	}
 	cw.Flush() // writes to memory: no error
-	// Tagged like a JSON answer (writeBody): its own bytes, its own ETag.
-	if kw, ok := w.(*keyedWriter); ok && kw.notModified(etag.Of(buf.Bytes())) {
-		return
-	}
-	h := w.Header()
-	h["Content-Type"] = csvContentType
-	h.Set("Content-Disposition", `attachment; filename="`+id+"_"+q.source+"_"+strconv.Itoa(q.days)+`d.csv"`)
-	setContentLength(w, buf.Len())
-	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	// Tagged and compressed like a JSON answer (writeBody): its own bytes,
+	// its own ETag.
+	w.Header().Set("Content-Disposition", `attachment; filename="`+id+"_"+q.source+"_"+strconv.Itoa(q.days)+`d.csv"`)
+	writeOKAs(w, csvContentType, buf.Bytes(), "")
 }

@@ -9371,7 +9371,9 @@ func (r GetCardResponse) ContentType() string {
 type GetCardHistoryResponse200Headers struct {
 	CacheControl            string
 	ContentDisposition      *string
+	ContentEncoding         *string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -9383,6 +9385,7 @@ type GetCardHistoryResponse200Headers struct {
 type GetCardHistoryResponse304Headers struct {
 	CacheControl            string
 	ETag                    string
+	Vary                    string
 	XRateLimitLimitDay      int
 	XRateLimitLimitHour     int
 	XRateLimitRemainingDay  int
@@ -17152,12 +17155,26 @@ func ParseGetCardHistoryResponse(rsp *http.Response) (*GetCardHistoryResponse, e
 			}
 			headers.ContentDisposition = &value
 		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int
@@ -17210,6 +17227,13 @@ func ParseGetCardHistoryResponse(rsp *http.Response) (*GetCardHistoryResponse, e
 				return nil, err
 			}
 			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
 			var value int

@@ -2251,7 +2251,9 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
                     "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
                     "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
