@@ -198,7 +198,23 @@ document.addEventListener('securitypolicyviolation', e => {
 	err = chromedp.Do(ctx,
 		typeInto(`label`, "Value", key),
 		clickText(`a, button`, listSets),
-		clickText(`button`, "Test Request (get /{game}/sets)"),
+		// The reference may still be scrolling to the operation when the
+		// button first stands still, so a click can land on the place it
+		// left: click again until the client's dialog is open.
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			var err error
+			for range 5 {
+				if _, err = clickText(`button`, "Test Request (get /{game}/sets)")(ctx, tg); err != nil {
+					return err
+				}
+				_, err = chromedp.Poll[bool](`document.querySelector('[role=dialog]') !== null`,
+					chromedp.WithPollingTimeout(3*time.Second))(ctx, tg)
+				if err == nil {
+					return nil
+				}
+			}
+			return fmt.Errorf("the in-page client's dialog did not open: %w", err)
+		}),
 		clickText(`[role=dialog] button`, "Send"),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := chromedp.Poll[bool](`document.querySelector('[role=dialog]').innerText.includes('200 OK')`,
