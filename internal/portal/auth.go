@@ -369,37 +369,53 @@ func (p *Portal) resendPage(w http.ResponseWriter, r *http.Request) {
 // resendVerification sends a new link to an account waiting for
 // verification, and answers the same for any address.
 func (p *Portal) resendVerification(w http.ResponseWriter, r *http.Request) {
-	if !p.parseForm(w, r) {
+	f, acc, ok := p.mailForm(w, r, authForm{Expired: true}, "Get a new verification link", "verify")
+	if !ok {
 		return
 	}
-	ctx := r.Context()
-	f := authForm{Email: strings.TrimSpace(r.PostFormValue("email")), Next: nextOf(r), Expired: true}
-	page := pageData{Title: "Get a new verification link", Data: f}
-	email, err := normalizeEmail(f.Email)
-	if err != nil {
-		page.Error = err.Error()
-		p.render(w, r, http.StatusBadRequest, "verify", page)
-		return
-	}
-	f.Email = email
-	page.Data = f
-	if ref := p.take(ctx, limited{mailByAddr, p.deps.ClientAddr(r)}, limited{mailByEmail, email}); ref != nil {
-		p.tooMany(w, r, ref, "verify", page)
-		return
-	}
-	acc, err := p.deps.Store.AccountByEmail(ctx, email)
-	switch {
-	case errors.Is(err, account.ErrNotFound):
-	case err != nil:
-		p.fail(w, r, "resend verification", err)
-		return
-	case acc.VerifiedAt.IsZero():
-		p.sendAfter(ctx, "verification", func(ctx context.Context) (mail.Message, error) {
+	email := f.Email
+	if acc != nil && acc.VerifiedAt.IsZero() {
+		p.sendAfter(r.Context(), "verification", func(ctx context.Context) (mail.Message, error) {
 			return p.verificationEmail(ctx, acc, f.Next)
 		})
 	}
 	p.render(w, r, http.StatusOK, "check_email", pageData{Title: "Check your email",
 		Data: checkEmail{Kind: "verify", Email: email, TTL: hours(p.cfg.VerifyTTL)}})
+}
+
+// mailForm reads a form that asks for an email to an address (reset,
+// a new verification link): the address normalised, the throttles of
+// email-sending forms taken, and its live account, nil when it has none. On
+// false it has answered (a bad address, throttled, a store failure), with
+// tmpl titled title.
+func (p *Portal) mailForm(w http.ResponseWriter, r *http.Request, f authForm, title, tmpl string) (authForm, *account.Account, bool) {
+	if !p.parseForm(w, r) {
+		return f, nil, false
+	}
+	ctx := r.Context()
+	f.Email, f.Next = strings.TrimSpace(r.PostFormValue("email")), nextOf(r)
+	page := pageData{Title: title, Data: f}
+	email, err := normalizeEmail(f.Email)
+	if err != nil {
+		page.Error = err.Error()
+		p.render(w, r, http.StatusBadRequest, tmpl, page)
+		return f, nil, false
+	}
+	f.Email = email
+	page.Data = f
+	if ref := p.take(ctx, limited{mailByAddr, p.deps.ClientAddr(r)}, limited{mailByEmail, email}); ref != nil {
+		p.tooMany(w, r, ref, tmpl, page)
+		return f, nil, false
+	}
+	acc, err := p.deps.Store.AccountByEmail(ctx, email)
+	switch {
+	case errors.Is(err, account.ErrNotFound):
+		return f, nil, true
+	case err != nil:
+		p.fail(w, r, tmpl+" email", err)
+		return f, nil, false
+	}
+	return f, acc, true
 }
 
 // ---- Login and logout
@@ -486,32 +502,13 @@ func (p *Portal) resetPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Portal) reset(w http.ResponseWriter, r *http.Request) {
-	if !p.parseForm(w, r) {
+	f, acc, ok := p.mailForm(w, r, authForm{}, "Reset your password", "reset")
+	if !ok {
 		return
 	}
-	ctx := r.Context()
-	f := authForm{Email: strings.TrimSpace(r.PostFormValue("email")), Next: nextOf(r)}
-	page := pageData{Title: "Reset your password", Data: f}
-	email, err := normalizeEmail(f.Email)
-	if err != nil {
-		page.Error = err.Error()
-		p.render(w, r, http.StatusBadRequest, "reset", page)
-		return
-	}
-	f.Email = email
-	page.Data = f
-	if ref := p.take(ctx, limited{mailByAddr, p.deps.ClientAddr(r)}, limited{mailByEmail, email}); ref != nil {
-		p.tooMany(w, r, ref, "reset", page)
-		return
-	}
-	acc, err := p.deps.Store.AccountByEmail(ctx, email)
-	switch {
-	case errors.Is(err, account.ErrNotFound):
-	case err != nil:
-		p.fail(w, r, "reset", err)
-		return
-	default:
-		p.sendAfter(ctx, "reset", func(ctx context.Context) (mail.Message, error) {
+	email := f.Email
+	if acc != nil {
+		p.sendAfter(r.Context(), "reset", func(ctx context.Context) (mail.Message, error) {
 			return p.resetEmail(ctx, acc)
 		})
 	}
