@@ -431,3 +431,33 @@ func TestSettings(t *testing.T) {
 	// The email is free again.
 	c.signUp("ann@example.com", newPassword, "")
 }
+
+// lookupDown is a store whose account lookup by email fails: the database
+// is down.
+type lookupDown struct{ account.Store }
+
+func (lookupDown) AccountByEmail(context.Context, string) (*account.Account, error) {
+	return nil, errors.New("connection refused by 10.0.0.5:5432")
+}
+
+// A store that fails on the email forms answers the generic 500 page:
+// nothing sent, the cause logged but not shown.
+func TestMailFormsStoreDown(t *testing.T) {
+	tp := newTestPortal(t)
+	tp.createAccount("ann@example.com", false)
+	tp.p.deps.Store = lookupDown{tp.store}
+	c := tp.client()
+	for _, path := range []string{"/account/reset", "/account/verify/resend"} {
+		res := c.post(path, url.Values{"email": {"ann@example.com"}})
+		if res.status != http.StatusInternalServerError || strings.Contains(res.body, "10.0.0.5") ||
+			!strings.Contains(res.body, "nothing was changed") {
+			t.Errorf("POST %s with the store down: %d\n%s", path, res.status, mainOf(res.body))
+		}
+	}
+	if n := tp.mail.sent(); n != 0 {
+		t.Errorf("%d emails sent with the store down", n)
+	}
+	if logs := tp.logs.String(); !strings.Contains(logs, "connection refused") {
+		t.Errorf("the cause is not logged:\n%s", logs)
+	}
+}
