@@ -18,35 +18,8 @@ import (
 // price_points per finish, a GroupAggregate over that order, and no hash
 // and no sort of the points; each day of tcgDays one index probe.
 func TestTCGAveragesPlan(t *testing.T) {
-	base := os.Getenv("CARDCAT_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("PostgreSQL tests need CARDCAT_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
-	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema := "cardcat_test_" + hex.EncodeToString(b)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db, err := Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openInNewSchema(t)
 
 	plan := func(query string, args ...any) string {
 		t.Helper()
@@ -81,4 +54,40 @@ func TestTCGAveragesPlan(t *testing.T) {
 	if want := "Index Only Scan using price_points_pkey on price_points"; !strings.Contains(days, want) && !strings.Contains(days, "Index Scan using price_points_pkey") {
 		t.Errorf("days plan lacks an index probe of price_points:\n%s", days)
 	}
+}
+
+// openInNewSchema opens the store in a schema of its own on
+// CARDCAT_TEST_POSTGRES_URL (skipping without it), dropped after the test:
+// for the tests inside the package, which read its query plans.
+func openInNewSchema(t *testing.T) *DB {
+	base := os.Getenv("CARDCAT_TEST_POSTGRES_URL")
+	if base == "" {
+		t.Skip("PostgreSQL tests need CARDCAT_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	b := make([]byte, 8)
+	rand.Read(b)
+	schema := "cardcat_test_" + hex.EncodeToString(b)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE") })
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	db, err := Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

@@ -2,10 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,35 +13,8 @@ import (
 // prune: index ranges of price_points, and the prune's delete by ctid,
 // never a scan of the table (which has no index by day).
 func TestPrunePlan(t *testing.T) {
-	base := os.Getenv("CARDCAT_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("PostgreSQL tests need CARDCAT_TEST_POSTGRES_URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
-	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	b := make([]byte, 8)
-	rand.Read(b)
-	schema := "cardcat_test_" + hex.EncodeToString(b)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db, err := Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openInNewSchema(t)
 
 	d := time.Date(2025, 1, 30, 0, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
