@@ -17,7 +17,6 @@ import (
 
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/account"
-	"github.com/cardcat/cardcat/internal/bulk"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -134,9 +133,13 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 	holder := serving.NewHolder(st, reg, log)
-	// The bulk files of each version are built on disk, in the background,
-	// once the version is served (docs/operations.md, "Bulk files").
-	bulkFiles := bulk.New(filepath.Join(sf.dataDir, "bulk"), log)
+	// The bulk files of each version are built on disk (or fetched from S3,
+	// once another replica built them), in the background, once the version
+	// is served (docs/operations.md, "Bulk files").
+	bulkFiles, err := openBulk(filepath.Join(sf.dataDir, "bulk"), cfg.images.s3, log)
+	if err != nil {
+		return err
+	}
 	defer bulkFiles.Close()
 	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot) }
 	if err := holder.Refresh(ctx); err != nil {

@@ -6,7 +6,9 @@
 // to keep in memory; figures in bench/README.md), written to a temporary
 // file and renamed into place, and the older versions' files are removed
 // once a newer version's are all built. A restart reuses the files of the
-// version it serves when their sha256 still matches.
+// version it serves when their sha256 still matches. With shared storage
+// (WithShared, S3), the replicas of a deployment build each version once:
+// the first publishes its files there, the others fetch them (shared.go).
 package bulk
 
 import (
@@ -20,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -62,6 +65,20 @@ type Builder struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the running build ends
 	version int64         // the version last published
+	counts  counts
+
+	shared Shared // nil: every replica builds its own files
+	owner  string // who this Builder is in the claims of shared storage
+	timing sharedTiming
+}
+
+// counts are what happened to the files, for the tests.
+type counts struct{ built, fetched, uploaded int }
+
+func (b *Builder) count(f func(*counts)) {
+	b.mu.Lock()
+	f(&b.counts)
+	b.mu.Unlock()
 }
 
 type key struct {
@@ -71,12 +88,19 @@ type key struct {
 }
 
 // New returns a Builder that keeps its files under dir (created when needed).
-func New(dir string, log *slog.Logger) *Builder {
+func New(dir string, log *slog.Logger, opts ...Option) *Builder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Builder{dir: dir, log: log, ready: map[key]File{}}
+	b := &Builder{dir: dir, log: log, ready: map[key]File{}, timing: defaultTiming}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
 }
+
+// Option configures a Builder.
+type Option func(*Builder)
 
 // Publish starts building the files of snap's version in the background,
 // after stopping the build of an older version still running; a version
@@ -184,7 +208,9 @@ func (b *Builder) path(version int64, game, name string) string {
 const manifestName = "manifest.json"
 
 // build writes every file of every game of snap, reusing the ones a
-// manifest lists whose bytes still match, then removes older versions.
+// manifest lists whose bytes still match, or else fetching them from the
+// shared storage when another replica published them there, then removes
+// older versions.
 func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 	start := time.Now()
 	for _, gs := range snap.Games() {
@@ -195,35 +221,82 @@ func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 			return
 		}
 		removeTemporary(dir) // of a build that a crash cut short
-		reused := b.reuse(dir)
-		var built []File
-		for _, name := range Names {
-			f, ok := reused[name]
-			if !ok {
-				t := time.Now()
-				var err error
-				f, err = writeFile(ctx, dir, name, func(w io.Writer) error { return writeBody(w, name, gs) })
-				if err != nil {
-					if ctx.Err() == nil {
-						b.log.Error("bulk file not built", "version", snap.Version, "game", code, "file", name, "err", err)
-					}
-					return
-				}
-				b.log.Info("bulk file built", "version", snap.Version, "game", code, "file", name,
-					"size", f.Size, "took", time.Since(t).Round(time.Millisecond))
-			}
-			built = append(built, f)
-			if err := writeManifest(dir, built); err != nil {
-				b.log.Error("bulk manifest not written", "version", snap.Version, "game", code, "err", err)
-				return
-			}
-			b.mu.Lock()
-			b.ready[key{snap.Version, code, name}] = f
-			b.mu.Unlock()
+		if !b.buildGame(ctx, snap, gs, dir) {
+			return
 		}
 	}
 	b.log.Info("bulk files ready", "version", snap.Version, "took", time.Since(start).Round(time.Millisecond))
 	b.removeOlder(snap.Version)
+	if b.shared != nil {
+		b.pruneShared(ctx, snap.Version)
+	}
+}
+
+// buildGame makes the files of one game's version ready, and reports
+// whether they all are.
+func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *catalog.GameSnapshot, dir string) bool {
+	version, code := snap.Version, gs.Game().Code
+	reused := b.reuse(dir)
+	var published *sharedManifest // another replica's files, fetched rather than built
+	if b.shared != nil && len(reused) < len(Names) {
+		published = b.awaitShared(ctx, snap, code)
+	}
+	var (
+		files   []File
+		built   bool
+		suspect = map[string]bool{} // shared objects missing or damaged: uploaded again
+		claim   *claim
+	)
+	defer func() { claim.release() }()
+	for _, name := range Names {
+		f, ok := reused[name]
+		if !ok && published != nil {
+			var err error
+			if f, err = b.fetch(ctx, version, code, dir, published.file(name)); err == nil {
+				ok = true
+			} else if ctx.Err() == nil {
+				b.log.Warn("bulk file not fetched from shared storage: building it here", "version", version, "game", code,
+					"file", name, "err", err)
+				if errors.Is(err, errDamaged) || errors.Is(err, fs.ErrNotExist) {
+					suspect[name] = true
+				} else {
+					published = nil // unreachable: do not wait for it file after file
+				}
+			}
+		}
+		if !ok {
+			if b.shared != nil && claim == nil {
+				claim = b.claim(ctx, version, code)
+			}
+			t := time.Now()
+			var err error
+			f, err = writeFile(ctx, dir, name, func(w io.Writer) error { return writeBody(w, name, gs) })
+			if err != nil {
+				if ctx.Err() == nil {
+					b.log.Error("bulk file not built", "version", version, "game", code, "file", name, "err", err)
+				}
+				return false
+			}
+			built = true
+			b.count(func(c *counts) { c.built++ })
+			b.log.Info("bulk file built", "version", version, "game", code, "file", name,
+				"size", f.Size, "took", time.Since(t).Round(time.Millisecond))
+		}
+		files = append(files, f)
+		if err := writeManifest(dir, files); err != nil {
+			b.log.Error("bulk manifest not written", "version", version, "game", code, "err", err)
+			return false
+		}
+		b.mu.Lock()
+		b.ready[key{version, code, name}] = f
+		b.mu.Unlock()
+	}
+	// Files all fetched need no sharing; files all reused may be of a
+	// version built before the shared storage was configured.
+	if b.shared != nil && (published == nil || built) {
+		b.share(ctx, snap, code, dir, files, suspect)
+	}
+	return true
 }
 
 func writeBody(w io.Writer, name string, gs *catalog.GameSnapshot) error {
