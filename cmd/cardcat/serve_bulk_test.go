@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // bulkListing polls GET /{game}/bulk until it lists every file.
@@ -65,5 +68,64 @@ func TestServeBulk(t *testing.T) {
 	}
 	if logs := s2.stderr.String(); strings.Contains(logs, `msg="bulk file built"`) {
 		t.Errorf("the files were built again after a restart on the same version:\n%s", logs)
+	}
+}
+
+// TestServeBulkSharedS3: two replicas on one store and one S3 bucket, each
+// with its own data directory: the first builds the bulk files and shares
+// them, the second fetches them and serves the same bytes without building.
+func TestServeBulkSharedS3(t *testing.T) {
+	endpoint := os.Getenv("CARDCAT_TEST_S3_ENDPOINT")
+	if endpoint == "" {
+		t.Skip("CARDCAT_TEST_S3_ENDPOINT is not set (start one with .ci/s3-server); skipping the shared bulk files test")
+	}
+	or := func(name, def string) string {
+		if v := os.Getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	vars := map[string]string{
+		"CARDCAT_S3_ENDPOINT":   endpoint,
+		"CARDCAT_S3_BUCKET":     or("CARDCAT_TEST_S3_BUCKET", "cardcat-test"),
+		"CARDCAT_S3_REGION":     or("CARDCAT_TEST_S3_REGION", "us-east-1"),
+		"CARDCAT_S3_ACCESS_KEY": or("CARDCAT_TEST_S3_ACCESS_KEY", "cardcat-test"),
+		"CARDCAT_S3_SECRET_KEY": or("CARDCAT_TEST_S3_SECRET_KEY", "cardcat-test-secret"),
+		"CARDCAT_S3_PREFIX":     "e2e-" + t.Name() + "-" + randomHex(t),
+	}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	key := newKey(t, dirA)
+	a := startServe(t, dirA, vars)
+	files := bulkListing(t, a, key, "dbs")
+	waitLog(t, a, `msg="bulk files shared" version=1 game=dbs`)
+
+	// B reads A's store (one catalogue, as replicas on one PostgreSQL do).
+	b := startServe(t, dirB, vars, "--database-url", "sqlite:"+filepath.Join(dirA, "cardcat.db"))
+	if diff := cmp.Diff(files, bulkListing(t, b, key, "dbs")); diff != "" {
+		t.Errorf("listing (-A +B):\n%s", diff)
+	}
+	for _, f := range files {
+		path := strings.TrimPrefix(f.URL, "http://localhost:8080")
+		_, fromA := get(t, a.url+path, "X-API-Key", key)
+		resp, fromB := get(t, b.url+path, "X-API-Key", key)
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(fromA, fromB) {
+			t.Errorf("GET %s from B: %d, %d bytes, from A %d bytes", path, resp.StatusCode, len(fromB), len(fromA))
+		}
+	}
+	logs := b.stderr.String()
+	if strings.Contains(logs, `msg="bulk file built"`) || !strings.Contains(logs, `msg="bulk file fetched"`) {
+		t.Errorf("B built files rather than fetch them:\n%s", logs)
+	}
+}
+
+// waitLog waits until s has logged line.
+func waitLog(t *testing.T, s *server, line string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(s.stderr.String(), line) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the log:\n%s", line, s.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -240,6 +240,9 @@ func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *cat
 	var published *sharedManifest // another replica's files, fetched rather than built
 	if b.shared != nil && len(reused) < len(Names) {
 		published = b.awaitShared(ctx, snap, code)
+		if ctx.Err() != nil {
+			return false // a newer version is published: its build takes over
+		}
 	}
 	var (
 		files   []File
