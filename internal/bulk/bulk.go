@@ -213,6 +213,15 @@ const manifestName = "manifest.json"
 // older versions.
 func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 	start := time.Now()
+	// This replica's claim on the version, taken before it builds a file:
+	// the others wait for its files rather than build them too.
+	var held *claim
+	defer func() { held.release() }()
+	claim := func() {
+		if b.shared != nil && held == nil {
+			held = b.claim(ctx, snap.Version)
+		}
+	}
 	for _, gs := range snap.Games() {
 		code := gs.Game().Code
 		dir := filepath.Join(b.versionDir(snap.Version), code)
@@ -221,11 +230,12 @@ func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 			return
 		}
 		removeTemporary(dir) // of a build that a crash cut short
-		if !b.buildGame(ctx, snap, gs, dir) {
+		if !b.buildGame(ctx, snap, gs, dir, claim) {
 			return
 		}
 	}
 	b.log.Info("bulk files ready", "version", snap.Version, "took", time.Since(start).Round(time.Millisecond))
+	held.release()
 	b.removeOlder(snap.Version)
 	if b.shared != nil {
 		b.pruneShared(ctx, snap.Version)
@@ -233,8 +243,8 @@ func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 }
 
 // buildGame makes the files of one game's version ready, and reports
-// whether they all are.
-func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *catalog.GameSnapshot, dir string) bool {
+// whether they all are; claim is called before a file is built.
+func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *catalog.GameSnapshot, dir string, claim func()) bool {
 	version, code := snap.Version, gs.Game().Code
 	reused := b.reuse(dir)
 	var published *sharedManifest // another replica's files, fetched rather than built
@@ -248,9 +258,7 @@ func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *cat
 		files   []File
 		built   bool
 		suspect = map[string]bool{} // shared objects missing or damaged: uploaded again
-		claim   *claim
 	)
-	defer func() { claim.release() }()
 	for _, name := range Names {
 		f, ok := reused[name]
 		if !ok && published != nil {
@@ -268,9 +276,7 @@ func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *cat
 			}
 		}
 		if !ok {
-			if b.shared != nil && claim == nil {
-				claim = b.claim(ctx, version, code)
-			}
+			claim()
 			t := time.Now()
 			var err error
 			f, err = writeFile(ctx, dir, name, func(w io.Writer) error { return writeBody(w, name, gs) })

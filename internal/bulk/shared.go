@@ -26,7 +26,7 @@ import (
 //
 //	bulk/{version}/{game}/cards.jsonl.gz, prices.csv.gz  the files
 //	bulk/{version}/{game}/manifest.json                  their format, sizes and sha256, written last
-//	bulk/{version}/{game}/claim.json                     while a replica builds them
+//	bulk/{version}/claim.json                            while a replica builds the version's files
 //
 // A version is published once its manifest is there: files without one are
 // not. Names are made by this package.
@@ -79,6 +79,10 @@ const (
 
 func sharedName(version int64, game, name string) string {
 	return sharedRoot + strconv.FormatInt(version, 10) + "/" + game + "/" + name
+}
+
+func claimObject(version int64) string {
+	return sharedRoot + strconv.FormatInt(version, 10) + "/" + claimName
 }
 
 // sharedTiming says how long a replica waits for another one's build.
@@ -181,7 +185,7 @@ func (b *Builder) awaitShared(ctx context.Context, snap *catalog.Snapshot, game 
 			return nil
 		}
 		// Not published: is another replica building them?
-		data, err := b.getSmall(ctx, sharedName(version, game, claimName))
+		data, err := b.getSmall(ctx, claimObject(version))
 		if err != nil {
 			if waiting && errors.Is(err, fs.ErrNotExist) {
 				// The builder is done (or gave up) between the two reads:
@@ -331,33 +335,34 @@ func (b *Builder) upload(ctx context.Context, version int64, game, dir string, f
 	return nil
 }
 
-// claimBody is what a replica building a game's version writes, again every
-// beat, so that the others wait for its files rather than build them too,
+// claimBody is what a replica building a version's files writes, again
+// every beat, so that the others wait for its files rather than build them too,
 // and see when it stopped.
 type claimBody struct {
 	Owner string `json:"owner"`
 	Beat  int    `json:"beat"`
 }
 
-// claim is this Builder's claim on a game's version while it builds.
+// claim is this Builder's claim on a version while it builds its files.
 type claim struct {
 	b      *Builder
 	name   string
-	cancel context.CancelFunc
-	done   chan struct{}
+	cancel   context.CancelFunc
+	done     chan struct{}
+	released bool
 }
 
-// claim writes the claim of a game's version, and again every beat until
+// claim writes the claim of a version, and again every beat until
 // released. Two replicas may claim at once: both build the same bytes.
-func (b *Builder) claim(ctx context.Context, version int64, game string) *claim {
+func (b *Builder) claim(ctx context.Context, version int64) *claim {
 	ctx, cancel := context.WithCancel(ctx)
-	c := &claim{b: b, name: sharedName(version, game, claimName), cancel: cancel, done: make(chan struct{})}
+	c := &claim{b: b, name: claimObject(version), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		for beat := 0; ; beat++ {
 			data, _ := json.Marshal(claimBody{Owner: b.owner, Beat: beat})
 			if err := b.shared.Put(ctx, c.name, bytes.NewReader(data), int64(len(data))); err != nil && ctx.Err() == nil {
-				b.log.Debug("bulk claim not written", "version", version, "game", game, "err", err)
+				b.log.Debug("bulk claim not written", "version", version, "err", err)
 			}
 			select {
 			case <-ctx.Done():
@@ -370,11 +375,12 @@ func (b *Builder) claim(ctx context.Context, version int64, game string) *claim 
 }
 
 // release stops the claim's beats and removes it: the files are published
-// by now, or another replica had better build them.
+// by now, or another replica had better build them. Once is enough.
 func (c *claim) release() {
-	if c == nil {
+	if c == nil || c.released {
 		return
 	}
+	c.released = true
 	c.cancel()
 	<-c.done
 	if err := c.b.shared.Delete(context.Background(), c.name); err != nil {

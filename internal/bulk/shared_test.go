@@ -270,13 +270,9 @@ func TestSharedWaitsForBuilder(t *testing.T) {
 	snap := mustSnapshot(t, 8)
 	a := replica(t, sh)
 	a.owner = "replica-a"
-	// A's claim on the first game, written before B looks.
-	first := snap.Games()[0].Game().Code
-	held := a.claim(context.Background(), 8, first)
-	waitFor(t, func() bool {
-		_, err := a.getSmall(context.Background(), sharedName(8, first, claimName))
-		return err == nil
-	})
+	// A's claim on the version, written before B looks.
+	held := a.claim(context.Background(), 8)
+	waitFor(t, func() bool { _, err := a.getSmall(context.Background(), claimObject(8)); return err == nil })
 
 	b := replica(t, sh)
 	b.Publish(snap)
@@ -295,11 +291,9 @@ func TestSharedWaitsForBuilder(t *testing.T) {
 	// A claim that is never written again: B builds once it is stale.
 	snap9 := mustSnapshot(t, 9)
 	ctx := context.Background()
-	for _, g := range snap9.Games() {
-		stale := []byte(`{"owner":"gone","beat":3}`)
-		if err := sh.Put(ctx, sharedName(9, g.Game().Code, claimName), bytes.NewReader(stale), int64(len(stale))); err != nil {
-			t.Fatal(err)
-		}
+	stale := []byte(`{"owner":"gone","beat":3}`)
+	if err := sh.Put(ctx, claimObject(9), bytes.NewReader(stale), int64(len(stale))); err != nil {
+		t.Fatal(err)
 	}
 	c := replica(t, sh)
 	start := time.Now()
@@ -311,7 +305,7 @@ func TestSharedWaitsForBuilder(t *testing.T) {
 	if took := time.Since(start); took < testTiming.stale {
 		t.Errorf("C built after %v, before the claim was stale (%v)", took, testTiming.stale)
 	}
-	if _, err := c.getSmall(ctx, sharedName(9, first, claimName)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := c.getSmall(ctx, claimObject(9)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("C's claim after its build: %v, want removed", err)
 	}
 }
