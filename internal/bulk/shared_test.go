@@ -25,7 +25,7 @@ var _ Shared = (*s3share.Objects)(nil)
 
 // testS3Config is the real S3 server of .ci/s3-server under a prefix of the
 // test's own, or a skip when none is named.
-func testS3Config(t *testing.T) s3store.Config {
+func testS3Config(t testing.TB) s3store.Config {
 	t.Helper()
 	endpoint := os.Getenv("CARDCAT_TEST_S3_ENDPOINT")
 	if endpoint == "" {
@@ -48,7 +48,7 @@ func envOr(name, def string) string {
 	return def
 }
 
-func mustShared(t *testing.T, cfg s3store.Config) *s3share.Objects {
+func mustShared(t testing.TB, cfg s3store.Config) *s3share.Objects {
 	t.Helper()
 	o, err := s3share.New(cfg)
 	if err != nil {
