@@ -53,4 +53,3 @@ func TestFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-

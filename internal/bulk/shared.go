@@ -345,8 +345,8 @@ type claimBody struct {
 
 // claim is this Builder's claim on a version while it builds its files.
 type claim struct {
-	b      *Builder
-	name   string
+	b        *Builder
+	name     string
 	cancel   context.CancelFunc
 	done     chan struct{}
 	released bool
