@@ -68,6 +68,10 @@ type Builder struct {
 	counts  counts
 
 	shared Shared // nil: every replica builds its own files
+	// sharedDown: shared storage failed during the running build, which
+	// asks it nothing more (each call would wait its timeout); only the
+	// build goroutine touches it.
+	sharedDown bool
 	owner  string // who this Builder is in the claims of shared storage
 	timing sharedTiming
 }
@@ -213,12 +217,13 @@ const manifestName = "manifest.json"
 // older versions.
 func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 	start := time.Now()
+	b.sharedDown = false
 	// This replica's claim on the version, taken before it builds a file:
 	// the others wait for its files rather than build them too.
 	var held *claim
 	defer func() { held.release() }()
 	claim := func() {
-		if b.shared != nil && held == nil {
+		if b.useShared() && held == nil {
 			held = b.claim(ctx, snap.Version)
 		}
 	}
@@ -237,7 +242,7 @@ func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 	b.log.Info("bulk files ready", "version", snap.Version, "took", time.Since(start).Round(time.Millisecond))
 	held.release()
 	b.removeOlder(snap.Version)
-	if b.shared != nil {
+	if b.useShared() {
 		b.pruneShared(ctx, snap.Version)
 	}
 }
@@ -248,7 +253,7 @@ func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *cat
 	version, code := snap.Version, gs.Game().Code
 	reused := b.reuse(dir)
 	var published *sharedManifest // another replica's files, fetched rather than built
-	if b.shared != nil && len(reused) < len(Names) {
+	if b.useShared() && len(reused) < len(Names) {
 		published = b.awaitShared(ctx, snap, code)
 		if ctx.Err() != nil {
 			return false // a newer version is published: its build takes over
@@ -271,7 +276,7 @@ func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *cat
 				if errors.Is(err, errDamaged) || errors.Is(err, fs.ErrNotExist) {
 					suspect[name] = true
 				} else {
-					published = nil // unreachable: do not wait for it file after file
+					published, b.sharedDown = nil, true
 				}
 			}
 		}
@@ -302,7 +307,7 @@ func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *cat
 	}
 	// Files all fetched need no sharing; files all reused may be of a
 	// version built before the shared storage was configured.
-	if b.shared != nil && (published == nil || built) {
+	if b.useShared() && (published == nil || built) {
 		b.share(ctx, snap, code, dir, files, suspect)
 	}
 	return true

@@ -77,6 +77,9 @@ const (
 	claimName          = "claim.json"
 )
 
+// useShared reports whether the running build asks the shared storage.
+func (b *Builder) useShared() bool { return b.shared != nil && !b.sharedDown }
+
 func sharedName(version int64, game, name string) string {
 	return sharedRoot + strconv.FormatInt(version, 10) + "/" + game + "/" + name
 }
@@ -181,6 +184,7 @@ func (b *Builder) awaitShared(ctx context.Context, snap *catalog.Snapshot, game 
 		case !errors.Is(err, fs.ErrNotExist):
 			if ctx.Err() == nil {
 				b.log.Warn("shared bulk storage unreachable: building the files here", "version", version, "game", game, "err", err)
+				b.sharedDown = true
 			}
 			return nil
 		}
@@ -195,6 +199,7 @@ func (b *Builder) awaitShared(ctx context.Context, snap *catalog.Snapshot, game 
 			}
 			if !errors.Is(err, fs.ErrNotExist) && ctx.Err() == nil {
 				b.log.Warn("shared bulk storage unreachable: building the files here", "version", version, "game", game, "err", err)
+				b.sharedDown = true
 			}
 			return nil
 		}
@@ -291,6 +296,7 @@ func (b *Builder) share(ctx context.Context, snap *catalog.Snapshot, game, dir s
 	default:
 		if ctx.Err() == nil {
 			b.log.Warn("bulk files not shared: shared storage unreachable", "version", version, "game", game, "err", err)
+			b.sharedDown = true
 		}
 		return
 	}
@@ -301,6 +307,7 @@ func (b *Builder) share(ctx context.Context, snap *catalog.Snapshot, game, dir s
 		if err := b.upload(ctx, version, game, dir, f); err != nil {
 			if ctx.Err() == nil {
 				b.log.Warn("bulk files not shared", "version", version, "game", game, "file", f.Name, "err", err)
+				b.sharedDown = true
 			}
 			return
 		}

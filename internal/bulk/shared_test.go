@@ -195,7 +195,7 @@ func TestSharedUnreachable(t *testing.T) {
 	}
 	cfg.Endpoint = "http://" + ln.Addr().String()
 	ln.Close() // nothing listens there now: connections are refused
-	cfg.Timeout = time.Second
+	cfg.Timeout = 500 * time.Millisecond
 	n := filesPerVersion(t)
 	b := replica(t, mustShared(t, cfg))
 	b.Publish(mustSnapshot(t, 3))
