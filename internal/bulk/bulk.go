@@ -72,8 +72,8 @@ type Builder struct {
 	// asks it nothing more (each call would wait its timeout); only the
 	// build goroutine touches it.
 	sharedDown bool
-	owner  string // who this Builder is in the claims of shared storage
-	timing sharedTiming
+	owner      string // who this Builder is in the claims of shared storage
+	timing     sharedTiming
 }
 
 // counts are what happened to the files, for the tests.
