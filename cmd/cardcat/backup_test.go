@@ -205,7 +205,7 @@ func TestBackupDuringWrites(t *testing.T) {
 	}
 	// The sample's ingest made no keys: the writer's are all there is.
 	if n := int64(len(got)); n < keysBefore || n > keysAfter {
-		t.Errorf("backup holds %d keys; %d were made before it started, %d when it ended", n, keysBefore, keysAfter)
+		t.Fatalf("backup holds %d keys; %d were made before it started, %d when it ended", n, keysBefore, keysAfter)
 	}
 	for i, k := range got {
 		if k.ID != src[i].ID || k.Hash != src[i].Hash {
