@@ -85,7 +85,7 @@ func buildLikeDockerfile() (string, error) {
 		return "", errors.New("Dockerfile: the build stage has no RUN make build")
 	}
 	built.version = "deploy-test"
-	makeCmd := exec.Command("make", "-s", "-n", "build", "VERSION="+built.version)
+	makeCmd := exec.Command("make", "-s", "--no-print-directory", "-n", "build", "VERSION="+built.version)
 	makeCmd.Dir = root
 	out, err := makeCmd.Output()
 	if err != nil {
