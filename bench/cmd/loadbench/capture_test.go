@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// representations answers like cardcat's compressed routes: a body in the
+// coding Accept-Encoding asks for, a strong ETag per coding ("…-gz" for
+// gzip), and a 304 only when If-None-Match names the tag of the
+// representation it would send. It counts the answers that are not 304s
+// (the ones cardcat's limiter counts).
+func representations(counted *atomic.Int64) http.Handler {
+	body := []byte(strings.Repeat(`{"id":"mtg_0011","name":"Card"}`, 64))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gz := strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
+		tag := `"0123456789abcdef"`
+		if gz {
+			tag = `"0123456789abcdef-gz"`
+		}
+		w.Header().Set("Vary", "Accept-Encoding")
+		w.Header().Set("ETag", tag)
+		if r.Header.Get("If-None-Match") == tag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		counted.Add(1)
+		if !gz {
+			w.Write(body)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		zw.Write(body)
+		zw.Close()
+	})
+}
+
+// TestGetSendsTheLineAsIs: get sends the headers of a paths-file line and no
+// others, and returns the bytes as sent, as wrk does with paths.lua: the
+// spot checks, the captured answers of the ceilings and the 304 scenario's
+// ETags are of the requests wrk sends.
+func TestGetSendsTheLineAsIs(t *testing.T) {
+	var counted atomic.Int64
+	srv := httptest.NewServer(representations(&counted))
+	defer srv.Close()
+	ctx := context.Background()
+
+	a, err := get(ctx, srv.URL+"/c", "X-API-Key", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag := http.Header(a.Header).Get("ETag"); tag != `"0123456789abcdef"` {
+		t.Errorf("plain line: ETag %s, want the identity tag (no Accept-Encoding sent)", tag)
+	}
+
+	a, err = get(ctx, pathLine(srv.URL+"/c", "Accept-Encoding", "gzip"), "X-API-Key", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header(a.Header)
+	if h.Get("ETag") != `"0123456789abcdef-gz"` || h.Get("Content-Encoding") != "gzip" || !bytes.HasPrefix(a.Body, []byte{0x1f, 0x8b}) {
+		t.Errorf("gzip line: ETag %s, Content-Encoding %q, body %q...: want the gzip answer as sent",
+			h.Get("ETag"), h.Get("Content-Encoding"), a.Body[:min(len(a.Body), 8)])
+	}
+}
+
+// TestRevalidationLinesInWrk: the 304 scenario's lines, sent by wrk with
+// paths.lua, are all answered 304 (none counted), and so are its spot checks.
+func TestRevalidationLinesInWrk(t *testing.T) {
+	if _, err := exec.LookPath("wrk"); err != nil {
+		t.Skip("wrk is not installed (Debian package wrk; make bench installs it): the 304 scenario's lines are not tested in wrk")
+	}
+	var counted atomic.Int64
+	srv := httptest.NewServer(representations(&counted))
+	defer srv.Close()
+	ctx := context.Background()
+
+	lines, err := revalidationLines(ctx, srv.URL, "k", []string{"/a", "/b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted.Store(0) // revalidationLines' own requests are 200s
+	paths := filepath.Join(t.TempDir(), "304.txt")
+	if err := os.WriteFile(paths, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := wrkRun{Threads: 1, Connections: 4, Duration: time.Second, Script: "../../lua/paths.lua",
+		URL: srv.URL, Paths: paths, Header: "X-API-Key", Value: "k"}
+	res, _, err := w.run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests == 0 || counted.Load() != 0 {
+		t.Errorf("wrk completed %d requests, %d of them not 304 (lines %q)", res.Requests, counted.Load(), lines)
+	}
+	for _, l := range lines {
+		a, err := get(ctx, srv.URL+l, "X-API-Key", "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Status != http.StatusNotModified {
+			t.Errorf("spot check %q: %d, want 304", l, a.Status)
+		}
+	}
+}
