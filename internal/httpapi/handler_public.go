@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
 )
@@ -179,7 +180,9 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 		Checks:    checks,
 		Region:    s.deps.Region,
 	}
-	if s.deps.View() == nil {
+	if v := s.deps.View(); v != nil {
+		body.Catalogue = &healthCatalogue{Version: v.Version, UpdatedAt: v.CreatedAt.UTC().Format(time.RFC3339)}
+	} else {
 		unhealthy = append(unhealthy, "catalogue (not loaded yet)")
 	}
 	status := http.StatusOK
@@ -205,6 +208,16 @@ type healthBody struct {
 	Checks       map[string]*healthCheckResult `json:"checks"`
 	ResponseTime float64                       `json:"responseTime"`
 	Region       string                        `json:"region"`
+	// Catalogue is the version served, null before the first is loaded: a
+	// monitor alerts on an old updated_at (a refresh that stopped working).
+	Catalogue *healthCatalogue `json:"catalogue"`
+}
+
+// healthCatalogue is /health's catalogue: beside the spec's fields, since
+// its version field is the server's.
+type healthCatalogue struct {
+	Version   int64  `json:"version"`
+	UpdatedAt string `json:"updated_at"` // RFC 3339, UTC: when the version was written
 }
 
 type healthCheckResult struct {

@@ -220,7 +220,7 @@ func (s *Server) routeTable() []route {
 		}},
 		{Label: "health", Path: "/health", Access: accessPublic, serve: public(s.handleHealth), Op: operation{
 			ID: "getHealth", Tag: tagService, Summary: "Whether the service and its dependencies work",
-			Description: "`status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.",
+			Description: "`status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory. `catalogue` gives the version served and when it was written (`updated_at`), so that a monitor sees stale data.",
 			Answers: []answer{
 				success("Healthy.", "Health"),
 				{Status: http.StatusServiceUnavailable, Description: "Unhealthy: the same body, with `status: unhealthy` and a `message`.", Schemas: []string{"Health"}},
