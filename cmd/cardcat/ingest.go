@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -22,38 +21,16 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	from := fs.String("from", "", "read a local mirror directory instead of the live sources")
-	tcgURL := fs.String("tcgplayer-url", envOr(env.Getenv, "CARDCAT_TCGPLAYER_URL", ingest.DefaultTCGBaseURL), "TCGplayer (tcgcsv) base URL for live ingest (env CARDCAT_TCGPLAYER_URL)")
-	cmURL := fs.String("cardmarket-url", envOr(env.Getenv, "CARDCAT_CARDMARKET_URL", ingest.DefaultCardmarketBaseURL), "Cardmarket downloads base URL for live ingest (env CARDCAT_CARDMARKET_URL)")
-	localDir := fs.String("local-dir", envOr(env.Getenv, "CARDCAT_LOCAL_DIR", ""), "for live ingest, a mirror-layout directory with the files no upstream publishes (links/, cardmarket/{game}/expansions.json); default DATA_DIR (env CARDCAT_LOCAL_DIR)")
-	changeDays := defaultChangeDays
-	if v := env.Getenv("CARDCAT_CHANGE_DAYS"); v != "" {
-		if err := setChangeDays(&changeDays, v); err != nil {
-			return usageError{"CARDCAT_CHANGE_DAYS: " + err.Error()}
-		}
+	up, err := addUpstreamFlags(fs, env)
+	if err != nil {
+		return err
 	}
-	fs.Func("change-days", fmt.Sprintf("days the change feed (GET /{game}/changes) keeps the cards removed from the catalogue: a since older than the newest removal forgotten is refused; 0 keeps every removal (env CARDCAT_CHANGE_DAYS; default %d)", defaultChangeDays),
-		func(v string) error { return setChangeDays(&changeDays, v) })
-	historyDays := defaultHistoryDays
-	if v := env.Getenv("CARDCAT_HISTORY_DAYS"); v != "" {
-		if err := setHistoryDays(&historyDays, v); err != nil {
-			return usageError{"CARDCAT_HISTORY_DAYS: " + err.Error()}
-		}
-	}
-	fs.Func("history-days", fmt.Sprintf("UTC days of price history to keep, today's included: older points are deleted after the version is written; 0 keeps every point, else at least %d (env CARDCAT_HISTORY_DAYS; default %d)", minHistoryDays, defaultHistoryDays),
-		func(v string) error { return setHistoryDays(&historyDays, v) })
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
-	var src ingest.Source
-	if *from != "" {
-		src = ingest.DirSource{Dir: *from}
-	} else {
-		ld := *localDir
-		if ld == "" {
-			ld = sf.dataDir
-		}
-		src = &ingest.HTTPSource{TCGBaseURL: *tcgURL, CardmarketBaseURL: *cmURL, LocalDir: ld,
-			UserAgent: "cardcat/" + Version() + " (+https://github.com/cardcat/cardcat)", CacheDir: filepath.Join(sf.dataDir, "upstream")}
+	var src ingest.Source = ingest.DirSource{Dir: *from}
+	if *from == "" {
+		src = up.source(sf.dataDir)
 	}
 	st, err := sf.open(ctx)
 	if err != nil {
@@ -61,7 +38,9 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	defer st.Close()
 	env.Log.Info("ingest starting", "source", src.Describe("."), "store", sf.describe())
-	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), ingest.Options{Log: env.Log, Progress: newProgress(env).update, ChangeDays: changeDays, HistoryDays: historyDays})
+	opts := up.options(env.Log)
+	opts.Progress = newProgress(env).update
+	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), opts)
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,7 @@ type serveConfig struct {
 	// gcPercent is the collector's target unless the operator set GOGC.
 	gcPercent int // -1: leave the runtime's
 	portal    *portalConfig
+	scheduled *refreshConfig // --refresh-at: the live ingest inside the server
 	// now is the clock of every decision with a time (trials, sessions,
 	// windows); time.Now but in tests.
 	now func() time.Time
@@ -83,6 +84,9 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 	}
 	fs.BoolVar(&cfg.adminPublic, "admin-allow-public", cfg.adminPublic, "let --admin-addr be an address other hosts can reach; the admin server has no authentication (env CARDCAT_ADMIN_ALLOW_PUBLIC)")
 	if cfg.limits, err = addLimitFlags(fs, env); err != nil {
+		return nil, err
+	}
+	if cfg.scheduled, err = addRefreshFlags(fs, env); err != nil {
 		return nil, err
 	}
 	if cfg.images, err = readImageConfig(env.Getenv); err != nil {
@@ -242,6 +246,18 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	go holder.Watch(ctx, cfg.refresh)
 	go lim.dir.Watch(ctx, lim.refresh)
 	go usage.Run(ctx, account.DefaultFlushInterval)
+	sched, err := newRefreshScheduler(cfg.scheduled, st, reg, sf.dataDir, cfg.now, log)
+	if err != nil {
+		return err
+	}
+	if sched != nil {
+		// Waited for before the store closes: an ingest cut short by the
+		// shutdown rolls back (docs/operations.md, "Scheduled refresh").
+		schedDone := make(chan struct{})
+		go func() { sched.Run(ctx); close(schedDone) }()
+		defer func() { cancel(); <-schedDone }()
+		log.Info("scheduled refresh on", "at_utc", sched.Times.String())
+	}
 	if cfg.adminAddr != "" {
 		if err := startAdmin(ctx, env, cfg.adminAddr, cfg.adminPublic, ready); err != nil {
 			return err

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/schedule"
+	"github.com/cardcat/cardcat/internal/store"
+)
+
+// refreshLockName is the store lock the replicas take for a scheduled
+// refresh (PostgreSQL: an advisory lock of the schema; SQLite: the file
+// cardcat.db-catalogue-refresh.lock).
+const refreshLockName = "catalogue-refresh"
+
+// refreshConfig is serve's scheduled refresh: the live ingest run inside the
+// server at UTC times of day (--refresh-at), with ingest's upstream flags.
+type refreshConfig struct {
+	at       schedule.Times // empty: off
+	upstream *upstreamFlags
+	// The scheduler's own settings, its defaults but in tests.
+	attempts       int
+	backoff        time.Duration
+	checkEvery     time.Duration
+	onOutcome      func(schedule.Status)
+	attemptTimeout time.Duration
+}
+
+func addRefreshFlags(fs *flag.FlagSet, env *Env) (*refreshConfig, error) {
+	rc := &refreshConfig{}
+	if v := env.Getenv("CARDCAT_REFRESH_AT"); v != "" {
+		t, err := schedule.ParseTimes(v)
+		if err != nil {
+			return nil, usageError{"CARDCAT_REFRESH_AT: " + err.Error()}
+		}
+		rc.at = t
+	}
+	fromFlags := false
+	fs.Func("refresh-at", "UTC time of day HH:MM to run the live ingest inside the server, every day; several as a comma list or by repeating the flag; one replica of a shared store runs each (env CARDCAT_REFRESH_AT; default off)",
+		func(v string) error {
+			t, err := schedule.ParseTimes(v)
+			if err != nil {
+				return err
+			}
+			if !fromFlags { // the flags replace the variable's times
+				rc.at, fromFlags = nil, true
+			}
+			rc.at = rc.at.Add(t)
+			return nil
+		})
+	var err error
+	if rc.upstream, err = addUpstreamFlags(fs, env); err != nil {
+		return nil, err
+	}
+	return rc, nil
+}
+
+// newRefreshScheduler returns the scheduler of the scheduled refresh, nil
+// when --refresh-at is not set. Its run ingests the live sources into st as
+// `cardcat ingest` does, under the store's lock; every replica, this one
+// included, then picks the new version up by its usual polling.
+func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, dataDir string, now func() time.Time, log *slog.Logger) (*schedule.Scheduler, error) {
+	if len(rc.at) == 0 {
+		return nil, nil
+	}
+	locker, ok := st.(store.Locker)
+	if !ok {
+		return nil, fmt.Errorf("--refresh-at: the store %T has no lock to share among replicas", st)
+	}
+	log = log.With("job", "scheduled refresh")
+	src := rc.upstream.source(dataDir)
+	return &schedule.Scheduler{
+		Times: rc.at,
+		Lock:  func(ctx context.Context) (func(), bool, error) { return locker.TryLock(ctx, refreshLockName) },
+		Done: func(ctx context.Context) (time.Time, error) {
+			v, err := st.LatestVersion(ctx)
+			if errors.Is(err, store.ErrNotFound) {
+				return time.Time{}, nil
+			}
+			return v.CreatedAt, err
+		},
+		Work: func(ctx context.Context, now time.Time) (int64, error) {
+			log.Info("ingest starting", "source", src.Describe("."))
+			rep, err := ingest.Run(ctx, st, src, reg, now, rc.upstream.options(log))
+			if err != nil {
+				return 0, err
+			}
+			for _, g := range rep.Games {
+				for _, w := range g.Warnings {
+					log.Warn("ingest", "game", g.Game, "warning", w)
+				}
+				log.Info("ingested", "game", g.Game, "sets", g.Sets, "cards", g.Cards, "linked", g.Linked,
+					"prices_changed", g.PricesChanged, "cards_changed", g.CardsChanged, "cards_removed", g.CardsRemoved)
+			}
+			return rep.Version, nil
+		},
+		Attempts:       rc.attempts,
+		Backoff:        rc.backoff,
+		CheckEvery:     rc.checkEvery,
+		AttemptTimeout: rc.attemptTimeout,
+		Now:            now,
+		Log:            log,
+		OnOutcome:      rc.onOutcome,
+	}, nil
+}
