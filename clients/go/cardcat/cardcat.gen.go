@@ -3092,7 +3092,9 @@ type GamesSuccess bool
 
 // Health defines model for Health.
 type Health struct {
-	Checks struct {
+	// Catalogue The catalogue version this server answers from; null before the first is loaded. An old `updated_at` means the data is stale.
+	Catalogue *HealthCatalogue `json:"catalogue"`
+	Checks    struct {
 		Cache    HealthCheck `json:"cache"`
 		Database HealthCheck `json:"database"`
 		Storage  HealthCheck `json:"storage"`
@@ -3113,6 +3115,15 @@ type Health struct {
 
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
+
+// HealthCatalogue defines model for HealthCatalogue.
+type HealthCatalogue struct {
+	// UpdatedAt When the version was written (RFC 3339, UTC, to the second).
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Version The catalogue version: it grows by one with each ingest.
+	Version int `json:"version"`
+}
 
 // HealthCheck defines model for HealthCheck.
 type HealthCheck struct {
@@ -4853,7 +4864,7 @@ type ClientInterface interface {
 
 	// GetHealth Whether the service and its dependencies work
 	//
-	// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
+	// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory. `catalogue` gives the version served and when it was written (`updated_at`), so that a monitor sees stale data.
 	//
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5045,7 +5056,7 @@ func (c *Client) ListGames(ctx context.Context, reqEditors ...RequestEditorFn) (
 
 // GetHealth Whether the service and its dependencies work
 //
-// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
+// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory. `catalogue` gives the version served and when it was written (`updated_at`), so that a monitor sees stale data.
 //
 // Corresponds with GET /health (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6909,7 +6920,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetHealthWithResponse Whether the service and its dependencies work
 	//
-	// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
+	// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory. `catalogue` gives the version served and when it was written (`updated_at`), so that a monitor sees stale data.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12178,7 +12189,7 @@ func (c *ClientWithResponses) ListGamesWithResponse(ctx context.Context, reqEdit
 
 // GetHealthWithResponse Whether the service and its dependencies work
 //
-// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
+// Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory. `catalogue` gives the version served and when it was written (`updated_at`), so that a monitor sees stale data.
 //
 // Returns a wrapper object for the known response body format(s).
 //

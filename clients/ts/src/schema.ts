@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * Whether the service and its dependencies work
-         * @description Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory.
+         * @description Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory. `catalogue` gives the version served and when it was written (`updated_at`), so that a monitor sees stale data.
          */
         get: operations["getHealth"];
         put?: never;
@@ -768,6 +768,8 @@ export interface components {
             success: true;
         };
         Health: {
+            /** @description The catalogue version this server answers from; null before the first is loaded. An old `updated_at` means the data is stale. */
+            catalogue: components["schemas"]["HealthCatalogue"] | null;
             checks: {
                 cache: components["schemas"]["HealthCheck"];
                 database: components["schemas"]["HealthCheck"];
@@ -786,6 +788,15 @@ export interface components {
              */
             timestamp: string;
             version: string;
+        };
+        HealthCatalogue: {
+            /**
+             * Format: date-time
+             * @description When the version was written (RFC 3339, UTC, to the second).
+             */
+            updated_at: string;
+            /** @description The catalogue version: it grows by one with each ingest. */
+            version: number;
         };
         HealthCheck: {
             /** @description Only on failure. */
