@@ -66,7 +66,7 @@ func addRefreshFlags(fs *flag.FlagSet, env *Env) (*refreshConfig, error) {
 // `cardcat ingest` does, under the store's lock; every replica, this one
 // included, then picks the new version up by its usual polling.
 func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, dataDir string, now func() time.Time, log *slog.Logger) (*schedule.Scheduler, error) {
-	if len(rc.at) == 0 {
+	if rc == nil || len(rc.at) == 0 {
 		return nil, nil
 	}
 	locker, ok := st.(store.Locker)
