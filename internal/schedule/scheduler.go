@@ -32,6 +32,9 @@ const (
 	DefaultMaxBackoff     = 15 * time.Minute
 	DefaultAttemptTimeout = time.Hour
 	DefaultCheckEvery     = 30 * time.Second
+	// CallTimeout bounds each Lock and Done call: a partition from the
+	// database must not hold the scheduler for as long as TCP would.
+	CallTimeout = 30 * time.Second
 )
 
 // Scheduler runs Work at each of Times among replicas: the one that takes
@@ -138,7 +141,7 @@ func (s *Scheduler) Run(ctx context.Context) {
 // stale says whether the work was last done before due; a store that
 // cannot say counts as stale (the run's own check, under the lock, decides).
 func (s *Scheduler) stale(ctx context.Context, due time.Time) bool {
-	done, err := s.Done(ctx)
+	done, err := s.done(ctx)
 	if err != nil {
 		s.log().Warn("scheduled refresh: cannot read when the catalogue was written", "err", err)
 		return true
@@ -214,7 +217,9 @@ func (s *Scheduler) runDue(ctx context.Context, due time.Time) {
 // the work is still due, the work. An empty outcome is a failure to retry.
 func (s *Scheduler) attempt(ctx context.Context, due time.Time, unlock *func()) (Outcome, int64, error) {
 	if *unlock == nil {
-		u, ok, err := s.Lock(ctx)
+		lctx, cancel := context.WithTimeout(ctx, CallTimeout)
+		u, ok, err := s.Lock(lctx)
+		cancel()
 		if err != nil {
 			return "", 0, fmt.Errorf("taking the refresh lock: %w", err)
 		}
@@ -223,7 +228,7 @@ func (s *Scheduler) attempt(ctx context.Context, due time.Time, unlock *func()) 
 		}
 		*unlock = u
 	}
-	done, err := s.Done(ctx)
+	done, err := s.done(ctx)
 	if err != nil {
 		return "", 0, fmt.Errorf("reading the catalogue's time: %w", err)
 	}
@@ -240,6 +245,13 @@ func (s *Scheduler) attempt(ctx context.Context, due time.Time, unlock *func()) 
 		return "", 0, err
 	}
 	return OK, v, nil
+}
+
+// done is Done within CallTimeout.
+func (s *Scheduler) done(ctx context.Context) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	return s.Done(ctx)
 }
 
 // backoff is the wait before retry n (1, 2, ...).

@@ -54,4 +54,14 @@ func RunLocker(t *testing.T, s store.Store) {
 	unlockOther()
 	try(a, "catalogue-refresh", true)
 	try(a, "other-lock", true)
+
+	// The context bounds the taking, not the holding.
+	cctx, cancel := context.WithCancel(ctx)
+	unlockC, ok, err := b.TryLock(cctx, "held-after-cancel")
+	cancel()
+	if err != nil || !ok {
+		t.Fatalf("TryLock(held-after-cancel) = %v, %v", ok, err)
+	}
+	t.Cleanup(unlockC)
+	try(a, "held-after-cancel", false)
 }
