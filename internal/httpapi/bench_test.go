@@ -146,12 +146,22 @@ func BenchmarkHandler(b *testing.B) {
 		}
 		serve(b, h, cards, func(i int, r *http.Request) { r.Header.Set("If-None-Match", tags[i]) })
 	})
-	b.Run("SetPage50", func(b *testing.B) {
-		var targets []string
-		for _, s := range g.Sets()[:512] {
-			targets = append(targets, "/dbs/sets/"+s.ID)
+	var setPages []string
+	for _, s := range g.Sets()[:512] {
+		setPages = append(setPages, "/dbs/sets/"+s.ID)
+	}
+	b.Run("SetPage50", func(b *testing.B) { serve(b, h, setPages) })
+	// The revalidation of a set page: the If-None-Match of its answer.
+	b.Run("SetPage50_304", func(b *testing.B) {
+		tags := make([]string, len(setPages))
+		for i, p := range setPages {
+			tags[i] = get(h, p).Header().Get("ETag")
 		}
-		serve(b, h, targets)
+		serve(b, h, setPages, func(i int, r *http.Request) { r.Header.Set("If-None-Match", tags[i]) })
+	})
+	// A set page compressed: its variant kept after the first request.
+	b.Run("SetPage50_gzip", func(b *testing.B) {
+		serve(b, h, setPages, func(_ int, r *http.Request) { r.Header.Set("Accept-Encoding", "gzip") })
 	})
 	b.Run("Search", func(b *testing.B) {
 		var targets []string
