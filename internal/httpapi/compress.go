@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
@@ -17,26 +18,34 @@ import (
 
 // Compression (docs/api.md, "Compression"). A JSON 200 of at least
 // compressAbove bytes is sent in the content coding the request's
-// Accept-Encoding prefers among zstd and gzip (RFC 9110 section 12.5.3):
-// q-values honoured, "*" standing for the codings not named, q=0 refusing a
-// coding, ties going to zstd (smaller and faster to decode). Identity is sent
-// when no coding is acceptable, even if identity itself was refused: RFC 9110
-// lets a server disregard the field rather than answer 406, and a 406 would
-// break a client over a header it rarely means. Errors, images, the bulk
-// downloads and /mcp are never compressed (they do not pass through here).
-//
-// Each coding is its own representation, so its strong ETag is the identity
-// tag with a suffix ("…-gz", "…-zst"), and If-None-Match matches the tag of
-// the representation that would be sent, not its siblings': a cache holding
-// identity bytes asking with gzip gets the gzip body, never a 304 that would
-// relabel what it holds. Every 200 and 304 written here says
-// Vary: Accept-Encoding, compressed or not.
+// Accept-Encoding prefers among br, zstd and gzip (RFC 9110 section
+// 12.5.3): q-values honoured, "*" standing for the codings not named, q=0
+// refusing a coding. Identity is sent when no coding is acceptable, even if
+// identity itself was refused: RFC 9110 lets a server disregard the field
+// rather than answer 406, and a 406 would break a client over a header it
+// rarely means. Errors, images, the bulk downloads and /mcp are never
+// compressed (they do not pass through here).
 //
 // Most bodies are the same bytes for a whole catalogue version (a card, the
-// set list, a paid answer), and set pages repeat too; so compressed variants
-// are kept in an LRU bounded by bytes, keyed by the identity tag (a hash of
-// the bytes) and the coding: compressed once, on first request, and gone
-// once unused after a catalogue refresh.
+// set list, a set page, a paid answer: keptBody), so their compressed
+// variants are kept in an LRU bounded by bytes, keyed by the identity tag (a
+// hash of the bytes) and the coding: compressed once, on first request, and
+// gone once unused after a catalogue refresh. Bodies made for one request (a
+// search, a batch, the change feed, a price history: madeBody) are
+// compressed per request at a fast level and not kept. The kind decides a
+// tie of q-values (bench/README.md, "Compression"): a kept body goes br
+// (brotli quality 6 is the smallest of the three), then zstd, then gzip; a
+// made body goes zstd (smaller and cheaper than brotli at a fast level),
+// then br, then gzip.
+//
+// Each coding is its own representation, so its strong ETag is the identity
+// tag with a suffix ("…-gz", "…-zst", "…-br"), and If-None-Match matches the
+// tag of the representation that would be sent, not its siblings': a cache
+// holding identity bytes asking with gzip gets the gzip body, never a 304
+// that would relabel what it holds. A route's bodies are all of one kind and
+// the encoders are deterministic, so a variant tag names the same bytes on
+// every replica. Every 200 and 304 written here says Vary: Accept-Encoding,
+// compressed or not.
 
 // compressAbove is the smallest body worth compressing: below it the coding's
 // header and the client's work outweigh the bytes saved.
@@ -51,23 +60,42 @@ const (
 	codingIdentity coding = iota
 	codingGzip
 	codingZstd
+	codingBrotli
+	codings // how many
 )
 
 var (
 	varyAcceptEncoding = []string{"Accept-Encoding"}
-	contentEncoding    = [...][]string{codingGzip: {"gzip"}, codingZstd: {"zstd"}}
-	tagSuffix          = [...]string{codingGzip: "-gz", codingZstd: "-zst"}
+	contentEncoding    = [codings][]string{codingGzip: {"gzip"}, codingZstd: {"zstd"}, codingBrotli: {"br"}}
+	tagSuffix          = [codings]string{codingGzip: "-gz", codingZstd: "-zst", codingBrotli: "-br"}
 )
 
-// negotiate picks the coding of an answer from the request's Accept-Encoding
-// field values. No field means identity (the common reading: a client that
-// sends none may not decode any).
-func negotiate(fields []string) coding {
+// bodyKind is how often a body's bytes are made: it decides how hard they
+// are compressed, whether the result is kept, and a tie of q-values.
+type bodyKind uint8
+
+const (
+	keptBody bodyKind = iota // the same bytes for a whole catalogue version
+	madeBody                 // made for one request
+)
+
+// tieOrder lists the codings by preference when q-values tie, per kind.
+var tieOrder = [...][codings - 1]coding{
+	keptBody: {codingBrotli, codingZstd, codingGzip},
+	madeBody: {codingZstd, codingBrotli, codingGzip},
+}
+
+// negotiate picks the coding of an answer of the kind from the request's
+// Accept-Encoding field values. No field means identity (the common
+// reading: a client that sends none may not decode any).
+func negotiate(fields []string, kind bodyKind) coding {
 	if len(fields) == 0 {
 		return codingIdentity
 	}
-	// q in thousandths; -1 is "not named".
-	gz, zst, star, ident := -1, -1, -1, -1
+	// q in thousandths, by coding (identity at codingIdentity); -1 is "not
+	// named".
+	q := [codings]int{-1, -1, -1, -1}
+	star := -1
 	for _, field := range fields {
 		for member := range strings.SplitSeq(field, ",") {
 			name, params, _ := strings.Cut(member, ";")
@@ -75,38 +103,40 @@ func negotiate(fields []string) coding {
 			if name == "" {
 				continue
 			}
-			q := parseQ(params)
-			if q < 0 {
+			mq := parseQ(params)
+			if mq < 0 {
 				continue // a malformed q-value: ignore the member
 			}
+			c := codings
 			switch name {
 			case "gzip", "x-gzip":
-				gz = max(gz, q)
+				c = codingGzip
 			case "zstd":
-				zst = max(zst, q)
-			case "*":
-				star = max(star, q)
+				c = codingZstd
+			case "br":
+				c = codingBrotli
 			case "identity":
-				ident = max(ident, q)
+				c = codingIdentity
+			case "*":
+				star = max(star, mq)
+			}
+			if c < codings {
+				q[c] = max(q[c], mq)
 			}
 		}
 	}
-	if gz < 0 {
-		gz = star
-	}
-	if zst < 0 {
-		zst = star
-	}
 	best, bestQ := codingIdentity, 0
-	if zst > 0 {
-		best, bestQ = codingZstd, zst
-	}
-	if gz > bestQ {
-		best, bestQ = codingGzip, gz
+	for _, c := range tieOrder[kind] {
+		if q[c] < 0 {
+			q[c] = star
+		}
+		if q[c] > bestQ {
+			best, bestQ = c, q[c]
+		}
 	}
 	// Identity wins only when named with a higher q than the best coding;
 	// "*" does not speak for it here: it is the fallback in any case.
-	if ident > bestQ {
+	if q[codingIdentity] > bestQ {
 		return codingIdentity
 	}
 	return best
@@ -133,6 +163,9 @@ func parseQ(params string) int {
 // variantTag is the strong tag of a coding's representation of the body whose
 // identity tag is tag.
 func variantTag(tag string, c coding) string {
+	if c == codingIdentity {
+		return tag
+	}
 	return tag[:len(tag)-1] + tagSuffix[c] + `"`
 }
 
@@ -177,7 +210,7 @@ func (ec *encodedCache) get(tag string, c coding, body []byte, str string) []byt
 	if body == nil {
 		body = []byte(str) // once per body and coding: a miss
 	}
-	b := encode(c, body)
+	b := encode(c, keptBody, body)
 	if len(b) > ec.max/8 {
 		return b // too big to keep without evicting most of the rest
 	}
@@ -213,6 +246,27 @@ var gzipWriters = sync.Pool{New: func() any {
 	return w
 }}
 
+// Brotli qualities by kind of body (bench/README.md, "Compression"). Kept
+// bodies: 6, where the ratio stops improving with the CPU spent (11 saves
+// another eighth of the bytes for some 80 times the CPU: a 200-card page
+// would take half a second on a miss). Made bodies: 4, the best ratio at
+// about the CPU of zstd's level.
+const (
+	brotliKeptQuality = 6
+	brotliMadeQuality = 4
+	// brotliWindow is 4 MiB, as zstd's: larger than any body compressed.
+	brotliWindow = 22
+)
+
+var brotliWriters = [...]sync.Pool{
+	keptBody: {New: func() any {
+		return brotli.NewWriterOptions(nil, brotli.WriterOptions{Quality: brotliKeptQuality, LGWin: brotliWindow})
+	}},
+	madeBody: {New: func() any {
+		return brotli.NewWriterOptions(nil, brotli.WriterOptions{Quality: brotliMadeQuality, LGWin: brotliWindow})
+	}},
+}
+
 // zstdEncoder's EncodeAll is safe for concurrent use. Its window stays at
 // 4 MiB: RFC 9659 forbids more than 8 MB in the zstd content coding, and
 // browsers refuse it. SpeedBetterCompression: on a set page of 200 cards
@@ -224,11 +278,21 @@ var zstdEncoder, _ = zstd.NewWriter(nil,
 	zstd.WithEncoderConcurrency(1),
 )
 
-// encode compresses body in coding c.
-func encode(c coding, body []byte) []byte {
+// encode compresses a body of the kind in coding c.
+func encode(c coding, kind bodyKind, body []byte) []byte {
 	switch c {
 	case codingZstd:
 		return zstdEncoder.EncodeAll(body, make([]byte, 0, len(body)/6))
+	case codingBrotli:
+		var buf bytes.Buffer
+		buf.Grow(len(body) / 6)
+		bw := brotliWriters[kind].Get().(*brotli.Writer)
+		bw.Reset(&buf)
+		bw.Write(body)
+		bw.Close()
+		bw.Reset(nil) // drops buf
+		brotliWriters[kind].Put(bw)
+		return buf.Bytes()
 	case codingGzip:
 		var buf bytes.Buffer
 		buf.Grow(len(body) / 6)
@@ -264,22 +328,32 @@ func compressionOf(w http.ResponseWriter) *compression {
 	}
 }
 
-// writeOK sends a JSON 200 body, held in body or (when body is nil) in str:
-// tagged and revalidated on keyed routes, compressed when it is worth it and
-// the request accepts a coding we have.
-func writeOK(w http.ResponseWriter, body []byte, str string) string {
-	return writeOKAs(w, jsonContentType, body, str)
+// writeOK sends a JSON 200 body that is the same for the whole catalogue
+// version, held in body or (when body is nil) in str: tagged and revalidated
+// on keyed routes, compressed when it is worth it and the request accepts a
+// coding we have, the compressed variant kept.
+func writeOK(w http.ResponseWriter, body []byte, str string) {
+	writeAnswer(w, keptBody, jsonContentType, body, str, "")
 }
 
 // writeText sends a public text body made once per process (/llms.txt,
 // /docs/api.md), compressed like the JSON answers.
 func writeText(w http.ResponseWriter, contentType string, body []byte) {
-	writeOKAs(w, []string{contentType}, body, "")
+	writeAnswer(w, keptBody, []string{contentType}, body, "", "")
 }
 
-// writeOKAs returns the identity tag of a body it sent compressed ("" for
-// an identity answer).
-func writeOKAs(w http.ResponseWriter, contentType []string, body []byte, str string) string {
+// writeMade sends a 200 body made for this request (a search, a batch, the
+// change feed, a price history): tagged like the others, compressed at a
+// fast level and not kept.
+func writeMade(w http.ResponseWriter, contentType []string, body []byte) {
+	writeAnswer(w, madeBody, contentType, body, "", "")
+}
+
+// writeAnswer sends a 200 of a body of the kind, held in body or (when body
+// is nil) in str. tag is the body's identity tag when the caller knows it
+// ("": hashed here when needed). It returns the identity tag when it was
+// needed (a keyed route, or a compressed answer), "" otherwise.
+func writeAnswer(w http.ResponseWriter, kind bodyKind, contentType []string, body []byte, str, tag string) string {
 	comp := compressionOf(w)
 	kw, keyed := w.(*keyedWriter)
 	h := w.Header()
@@ -292,32 +366,35 @@ func writeOKAs(w http.ResponseWriter, contentType []string, body []byte, str str
 	}
 	c := codingIdentity
 	if comp != nil && comp.cache != nil && n >= compressAbove {
-		c = negotiate(comp.accept)
+		c = negotiate(comp.accept, kind)
 	}
-	if c == codingIdentity {
+	if tag == "" && (keyed || c != codingIdentity) {
 		if body == nil {
-			if keyed && kw.notModified(etag.OfString(str)) {
-				return ""
-			}
-			sendBodyString(w, contentType, str)
-			return ""
+			tag = etag.OfString(str)
+		} else {
+			tag = etag.Of(body)
 		}
-		if keyed && kw.notModified(etag.Of(body)) {
-			return ""
-		}
-		sendBody(w, contentType, body)
-		return ""
-	}
-	var tag string
-	if body == nil {
-		tag = etag.OfString(str)
-	} else {
-		tag = etag.Of(body)
 	}
 	if keyed && kw.notModified(variantTag(tag, c)) {
 		return tag
 	}
-	enc := comp.cache.get(tag, c, body, str)
+	if c == codingIdentity {
+		if body == nil {
+			sendBodyString(w, contentType, str)
+		} else {
+			sendBody(w, contentType, body)
+		}
+		return tag
+	}
+	var enc []byte
+	if kind == keptBody {
+		enc = comp.cache.get(tag, c, body, str)
+	} else {
+		if body == nil {
+			body = []byte(str)
+		}
+		enc = encode(c, kind, body)
+	}
 	h["Content-Encoding"] = contentEncoding[c]
 	sendBody(w, contentType, enc)
 	return tag
@@ -342,15 +419,16 @@ func sendBodyString(w http.ResponseWriter, contentType []string, body string) {
 	w.Write([]byte(body))
 }
 
-// A set page is assembled per request, and finding its compressed variant
-// needs its tag, a hash of the assembled bytes. pageTags remembers the tag of
-// each page sent compressed, per catalogue view: the next compressed request
-// of the page is sent, or is its 304, without assembling it (bench/README.md,
-// "Compression").
+// A set page is assembled per request, and both its ETag and its
+// compressed variants need its tag, a hash of the assembled bytes. pageTags
+// remembers the tag and size of each page sent, per catalogue view: the next
+// request of the page is its 304, or its kept compressed variant, without
+// assembling it; and an identity answer is assembled but not hashed again
+// (bench/README.md, "Compression").
 type pageTags struct {
-	mu   sync.Mutex
-	view *serving.View // the view the tags are of; another view starts afresh
-	tags map[pageKey]string
+	mu    sync.Mutex
+	view  *serving.View // the view the tags are of; another view starts afresh
+	pages map[pageKey]rememberedPage
 }
 
 // pageKey is all a set page's bytes depend on, within a view.
@@ -359,61 +437,77 @@ type pageKey struct {
 	page, limit int
 }
 
-// pageTagsMax bounds the tags remembered (about 100 bytes each).
+type rememberedPage struct {
+	tag  string // the identity ETag
+	size int    // bytes of the identity body
+}
+
+// pageTagsMax bounds the pages remembered (about 120 bytes each).
 const pageTagsMax = 1 << 16
 
-func (pt *pageTags) get(v *serving.View, k pageKey) string {
+func (pt *pageTags) get(v *serving.View, k pageKey) (rememberedPage, bool) {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
 	if pt.view != v {
-		return ""
+		return rememberedPage{}, false
 	}
-	return pt.tags[k]
+	p, ok := pt.pages[k]
+	return p, ok
 }
 
-func (pt *pageTags) put(v *serving.View, k pageKey, tag string) {
+func (pt *pageTags) put(v *serving.View, k pageKey, p rememberedPage) {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
-	if pt.view != v || len(pt.tags) >= pageTagsMax {
-		pt.view, pt.tags = v, map[pageKey]string{}
+	if pt.view != v || len(pt.pages) >= pageTagsMax {
+		pt.view, pt.pages = v, map[pageKey]rememberedPage{}
 	}
-	pt.tags[k] = tag
+	pt.pages[k] = p
 }
 
-// writeRememberedPage sends the page of k compressed, or its 304, when the
-// request asks for a coding whose variant of the page is kept. False when
-// the page must be assembled (then writeSetPage).
+// writeRememberedPage answers the page of k without assembling it when its
+// tag is remembered and the answer needs no identity bytes: the 304 of a
+// request whose If-None-Match names it, or its kept compressed variant.
+// False when the page must be assembled (then writeSetPage).
 func (s *Server) writeRememberedPage(w http.ResponseWriter, v *serving.View, k pageKey) bool {
+	page, ok := s.pages.get(v, k)
+	if !ok {
+		return false
+	}
 	comp := compressionOf(w)
-	if comp == nil || comp.cache == nil {
-		return false
+	c := codingIdentity
+	if comp != nil && comp.cache != nil && page.size >= compressAbove {
+		c = negotiate(comp.accept, keptBody)
 	}
-	c := negotiate(comp.accept)
+	kw, keyed := w.(*keyedWriter)
+	var enc []byte
 	if c == codingIdentity {
-		return false
-	}
-	tag := s.pages.get(v, k)
-	if tag == "" {
-		return false
-	}
-	enc := comp.cache.peek(tag, c)
-	if enc == nil {
+		if !keyed || len(kw.noneMatch) == 0 {
+			return false // the bytes are needed: assembled, not hashed
+		}
+	} else if enc = comp.cache.peek(page.tag, c); enc == nil {
 		return false
 	}
 	h := w.Header()
-	h["Vary"] = varyAcceptEncoding
-	if kw, ok := w.(*keyedWriter); ok && kw.notModified(variantTag(tag, c)) {
+	if comp != nil {
+		h["Vary"] = varyAcceptEncoding
+	}
+	if keyed && kw.notModified(variantTag(page.tag, c)) {
 		return true
+	}
+	if c == codingIdentity {
+		return false
 	}
 	h["Content-Encoding"] = contentEncoding[c]
 	sendBody(w, jsonContentType, enc)
 	return true
 }
 
-// writeSetPage sends an assembled set page, remembering its tag when it
-// went compressed.
+// writeSetPage sends an assembled set page with its remembered tag, or
+// remembers the tag it was sent with.
 func (s *Server) writeSetPage(w http.ResponseWriter, v *serving.View, k pageKey, body []byte) {
-	if tag := writeOK(w, body, ""); tag != "" {
-		s.pages.put(v, k, tag)
+	page, known := s.pages.get(v, k)
+	tag := writeAnswer(w, keptBody, jsonContentType, body, "", page.tag)
+	if !known && tag != "" {
+		s.pages.put(v, k, rememberedPage{tag: tag, size: len(body)})
 	}
 }

@@ -61,7 +61,7 @@ func (s *Server) handleCardsBatch(code string) apiHandler {
 		}
 		b = append(b, "]}"...)
 		*bp = b
-		writeBody(w, http.StatusOK, b)
+		writeMade(w, jsonContentType, b)
 		return nil
 	}
 }

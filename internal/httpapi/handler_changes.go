@@ -82,7 +82,7 @@ func (s *Server) handleChanges(code string) apiHandler {
 		b = p.appendJSON(b, page.Total)
 		b = append(b, '}')
 		*bp = b
-		writeBody(w, http.StatusOK, b)
+		writeMade(w, jsonContentType, b)
 		return nil
 	}
 }

@@ -148,7 +148,7 @@ func (s *Server) handleHistory(code string) apiHandler {
 			b = append(b, '}')
 		}
 		b = append(b, "]}"...)
-		writeBody(w, http.StatusOK, b)
+		writeMade(w, jsonContentType, b)
 		return nil
 	}
 }
@@ -228,8 +228,8 @@ func writeHistoryCSV(w http.ResponseWriter, id string, q historyQuery, points []
 		cw.Write(row)
 	}
 	cw.Flush() // writes to memory: no error
-	// Tagged and compressed like a JSON answer (writeBody): its own bytes,
+	// Tagged and compressed like a JSON answer (writeMade): its own bytes,
 	// its own ETag.
 	w.Header().Set("Content-Disposition", `attachment; filename="`+id+"_"+q.source+"_"+strconv.Itoa(q.days)+`d.csv"`)
-	writeOKAs(w, csvContentType, buf.Bytes(), "")
+	writeMade(w, csvContentType, buf.Bytes())
 }

@@ -64,7 +64,7 @@ func (s *Server) handleSearch(code string) apiHandler {
 		b = appendSearchMetadata(b, len(res.Cards), res.Counts, res.Truncated)
 		b = append(b, '}')
 		*bp = b
-		writeBody(w, http.StatusOK, b)
+		writeMade(w, jsonContentType, b)
 		return nil
 	}
 }
