@@ -143,11 +143,11 @@ func openapiHeaders() map[string]openapiHeader {
 		"Allow": {Required: true, Schema: map[string]any{"type": "string", "const": http.MethodGet},
 			Description: "The one method the API answers."},
 		"ETag": {Required: true, Schema: map[string]any{"type": "string"},
-			Description: "The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged. A compressed answer's is the uncompressed answer's with `-zst` or `-gz` added: each coding is its own representation."},
+			Description: "The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged. A compressed answer's is the uncompressed answer's with `-br`, `-zst` or `-gz` added: each coding is its own representation."},
 		"Vary": {Required: true, Schema: map[string]any{"type": "string", "const": "Accept-Encoding"},
 			Description: "The answer depends on Accept-Encoding (compressed or not): a shared cache keeps one copy per coding."},
-		"Content-Encoding": {Schema: map[string]any{"type": "string", "enum": []string{"zstd", "gzip"}},
-			Description: "The body's compression, when the request's Accept-Encoding accepts zstd or gzip (q-values honoured, zstd on a tie) and the body is 1 KB or more; absent otherwise."},
+		"Content-Encoding": {Schema: map[string]any{"type": "string", "enum": []string{"br", "zstd", "gzip"}},
+			Description: "The body's compression, when the request's Accept-Encoding accepts br, zstd or gzip (q-values honoured; on a tie br, then zstd, then gzip for an answer that is the same for a catalogue version, zstd first for one made per request: search, batch lookup, change feed, price history) and the body is 1 KB or more; absent otherwise."},
 		"Cache-Control": {Required: true, Schema: map[string]any{"type": "string"},
 			Description: "How the answer may be cached: `no-store` for every error; `private, max-age=N` for a keyed route's answer (for your account only; N is at most the server's catalogue refresh interval; after it, revalidate with the ETag, free), or `private, no-cache` where the server has no refresh interval; `public, max-age=86400` for an image, `public, max-age=3600` for /openapi.json and /llms.txt, `no-cache` (revalidate with the ETag) for /docs."},
 		"Last-Modified": {Required: true, Schema: map[string]any{"type": "string"},
@@ -506,7 +506,7 @@ func (s *Server) openapiDescription() string {
 	}
 	b.WriteString(". Every error is `Cache-Control: no-store`; the other answers of keyed routes are `private, max-age=N`, N the server's catalogue refresh interval, except images (`public, max-age=86400`). " +
 		"**Revalidation is free**: a keyed route's 200 carries a strong `ETag`; sent back in `If-None-Match`, an unchanged answer is a 304 without a body, never counted and answered even past the rate limit (it still needs a valid key). " +
-		"**Compression**: with `Accept-Encoding`, JSON answers of 1 KB and more come in zstd or gzip (`Content-Encoding`, `Vary: Accept-Encoding`, an ETag per coding). " +
+		"**Compression**: with `Accept-Encoding`, JSON answers of 1 KB and more come in br, zstd or gzip (`Content-Encoding`, `Vary: Accept-Encoding`, an ETag per coding). " +
 		"The guide: " + s.deps.PublicURL + "/docs; for AI assistants: " + s.deps.PublicURL + "/llms.txt.")
 	return b.String()
 }

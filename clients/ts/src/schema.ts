@@ -1337,11 +1337,11 @@ export interface components {
         "Cache-Control": string;
         /** @description The file name to save it as: `attachment; filename="{game}-{name}"` for a bulk file (always sent); `attachment; filename="{id}_{source}_{days}d.csv"` for a price history with `format=csv` (only then). */
         "Content-Disposition": string;
-        /** @description The body's compression, when the request's Accept-Encoding accepts zstd or gzip (q-values honoured, zstd on a tie) and the body is 1 KB or more; absent otherwise. */
-        "Content-Encoding": "zstd" | "gzip";
+        /** @description The body's compression, when the request's Accept-Encoding accepts br, zstd or gzip (q-values honoured; on a tie br, then zstd, then gzip for an answer that is the same for a catalogue version, zstd first for one made per request: search, batch lookup, change feed, price history) and the body is 1 KB or more; absent otherwise. */
+        "Content-Encoding": "br" | "zstd" | "gzip";
         /** @description The range answered (`bytes FIRST-LAST/SIZE`), or the file's size after a refused Range (`bytes *\/SIZE`). */
         "Content-Range": string;
-        /** @description The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged. A compressed answer's is the uncompressed answer's with `-zst` or `-gz` added: each coding is its own representation. */
+        /** @description The answer's strong entity tag, made from its bytes (the same on every server and after a restart): send it back in If-None-Match to get a 304, which is never counted, while the answer is unchanged. A compressed answer's is the uncompressed answer's with `-br`, `-zst` or `-gz` added: each coding is its own representation. */
         ETag: string;
         /** @description When the catalogue version the file holds was made. */
         "Last-Modified": string;
