@@ -40,9 +40,10 @@ func allScenarios(w *workload) []*scenario {
 	return []*scenario{
 		{Key: "card", Name: "card detail", Paths: w.cardPaths, Keyed: true, Expect: 200},
 		{Key: "set", Name: "set page of 50", Paths: w.setPages, Keyed: true, Expect: 200},
-		// The same pages asked with Accept-Encoding: gzip: its ceiling replays
-		// the compressed answers, so both write the same bytes.
-		{Key: "setgz", Name: "set page of 50, gzip", Paths: gzipLines(w.setPages), Keyed: true, Expect: 200},
+		// The same pages asked with Accept-Encoding: gzip, and br: each
+		// ceiling replays the compressed answers, so both write the same bytes.
+		{Key: "setgz", Name: "set page of 50, gzip", Paths: encodingLines(w.setPages, "gzip"), Keyed: true, Expect: 200},
+		{Key: "setbr", Name: "set page of 50, br", Paths: encodingLines(w.setPages, "br"), Keyed: true, Expect: 200},
 		{Key: "search", Name: "search (query mix)", Paths: w.queryPaths, Keyed: true, Expect: 200},
 		{Key: "paid", Name: "paid: set statistics", Paths: w.paidPaths, Keyed: true, Expect: 200},
 		{Key: "401", Name: "401 (no key)", Paths: w.cardPaths[:min(len(w.cardPaths), 10_000)], Keyed: false, Expect: 401},
@@ -52,11 +53,11 @@ func allScenarios(w *workload) []*scenario {
 	}
 }
 
-// gzipLines are paths asked with Accept-Encoding: gzip.
-func gzipLines(paths []string) []string {
+// encodingLines are paths asked with Accept-Encoding: coding.
+func encodingLines(paths []string, coding string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = pathLine(p, "Accept-Encoding", "gzip")
+		out[i] = pathLine(p, "Accept-Encoding", coding)
 	}
 	return out
 }

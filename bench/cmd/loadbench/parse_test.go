@@ -100,6 +100,13 @@ func TestQueryMix(t *testing.T) {
 	if len(w.cardPaths) != 2 || len(w.notFound) != 1000 {
 		t.Errorf("%d card paths, %d unknown ids", len(w.cardPaths), len(w.notFound))
 	}
+	if len(w.widePages) != 0 {
+		t.Errorf("wide pages %v of a set of 120", w.widePages)
+	}
+	w = newWorkload(cards, []storeSet{{game: "dbs", id: "-5", products: 120}, {game: "mtg", id: "7", products: 250}}, 60, 1)
+	if len(w.widePages) != 1 || w.widePages[0] != "/mtg/sets/7?limit=200" {
+		t.Errorf("wide pages %v", w.widePages)
+	}
 }
 
 func TestAccessDuration(t *testing.T) {

@@ -297,6 +297,7 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 			len(sr.SeqSearch), msd(median(sr.SeqSearch)), msd(percentile(sr.SeqSearch, 99)))
 	}
 	rep.compareSection(b, sr)
+	rep.wireSection(b, sr)
 	rep.targets(b, sr)
 	if sr.Soak != nil {
 		rep.soakSection(b, sr.Soak)
@@ -645,4 +646,34 @@ func fine(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
 	}
+}
+
+// wireSection is the wire ratio of 200-card set pages per coding, and the
+// target of issue 15 on it.
+func (rep *report) wireSection(b *strings.Builder, sr *sizeReport) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	if sr.WireErr != "" {
+		p("Wire ratio of 200-card set pages: not measured: %s\n\n", sr.WireErr)
+		return
+	}
+	if len(sr.Wire) == 0 || sr.Wire[0].Pages == 0 {
+		p("Wire ratio of 200-card set pages: no set has %d cards at this size.\n\n", widePageCards)
+		return
+	}
+	p("### Wire ratio of a set page of %d cards (issue 15)\n\n", widePageCards)
+	p("The first page of %d cards of %d sets, asked once without `Accept-Encoding` (%s B a page) and once per row:\n\n",
+		widePageCards, sr.Wire[0].Pages, thousands(float64(sr.Wire[0].Identity)/float64(sr.Wire[0].Pages)))
+	p("| Accept-Encoding | Content-Encoding | bytes a page | share of the identity bytes | target: at most %.0f%% |\n|---|---|---|---|---|\n", targetWireRatio*100)
+	for _, r := range sr.Wire {
+		enc := r.Encoding
+		if enc == "" {
+			enc = "none"
+		}
+		verdict := "**missed**"
+		if r.ratio() <= targetWireRatio {
+			verdict = "met"
+		}
+		p("| `%s` | %s | %s | %.1f%% | %s |\n", r.Accept, enc, thousands(float64(r.Wire)/float64(max(1, r.Pages))), 100*r.ratio(), verdict)
+	}
+	p("\n")
 }

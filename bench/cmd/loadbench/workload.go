@@ -82,6 +82,7 @@ var queryKinds = []string{"one word", "two words", "two words reversed", "2-char
 type workload struct {
 	cardPaths  []string // random cards over the whole catalogue, both games
 	setPages   []string // full pages of 50 of every set that has one
+	widePages  []string // the first page of 200 of the sets that have one (the wire ratio)
 	paidPaths  []string // set statistics of every set
 	notFound   []string // well-formed card ids that no card has
 	queries    []query
@@ -115,6 +116,9 @@ func newWorkload(cards []storeCard, sets []storeSet, nQueries int, seed uint64) 
 		w.paidPaths = append(w.paidPaths, "/"+s.game+"/sets/"+url.PathEscape(s.id)+"/statistics")
 		for p := 1; p*50 <= s.products; p++ {
 			w.setPages = append(w.setPages, "/"+s.game+"/sets/"+url.PathEscape(s.id)+"?page="+strconv.Itoa(p)+"&limit=50")
+		}
+		if s.products >= widePageCards && len(w.widePages) < maxWidePages {
+			w.widePages = append(w.widePages, "/"+s.game+"/sets/"+url.PathEscape(s.id)+"?limit="+strconv.Itoa(widePageCards))
 		}
 	}
 	w.queries = queryMix(cards, nQueries, rng)
