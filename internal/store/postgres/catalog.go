@@ -67,7 +67,10 @@ func (db *DB) ReplaceCatalog(ctx context.Context, base int64, games []catalog.Ga
 		version = current + 1
 		_, err = tx.Exec(ctx, `INSERT INTO catalog_versions (version, created_at, report) VALUES ($1, $2, $3)`,
 			version, sqlrow.Time(now), report)
-		return err
+		if err != nil {
+			return err
+		}
+		return writeTCGHistory(ctx, tx, version, now)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("postgres: replace catalog: %w", err)

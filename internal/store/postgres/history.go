@@ -66,17 +66,32 @@ func (db *DB) TCGMarketAverages(ctx context.Context, game string, day time.Time)
 
 func (db *DB) tcgMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error) {
 	var h store.TCGHistory
-	// REPEATABLE READ: both queries see the same snapshot.
+	// REPEATABLE READ: every query sees the same snapshot.
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 	err := pgx.BeginTxFunc(ctx, db.pool, opts, func(tx pgx.Tx) error {
 		w := sqlrow.NewTCGWindow(day)
-		var err error
-		h, err = sqlrow.TCGHistory(ctx, reader{tx}, game, w,
-			sqlrow.Query{SQL: tcgDays, Args: []any{game, w.From30, w.Next}},
-			sqlrow.Query{SQL: tcgAverages, Args: []any{game, w.From30, w.From7, w.Day}})
+		var (
+			found bool
+			err   error
+		)
+		h, found, err = sqlrow.StoredTCGHistory(ctx, reader{tx}, game, w,
+			sqlrow.Query{SQL: storedTCGHistory, Args: []any{game, w.Day}},
+			sqlrow.Query{SQL: storedTCGAverages, Args: []any{game}})
+		if err != nil || found {
+			return err
+		}
+		days, averages := tcgHistoryQueries(game, w)
+		h, err = sqlrow.TCGHistory(ctx, reader{tx}, game, w, days, averages)
 		return err
 	})
 	return h, err
+}
+
+// tcgHistoryQueries are tcgDays and tcgAverages with their arguments for
+// game in w.
+func tcgHistoryQueries(game string, w sqlrow.TCGWindow) (days, averages sqlrow.Query) {
+	return sqlrow.Query{SQL: tcgDays, Args: []any{game, w.From30, w.Next}},
+		sqlrow.Query{SQL: tcgAverages, Args: []any{game, w.From30, w.From7, w.Day}}
 }
 
 // priceHistoryWindow reads one primary-key range per finish of the card's

@@ -82,6 +82,9 @@ func (db *DB) replace(ctx context.Context, base int64, games []catalog.GameCatal
 		version, micros(now), report); err != nil {
 		return 0, err
 	}
+	if err := writeTCGHistory(ctx, tx, version, now); err != nil {
+		return 0, err
+	}
 	if err := tx.Commit(); err != nil {
 		return 0, err
 	}

@@ -69,16 +69,28 @@ func (db *DB) TCGMarketAverages(ctx context.Context, game string, day time.Time)
 }
 
 func (db *DB) tcgMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error) {
-	// One read transaction: both queries see the same snapshot.
+	// One read transaction: every query sees the same snapshot.
 	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return store.TCGHistory{}, err
 	}
 	defer tx.Rollback()
 	w := sqlrow.NewTCGWindow(day)
-	return sqlrow.TCGHistory(ctx, reader{tx}, game, w,
-		sqlrow.Query{SQL: tcgDays, Args: []any{game, w.From30.UnixMicro(), w.Next.UnixMicro()}},
-		sqlrow.Query{SQL: tcgAverages, Args: []any{game, sqlrow.Day(w.From30), sqlrow.Day(w.From7), sqlrow.Day(w.Day)}})
+	h, found, err := sqlrow.StoredTCGHistory(ctx, reader{tx}, game, w,
+		sqlrow.Query{SQL: storedTCGHistory, Args: []any{game, sqlrow.Day(w.Day)}},
+		sqlrow.Query{SQL: storedTCGAverages, Args: []any{game}})
+	if err != nil || found {
+		return h, err
+	}
+	days, averages := tcgHistoryQueries(game, w)
+	return sqlrow.TCGHistory(ctx, reader{tx}, game, w, days, averages)
+}
+
+// tcgHistoryQueries are tcgDays and tcgAverages with their arguments for
+// game in w.
+func tcgHistoryQueries(game string, w sqlrow.TCGWindow) (days, averages sqlrow.Query) {
+	return sqlrow.Query{SQL: tcgDays, Args: []any{game, w.From30.UnixMicro(), w.Next.UnixMicro()}},
+		sqlrow.Query{SQL: tcgAverages, Args: []any{game, sqlrow.Day(w.From30), sqlrow.Day(w.From7), sqlrow.Day(w.Day)}}
 }
 
 // priceHistoryWindow reads one primary-key range per finish of the card's

@@ -81,6 +81,31 @@ func TCGHistory(ctx context.Context, r Reader, game string, w TCGWindow, days, a
 	if h.Days == 0 {
 		return h, nil
 	}
+	err := readTCGAverages(ctx, r, &h, averages)
+	return h, err
+}
+
+// StoredTCGHistory reads the TCGplayer history of game in w as ingest
+// stored it: stored gives the days of the game's stored history when it is
+// of w's day and of the current version (no row otherwise: found is false,
+// and the caller computes it with TCGHistory), averages its rows as
+// TCGHistory's. r must read one snapshot.
+func StoredTCGHistory(ctx context.Context, r Reader, game string, w TCGWindow, stored, averages Query) (h store.TCGHistory, found bool, err error) {
+	h = store.TCGHistory{Game: game, Day: Day(w.Day)}
+	found, err = scanOne(ctx, r, stored.SQL, stored.Args, &h.Days)
+	if err != nil {
+		return h, false, fmt.Errorf("stored days: %w", err)
+	}
+	if !found || h.Days == 0 {
+		return h, found, nil
+	}
+	if err := readTCGAverages(ctx, r, &h, averages); err != nil {
+		return h, false, fmt.Errorf("stored averages: %w", err)
+	}
+	return h, true, nil
+}
+
+func readTCGAverages(ctx context.Context, r Reader, h *store.TCGHistory, averages Query) error {
 	var (
 		card, finish []byte // the driver's, until the next row
 		avg7, avg30  sql.NullInt64
@@ -88,7 +113,7 @@ func TCGHistory(ctx context.Context, r Reader, game string, w TCGWindow, days, a
 		finishes     = map[string]string{} // a finish's name repeats on every card: one string each
 	)
 	dest := []any{r.RawBytes(&card), r.RawBytes(&finish), r.NullInt64(&avg7), r.NullInt64(&avg30)}
-	err := each(ctx, r, averages.SQL, averages.Args, dest, func() error {
+	return each(ctx, r, averages.SQL, averages.Args, dest, func() error {
 		if string(card) != prevCard { // a card's finishes share one string
 			prevCard = string(card)
 		}
@@ -100,5 +125,4 @@ func TCGHistory(ctx context.Context, r Reader, game string, w TCGWindow, days, a
 		h.Averages = append(h.Averages, store.TCGAverage{CardID: prevCard, Finish: f, Avg7: money(avg7), Avg30: money(avg30)})
 		return nil
 	})
-	return h, err
 }
