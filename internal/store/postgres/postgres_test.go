@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/store"
@@ -38,18 +39,30 @@ func baseURL(tb testing.TB) string {
 // testDB gives the suite what it needs beyond store.Store.
 type testDB struct {
 	*postgres.DB
-	url string
+	url  string
+	exec *execConn
+}
+
+// execConn is testDB's connection for Exec, opened on first use (a
+// connection costs about 100 ms here, and a test may Exec dozens of times).
+type execConn struct {
+	mu   sync.Mutex
+	conn *pgx.Conn
 }
 
 func (db testDB) Reopen(ctx context.Context) (store.Store, error) { return postgres.Open(ctx, db.url) }
 
 func (db testDB) Exec(ctx context.Context, query string) error {
-	conn, err := pgx.Connect(ctx, db.url)
-	if err != nil {
-		return err
+	db.exec.mu.Lock()
+	defer db.exec.mu.Unlock()
+	if db.exec.conn == nil {
+		conn, err := pgx.Connect(ctx, db.url)
+		if err != nil {
+			return err
+		}
+		db.exec.conn = conn
 	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, query)
+	_, err := db.exec.conn.Exec(ctx, query)
 	return err
 }
 
@@ -59,12 +72,16 @@ func mustOpen(tb testing.TB, url string) testDB {
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
+	exec := &execConn{}
 	tb.Cleanup(func() {
+		if exec.conn != nil {
+			exec.conn.Close(context.Background())
+		}
 		if err := db.Close(); err != nil {
 			tb.Errorf("Close: %v", err)
 		}
 	})
-	return testDB{DB: db, url: url}
+	return testDB{DB: db, url: url, exec: exec}
 }
 
 // newSchema creates a schema with a random name, dropped when tb ends, and

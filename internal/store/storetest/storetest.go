@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"PricePoints", testPricePoints},
 		{"TCGMarketAverages", testTCGMarketAverages},
 		{"TCGMarketAveragesCoverage", testTCGMarketAveragesCoverage},
+		{"TCGHistoryStored", testTCGHistoryStored},
 		{"CardChanges", testCardChanges},
 		{"PriceHistoryWindow", testPriceHistoryWindow},
 		{"PrunePriceHistory", testPrunePriceHistory},
