@@ -122,8 +122,9 @@ type Store interface {
 	LoadCatalog(ctx context.Context) (*catalog.Catalog, error)
 	// ReplaceCatalog replaces, in one transaction, the catalogue of each game in
 	// games (other games are kept), writes one price point per card, market and
-	// finish for the UTC day of now (replacing that day's earlier point), and
-	// bumps the version. base is the version the caller read; if the current
+	// finish for the UTC day of now (replacing that day's earlier point),
+	// bumps the version, and stores the TCGplayer history of every game at
+	// the new version (see TCGMarketAverages). base is the version the caller read; if the current
 	// version differs, nothing is written and ErrVersionConflict is returned.
 	// Prices are written as given: the caller decides updated_at (times are
 	// cut to microseconds; a zero time is stored as NULL). Input the schema
@@ -143,17 +144,24 @@ type Store interface {
 	// reads one primary-key range per finish, whatever the length of the
 	// history.
 	PriceHistoryWindow(ctx context.Context, game, cardID, market string, from, to time.Time) ([]PricePoint, error)
-	// PrunePriceHistory deletes the price points of game's current finishes
-	// (the TCGplayer and Cardmarket prices of its latest catalogue) on UTC
-	// days before the day of before, and returns how many it deleted. Each
-	// finish is one primary-key range, so a daily prune reads about what it
-	// deletes. Points of finishes no longer priced are kept.
+	// PrunePriceHistory deletes the price points of game on UTC days before
+	// the day of before, of every finish: those of its latest catalogue and
+	// those of cards and finishes gone from it. It returns how many it
+	// deleted. The finishes are walked on the primary key, one seek or a few
+	// each, and each finish's old points are one range, so a daily prune reads
+	// about what it deletes. A prune into the 30-day window of the stored
+	// TCGplayer history (see TCGMarketAverages) forgets that history.
 	PrunePriceHistory(ctx context.Context, game string, before time.Time) (int64, error)
 	// TCGMarketAverages returns the TCGplayer history of game at the UTC day
-	// of day (see TCGHistory), read from one snapshot and computed in the
-	// database: one grouped pass over the window's TCGplayer points of the
-	// current finishes, in primary-key order, whatever the length of the
-	// history. An unknown game gives no averages and 0 days.
+	// of day (see TCGHistory), read from one snapshot. ReplaceCatalog stores
+	// the history of every game with TCGplayer prices at the day of the
+	// version it creates, in its transaction; when day is that day and the
+	// version is still the current one, that is what is read. Otherwise
+	// (another day, a version written before the history was stored) it is
+	// computed in the database: one grouped pass over the window's TCGplayer
+	// points of the current finishes, in primary-key order, whatever the
+	// length of the history. Both give the same answer. An unknown game
+	// gives no averages and 0 days.
 	TCGMarketAverages(ctx context.Context, game string, day time.Time) (TCGHistory, error)
 	// RecordCardChanges records, in one transaction, the change feed of game
 	// at version (created at at): hashes are the body hashes of every card of

@@ -110,52 +110,61 @@ func (db *DB) PriceHistoryWindow(ctx context.Context, game, cardID, market strin
 	return points, nil
 }
 
-// prunePoints deletes the points before $2 of the game's current finishes
-// of one market (tcg_prices' or cm_prices' finishes): for each finish,
-// one primary-key range of price_points read by an index scan (the LATERAL
-// subquery; OFFSET 0 keeps it from becoming a hash join over the whole
-// table, which has no index by day), and the rows found are deleted by
-// their ctid (a TID scan), so that a daily prune reads about what it
-// deletes (TestPrunePlan). On a small or freshly analysed table the
-// planner may still prefer a sequential scan for the ctids; pruneSettings
-// rules that out for the prune's transaction, whatever the statistics.
+// prunePoints deletes the game's points before $2, of every finish the
+// history holds: those of the current catalogue and those of cards and
+// finishes gone from it. The table has no index by day, so the finishes are
+// walked on the primary key, one index descent each (a recursive "loose
+// index scan": the first point after the previous finish, by a row
+// comparison the index starts from), each finish's points before $2 are
+// then one index range (the LATERAL subquery; OFFSET 0 keeps it from
+// becoming a hash join over the whole table), and the rows found are deleted
+// by their ctid (a TID scan): a daily prune reads about what it deletes plus
+// a descent per finish, whatever the length of the history (TestPrunePlan).
+// On a small or freshly analysed table the planner may still prefer a
+// sequential scan for the ctids; pruneSettings rules that out for the
+// prune's transaction, whatever the statistics.
 const (
-	pruneSettings  = `SET LOCAL enable_seqscan = off`
-	pruneTCGPoints = `DELETE FROM price_points WHERE ctid = ANY (ARRAY (
-	SELECT pp.ctid FROM (SELECT card_id, sub_type AS finish FROM tcg_prices WHERE game = $1) AS f
-	CROSS JOIN LATERAL (
+	pruneSettings = `SET LOCAL enable_seqscan = off`
+	prunePoints   = `WITH RECURSIVE f AS (
+	(SELECT card_id, market, finish FROM price_points WHERE game = $1 ORDER BY card_id, market, finish, day LIMIT 1)
+	UNION ALL
+	SELECT n.card_id, n.market, n.finish FROM f CROSS JOIN LATERAL (
+		SELECT card_id, market, finish FROM price_points
+		WHERE game = $1 AND (game, card_id, market, finish) > ($1, f.card_id, f.market, f.finish)
+		ORDER BY card_id, market, finish, day LIMIT 1
+	) AS n
+)
+DELETE FROM price_points WHERE ctid = ANY (ARRAY (
+	SELECT pp.ctid FROM f CROSS JOIN LATERAL (
 		SELECT ctid FROM price_points
-		WHERE game = $1 AND card_id = f.card_id AND market = 't' AND finish = f.finish AND day < $2
+		WHERE game = $1 AND card_id = f.card_id AND market = f.market AND finish = f.finish AND day < $2
 		OFFSET 0
 	) AS pp))`
-	pruneCMPoints = `DELETE FROM price_points WHERE ctid = ANY (ARRAY (
-	SELECT pp.ctid FROM (SELECT card_id, variant AS finish FROM cm_prices WHERE game = $1) AS f
-	CROSS JOIN LATERAL (
-		SELECT ctid FROM price_points
-		WHERE game = $1 AND card_id = f.card_id AND market = 'c' AND finish = f.finish AND day < $2
-		OFFSET 0
-	) AS pp))`
+	// pruneTCGHistory forgets the game's stored TCGplayer history when the
+	// prune reached into its 30-day window (sqlrow.PrunedWindows):
+	// TCGMarketAverages then computes it from the points left. A prune by
+	// ingest (at least 400 days kept) never does.
+	pruneTCGHistory = `DELETE FROM tcg_history WHERE game = $1 AND day < $2`
 )
 
-// PrunePriceHistory deletes the points of game's current finishes before the
-// UTC day of before, in one transaction; see store.Store.
+// PrunePriceHistory deletes the game's points before the UTC day of before,
+// in one transaction; see store.Store.
 func (db *DB) PrunePriceHistory(ctx context.Context, game string, before time.Time) (int64, error) {
-	var total int64
+	var n int64
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, pruneSettings); err != nil {
 			return err
 		}
-		for _, q := range []string{pruneTCGPoints, pruneCMPoints} {
-			tag, err := tx.Exec(ctx, q, game, sqlrow.DayStart(before))
-			if err != nil {
-				return err
-			}
-			total += tag.RowsAffected()
+		tag, err := tx.Exec(ctx, prunePoints, game, sqlrow.DayStart(before))
+		if err != nil {
+			return err
 		}
-		return nil
+		n = tag.RowsAffected()
+		_, err = tx.Exec(ctx, pruneTCGHistory, game, sqlrow.PrunedWindows(before))
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("postgres: prune price history: %w", err)
 	}
-	return total, nil
+	return n, nil
 }

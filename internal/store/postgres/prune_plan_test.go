@@ -10,8 +10,9 @@ import (
 )
 
 // TestPrunePlan pins down the plans of the history window and of the
-// prune: index ranges of price_points, and the prune's delete by ctid,
-// never a scan of the table (which has no index by day).
+// prune: index ranges of price_points, the prune's walk of the finishes
+// by index descents from a row comparison, and its delete by ctid, never a
+// scan of the table (which has no index by day).
 func TestPrunePlan(t *testing.T) {
 	ctx := context.Background()
 	db := openInNewSchema(t)
@@ -24,10 +25,9 @@ func TestPrunePlan(t *testing.T) {
 	}{
 		{"window", priceHistoryWindow, []any{"dbs", "dbs_0000000000000001", "t", d.AddDate(0, 0, -29), d},
 			[]string{"Index Scan using price_points_pkey on price_points"}},
-		{"prune TCGplayer", pruneTCGPoints, []any{"dbs", d},
-			[]string{"Tid Scan on price_points", "Index Scan using price_points_pkey on price_points"}},
-		{"prune Cardmarket", pruneCMPoints, []any{"dbs", d},
-			[]string{"Tid Scan on price_points", "Index Scan using price_points_pkey on price_points"}},
+		{"prune", prunePoints, []any{"dbs", d},
+			[]string{"Recursive Union", "Tid Scan on price_points", "Index Scan using price_points_pkey on price_points",
+				"Index Only Scan using price_points_pkey", "(ROW(game, card_id, market, finish) > ROW("}},
 	} {
 		// In a transaction with the prune's settings, as PrunePriceHistory runs it.
 		tx, err := db.pool.Begin(ctx)

@@ -109,51 +109,71 @@ func (db *DB) PriceHistoryWindow(ctx context.Context, game, cardID, market strin
 	return points, nil
 }
 
-// pruneTCGPoints and pruneCMPoints delete the points before ?2 of the game's
-// current finishes of one market: the finishes sorted as the key, then one
-// primary-key range each (TestPrunePlan), so that the delete reads what it
-// deletes and not the whole table, which has no index by day (one would
-// cost about as much room as the points' own keys).
-const (
-	pruneTCGPoints = `DELETE FROM price_points WHERE (game, card_id, market, finish, day) IN (
-	SELECT pp.game, pp.card_id, pp.market, pp.finish, pp.day
-	FROM (SELECT card_id, sub_type FROM tcg_prices WHERE game = ?1 ORDER BY card_id, sub_type) AS f
-	JOIN price_points AS pp ON pp.game = ?1 AND pp.card_id = f.card_id AND pp.market = 't'
-		AND pp.finish = f.sub_type AND pp.day < ?2)`
-	pruneCMPoints = `DELETE FROM price_points WHERE (game, card_id, market, finish, day) IN (
-	SELECT pp.game, pp.card_id, pp.market, pp.finish, pp.day
-	FROM (SELECT card_id, variant FROM cm_prices WHERE game = ?1 ORDER BY card_id, variant) AS f
-	JOIN price_points AS pp ON pp.game = ?1 AND pp.card_id = f.card_id AND pp.market = 'c'
-		AND pp.finish = f.variant AND pp.day < ?2)`
+// prunePoints deletes the game's points before ?2, of every finish the
+// history holds: those of the current catalogue and those of cards and
+// finishes gone from it. The table has no index by day (one would cost about
+// as much room as the points' own keys), so the finishes are walked on the
+// primary key by a recursive skip scan whose every step is one seek: the
+// next finish of a card's market (finish > f), else the card's next market
+// (market > m), else the next card (card_id > c), each the min() of a range
+// after an equality prefix, which SQLite seeks past the current value's
+// points. (A row-value comparison would do it in one step, but SQLite seeks
+// on its first column only when the values come from the walk, and would
+// read every point.) ” starts a level: no card, market or finish is
+// empty. Each finish's points before ?2 are then one primary-key range
+// (TestPrunePlan, TestPruneSeeksPastFinish): the delete reads about what it
+// deletes plus a few seeks per card, whatever the length of the history.
+const prunePoints = `WITH RECURSIVE f(card_id, market, finish) AS (
+	SELECT (SELECT min(card_id) FROM price_points WHERE game = ?1), '', NULL
+	UNION ALL
+	SELECT
+		CASE WHEN f.market IS NULL THEN (SELECT min(card_id) FROM price_points WHERE game = ?1 AND card_id > f.card_id)
+			ELSE f.card_id END,
+		CASE WHEN f.market IS NULL THEN ''
+			WHEN f.finish IS NULL THEN (SELECT min(market) FROM price_points WHERE game = ?1 AND card_id = f.card_id AND market > f.market)
+			ELSE f.market END,
+		CASE WHEN f.market IS NULL THEN NULL
+			WHEN f.finish IS NULL THEN ''
+			ELSE (SELECT min(finish) FROM price_points WHERE game = ?1 AND card_id = f.card_id AND market = f.market AND finish > f.finish) END
+	FROM f WHERE f.card_id IS NOT NULL
 )
+DELETE FROM price_points WHERE (game, card_id, market, finish, day) IN (
+	SELECT pp.game, pp.card_id, pp.market, pp.finish, pp.day FROM f
+	CROSS JOIN price_points AS pp WHERE f.finish <> '' AND pp.game = ?1 AND pp.card_id = f.card_id AND pp.market = f.market
+		AND pp.finish = f.finish AND pp.day < ?2)`
 
-// PrunePriceHistory deletes the points of game's current finishes before the
-// UTC day of before, in one transaction; see store.Store.
+// pruneTCGHistory forgets the game's stored TCGplayer history when the
+// prune reached into its 30-day window (days before ?2, the prune's day plus
+// 29): TCGMarketAverages then computes it from the points left. A prune
+// by ingest (at least 400 days kept) never does.
+const pruneTCGHistory = `DELETE FROM tcg_history WHERE game = ?1 AND day < ?2`
+
+// PrunePriceHistory deletes the game's points before the UTC day of before,
+// in one transaction; see store.Store.
 func (db *DB) PrunePriceHistory(ctx context.Context, game string, before time.Time) (int64, error) {
-	n, err := db.prune(ctx, game, sqlrow.Day(before))
+	n, err := db.prune(ctx, game, before)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: prune price history: %w", err)
 	}
 	return n, nil
 }
 
-func (db *DB) prune(ctx context.Context, game, before string) (int64, error) {
+func (db *DB) prune(ctx context.Context, game string, before time.Time) (int64, error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	var total int64
-	for _, q := range []string{pruneTCGPoints, pruneCMPoints} {
-		res, err := tx.ExecContext(ctx, q, game, before)
-		if err != nil {
-			return 0, err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return 0, err
-		}
-		total += n
+	res, err := tx.ExecContext(ctx, prunePoints, game, sqlrow.Day(before))
+	if err != nil {
+		return 0, err
 	}
-	return total, tx.Commit()
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, pruneTCGHistory, game, sqlrow.Day(sqlrow.PrunedWindows(before))); err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
 }

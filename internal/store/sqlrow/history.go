@@ -64,6 +64,14 @@ func NewTCGWindow(day time.Time) TCGWindow {
 	}
 }
 
+// PrunedWindows returns the first day of the UTC days whose TCGplayer
+// windows (store.TCGHistory) a prune of the points before the UTC day of
+// before reaches into: its day plus 29 days. A stored history of an earlier
+// day lost points of its window.
+func PrunedWindows(before time.Time) time.Time {
+	return DayStart(before).AddDate(0, 0, store.LongWindowDays-1)
+}
+
 // Query is a dialect's query and its arguments.
 type Query struct {
 	SQL  string

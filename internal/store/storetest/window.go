@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,45 +84,78 @@ func testPriceHistoryWindow(t *testing.T, s store.Store) {
 	}
 }
 
-// testPrunePriceHistory: the points of the game's current finishes before
-// the day are deleted; that day's, later ones, those of finishes no longer
-// priced and other games' are kept; a second prune deletes nothing.
+// testPrunePriceHistory: the game's points before the day are deleted,
+// those of its current finishes and those of finishes and cards no longer
+// in the catalogue alike; that day's, later ones and other games' are kept;
+// a second prune deletes nothing; a prune into the 30-day window of the
+// stored TCGplayer history makes TCGMarketAverages read what is left.
 func testPrunePriceHistory(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	c := catalog.Cents
 	dbs := sampleDBS()
-	MustReplace(t, s, 0, []catalog.GameCatalog{dbs}, "{}", at(8))
-	writeDays(t, s, map[int]dayPrices{
-		5: {1: {"Normal": c(5)}, 2: {"Normal": c(5)}}, // card 2: not priced in the current catalogue
-		4: {1: {"Normal": c(4), "Foil": c(4)}},
-		3: {1: {"Normal": c(3)}},
-		2: {1: {"Normal": c(2)}},
-		0: {1: {"Normal": c(0), "Foil": c(0)}},
-	})
-	// Before D-2 (any time of that UTC day): card 1's Normal on D-5, D-4, D-3, its Foil on D-4, card 5's
-	// Cardmarket normal on D-5, D-4, D-3.
+	base := MustReplace(t, s, 0, []catalog.GameCatalog{dbs}, "{}", at(8))
+	// Card 4 is in the catalogue on D-5 and D-2 only (priced on both marketplaces), card 1's "normal"
+	// on D-4 and D-2; card 2 is never priced after D-5.
+	for _, d := range []struct {
+		k      int
+		prices dayPrices
+	}{
+		{5, dayPrices{1: {"Normal": c(5)}, 2: {"Normal": c(5)}, 4: {"Normal": c(5)}}},
+		{4, dayPrices{1: {"Normal": c(4), "Foil": c(4), "normal": c(4)}}},
+		{3, dayPrices{1: {"Normal": c(3)}}},
+		{2, dayPrices{1: {"Normal": c(2), "normal": c(2)}, 4: {"Normal": c(2)}}},
+		{0, dayPrices{1: {"Normal": c(0), "Foil": c(0)}}},
+	} {
+		g := historyGame(d.prices)
+		if _, ok := d.prices[4]; ok {
+			g.Cards[3].CMPrices = []catalog.CMPrice{{Variant: catalog.CMFoil, Avg: c(100)}}
+		} else {
+			g.Cards = slices.Delete(g.Cards, 3, 4)
+		}
+		base = MustReplace(t, s, base, []catalog.GameCatalog{g}, "{}", at(d.k))
+	}
+	stored := mustAverages(t, s, "mtg", at(0))
+	if len(stored.Averages) == 0 || stored.Averages[1].Avg7 != c(3) { // card 1's Normal: (5+4+3+2+0)/5
+		t.Fatalf("TCGplayer history before the prune: %+v, want card 1's Normal at 3", stored)
+	}
+
+	// Before D-2 (any time of that UTC day): card 1's Normal on D-5, D-4, D-3, its Foil and normal on D-4,
+	// card 2's Normal on D-5, card 4's two points of D-5, card 5's Cardmarket normal on D-5, D-4, D-3.
 	n, err := s.PrunePriceHistory(ctx, "mtg", at(2).Add(11*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 7 {
-		t.Errorf("PrunePriceHistory deleted %d points, want 7", n)
+	if n != 11 {
+		t.Errorf("PrunePriceHistory deleted %d points, want 11", n)
 	}
 	tcg := func(pid, k int, finish string, m catalog.Money) store.PricePoint {
 		return historyPoint(pid, store.MarketTCG, finish, k, m)
 	}
-	want := []store.PricePoint{tcg(1, 2, "Normal", c(2)), tcg(1, 0, "Foil", c(0)), tcg(1, 0, "Normal", c(0))}
-	if diff := gocmp.Diff(want, mustWindow(t, s, 1, store.MarketTCG, at(30), at(0)), cmpOpts...); diff != "" {
-		t.Errorf("card 1 after the prune (-want +got):\n%s", diff)
-	}
-	if got := mustWindow(t, s, 5, store.MarketCM, at(30), at(0)); len(got) != 2 {
-		t.Errorf("card 5 after the prune: %v, want its points of D-2 and D", got)
-	}
-	if got := mustWindow(t, s, 2, store.MarketTCG, at(30), at(0)); len(got) != 1 {
-		t.Errorf("card 2 (no longer priced) after the prune: %v, want its point of D-5 kept", got)
+	for _, tt := range []struct {
+		pid    int
+		market string
+		want   []store.PricePoint
+	}{
+		{1, store.MarketTCG, []store.PricePoint{tcg(1, 2, "Normal", c(2)), tcg(1, 2, "normal", c(2)), tcg(1, 0, "Foil", c(0)), tcg(1, 0, "Normal", c(0))}},
+		{2, store.MarketTCG, nil},
+		{4, store.MarketTCG, []store.PricePoint{tcg(4, 2, "Normal", c(2))}},
+		{4, store.MarketCM, []store.PricePoint{cmPoint(catalog.TCGCardID("mtg", 4), catalog.CMFoil, at(2).Format(time.DateOnly),
+			c(100), null(), null(), null(), null(), null())}},
+		{5, store.MarketCM, []store.PricePoint{historyPoint(5, store.MarketCM, catalog.CMNormal, 2, null()),
+			historyPoint(5, store.MarketCM, catalog.CMNormal, 0, null())}},
+	} {
+		if diff := gocmp.Diff(tt.want, mustWindow(t, s, tt.pid, tt.market, at(30), at(0)), cmpOpts...); diff != "" {
+			t.Errorf("card %d's %s points after the prune (-want +got):\n%s", tt.pid, tt.market, diff)
+		}
 	}
 	if h, err := s.PriceHistory(ctx, "dbs", dbs.Cards[0].ID); err != nil || len(h) == 0 {
 		t.Errorf("dbs's history after pruning mtg: %v, %v; want it kept", h, err)
+	}
+	// The prune reached into the windows of D's stored history: it is computed from the points left.
+	want := store.TCGHistory{Game: "mtg", Day: at(0).Format(time.DateOnly), Days: 2,
+		Averages: sortedAverages(avg(1, "Normal", c(1), c(1)), avg(1, "Foil", c(0), c(0)))}
+	if diff := gocmp.Diff(want, mustAverages(t, s, "mtg", at(0)), cmpOpts...); diff != "" {
+		t.Errorf("TCGMarketAverages after a prune into its window (-want +got):\n%s", diff)
 	}
 	if n, err := s.PrunePriceHistory(ctx, "mtg", at(2)); err != nil || n != 0 {
 		t.Errorf("a second prune: %d, %v; want 0, nil", n, err)
