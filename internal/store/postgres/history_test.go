@@ -34,20 +34,23 @@ func TestTCGAveragesPlan(t *testing.T) {
 		return strings.Join(lines, "\n")
 	}
 	d := time.Date(2025, 1, 30, 0, 0, 0, 0, time.UTC)
-	averages := plan(tcgAverages, "dbs", d.AddDate(0, 0, -29), d.AddDate(0, 0, -6), d)
-	for _, want := range []string{"GroupAggregate", "Nested Loop", "Index Scan using price_points_pkey on price_points"} {
-		if !strings.Contains(averages, want) {
-			t.Errorf("averages plan lacks %q:\n%s", want, averages)
+	// As TCGMarketAverages reads them, and as ReplaceCatalog stores them.
+	for _, query := range []string{tcgAverages, writeTCGAverages} {
+		averages := plan(query, "dbs", d.AddDate(0, 0, -29), d.AddDate(0, 0, -6), d)
+		for _, want := range []string{"GroupAggregate", "Nested Loop", "Index Scan using price_points_pkey on price_points"} {
+			if !strings.Contains(averages, want) {
+				t.Errorf("averages plan lacks %q:\n%s", want, averages)
+			}
 		}
-	}
-	for _, refused := range []string{"Hash", "Seq Scan on price_points", "Bitmap Heap Scan on price_points"} {
-		if strings.Contains(averages, refused) {
-			t.Errorf("averages plan has %q:\n%s", refused, averages)
+		for _, refused := range []string{"Hash", "Seq Scan on price_points", "Bitmap Heap Scan on price_points"} {
+			if strings.Contains(averages, refused) {
+				t.Errorf("averages plan has %q:\n%s", refused, averages)
+			}
 		}
-	}
-	// The one sort is tcg_prices' (the finishes, not their points).
-	if n := strings.Count(averages, "Sort Key"); n != 1 {
-		t.Errorf("averages plan sorts %d times, want once (the finishes):\n%s", n, averages)
+		// The one sort is tcg_prices' (the finishes, not their points).
+		if n := strings.Count(averages, "Sort Key"); n != 1 {
+			t.Errorf("averages plan sorts %d times, want once (the finishes):\n%s", n, averages)
+		}
 	}
 
 	days := plan(tcgDays, "dbs", d.AddDate(0, 0, -29), d.AddDate(0, 0, 1))

@@ -40,18 +40,21 @@ func TestTCGAveragesPlan(t *testing.T) {
 		return strings.Join(lines, "\n")
 	}
 
-	averages := plan(tcgAverages, "dbs", "2025-01-01", "2025-01-24", "2025-01-30")
-	for _, want := range []string{
-		"SEARCH tcg_prices USING PRIMARY KEY (game=?)",
-		"SEARCH pp USING PRIMARY KEY (game=? AND card_id=? AND market=? AND finish=? AND day>? AND day<?)",
-	} {
-		if !strings.Contains(averages, want) {
-			t.Errorf("averages plan lacks %q:\n%s", want, averages)
+	// As TCGMarketAverages reads them, and as ReplaceCatalog stores them.
+	for _, query := range []string{tcgAverages, writeTCGAverages} {
+		averages := plan(query, "dbs", "2025-01-01", "2025-01-24", "2025-01-30")
+		for _, want := range []string{
+			"SEARCH tcg_prices USING PRIMARY KEY (game=?)",
+			"SEARCH pp USING PRIMARY KEY (game=? AND card_id=? AND market=? AND finish=? AND day>? AND day<?)",
+		} {
+			if !strings.Contains(averages, want) {
+				t.Errorf("averages plan lacks %q:\n%s", want, averages)
+			}
 		}
-	}
-	// The one sort is tcg_prices' (the finishes, not their points).
-	if n := strings.Count(averages, "USE TEMP B-TREE"); n != 1 {
-		t.Errorf("averages plan sorts %d times, want once (the finishes):\n%s", n, averages)
+		// The one sort is tcg_prices' (the finishes, not their points).
+		if n := strings.Count(averages, "USE TEMP B-TREE"); n != 1 {
+			t.Errorf("averages plan sorts %d times, want once (the finishes):\n%s", n, averages)
+		}
 	}
 
 	days := plan(tcgDays, "dbs", int64(0), int64(1))
