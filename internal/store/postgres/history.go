@@ -113,16 +113,18 @@ func (db *DB) PriceHistoryWindow(ctx context.Context, game, cardID, market strin
 // prunePoints deletes the game's points before $2, of every finish the
 // history holds: those of the current catalogue and those of cards and
 // finishes gone from it. The table has no index by day, so the finishes are
-// walked on the primary key, one index descent each (a recursive "loose
-// index scan": the first point after the previous finish, by a row
-// comparison the index starts from), each finish's points before $2 are
-// then one index range (the LATERAL subquery; OFFSET 0 keeps it from
-// becoming a hash join over the whole table), and the rows found are deleted
-// by their ctid (a TID scan): a daily prune reads about what it deletes plus
-// a descent per finish, whatever the length of the history (TestPrunePlan).
-// On a small or freshly analysed table the planner may still prefer a
-// sequential scan for the ctids; pruneSettings rules that out for the
-// prune's transaction, whatever the statistics.
+// walked on the primary key, one index descent each: a recursive "loose
+// index scan", the first point after the previous finish found by a row
+// comparison the index starts from. (Written (game, card_id, ...) > (...)
+// beside game = $1, the index would start at the game's first point at every
+// step: the walk would read the table once per finish.) Each finish's
+// points before $2 are then one index range (the LATERAL subquery; OFFSET 0
+// keeps it from becoming a hash join over the whole table), and the rows
+// found are deleted by their ctid (a TID scan): a daily prune reads about
+// what it deletes plus a descent per finish, whatever the length of the
+// history (TestPrunePlan). On a small or freshly analysed table the planner
+// may still prefer a sequential scan for the ctids; pruneSettings rules that
+// out for the prune's transaction, whatever the statistics.
 const (
 	pruneSettings = `SET LOCAL enable_seqscan = off`
 	prunePoints   = `WITH RECURSIVE f AS (
@@ -130,7 +132,7 @@ const (
 	UNION ALL
 	SELECT n.card_id, n.market, n.finish FROM f CROSS JOIN LATERAL (
 		SELECT card_id, market, finish FROM price_points
-		WHERE game = $1 AND (game, card_id, market, finish) > ($1, f.card_id, f.market, f.finish)
+		WHERE game = $1 AND (card_id, market, finish) > (f.card_id, f.market, f.finish)
 		ORDER BY card_id, market, finish, day LIMIT 1
 	) AS n
 )

@@ -27,7 +27,8 @@ func TestPrunePlan(t *testing.T) {
 			[]string{"Index Scan using price_points_pkey on price_points"}},
 		{"prune", prunePoints, []any{"dbs", d},
 			[]string{"Recursive Union", "Tid Scan on price_points", "Index Scan using price_points_pkey on price_points",
-				"Index Only Scan using price_points_pkey", "(ROW(game, card_id, market, finish) > ROW("}},
+				"Index Only Scan using price_points_pkey",
+				"AND (ROW(card_id, market, finish) > ROW(f.card_id, f.market, f.finish))"}},
 	} {
 		// In a transaction with the prune's settings, as PrunePriceHistory runs it.
 		tx, err := db.pool.Begin(ctx)

@@ -80,9 +80,10 @@ func BenchmarkLoadCatalog(b *testing.B) {
 	storetest.BenchLoadCatalog(b, db, storetest.BenchCards(b))
 }
 
-// BenchmarkTCGMarketAverages reads the TCGplayer averages of $CARDCAT_BENCH_CARDS
-// cards (20,000 by default) after 30 daily replaces:
-// CARDCAT_BENCH_CARDS=1000000 go test -run - -bench TCGMarketAverages -benchtime 1x
+// BenchmarkTCGMarketAverages writes the 30th daily version of $CARDCAT_BENCH_CARDS
+// cards (20,000 by default), reads its TCGplayer averages stored and computed,
+// and prunes the first day (storetest.BenchTCGMarketAverages):
+// CARDCAT_BENCH_CARDS=100000 go test -run - -bench TCGMarketAverages -benchtime 1x
 func BenchmarkTCGMarketAverages(b *testing.B) {
 	db := mustOpen(b, filepath.Join(b.TempDir(), "cardcat.db"))
 	storetest.BenchTCGMarketAverages(b, db, storetest.BenchCards(b))

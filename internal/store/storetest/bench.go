@@ -105,16 +105,40 @@ func BenchLoadCatalog(b *testing.B, s store.Store, n int) {
 	b.ReportMetric(float64(n), "cards")
 }
 
-// BenchTCGMarketAverages measures what a version build asks of the history:
-// the TCGplayer averages of a game of n cards (2 finishes each) after 30
-// daily replaces, so that the windows hold 30 points per finish (and 30 of
-// the Cardmarket points the query must skip).
+// BenchTCGMarketAverages measures what the TCGplayer history of a game of n
+// cards (2 finishes each) costs once 30 daily versions were written, so that
+// the windows hold 30 points per finish (and 30 of the Cardmarket points the
+// queries must skip). Each iteration writes the 30th day's version
+// (replace-s: with the history it stores), then reads the averages at its
+// day as a replica does: stored-s, the stored history; computed-s, the same
+// computed from the points, the stored one deleted (what a version written
+// before it was stored costs, and what each replica paid for every version
+// before). Then prune-s deletes the first day's points (prune: the older
+// days of every finish). Run it with -benchtime 1x: a second iteration
+// would replace the same day again and prune nothing.
 func BenchTCGMarketAverages(b *testing.B, s store.Store, n int) {
 	ctx := context.Background()
-	last := FillHistory(b, s, n)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
+	r := s.(Reopener)
+	day := time.Date(2025, 1, 1, 6, 0, 0, 0, time.UTC)
+	g := Generate("dbs", n, day)
+	var base int64
+	write := func(k int) {
+		for i := range g.Cards {
+			for j := range g.Cards[i].TCGPrices {
+				g.Cards[i].TCGPrices[j].Market = catalog.Cents(int64(100 + (i+k)%50))
+			}
+		}
+		var err error
+		if base, err = s.ReplaceCatalog(ctx, base, []catalog.GameCatalog{g}, "{}", day.AddDate(0, 0, k)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for k := range store.LongWindowDays - 1 {
+		write(k)
+	}
+	last := day.AddDate(0, 0, store.LongWindowDays-1)
+	averages := func() time.Duration {
+		start := time.Now()
 		h, err := s.TCGMarketAverages(ctx, "dbs", last)
 		if err != nil {
 			b.Fatal(err)
@@ -122,25 +146,30 @@ func BenchTCGMarketAverages(b *testing.B, s store.Store, n int) {
 		if h.Days != store.LongWindowDays || len(h.Averages) != 2*n {
 			b.Fatalf("%d days, %d averages; want %d, %d", h.Days, len(h.Averages), store.LongWindowDays, 2*n)
 		}
+		return time.Since(start)
+	}
+	var replace, stored, computed, prune time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		write(store.LongWindowDays - 1)
+		replace += time.Since(start)
+		stored += averages()
+		if err := r.Exec(ctx, `DELETE FROM tcg_history`); err != nil {
+			b.Fatal(err)
+		}
+		computed += averages()
+		start = time.Now()
+		if _, err := s.PrunePriceHistory(ctx, "dbs", day.AddDate(0, 0, 1)); err != nil {
+			b.Fatal(err)
+		}
+		prune += time.Since(start)
+	}
+	for _, m := range []struct {
+		d    time.Duration
+		unit string
+	}{{replace, "replace-s"}, {stored, "stored-s"}, {computed, "computed-s"}, {prune, "prune-s"}} {
+		b.ReportMetric(m.d.Seconds()/float64(b.N), m.unit)
 	}
 	b.ReportMetric(float64(n), "cards")
-}
-
-// FillHistory writes 30 daily versions of a game of n cards (Generate) with
-// changing TCGplayer market prices, and returns the last one's time.
-func FillHistory(tb testing.TB, s store.Store, n int) time.Time {
-	ctx := context.Background()
-	day := time.Date(2025, 1, 1, 6, 0, 0, 0, time.UTC)
-	g := Generate("dbs", n, day)
-	for k := range store.LongWindowDays {
-		for i := range g.Cards {
-			for j := range g.Cards[i].TCGPrices {
-				g.Cards[i].TCGPrices[j].Market = catalog.Cents(int64(100 + (i+k)%50))
-			}
-		}
-		if _, err := s.ReplaceCatalog(ctx, int64(k), []catalog.GameCatalog{g}, "{}", day.AddDate(0, 0, k)); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return day.AddDate(0, 0, store.LongWindowDays-1)
 }
