@@ -124,8 +124,9 @@ type Store interface {
 	// games (other games are kept), writes one price point per card, market and
 	// finish for the UTC day of now (replacing that day's earlier point),
 	// bumps the version, and stores the TCGplayer history of every game at
-	// the new version (see TCGMarketAverages). base is the version the caller read; if the current
-	// version differs, nothing is written and ErrVersionConflict is returned.
+	// the new version (see TCGMarketAverages). base is the version the
+	// caller read; if the current version differs, nothing is written and
+	// ErrVersionConflict is returned.
 	// Prices are written as given: the caller decides updated_at (times are
 	// cut to microseconds; a zero time is stored as NULL). Input the schema
 	// cannot express is refused before anything is written: a set or card of
