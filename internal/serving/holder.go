@@ -35,6 +35,11 @@ type Holder struct {
 	// is swapped in (the bulk files' builder starts there); it must return
 	// quickly, the refresh waits for it.
 	OnPublish func(*View)
+
+	// Artifacts, when set, is where a new version is read from before the
+	// store, and where a version built from the store is written
+	// (holder_artifact.go).
+	Artifacts *Artifacts
 }
 
 // The bounds of a refresh's store calls, so that a partition from the
@@ -93,6 +98,10 @@ func (h *Holder) refresh(ctx context.Context) error {
 	if cur := h.Current(); cur != nil && cur.Version == v {
 		return nil
 	}
+	if view := h.loadArtifact(ctx, v); view != nil {
+		h.publish(view)
+		return nil
+	}
 	start := time.Now()
 	var (
 		cat                 *catalog.Catalog
@@ -115,18 +124,25 @@ func (h *Holder) refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("building the snapshot of version %d: %w", cat.Version, err)
 	}
+	built := time.Since(start) - historyDone
+	h.publish(view)
+	h.log.Info("catalogue snapshot ready", "version", view.Version, "source", "store", "load", loaded.Round(time.Millisecond),
+		"history", (historyDone - loaded).Round(time.Millisecond), "build", built.Round(time.Millisecond))
+	h.saveArtifact(ctx, view)
+	return nil
+}
+
+// publish swaps view in.
+func (h *Holder) publish(view *View) {
 	h.view.Store(view)
 	if h.OnPublish != nil {
 		h.OnPublish(view)
 	}
-	h.log.Info("catalogue snapshot ready", "version", cat.Version, "load", loaded.Round(time.Millisecond),
-		"history", (historyDone - loaded).Round(time.Millisecond), "build", (time.Since(start) - historyDone).Round(time.Millisecond))
 	// The catalogue read to build the view (about as large as the view
 	// itself) and the previous view are garbage now: return their memory to
 	// the OS at once rather than keep it resident until the scavenger gets
 	// to it.
 	debug.FreeOSMemory()
-	return nil
 }
 
 // tcgHistory reads, for each game of cat that the registry serves, its

@@ -1,0 +1,342 @@
+// Package binio writes and reads the little-endian, length-prefixed values
+// of cardcat's binary files (the serving snapshot's artifact: catalog,
+// analytics and serving each encode their own part with it).
+//
+// Both sides keep the first error and turn every later call into a no-op,
+// so that an encoder or decoder is a straight list of calls followed by one
+// Err check. A Reader is given the number of bytes it may read and refuses
+// any length that does not fit in them, so that a corrupt or hostile file
+// fails cleanly instead of making the reader allocate what a length claims.
+package binio
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ErrCorrupt is wrapped by every Reader error about the bytes themselves (as
+// opposed to the underlying reader's errors).
+var ErrCorrupt = errors.New("binio: corrupt data")
+
+// Writer appends values to a buffered io.Writer.
+type Writer struct {
+	w   *bufio.Writer
+	n   int64
+	err error
+	buf [8]byte
+}
+
+// NewWriter returns a Writer on w; call Flush at the end.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: bufio.NewWriterSize(w, 1<<16)} }
+
+// Err returns the first error.
+func (w *Writer) Err() error { return w.err }
+
+// Written is the number of bytes written so far.
+func (w *Writer) Written() int64 { return w.n }
+
+// Flush writes the buffered bytes and returns the first error.
+func (w *Writer) Flush() error {
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	return w.err
+}
+
+// Raw writes b as it is.
+func (w *Writer) Raw(b []byte) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.Write(b)
+	w.n += int64(n)
+	w.err = err
+}
+
+func (w *Writer) rawString(s string) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.WriteString(s)
+	w.n += int64(n)
+	w.err = err
+}
+
+// Byte writes one byte.
+func (w *Writer) Byte(c byte) {
+	if w.err != nil {
+		return
+	}
+	w.err = w.w.WriteByte(c)
+	w.n++
+}
+
+// Uvarint writes v as a uvarint.
+func (w *Writer) Uvarint(v uint64) {
+	var b [binary.MaxVarintLen64]byte
+	w.Raw(b[:binary.PutUvarint(b[:], v)])
+}
+
+// Varint writes v as a zigzag varint.
+func (w *Writer) Varint(v int64) {
+	var b [binary.MaxVarintLen64]byte
+	w.Raw(b[:binary.PutVarint(b[:], v)])
+}
+
+// U32 writes v in 4 bytes.
+func (w *Writer) U32(v uint32) {
+	binary.LittleEndian.PutUint32(w.buf[:4], v)
+	w.Raw(w.buf[:4])
+}
+
+// U64 writes v in 8 bytes.
+func (w *Writer) U64(v uint64) {
+	binary.LittleEndian.PutUint64(w.buf[:], v)
+	w.Raw(w.buf[:])
+}
+
+// String writes s as its length and its bytes.
+func (w *Writer) String(s string) {
+	w.Uvarint(uint64(len(s)))
+	w.rawString(s)
+}
+
+// Bytes writes b as its length and its bytes.
+func (w *Writer) Bytes(b []byte) {
+	w.Uvarint(uint64(len(b)))
+	w.Raw(b)
+}
+
+// U32s writes v as its length and 4 bytes per element.
+func (w *Writer) U32s(v []uint32) {
+	w.Uvarint(uint64(len(v)))
+	var block [4096]byte
+	for len(v) > 0 && w.err == nil {
+		n := min(len(v), len(block)/4)
+		for i, x := range v[:n] {
+			binary.LittleEndian.PutUint32(block[4*i:], x)
+		}
+		w.Raw(block[:4*n])
+		v = v[n:]
+	}
+}
+
+// U64s writes v as its length and 8 bytes per element.
+func (w *Writer) U64s(v []uint64) {
+	w.Uvarint(uint64(len(v)))
+	var block [4096]byte
+	for len(v) > 0 && w.err == nil {
+		n := min(len(v), len(block)/8)
+		for i, x := range v[:n] {
+			binary.LittleEndian.PutUint64(block[8*i:], x)
+		}
+		w.Raw(block[:8*n])
+		v = v[n:]
+	}
+}
+
+// Reader reads values from a buffered io.Reader, at most a given number of
+// bytes.
+type Reader struct {
+	r      *bufio.Reader
+	remain int64
+	err    error
+}
+
+// NewReader returns a Reader of at most size bytes of r.
+func NewReader(r io.Reader, size int64) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 1<<16), remain: size}
+}
+
+// Err returns the first error.
+func (r *Reader) Err() error { return r.err }
+
+// Remaining is the number of bytes the Reader may still read.
+func (r *Reader) Remaining() int64 { return r.remain }
+
+// Failf records a corruption found by the caller (a value out of range).
+func (r *Reader) Failf(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+}
+
+// take accounts for n bytes about to be read; false (and the error set)
+// when they are not there.
+func (r *Reader) take(n int64) bool {
+	if r.err != nil {
+		return false
+	}
+	if n < 0 || n > r.remain {
+		r.Failf("%d bytes wanted, %d left", n, r.remain)
+		return false
+	}
+	r.remain -= n
+	return true
+}
+
+func (r *Reader) readFull(b []byte) {
+	if !r.take(int64(len(b))) {
+		return
+	}
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("%w: truncated", ErrCorrupt)
+		}
+		r.err = err
+	}
+}
+
+// Raw reads exactly len(b) bytes into b.
+func (r *Reader) Raw(b []byte) { r.readFull(b) }
+
+// Byte reads one byte.
+func (r *Reader) Byte() byte {
+	if !r.take(1) {
+		return 0
+	}
+	c, err := r.r.ReadByte()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: truncated", ErrCorrupt)
+		}
+		r.err = err
+		return 0
+	}
+	return c
+}
+
+// Uvarint reads a uvarint.
+func (r *Reader) Uvarint() uint64 {
+	var x uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		c := r.Byte()
+		if r.err != nil {
+			return 0
+		}
+		x |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return x
+		}
+	}
+	r.Failf("uvarint overflows 64 bits")
+	return 0
+}
+
+// Varint reads a zigzag varint.
+func (r *Reader) Varint() int64 {
+	u := r.Uvarint()
+	return int64(u>>1) ^ -int64(u&1)
+}
+
+// U32 reads 4 bytes.
+func (r *Reader) U32() uint32 {
+	var b [4]byte
+	r.readFull(b[:])
+	return binary.LittleEndian.Uint32(b[:])
+}
+
+// U64 reads 8 bytes.
+func (r *Reader) U64() uint64 {
+	var b [8]byte
+	r.readFull(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// Len reads a count of elements of size bytes each, refusing one whose
+// elements could not all be in the bytes left.
+func (r *Reader) Len(size int) int {
+	n := r.Uvarint()
+	if r.err != nil {
+		return 0
+	}
+	if size < 1 {
+		size = 1
+	}
+	if n > uint64(r.remain)/uint64(size) {
+		r.Failf("a count of %d elements of %d bytes, %d bytes left", n, size, r.remain)
+		return 0
+	}
+	return int(n)
+}
+
+// String reads a length and that many bytes, as a string of its own memory
+// (no copy beyond the read: the strings.Builder's buffer becomes the string).
+func (r *Reader) String() string {
+	n := r.Len(1)
+	if n == 0 || !r.take(int64(n)) {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow(n)
+	if _, err := io.CopyN(&b, r.r, int64(n)); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: truncated", ErrCorrupt)
+		}
+		r.err = err
+		return ""
+	}
+	return b.String()
+}
+
+// Bytes reads a length and that many bytes; nil for none.
+func (r *Reader) Bytes() []byte {
+	n := r.Len(1)
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	r.readFull(b)
+	if r.err != nil {
+		return nil
+	}
+	return b
+}
+
+// U32s reads what U32s wrote.
+func (r *Reader) U32s() []uint32 {
+	n := r.Len(4)
+	if r.err != nil {
+		return nil
+	}
+	v := make([]uint32, n)
+	var block [4096]byte
+	for i := 0; i < n && r.err == nil; {
+		k := min(n-i, len(block)/4)
+		r.readFull(block[:4*k])
+		for j := range k {
+			v[i+j] = binary.LittleEndian.Uint32(block[4*j:])
+		}
+		i += k
+	}
+	if r.err != nil {
+		return nil
+	}
+	return v
+}
+
+// U64s reads what U64s wrote.
+func (r *Reader) U64s() []uint64 {
+	n := r.Len(8)
+	if r.err != nil {
+		return nil
+	}
+	v := make([]uint64, n)
+	var block [4096]byte
+	for i := 0; i < n && r.err == nil; {
+		k := min(n-i, len(block)/8)
+		r.readFull(block[:8*k])
+		for j := range k {
+			v[i+j] = binary.LittleEndian.Uint64(block[8*j:])
+		}
+		i += k
+	}
+	if r.err != nil {
+		return nil
+	}
+	return v
+}

@@ -1,0 +1,544 @@
+package catalog
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/binio"
+	"github.com/cardcat/cardcat/internal/game"
+)
+
+// SnapshotEncoding is the version of the binary form WriteBinary writes and
+// ReadSnapshot reads. Any change to that form, or to what a snapshot holds
+// or how it renders (a body, a record, the search index), must increase it:
+// a file of another encoding is refused and the snapshot built again.
+const SnapshotEncoding = 1
+
+// The binary form of a snapshot is its own arrays written out: the
+// pre-rendered bodies and records as they are in memory, the flat arrays as
+// columns of fixed-width integers, and each map as its sorted keys and values
+// (rebuilt on reading; the maps other than the id index are small). Reading
+// it thus costs about what copying the bytes costs, against rendering every
+// card and building the search index again. Nothing in it is trusted: every
+// offset, reference and record is checked before the snapshot is served, so
+// that a corrupt file fails to read instead of failing a request later.
+
+// WriteBinary writes s for ReadSnapshot.
+func (s *Snapshot) WriteBinary(w *binio.Writer) {
+	w.Varint(s.Version)
+	t, _ := s.CreatedAt.MarshalBinary() // fails only for offsets no store gives
+	w.Bytes(t)
+	w.Uvarint(uint64(len(s.games)))
+	for _, g := range s.games {
+		g.writeBinary(w)
+	}
+}
+
+// ReadSnapshot reads a snapshot written by WriteBinary for the games of reg
+// (the same games, in the same order, or it is refused).
+func ReadSnapshot(r *binio.Reader, reg *game.Registry) (*Snapshot, error) {
+	s := &Snapshot{Version: r.Varint()}
+	if t := r.Bytes(); r.Err() == nil {
+		if err := s.CreatedAt.UnmarshalBinary(t); err != nil {
+			r.Failf("created_at: %v", err)
+		}
+	}
+	n := r.Len(1)
+	if r.Err() == nil && n != len(reg.All()) {
+		r.Failf("%d games, the registry has %d", n, len(reg.All()))
+	}
+	for i := 0; i < n && r.Err() == nil; i++ {
+		g := readGameSnapshot(r, reg.All()[i])
+		s.games = append(s.games, g)
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("catalog: reading a snapshot: %w", err)
+	}
+	return s, nil
+}
+
+func (g *GameSnapshot) writeBinary(w *binio.Writer) {
+	w.String(g.game.Code)
+
+	w.Uvarint(uint64(len(g.sets)))
+	for i := range g.sets {
+		s := &g.sets[i]
+		w.String(s.ID)
+		w.String(s.Code)
+		w.String(s.Name)
+		w.String(s.Language)
+		w.String(s.ReleaseDate)
+		w.Uvarint(uint64(s.CardCount))
+		w.Uvarint(uint64(s.SealedCount))
+		w.Uvarint(uint64(s.Total))
+		w.Uvarint(uint64(s.first))
+		w.Uvarint(uint64(s.end))
+		w.Bytes(s.header)
+		w.String(s.folded)
+	}
+	w.Bytes(g.setList)
+
+	w.Uvarint(uint64(len(g.chunks)))
+	for _, c := range g.chunks {
+		w.String(c)
+	}
+	col := make([]uint32, len(g.cards))
+	for _, f := range cardColumns {
+		for i := range g.cards {
+			col[i] = f.get(&g.cards[i])
+		}
+		w.U32s(col)
+	}
+
+	w.Uvarint(uint64(len(g.finishNames)))
+	for _, n := range g.finishNames {
+		w.String(n)
+	}
+	w.Uvarint(uint64(len(g.times)))
+	for _, t := range g.times {
+		b, _ := t.MarshalBinary()
+		w.Bytes(b)
+	}
+
+	writeMap64(w, g.byTCG)
+	ids := make([]byte, 0, len(g.cmIDs)*(CMLen/2))
+	refs := make([]uint32, len(g.cmIDs))
+	for i := range g.cmIDs {
+		ids = append(ids, g.cmIDs[i].id[:]...)
+		refs[i] = uint32(g.cmIDs[i].ref)
+	}
+	w.Bytes(ids)
+	w.U32s(refs)
+	others := slices.Sorted(maps.Keys(g.byOther))
+	w.Uvarint(uint64(len(others)))
+	for _, id := range others {
+		w.String(id)
+		w.U32(uint32(g.byOther[id]))
+	}
+
+	ix := &g.index
+	w.String(ix.names)
+	w.U32s(ix.nameOff)
+	w.String(ix.nums)
+	w.U32s(ix.numOff)
+	writeMap32(w, ix.trigrams)
+	w.U32s(ix.postOff)
+	w.U32s(ix.post)
+	w.U32s(ix.byName)
+	w.U32s(ix.byNum)
+	for _, h := range []*prefixHeads{&ix.nameHeads, &ix.numHeads} {
+		w.Uvarint(uint64(h.min))
+		writeMap64(w, h.at)
+		w.U32s(h.refs)
+	}
+	w.Uvarint(uint64(ix.dense.words))
+	writeMap32(w, ix.dense.at)
+	w.U64s(ix.dense.bits)
+}
+
+// cardColumns are the fields of cardEntry, each written as one column.
+var cardColumns = []struct {
+	get func(*cardEntry) uint32
+	set func(*cardEntry, uint32)
+}{
+	{func(e *cardEntry) uint32 { return e.chunk }, func(e *cardEntry, v uint32) { e.chunk = v }},
+	{func(e *cardEntry) uint32 { return e.off }, func(e *cardEntry, v uint32) { e.off = v }},
+	{func(e *cardEntry) uint32 { return e.n }, func(e *cardEntry, v uint32) { e.n = v }},
+	{func(e *cardEntry) uint32 { return e.layout.tPrices[0] }, func(e *cardEntry, v uint32) { e.layout.tPrices[0] = v }},
+	{func(e *cardEntry) uint32 { return e.layout.tPrices[1] }, func(e *cardEntry, v uint32) { e.layout.tPrices[1] = v }},
+	{func(e *cardEntry) uint32 { return e.layout.cPrices[0] }, func(e *cardEntry, v uint32) { e.layout.cPrices[0] = v }},
+	{func(e *cardEntry) uint32 { return e.layout.cPrices[1] }, func(e *cardEntry, v uint32) { e.layout.cPrices[1] = v }},
+	{func(e *cardEntry) uint32 { return e.image }, func(e *cardEntry, v uint32) { e.image = v }},
+	{func(e *cardEntry) uint32 { return uint32(e.flags) }, func(e *cardEntry, v uint32) { e.flags = uint8(v) }},
+}
+
+// writeMap64 writes a map as its sorted keys, then their values.
+func writeMap64[V ~uint32](w *binio.Writer, m map[uint64]V) {
+	keys := slices.Sorted(maps.Keys(m))
+	vals := make([]uint32, len(keys))
+	for i, k := range keys {
+		vals[i] = uint32(m[k])
+	}
+	w.U64s(keys)
+	w.U32s(vals)
+}
+
+func writeMap32(w *binio.Writer, m map[uint32]uint32) {
+	keys := slices.Sorted(maps.Keys(m))
+	vals := make([]uint32, len(keys))
+	for i, k := range keys {
+		vals[i] = m[k]
+	}
+	w.U32s(keys)
+	w.U32s(vals)
+}
+
+// readMap64 reads what writeMap64 wrote, refusing keys out of order (the
+// form is canonical) and values not below limit; nil when empty.
+func readMap64[V ~uint32](r *binio.Reader, limit uint32, what string) map[uint64]V {
+	keys, vals := r.U64s(), r.U32s()
+	if r.Err() != nil {
+		return nil
+	}
+	if len(keys) != len(vals) {
+		r.Failf("%s: %d keys, %d values", what, len(keys), len(vals))
+		return nil
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	m := make(map[uint64]V, len(keys))
+	for i, k := range keys {
+		if (i > 0 && keys[i-1] >= k) || vals[i] >= limit {
+			r.Failf("%s: entry %d out of order or out of range", what, i)
+			return nil
+		}
+		m[k] = V(vals[i])
+	}
+	return m
+}
+
+func readMap32(r *binio.Reader, limit uint32, what string) map[uint32]uint32 {
+	keys, vals := r.U32s(), r.U32s()
+	if r.Err() != nil {
+		return nil
+	}
+	if len(keys) != len(vals) {
+		r.Failf("%s: %d keys, %d values", what, len(keys), len(vals))
+		return nil
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	m := make(map[uint32]uint32, len(keys))
+	for i, k := range keys {
+		if (i > 0 && keys[i-1] >= k) || vals[i] >= limit {
+			r.Failf("%s: entry %d out of order or out of range", what, i)
+			return nil
+		}
+		m[k] = vals[i]
+	}
+	return m
+}
+
+// count reads a uvarint that must not exceed limit.
+func count(r *binio.Reader, limit uint64, what string) uint32 {
+	v := r.Uvarint()
+	if r.Err() == nil && v > limit {
+		r.Failf("%s %d above %d", what, v, limit)
+		return 0
+	}
+	return uint32(v)
+}
+
+func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
+	gs := &GameSnapshot{game: g, setByID: map[string]int32{}, setsByCode: map[string][]int32{},
+		byTCG: map[uint64]CardRef{}, byCM: map[uint64]uint32{}, byOther: map[string]CardRef{}}
+	if code := r.String(); r.Err() == nil && code != g.Code {
+		r.Failf("game %q where the registry has %q", code, g.Code)
+	}
+
+	// The sets, then the cards, whose count bounds the sets' ranges.
+	nsets := r.Len(8)
+	gs.sets = make([]ListedSet, nsets)
+	for i := 0; i < nsets && r.Err() == nil; i++ {
+		s := &gs.sets[i]
+		s.ID, s.Code, s.Name, s.Language, s.ReleaseDate = r.String(), r.String(), r.String(), r.String(), r.String()
+		s.CardCount = int(count(r, 1<<32-1, "card count"))
+		s.SealedCount = int(count(r, 1<<32-1, "sealed count"))
+		s.Total = int(count(r, 1<<32-1, "total"))
+		s.first = CardRef(count(r, 1<<32-1, "first card"))
+		s.end = CardRef(count(r, 1<<32-1, "end card"))
+		s.header = r.Bytes()
+		s.folded = r.String()
+		if r.Err() != nil {
+			break
+		}
+		if _, dup := gs.setByID[s.ID]; dup {
+			r.Failf("set_id %q twice", s.ID)
+			break
+		}
+		gs.setByID[s.ID] = int32(i)
+		if s.Code != "" {
+			k := strings.ToLower(s.Code)
+			gs.setsByCode[k] = append(gs.setsByCode[k], int32(i))
+		}
+	}
+	gs.setList = r.Bytes()
+
+	nchunks := r.Len(1)
+	gs.chunks = make([]string, nchunks)
+	for i := 0; i < nchunks && r.Err() == nil; i++ {
+		gs.chunks[i] = r.String()
+	}
+	for i, f := range cardColumns {
+		col := r.U32s()
+		if r.Err() != nil {
+			break
+		}
+		if i == 0 {
+			gs.cards = make([]cardEntry, len(col))
+		} else if len(col) != len(gs.cards) {
+			r.Failf("card column %d has %d entries, not %d", i, len(col), len(gs.cards))
+			break
+		}
+		for j, v := range col {
+			f.set(&gs.cards[j], v)
+		}
+	}
+	ncards := uint32(len(gs.cards))
+
+	nnames := r.Len(1)
+	gs.finishNames = make([]string, nnames)
+	for i := 0; i < nnames && r.Err() == nil; i++ {
+		gs.finishNames[i] = r.String()
+	}
+	ntimes := r.Len(1)
+	gs.times = make([]time.Time, ntimes)
+	for i := 0; i < ntimes && r.Err() == nil; i++ {
+		if err := gs.times[i].UnmarshalBinary(r.Bytes()); err != nil && r.Err() == nil {
+			r.Failf("time %d: %v", i, err)
+		}
+	}
+
+	gs.byTCG = orEmpty(readMap64[CardRef](r, ncards, "TCGplayer ids"))
+	cmBytes, cmRefs := r.Bytes(), r.U32s()
+	if r.Err() == nil && len(cmBytes) != len(cmRefs)*(CMLen/2) {
+		r.Failf("%d bytes of Cardmarket ids for %d cards", len(cmBytes), len(cmRefs))
+	}
+	if r.Err() == nil {
+		gs.cmIDs = make([]cmID, len(cmRefs))
+		gs.byCM = make(map[uint64]uint32, len(cmRefs))
+		for i, ref := range cmRefs {
+			c := &gs.cmIDs[i]
+			copy(c.id[:], cmBytes[i*(CMLen/2):])
+			c.ref = CardRef(ref)
+			k := cmKey(&c.id)
+			if _, dup := gs.byCM[k]; dup || ref >= ncards {
+				r.Failf("Cardmarket id %d repeated or out of range", i)
+				break
+			}
+			gs.byCM[k] = uint32(i)
+		}
+	}
+	nothers := r.Len(5)
+	prev := ""
+	for i := 0; i < nothers && r.Err() == nil; i++ {
+		id, ref := r.String(), r.U32()
+		if r.Err() == nil && ((i > 0 && id <= prev) || ref >= ncards) {
+			r.Failf("other id %d out of order or out of range", i)
+		}
+		gs.byOther[id] = CardRef(ref)
+		prev = id
+	}
+
+	ix := &gs.index
+	ix.names, ix.nameOff = r.String(), r.U32s()
+	ix.nums, ix.numOff = r.String(), r.U32s()
+	ix.trigrams = orEmpty(readMap32(r, 1<<32-1, "trigrams"))
+	ix.postOff, ix.post = r.U32s(), r.U32s()
+	ix.byName, ix.byNum = r.U32s(), r.U32s()
+	for _, h := range []*prefixHeads{&ix.nameHeads, &ix.numHeads} {
+		h.min = int(count(r, 1<<31-1, "head minimum"))
+		h.at = readMap64[uint32](r, 1<<32-1, "prefix heads")
+		h.refs = r.U32s()
+	}
+	ix.dense.words = int(count(r, 1<<31-1, "bitset words"))
+	ix.dense.at = readMap32(r, 1<<32-1, "bitsets")
+	ix.dense.bits = r.U64s()
+
+	if r.Err() == nil {
+		if err := gs.check(); err != nil {
+			r.Failf("game %s: %v", g.Code, err)
+		}
+	}
+	return gs
+}
+
+func orEmpty[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return map[K]V{}
+	}
+	return m
+}
+
+// check verifies every offset and reference that a request would follow,
+// and every card's record, so that a snapshot read from a file cannot fail
+// a request however its bytes were damaged.
+func (gs *GameSnapshot) check() error {
+	n := uint32(len(gs.cards))
+	for i := range gs.sets {
+		s := &gs.sets[i]
+		if s.first > s.end || uint32(s.end) > n {
+			return fmt.Errorf("set %d: cards [%d, %d) of %d", i, s.first, s.end, n)
+		}
+	}
+	for i := range gs.cards {
+		e := &gs.cards[i]
+		if int(e.chunk) >= len(gs.chunks) {
+			return fmt.Errorf("card %d: chunk %d of %d", i, e.chunk, len(gs.chunks))
+		}
+		c := gs.chunks[e.chunk]
+		l := &e.layout
+		if uint64(e.off)+uint64(e.n) > uint64(len(c)) ||
+			l.tPrices[0] > l.tPrices[1] || l.tPrices[1] > l.cPrices[0] || l.cPrices[0] > l.cPrices[1] || l.cPrices[1] > e.n {
+			return fmt.Errorf("card %d: body or layout out of range", i)
+		}
+		if !gs.checkRecord(c[e.off+e.n:]) {
+			return fmt.Errorf("card %d: record damaged", i)
+		}
+	}
+	for _, ref := range gs.byTCG {
+		if uint32(ref) >= n {
+			return fmt.Errorf("TCGplayer id to card %d of %d", ref, n)
+		}
+	}
+	ix := &gs.index
+	if !offsets(ix.nameOff, n, len(ix.names)) || !offsets(ix.numOff, n, len(ix.nums)) {
+		return fmt.Errorf("name or number offsets out of range")
+	}
+	if !offsets(ix.postOff, uint32(max(len(ix.postOff)-1, 0)), len(ix.post)) {
+		return fmt.Errorf("posting list offsets out of range")
+	}
+	for _, id := range ix.trigrams {
+		if id < smallGrams || int(id)+1 >= len(ix.postOff) {
+			return fmt.Errorf("trigram list %d out of range", id)
+		}
+	}
+	if !refsBelow(ix.post, n) || !refsBelow(ix.byName, n) || !refsBelow(ix.byNum, n) || len(ix.byName) != int(n) || len(ix.byNum) > int(n) {
+		return fmt.Errorf("search references out of range")
+	}
+	for _, h := range []*prefixHeads{&ix.nameHeads, &ix.numHeads} {
+		if !refsBelow(h.refs, n) {
+			return fmt.Errorf("prefix heads out of range")
+		}
+		for _, off := range h.at {
+			if uint64(off)+headLen > uint64(len(h.refs)) {
+				return fmt.Errorf("prefix head at %d of %d", off, len(h.refs))
+			}
+		}
+	}
+	d := &ix.dense
+	if d.words != int(n+63)/64 {
+		return fmt.Errorf("bitsets of %d words for %d cards", d.words, n)
+	}
+	for k, off := range d.at {
+		if int(k)+1 >= len(ix.postOff) || uint64(off)+uint64(d.words) > uint64(len(d.bits)) {
+			return fmt.Errorf("bitset of list %d out of range", k)
+		}
+	}
+	return nil
+}
+
+// offsets reports whether off is n+1 ascending offsets from 0 to size.
+func offsets(off []uint32, n uint32, size int) bool {
+	if len(off) != int(n)+1 || off[0] != 0 || int(off[n]) != size {
+		return false
+	}
+	return slices.IsSortedFunc(off, cmp.Compare[uint32])
+}
+
+func refsBelow(refs []uint32, n uint32) bool {
+	for _, r := range refs {
+		if r >= n {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRecord reports whether s starts with a whole record (see
+// snapshot_record.go) whose finish names and times exist.
+func (gs *GameSnapshot) checkRecord(s string) bool {
+	uv := func() (uint64, bool) {
+		var v uint64
+		for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+			c := s[i]
+			v |= uint64(c&0x7f) << (7 * i)
+			if c < 0x80 {
+				s = s[i+1:]
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	skip := func(n uint64) bool {
+		if n > uint64(len(s)) {
+			return false
+		}
+		s = s[n:]
+		return true
+	}
+	text := func() bool {
+		n, ok := uv()
+		return ok && skip(n)
+	}
+	if len(s) == 0 {
+		return false
+	}
+	kind := s[0]
+	s = s[1:]
+	switch kind {
+	case idTCG:
+		if !skip(8) {
+			return false
+		}
+	case idCM:
+		if !skip(CMLen / 2) {
+			return false
+		}
+	case idText:
+		if !text() {
+			return false
+		}
+	default:
+		return false
+	}
+	if !text() || !text() || len(s) == 0 { // name, number, product type
+		return false
+	}
+	switch pt := s[0]; {
+	case pt == typeText:
+		s = s[1:]
+		if !text() {
+			return false
+		}
+	case pt <= typeSealed:
+		s = s[1:]
+	default:
+		return false
+	}
+	for _, amounts := range []int{5, 6} { // TCGplayer, Cardmarket
+		finishes, ok := uv()
+		if !ok || finishes > uint64(len(s)) {
+			return false
+		}
+		for range finishes {
+			name, ok := uv()
+			if !ok || name >= uint64(len(gs.finishNames)) || len(s) == 0 {
+				return false
+			}
+			present := s[0]
+			s = s[1:]
+			if present>>amounts != 0 {
+				return false
+			}
+			for i := range amounts {
+				if present&(1<<i) != 0 {
+					if _, ok := uv(); !ok {
+						return false
+					}
+				}
+			}
+			if t, ok := uv(); !ok || t >= uint64(len(gs.times)) {
+				return false
+			}
+		}
+	}
+	return true
+}

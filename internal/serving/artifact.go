@@ -1,0 +1,250 @@
+package serving
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/binio"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/zeebo/xxh3"
+)
+
+// A snapshot artifact is one View written to a file, so that a replica
+// reads a version's snapshot and paid answers in one pass instead of
+// loading the catalogue and its price history from the store and building
+// them again. Layout (integers little-endian):
+//
+//	magic               8 bytes "CCSNAP\r\n"
+//	format              u32 ArtifactFormat
+//	snapshot encoding   u32 catalog.SnapshotEncoding
+//	answers encoding    u32 analytics.Encoding
+//	catalogue version   i64
+//	sections            u32 count, then u64 length of each
+//	checksum            u64 XXH3 of the header's bytes above followed by the XXH3 of the body
+//	body                the sections back to back: the snapshot
+//	                    (catalog.Snapshot.WriteBinary), then each game's paid
+//	                    answers in registry order (analytics.Game.WriteBinary)
+//
+// A file is refused, and the version built from the store instead, when
+// anything differs: magic, any of the three versions, the catalogue version
+// asked for, the sections' lengths against the file's size, the checksum,
+// or any value the decoders check.
+
+// ArtifactFormat is the version of the layout above.
+const ArtifactFormat = 1
+
+var artifactMagic = [8]byte{'C', 'C', 'S', 'N', 'A', 'P', '\r', '\n'}
+
+// ErrArtifactInvalid is wrapped by ReadArtifact's errors about the file's
+// contents (as opposed to failing to open or read it).
+var ErrArtifactInvalid = errors.New("serving: snapshot artifact refused")
+
+// headerLen is the length of a header with n sections.
+func headerLen(n int) int { return 8 + 4 + 4 + 4 + 8 + 4 + 8*n + 8 }
+
+func appendHeader(b []byte, version int64, sections []uint64) []byte {
+	b = append(b, artifactMagic[:]...)
+	b = binary.LittleEndian.AppendUint32(b, ArtifactFormat)
+	b = binary.LittleEndian.AppendUint32(b, catalog.SnapshotEncoding)
+	b = binary.LittleEndian.AppendUint32(b, analytics.Encoding)
+	b = binary.LittleEndian.AppendUint64(b, uint64(version))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(sections)))
+	for _, l := range sections {
+		b = binary.LittleEndian.AppendUint64(b, l)
+	}
+	return b
+}
+
+// sealSum is the checksum of a header (without its checksum) and a body's hash.
+func sealSum(header []byte, body uint64) uint64 {
+	h := xxh3.New()
+	h.Write(header)
+	h.Write(binary.LittleEndian.AppendUint64(nil, body))
+	return h.Sum64()
+}
+
+// WriteArtifact writes v to path atomically: into a temporary file of the
+// same directory, synced, then renamed over path.
+func WriteArtifact(path string, v *View) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("serving: snapshot artifact: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*.snap")
+	if err != nil {
+		return fmt.Errorf("serving: snapshot artifact: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := writeArtifact(f, v); err != nil {
+		return fmt.Errorf("serving: writing snapshot artifact %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("serving: snapshot artifact: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("serving: snapshot artifact: %w", err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("serving: snapshot artifact: %w", err)
+	}
+	// The rename is durable once the directory is synced.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// writeArtifact writes v to f: a placeholder header, the body, then the
+// header with the sections' lengths and the checksum.
+func writeArtifact(f *os.File, v *View) error {
+	games := v.Games()
+	sections := make([]uint64, 1+len(games))
+	if _, err := f.Write(make([]byte, headerLen(len(sections)))); err != nil {
+		return err
+	}
+	body := xxh3.New()
+	w := binio.NewWriter(io.MultiWriter(f, body))
+	v.Snapshot.WriteBinary(w)
+	sections[0] = uint64(w.Written())
+	for i, gs := range games {
+		paid := v.Paid[gs.Game().Code]
+		if paid == nil {
+			return fmt.Errorf("no paid answers of game %s", gs.Game().Code)
+		}
+		paid.WriteBinary(w)
+		sections[1+i] = uint64(w.Written()) - sum(sections[:1+i])
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	h := appendHeader(make([]byte, 0, headerLen(len(sections))), v.Version, sections)
+	h = binary.LittleEndian.AppendUint64(h, sealSum(h, body.Sum64()))
+	_, err := f.WriteAt(h, 0)
+	return err
+}
+
+func sum(v []uint64) uint64 {
+	var s uint64
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+// ReadArtifact reads the artifact at path as the View of catalogue version
+// version for the games of reg. An error wrapping ErrArtifactInvalid means
+// the file is not one this build can serve (another format, another
+// version, damaged or truncated); others that it could not be read (one
+// wrapping fs.ErrNotExist: there is none).
+func ReadArtifact(path string, reg *game.Registry, version int64) (*View, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("serving: snapshot artifact: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("serving: snapshot artifact: %w", err)
+	}
+	v, err := readArtifact(f, fi.Size(), reg, version)
+	if err != nil {
+		return nil, fmt.Errorf("serving: snapshot artifact %s: %w", path, err)
+	}
+	return v, nil
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrArtifactInvalid, fmt.Sprintf(format, args...))
+}
+
+// readArtifact reads an artifact of size bytes from r.
+func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*View, error) {
+	nsections := 1 + len(reg.All())
+	hl := headerLen(nsections)
+	if size < int64(hl) {
+		return nil, invalid("%d bytes, shorter than its header", size)
+	}
+	h := make([]byte, hl)
+	if _, err := io.ReadFull(r, h); err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(h[:8], artifactMagic[:]) {
+		return nil, invalid("not a snapshot artifact")
+	}
+	le := binary.LittleEndian
+	format, snapEnc, paidEnc := le.Uint32(h[8:]), le.Uint32(h[12:]), le.Uint32(h[16:])
+	if format != ArtifactFormat || snapEnc != catalog.SnapshotEncoding || paidEnc != analytics.Encoding {
+		return nil, invalid("format %d.%d.%d, this build reads %d.%d.%d", format, snapEnc, paidEnc,
+			ArtifactFormat, catalog.SnapshotEncoding, analytics.Encoding)
+	}
+	if got := int64(le.Uint64(h[20:])); got != version {
+		return nil, invalid("catalogue version %d, want %d", got, version)
+	}
+	if n := le.Uint32(h[28:]); int(n) != nsections {
+		return nil, invalid("%d sections, want %d", n, nsections)
+	}
+	sections := make([]uint64, nsections)
+	var total uint64
+	for i := range sections {
+		sections[i] = le.Uint64(h[32+8*i:])
+		total += sections[i]
+		if sections[i] > uint64(size) || total > uint64(size) {
+			return nil, invalid("section %d of %d bytes in a file of %d (truncated?)", i, sections[i], size)
+		}
+	}
+	if want := uint64(size) - uint64(hl); total != want {
+		return nil, invalid("sections of %d bytes, the file has %d after its header (truncated?)", total, want)
+	}
+	checksum := le.Uint64(h[hl-8:])
+
+	body := xxh3.New()
+	br := binio.NewReader(io.TeeReader(r, body), int64(total))
+	end := func(i int) error {
+		if err := br.Err(); err != nil {
+			return err
+		}
+		if read := int64(total) - br.Remaining(); uint64(read) != sum(sections[:i+1]) {
+			return invalid("section %d ends at %d, its length says %d", i, read, sum(sections[:i+1]))
+		}
+		return nil
+	}
+	snap, err := catalog.ReadSnapshot(br, reg)
+	if err == nil {
+		err = end(0)
+	}
+	if err == nil && snap.Version != version {
+		err = invalid("snapshot of version %d in a file of version %d", snap.Version, version)
+	}
+	v := &View{Snapshot: snap, Paid: make(map[string]*analytics.Game, nsections-1)}
+	for i := 0; err == nil && i < nsections-1; i++ {
+		gs := snap.Games()[i]
+		var paid *analytics.Game
+		if paid, err = analytics.ReadGame(br, gs); err == nil {
+			v.Paid[gs.Game().Code] = paid
+			err = end(1 + i)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, binio.ErrCorrupt) {
+			return nil, fmt.Errorf("%w: %w", ErrArtifactInvalid, err)
+		}
+		return nil, err
+	}
+	if got := sealSum(h[:hl-8], body.Sum64()); got != checksum {
+		return nil, invalid("checksum %016x, the contents give %016x", checksum, got)
+	}
+	return v, nil
+}

@@ -1,0 +1,189 @@
+package serving
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/game"
+)
+
+// Remote is shared storage of artifacts (S3: internal/images/s3store), so
+// that the artifact one process writes serves every replica. Names are
+// relative ("snapshots/42.snap"); the store adds its own prefix.
+type Remote interface {
+	// GetFile writes the object name into the file path; an error wrapping
+	// fs.ErrNotExist when there is none.
+	GetFile(ctx context.Context, name, path string) error
+	// PutFile writes the file path as the object name.
+	PutFile(ctx context.Context, name, path string) error
+	// ListFiles returns the names of the objects whose names start with prefix.
+	ListFiles(ctx context.Context, prefix string) ([]string, error)
+	// RemoveFile deletes the object name.
+	RemoveFile(ctx context.Context, name string) error
+}
+
+// Artifacts keeps the snapshot artifacts of catalogue versions: in Dir
+// ({data-dir}/snapshots/{version}.snap), and in Remote when it is set.
+type Artifacts struct {
+	Dir    string
+	Remote Remote // nil: the directory only
+	// Keep is how many versions' artifacts Save leaves (the newest ones);
+	// DefaultKeepArtifacts when 0.
+	Keep int
+	Log  *slog.Logger
+}
+
+// DefaultKeepArtifacts keeps the version served and the one before it, and
+// one more for a replica still serving an older version.
+const DefaultKeepArtifacts = 3
+
+// remotePrefix is where artifacts are in Remote.
+const remotePrefix = "snapshots/"
+
+func artifactName(version int64) string { return strconv.FormatInt(version, 10) + ".snap" }
+
+// Path is the artifact file of a catalogue version.
+func (a *Artifacts) Path(version int64) string {
+	return filepath.Join(a.Dir, artifactName(version))
+}
+
+func (a *Artifacts) log() *slog.Logger {
+	if a.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return a.Log
+}
+
+// Load reads the View of a version from its artifact: the directory's,
+// else Remote's (copied into the directory first). It returns where it was
+// read ("disk", "s3"), or an error when no artifact could be served; a
+// refused or unreadable artifact is logged with why.
+func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64) (*View, string, error) {
+	path := a.Path(version)
+	v, err := ReadArtifact(path, reg, version)
+	if err == nil {
+		return v, "disk", nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		a.log().Warn("snapshot artifact refused", "version", version, "where", "disk", "err", err)
+	}
+	if a.Remote == nil {
+		return nil, "", err
+	}
+	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
+		return nil, "", fmt.Errorf("serving: snapshot artifacts: %w", err)
+	}
+	tmp, err := os.CreateTemp(a.Dir, ".tmp-*.snap")
+	if err != nil {
+		return nil, "", fmt.Errorf("serving: snapshot artifacts: %w", err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name()) // once renamed, a no-op
+	if err := a.Remote.GetFile(ctx, remotePrefix+artifactName(version), tmp.Name()); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			a.log().Warn("snapshot artifact not fetched", "version", version, "where", "s3", "err", err)
+		}
+		return nil, "", err
+	}
+	v, err = ReadArtifact(tmp.Name(), reg, version)
+	if err != nil {
+		a.log().Warn("snapshot artifact refused", "version", version, "where", "s3", "err", err)
+		return nil, "", err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		a.log().Warn("snapshot artifact not kept on disk", "version", version, "err", err)
+	}
+	return v, "s3", nil
+}
+
+// Save writes v's artifact into the directory and, when set, Remote, then
+// removes the artifacts of versions older than the Keep newest.
+func (a *Artifacts) Save(ctx context.Context, v *View) error {
+	path := a.Path(v.Version)
+	if err := WriteArtifact(path, v); err != nil {
+		return err
+	}
+	if a.Remote != nil {
+		if err := a.Remote.PutFile(ctx, remotePrefix+artifactName(v.Version), path); err != nil {
+			return fmt.Errorf("serving: snapshot artifact of version %d to s3: %w", v.Version, err)
+		}
+	}
+	a.prune(ctx)
+	return nil
+}
+
+// prune removes the artifacts beyond the Keep newest versions, and the
+// temporary files of writes that did not finish (a killed process).
+func (a *Artifacts) prune(ctx context.Context) {
+	keep := a.Keep
+	if keep <= 0 {
+		keep = DefaultKeepArtifacts
+	}
+	entries, err := os.ReadDir(a.Dir)
+	if err != nil {
+		a.log().Warn("snapshot artifacts not pruned", "err", err)
+		return
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		// A temporary file an hour old is a write that was killed, not
+		// one in progress (an artifact of a million cards takes seconds).
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				os.Remove(filepath.Join(a.Dir, e.Name()))
+			}
+		}
+	}
+	for _, name := range stale(names, keep) {
+		if err := os.Remove(filepath.Join(a.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			a.log().Warn("snapshot artifact not pruned", "file", name, "err", err)
+		}
+	}
+	if a.Remote == nil {
+		return
+	}
+	remote, err := a.Remote.ListFiles(ctx, remotePrefix)
+	if err != nil {
+		a.log().Warn("snapshot artifacts not pruned", "where", "s3", "err", err)
+		return
+	}
+	for i, n := range remote {
+		remote[i] = strings.TrimPrefix(n, remotePrefix)
+	}
+	for _, name := range stale(remote, keep) {
+		if err := a.Remote.RemoveFile(ctx, remotePrefix+name); err != nil {
+			a.log().Warn("snapshot artifact not pruned", "where", "s3", "file", name, "err", err)
+		}
+	}
+}
+
+// stale returns, of the file names of a directory of artifacts, the
+// artifacts beyond the keep newest versions; names of other forms are left
+// alone.
+func stale(names []string, keep int) []string {
+	var versions []int64
+	var out []string
+	for _, n := range names {
+		s, ok := strings.CutSuffix(n, ".snap")
+		if v, err := strconv.ParseInt(s, 10, 64); ok && err == nil && strconv.FormatInt(v, 10) == s {
+			versions = append(versions, v)
+		}
+	}
+	slices.Sort(versions)
+	if len(versions) > keep {
+		for _, v := range versions[:len(versions)-keep] {
+			out = append(out, artifactName(v))
+		}
+	}
+	return out
+}
