@@ -25,6 +25,10 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	arts, err := addArtifactFlags(fs, env)
+	if err != nil {
+		return err
+	}
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
@@ -45,6 +49,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	printReport(env, rep)
+	writeIngestedArtifact(ctx, env, arts, sf.dataDir, st)
 	return nil
 }
 

@@ -33,6 +33,7 @@ type serveConfig struct {
 	store     *storeFlags
 	limits    *limitFlags
 	images    imageConfig
+	artifacts *artifactFlags
 	addr      string
 	publicURL string // without a trailing slash
 	region    string
@@ -92,6 +93,9 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 	if cfg.images, err = readImageConfig(env.Getenv); err != nil {
 		return nil, err
 	}
+	if cfg.artifacts, err = addArtifactFlags(fs, env); err != nil {
+		return nil, err
+	}
 	if err := parseFlags(fs, env, args); err != nil {
 		return nil, err
 	}
@@ -137,6 +141,9 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 	holder := serving.NewHolder(st, reg, log)
+	if holder.Artifacts, err = cfg.artifacts.open(sf.dataDir, cfg.images.s3, log); err != nil {
+		return err
+	}
 	// The bulk files of each version are built on disk (or fetched from S3,
 	// once another replica built them), in the background, once the version
 	// is served (docs/operations.md, "Bulk files").

@@ -14,13 +14,16 @@ func (h *Holder) loadArtifact(ctx context.Context, version int64) *View {
 	if h.Artifacts == nil {
 		return nil
 	}
+	// Bounded like a load from the store: S3 can be black-holed too.
+	ctx, cancel := context.WithTimeout(ctx, h.LoadTimeout)
+	defer cancel()
 	start := time.Now()
 	view, where, err := h.Artifacts.Load(ctx, h.reg, version)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			h.log.Info("no snapshot artifact of this version; building it from the store", "version", version)
 		} else {
-			h.log.Warn("snapshot artifact refused; building the version from the store", "version", version, "err", err)
+			h.log.Warn("snapshot artifact refused; building the version from the store", "version", version, "took", time.Since(start).Round(time.Millisecond), "err", err)
 		}
 		return nil
 	}
@@ -36,6 +39,8 @@ func (h *Holder) saveArtifact(ctx context.Context, view *View) {
 	if h.Artifacts == nil {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, h.LoadTimeout)
+	defer cancel()
 	start := time.Now()
 	if err := h.Artifacts.Save(ctx, view); err != nil {
 		h.log.Error("snapshot artifact not written; replicas will build this version from the store", "version", view.Version, "err", err)

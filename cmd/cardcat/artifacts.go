@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/images/s3store"
+	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/store"
+)
+
+// Snapshot artifacts (docs/operations.md, "Snapshot artifacts"): a
+// version's serving snapshot written once, by the process that builds it
+// first, under {data-dir}/snapshots and in the S3 bucket of CARDCAT_S3_*
+// when set, so that a replica reads it instead of building it.
+type artifactFlags struct {
+	enabled bool
+}
+
+func addArtifactFlags(fs *flag.FlagSet, env *Env) (*artifactFlags, error) {
+	f := &artifactFlags{enabled: true}
+	if v := env.Getenv("CARDCAT_SNAPSHOT_ARTIFACTS"); v != "" {
+		var err error
+		if f.enabled, err = strconv.ParseBool(v); err != nil {
+			return nil, usageError{fmt.Sprintf("CARDCAT_SNAPSHOT_ARTIFACTS: want true or false, got %q", v)}
+		}
+	}
+	fs.BoolVar(&f.enabled, "snapshot-artifacts", f.enabled, "read each catalogue version's serving snapshot from its artifact ({data-dir}/snapshots, and S3 when CARDCAT_S3_ENDPOINT is set) and write it after building it from the store (env CARDCAT_SNAPSHOT_ARTIFACTS)")
+	return f, nil
+}
+
+// open returns the artifacts of dataDir, shared through S3 when s3cfg is
+// enabled; nil when artifacts are off.
+func (f *artifactFlags) open(dataDir string, s3cfg s3store.Config, log *slog.Logger) (*serving.Artifacts, error) {
+	if f == nil || !f.enabled {
+		return nil, nil
+	}
+	a := &serving.Artifacts{Dir: filepath.Join(dataDir, "snapshots"), Log: log}
+	if s3cfg.Enabled() {
+		s3, err := s3store.New(s3cfg)
+		if err != nil {
+			return nil, err
+		}
+		a.Remote = s3
+	}
+	return a, nil
+}
+
+// writeIngestedArtifact builds the version ingest has just written and
+// writes its artifact, so that the first replica to serve it reads it. The
+// version is committed already: a failure is logged, and replicas build it.
+func writeIngestedArtifact(ctx context.Context, env *Env, f *artifactFlags, dataDir string, st store.Store) {
+	s3cfg, err := s3ConfigFromEnv(env.Getenv)
+	if err != nil {
+		env.Log.Error("snapshot artifact not written", "err", err)
+		return
+	}
+	arts, err := f.open(dataDir, s3cfg, env.Log)
+	if err != nil || arts == nil {
+		if err != nil {
+			env.Log.Error("snapshot artifact not written", "err", err)
+		}
+		return
+	}
+	h := serving.NewHolder(st, game.Default(), env.Log)
+	h.Artifacts = arts
+	if err := h.Refresh(ctx); err != nil {
+		env.Log.Error("snapshot artifact not written: the version could not be built", "err", err)
+	}
+}
