@@ -38,7 +38,11 @@ func TestServeFromArtifact(t *testing.T) {
 			return body
 		}
 		for _, g := range []string{"dbs", "mtg"} {
-			var sets struct{ Data []struct{ SetID string `json:"set_id"` } }
+			var sets struct {
+				Data []struct {
+					SetID string `json:"set_id"`
+				}
+			}
 			json.Unmarshal(fetch("/"+g+"/sets"), &sets)
 			if len(sets.Data) == 0 {
 				t.Fatalf("%s: no sets", g)
