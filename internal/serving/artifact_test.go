@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/cardcat/cardcat"
@@ -366,4 +367,55 @@ func TestArtifactsPrune(t *testing.T) {
 	if want := []string{".tmp-new.snap", "10.snap", "11.snap", "notes.txt", "x.snap"}; !slices.Equal(names, want) {
 		t.Errorf("after saving version 11 keeping 2: %v, want %v", names, want)
 	}
+}
+
+// TestHolderWaitsForArtifact: a running holder that sees a new version
+// without its artifact keeps serving the current one, up to ArtifactWait,
+// and swaps the new one in from its artifact as soon as it is written;
+// after ArtifactWait it builds the version from the store.
+func TestHolderWaitsForArtifact(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &holderStore{cat: mustFixture(t)}
+		var logs bytes.Buffer
+		h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
+		h.Artifacts = &Artifacts{Dir: t.TempDir()}
+		h.ArtifactWait = time.Minute
+		if err := h.Refresh(t.Context()); err != nil || st.loads != 1 {
+			t.Fatalf("first refresh: %v, %d loads", err, st.loads)
+		}
+		first := h.Current()
+
+		st.cat.Version++
+		for range 2 {
+			if err := h.Refresh(t.Context()); err != nil || h.Current() != first || st.loads != 1 {
+				t.Fatalf("waiting: %v, view swapped %v, %d loads", err, h.Current() != first, st.loads)
+			}
+			time.Sleep(30 * time.Second)
+		}
+		next, err := Build(st.cat, game.Default(), analytics.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteArtifact(h.Artifacts.Path(next.Version), next); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Refresh(t.Context()); err != nil || h.Current().Version != next.Version || st.loads != 1 {
+			t.Fatalf("artifact written: %v, version %d, %d loads", err, h.Current().Version, st.loads)
+		}
+
+		st.cat.Version++
+		h.Refresh(t.Context())
+		time.Sleep(time.Minute)
+		if err := h.Refresh(t.Context()); err != nil || h.Current().Version != st.cat.Version || st.loads != 2 {
+			t.Fatalf("after the wait: %v, version %d, %d loads", err, h.Current().Version, st.loads)
+		}
+		for _, line := range []string{`msg="waiting for the snapshot artifact of the new version"`, `msg="no snapshot artifact of the version in time; building it from the store"`} {
+			if !strings.Contains(logs.String(), line) {
+				t.Errorf("the log lacks %s:\n%s", line, logs.String())
+			}
+		}
+		if n := strings.Count(logs.String(), "waiting for the snapshot artifact"); n != 2 {
+			t.Errorf("%d waiting lines for two versions waited for:\n%s", n, logs.String())
+		}
+	})
 }

@@ -38,8 +38,13 @@ type Holder struct {
 
 	// Artifacts, when set, is where a new version is read from before the
 	// store, and where a version built from the store is written
-	// (holder_artifact.go).
-	Artifacts *Artifacts
+	// (holder_artifact.go). ArtifactWait is how long a running holder waits
+	// for the artifact of a new version before building it itself
+	// (DefaultArtifactWait; 0: never waits).
+	Artifacts    *Artifacts
+	ArtifactWait time.Duration
+	waitingFor   int64 // the version waited for since waitingSince
+	waitingSince time.Time
 }
 
 // The bounds of a refresh's store calls, so that a partition from the
@@ -61,6 +66,7 @@ func NewHolder(st store.Store, reg *game.Registry, log *slog.Logger) *Holder {
 		tracker:        poll.NewTracker("catalogue refresh", "still serving the version loaded last", log, nil),
 		VersionTimeout: DefaultVersionTimeout,
 		LoadTimeout:    DefaultLoadTimeout,
+		ArtifactWait:   DefaultArtifactWait,
 	}
 }
 
@@ -98,8 +104,10 @@ func (h *Holder) refresh(ctx context.Context) error {
 	if cur := h.Current(); cur != nil && cur.Version == v {
 		return nil
 	}
-	if view := h.loadArtifact(ctx, v); view != nil {
-		h.publish(view)
+	if view, wait := h.fromArtifact(ctx, v); view != nil || wait {
+		if view != nil {
+			h.publish(view)
+		}
 		return nil
 	}
 	start := time.Now()

@@ -7,29 +7,53 @@ import (
 	"time"
 )
 
-// loadArtifact reads version's View from the holder's artifacts, nil when
-// there are none or none can be served (then the version is built from
-// the store: Refresh). Either way the log says which.
-func (h *Holder) loadArtifact(ctx context.Context, version int64) *View {
+// DefaultArtifactWait is Holder.ArtifactWait's default: longer than ingest
+// takes to build and write a million-card version's artifact after
+// committing it (bench/README.md, "Snapshot artifacts").
+const DefaultArtifactWait = 3 * time.Minute
+
+// fromArtifact reads version's View from the holder's artifacts. It returns
+// nil when there is none to serve; wait then says to keep serving the
+// current version for now rather than build this one: a running holder
+// waits up to ArtifactWait for the artifact of a version it has just seen
+// (the process that committed it writes it right after), so that replicas
+// do not all build what one is building. A holder serving nothing yet never
+// waits. Either way the log says which path was taken and how long it took.
+func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, wait bool) {
 	if h.Artifacts == nil {
-		return nil
+		return nil, false
 	}
 	// Bounded like a load from the store: S3 can be black-holed too.
 	ctx, cancel := context.WithTimeout(ctx, h.LoadTimeout)
 	defer cancel()
 	start := time.Now()
 	view, where, err := h.Artifacts.Load(ctx, h.reg, version)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			h.log.Info("no snapshot artifact of this version; building it from the store", "version", version)
-		} else {
-			h.log.Warn("snapshot artifact refused; building the version from the store", "version", version, "took", time.Since(start).Round(time.Millisecond), "err", err)
-		}
-		return nil
+	if err == nil {
+		h.log.Info("catalogue snapshot ready", "version", version, "source", "artifact", "where", where,
+			"read", time.Since(start).Round(time.Millisecond))
+		return view, false
 	}
-	h.log.Info("catalogue snapshot ready", "version", version, "source", "artifact", "where", where,
-		"read", time.Since(start).Round(time.Millisecond))
-	return view
+	missing := errors.Is(err, fs.ErrNotExist)
+	if missing && h.Current() != nil && h.ArtifactWait > 0 {
+		if h.waitingFor != version {
+			h.waitingFor, h.waitingSince = version, time.Now()
+			h.log.Info("waiting for the snapshot artifact of the new version", "version", version, "at_most", h.ArtifactWait)
+		}
+		if time.Since(h.waitingSince) < h.ArtifactWait {
+			return nil, true
+		}
+	}
+	switch {
+	case !missing:
+		h.log.Warn("snapshot artifact refused; building the version from the store", "version", version,
+			"took", time.Since(start).Round(time.Millisecond), "err", err)
+	case h.waitingFor == version:
+		h.log.Warn("no snapshot artifact of the version in time; building it from the store", "version", version,
+			"waited", time.Since(h.waitingSince).Round(time.Second))
+	default:
+		h.log.Info("no snapshot artifact of this version; building it from the store", "version", version)
+	}
+	return nil, false
 }
 
 // saveArtifact writes the artifact of a version built from the store, so
