@@ -65,6 +65,8 @@ type config struct {
 	// no soak), in slices of soakSlice, with a catalogue refresh every
 	// soakRefresh (0: none).
 	soak, soakSlice, soakRefresh time.Duration
+	// replica runs the replica phase (replica.go) before the load runs.
+	replica bool
 
 	// Set per size.
 	sizeWork, sizeLabel, probePath string
@@ -108,6 +110,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.DurationVar(&cfg.soak, "soak", 0, "after the load runs, a soak of this long (e.g. 30m): mixed load (card, set, search, paid) on one cardcat with catalogue refreshes, resident memory, goroutines and p99 sampled over time; 0: none")
 	fs.DurationVar(&cfg.soakRefresh, "soak-refresh", 3*time.Minute, "during the soak, ingest a new catalogue version this often (0: never)")
 	fs.DurationVar(&cfg.soakSlice, "soak-slice", 30*time.Second, "length of one soak sample (one wrk run)")
+	fs.BoolVar(&cfg.replica, "replica", true, "measure replica start (to the first 200) and version swap, with the snapshot artifact and without, before the load runs (two more synth and ingest runs)")
 	fs.Func("serve-env", "KEY=VALUE added to the environment of cardcat serve, for what-if runs (e.g. CARDCAT_LOG_LEVEL=warn); repeatable", func(v string) error {
 		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
 			return fmt.Errorf("want KEY=VALUE, got %q", v)
@@ -265,6 +268,7 @@ type sizeReport struct {
 	Soak       *soakReport // nil: no -soak
 	Wire       []wireRatio // 200-card set pages per coding (issue 15)
 	WireErr    string
+	Replica    *replicaReport // nil: no -replica
 }
 
 func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script string, n int, redisSupported bool, logf func(string, ...any)) (*sizeReport, error) {
@@ -302,6 +306,9 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	logs := filepath.Join(dir, "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
+	}
+	if cfg.replica {
+		sr.Replica = runReplica(ctx, cfg, cardcat, sr.Cat, dir, logf)
 	}
 
 	// cardcat with the in-process limiter.

@@ -18,6 +18,15 @@ time=2026-11-22T01:30:02.253Z level=INFO msg=listening addr=127.0.0.1:18080
 	if _, ok := parseSnapshotLog("msg=listening"); ok {
 		t.Error("found a snapshot line in a log without one")
 	}
+	artifact := `time=2026-11-25T22:30:00.100Z level=INFO msg="catalogue snapshot ready" version=3 source=artifact where=disk read=1.25s
+time=2026-11-25T22:31:00.100Z level=INFO msg="catalogue snapshot ready" version=4 source=store load=2s history=1s build=3s
+`
+	if got, ok := parseSnapshotLog(artifact); !ok || !got.Artifact || got.Read != 1250*time.Millisecond {
+		t.Errorf("artifact line: got %+v %v", got, ok)
+	}
+	if got, ok := parseSnapshotLog(artifact[strings.Index(artifact, "\n")+1:]); !ok || got.Artifact || got.Build != 3*time.Second {
+		t.Errorf("store line after an artifact: got %+v %v", got, ok)
+	}
 }
 
 func TestParseIngest(t *testing.T) {

@@ -283,19 +283,36 @@ func stealShare(a, b cpuTicks) float64 {
 }
 
 // snapshotTimes are the figures of cardcat's log line
-// `msg="catalogue snapshot ready" version=1 load=12.3s build=4.5s`.
+// `msg="catalogue snapshot ready" version=1 source=store load=12.3s build=4.5s`,
+// or, for a version read from its artifact,
+// `msg="catalogue snapshot ready" version=1 source=artifact where=disk read=1.2s`.
 type snapshotTimes struct {
 	Load, Build time.Duration
+	Read        time.Duration // the artifact's; 0 when built from the store
+	Artifact    bool
 }
 
-var snapshotLine = regexp.MustCompile(`catalogue snapshot ready.*?\bload=(\S+).*?\bbuild=(\S+)`)
+var (
+	snapshotLine         = regexp.MustCompile(`catalogue snapshot ready.*?\bload=(\S+).*?\bbuild=(\S+)`)
+	snapshotArtifactLine = regexp.MustCompile(`catalogue snapshot ready.*?\bsource=artifact\b.*?\bread=(\S+)`)
+)
 
 // parseSnapshotLog finds the first snapshot line of a cardcat log.
 func parseSnapshotLog(log string) (snapshotTimes, bool) {
-	m := snapshotLine.FindStringSubmatch(log)
+	a := snapshotArtifactLine.FindStringSubmatchIndex(log)
+	m := snapshotLine.FindStringSubmatchIndex(log)
+	if a != nil && (m == nil || a[0] < m[0]) {
+		read, err := time.ParseDuration(strings.Trim(log[a[2]:a[3]], `"`))
+		return snapshotTimes{Read: read, Artifact: true}, err == nil
+	}
 	if m == nil {
 		return snapshotTimes{}, false
 	}
+	return parseBuildTimes(log[m[2]:m[3]], log[m[4]:m[5]])
+}
+
+func parseBuildTimes(loadS, buildS string) (snapshotTimes, bool) {
+	m := []string{"", loadS, buildS}
 	load, err1 := time.ParseDuration(strings.Trim(m[1], `"`))
 	build, err2 := time.ParseDuration(strings.Trim(m[2], `"`))
 	if err1 != nil || err2 != nil {

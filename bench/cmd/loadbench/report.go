@@ -217,13 +217,18 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	}
 	p("| synth | %s (%.0f MB of upstream files) |\n", dur(cat.SynthTime), float64(cat.MirrorBytes)/1e6)
 	p("| ingest into SQLite | %s (cardcat reports %s) |\n", dur(cat.IngestTime), dur(cat.IngestSays))
-	if sr.SnapshotOK {
+	if sr.SnapshotOK && sr.Snapshot.Artifact {
+		p("| snapshot: read from its artifact (`read=` of \"catalogue snapshot ready\") | %s |\n", dur(sr.Snapshot.Read))
+	} else if sr.SnapshotOK {
 		p("| snapshot: load from the store | %s |\n", dur(sr.Snapshot.Load))
 		p("| snapshot: build (`build=` of \"catalogue snapshot ready\") | %s |\n", dur(sr.Snapshot.Build))
 	} else {
 		p("| snapshot | the log line \"catalogue snapshot ready\" was not found |\n")
 	}
 	p("| serve: start until it answers | %s |\n\n", dur(sr.StartTime))
+	if sr.Replica != nil {
+		rep.replicaSection(p, sr.Replica, products)
+	}
 
 	p("| cardcat memory (in-process limiter) | resident | per product |\n|---|---|---|\n")
 	per := func(v int64) string { return fmt.Sprintf("%s B", thousands(float64(v)/float64(max(1, products)))) }
