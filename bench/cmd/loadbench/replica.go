@@ -83,7 +83,9 @@ func runReplica(ctx context.Context, cfg *config, cardcat string, cat *catalogue
 
 	mirror := filepath.Join(dir, "replica-mirror")
 	defer os.RemoveAll(mirror)
-	for i, m := range replicaModes {
+	// Without first, so that the version the load runs serve has its artifact.
+	for _, i := range []int{1, 0} {
+		m := replicaModes[i]
 		sw, err := replicaSwapTime(ctx, cfg, cardcat, cat, mirror, 100+i, filepath.Join(logs, fmt.Sprintf("replica-swap-%d.log", i)), m.env)
 		if err != nil {
 			return fail(err)
