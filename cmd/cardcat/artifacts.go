@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/cardcat/cardcat/internal/bulk/s3share"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/images/s3store"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -42,11 +43,11 @@ func (f *artifactFlags) open(dataDir string, s3cfg s3store.Config, log *slog.Log
 	}
 	a := &serving.Artifacts{Dir: filepath.Join(dataDir, "snapshots"), Log: log}
 	if s3cfg.Enabled() {
-		s3, err := s3store.New(s3cfg)
+		objs, err := s3share.New(s3cfg)
 		if err != nil {
 			return nil, err
 		}
-		a.Remote = s3
+		a.Remote = objs
 	}
 	return a, nil
 }

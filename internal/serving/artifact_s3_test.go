@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardcat/cardcat/internal/bulk/s3share"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/images/s3store"
 )
 
-// mustS3 is the real S3 server's store of CARDCAT_TEST_S3_ENDPOINT (the one
+// mustS3 is the real S3 server's objects of CARDCAT_TEST_S3_ENDPOINT (the one
 // .ci/s3-server starts), under a prefix of this run's own, or a skip.
-func mustS3(t *testing.T) *s3store.Store {
+func mustS3(t *testing.T) *s3share.Objects {
 	t.Helper()
 	endpoint := os.Getenv("CARDCAT_TEST_S3_ENDPOINT")
 	if endpoint == "" {
@@ -27,21 +28,24 @@ func mustS3(t *testing.T) *s3store.Store {
 		}
 		return def
 	}
-	st, err := s3store.New(s3store.Config{
+	cfg := s3store.Config{
 		Endpoint:  endpoint,
 		Bucket:    env("CARDCAT_TEST_S3_BUCKET", "cardcat-test"),
 		AccessKey: env("CARDCAT_TEST_S3_ACCESS_KEY", "cardcat-test"),
 		SecretKey: env("CARDCAT_TEST_S3_SECRET_KEY", "cardcat-test-secret"),
 		Region:    env("CARDCAT_TEST_S3_REGION", "us-east-1"),
 		Prefix:    "run-" + rand.Text()[:12] + "/" + t.Name(),
-	})
+	}
+	if st, err := s3store.New(cfg); err != nil {
+		t.Fatal(err)
+	} else if err := st.Check(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := s3share.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Check(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return objs
 }
 
 // TestArtifactS3: the artifact one replica writes is read by another with
@@ -60,7 +64,7 @@ func TestArtifactS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	built := a.Current()
-	names, err := s3.ListFiles(t.Context(), "snapshots/")
+	names, err := s3.List(t.Context(), "snapshots/")
 	if err != nil || len(names) != 1 || names[0] != "snapshots/"+artifactName(built.Version) {
 		t.Fatalf("objects after the first replica built: %v, %v", names, err)
 	}
@@ -85,11 +89,9 @@ func TestArtifactS3(t *testing.T) {
 	}
 
 	// A damaged object: a third replica refuses it and builds.
-	damaged := filepath.Join(t.TempDir(), "damaged.snap")
 	bad := bytes.Clone(local)
 	bad[len(bad)/2] ^= 1
-	os.WriteFile(damaged, bad, 0o644)
-	if err := s3.PutFile(t.Context(), "snapshots/"+artifactName(built.Version), damaged); err != nil {
+	if err := s3.Put(t.Context(), "snapshots/"+artifactName(built.Version), bytes.NewReader(bad), int64(len(bad))); err != nil {
 		t.Fatal(err)
 	}
 	third := mustSampleStore(t)
@@ -102,11 +104,11 @@ func TestArtifactS3(t *testing.T) {
 	if third.loads.Load() != 1 || !strings.Contains(logs.String(), "checksum") {
 		t.Errorf("a damaged S3 artifact: %d loads, log:\n%s", third.loads.Load(), logs.String())
 	}
-	repaired := filepath.Join(t.TempDir(), "repaired.snap")
-	if err := s3.GetFile(t.Context(), "snapshots/"+artifactName(built.Version), repaired); err != nil {
+	var repaired bytes.Buffer
+	if err := s3.Get(t.Context(), "snapshots/"+artifactName(built.Version), &repaired); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(repaired); !bytes.Equal(got, local) {
+	if !bytes.Equal(repaired.Bytes(), local) {
 		t.Error("the artifact in S3 was not written again after the fallback")
 	}
 
@@ -119,7 +121,7 @@ func TestArtifactS3(t *testing.T) {
 	if err := arts.Save(t.Context(), &v); err != nil {
 		t.Fatal(err)
 	}
-	names, err = s3.ListFiles(t.Context(), "snapshots/")
+	names, err = s3.List(t.Context(), "snapshots/")
 	if err != nil || len(names) != 1 || names[0] != "snapshots/"+artifactName(v.Version) {
 		t.Errorf("objects after pruning: %v, %v", names, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -16,19 +17,19 @@ import (
 	"github.com/cardcat/cardcat/internal/game"
 )
 
-// Remote is shared storage of artifacts (S3: internal/images/s3store), so
-// that the artifact one process writes serves every replica. Names are
-// relative ("snapshots/42.snap"); the store adds its own prefix.
+// Remote is shared storage of artifacts (S3: internal/bulk/s3share's
+// Objects), so that the artifact one process writes serves every replica.
+// Names are relative ("snapshots/42.snap"); the store adds its own prefix.
 type Remote interface {
-	// GetFile writes the object name into the file path; an error wrapping
-	// fs.ErrNotExist when there is none.
-	GetFile(ctx context.Context, name, path string) error
-	// PutFile writes the file path as the object name.
-	PutFile(ctx context.Context, name, path string) error
-	// ListFiles returns the names of the objects whose names start with prefix.
-	ListFiles(ctx context.Context, prefix string) ([]string, error)
-	// RemoveFile deletes the object name.
-	RemoveFile(ctx context.Context, name string) error
+	// Get writes the object's bytes to w; an error wrapping fs.ErrNotExist
+	// when there is none.
+	Get(ctx context.Context, name string, w io.Writer) error
+	// Put stores size bytes of r as the object, replacing any whole.
+	Put(ctx context.Context, name string, r io.Reader, size int64) error
+	// List returns the names of the objects whose names start with prefix.
+	List(ctx context.Context, prefix string) ([]string, error)
+	// Delete removes the object.
+	Delete(ctx context.Context, name string) error
 }
 
 // Artifacts keeps the snapshot artifacts of catalogue versions: in Dir
@@ -86,9 +87,12 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 	if err != nil {
 		return nil, "", fmt.Errorf("serving: snapshot artifacts: %w", err)
 	}
-	tmp.Close()
 	defer os.Remove(tmp.Name()) // once renamed, a no-op
-	if err := a.Remote.GetFile(ctx, remotePrefix+artifactName(version), tmp.Name()); err != nil {
+	err = a.Remote.Get(ctx, remotePrefix+artifactName(version), tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			a.log().Warn("snapshot artifact not fetched", "version", version, "where", "s3", "err", err)
 		}
@@ -113,12 +117,25 @@ func (a *Artifacts) Save(ctx context.Context, v *View) error {
 		return err
 	}
 	if a.Remote != nil {
-		if err := a.Remote.PutFile(ctx, remotePrefix+artifactName(v.Version), path); err != nil {
+		if err := a.upload(ctx, v.Version, path); err != nil {
 			return fmt.Errorf("serving: snapshot artifact of version %d to s3: %w", v.Version, err)
 		}
 	}
 	a.prune(ctx)
 	return nil
+}
+
+func (a *Artifacts) upload(ctx context.Context, version int64, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return a.Remote.Put(ctx, remotePrefix+artifactName(version), f, fi.Size())
 }
 
 // prune removes the artifacts beyond the Keep newest versions, and the
@@ -152,7 +169,7 @@ func (a *Artifacts) prune(ctx context.Context) {
 	if a.Remote == nil {
 		return
 	}
-	remote, err := a.Remote.ListFiles(ctx, remotePrefix)
+	remote, err := a.Remote.List(ctx, remotePrefix)
 	if err != nil {
 		a.log().Warn("snapshot artifacts not pruned", "where", "s3", "err", err)
 		return
@@ -161,7 +178,7 @@ func (a *Artifacts) prune(ctx context.Context) {
 		remote[i] = strings.TrimPrefix(n, remotePrefix)
 	}
 	for _, name := range stale(remote, keep) {
-		if err := a.Remote.RemoveFile(ctx, remotePrefix+name); err != nil {
+		if err := a.Remote.Delete(ctx, remotePrefix+name); err != nil {
 			a.log().Warn("snapshot artifact not pruned", "where", "s3", "file", name, "err", err)
 		}
 	}
