@@ -52,7 +52,7 @@ func TestRefusals(t *testing.T) {
 	w.Uvarint(1 << 60) // a count no file holds
 	w.Flush()
 	for name, read := range map[string]func(*Reader){
-		"string": func(r *Reader) { r.String() },
+		"string": func(r *Reader) { _ = r.String() },
 		"bytes":  func(r *Reader) { r.Bytes() },
 		"u32s":   func(r *Reader) { r.U32s() },
 		"u64s":   func(r *Reader) { r.U64s() },
@@ -72,7 +72,7 @@ func TestRefusals(t *testing.T) {
 	}
 	// Declared size larger than the data: truncated.
 	r = NewReader(bytes.NewReader([]byte{3, 'a'}), 10)
-	if r.String(); !errors.Is(r.Err(), ErrCorrupt) {
+	if _ = r.String(); !errors.Is(r.Err(), ErrCorrupt) {
 		t.Errorf("a truncated string: %v", r.Err())
 	}
 }
