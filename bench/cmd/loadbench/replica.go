@@ -101,6 +101,7 @@ func runReplica(ctx context.Context, cfg *config, cardcat string, cat *catalogue
 // replicaFirstOK starts serve with env and times its first 200.
 func replicaFirstOK(ctx context.Context, cfg *config, cardcat string, cat *catalogue, logPath string, env []string) (replicaStart, error) {
 	var st replicaStart
+	os.Remove(logPath) // parsed whole below: no line of an earlier run
 	addr, err := freeAddr()
 	if err != nil {
 		return st, err
@@ -150,6 +151,7 @@ func replicaSwapTime(ctx context.Context, cfg *config, cardcat string, cat *cata
 		"--day", strconv.Itoa(day), "--out", mirror); err != nil {
 		return sw, err
 	}
+	os.Remove(logPath)
 	addr, err := freeAddr()
 	if err != nil {
 		return sw, err
@@ -197,7 +199,7 @@ func replicaSwapTime(ctx context.Context, cfg *config, cardcat string, cat *cata
 
 // replicaSection writes the replica phase's table.
 func (rep *report) replicaSection(p func(string, ...any), rr *replicaReport, products int) {
-	p("Replica start and version swap (issue 17: with the version's snapshot artifact, %.0f MB, and without it; start: the process started until its first 200 to a keyed card detail; swap: `ingest` of the same catalogue a day later ended until a serve polling every second serves it):\n\n", rr.ArtifactMB)
+	p("Replica start and version swap (issue 17: with the version's snapshot artifact, %.0f MB, and without it; start: the process started until its first 200 to a keyed card detail; swap: a serve polling every second while `ingest` writes the same catalogue a day later, until it serves it, from ingest's start and from its end; with the artifact the serve waits for it, without it builds as soon as the version is committed):\n\n", rr.ArtifactMB)
 	p("| | start to first 200 | snapshot | VmRSS after start | per product | ingest (artifact included) | new version served, from ingest's start | from ingest's end |\n|---|---|---|---|---|---|---|---|\n")
 	for i, m := range replicaModes {
 		st, sw := rr.Start[i], rr.Swap[i]
