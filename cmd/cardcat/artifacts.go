@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/cardcat/cardcat/internal/bulk/s3share"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/images/s3store"
+	"github.com/cardcat/cardcat/internal/schedule"
 	"github.com/cardcat/cardcat/internal/serving"
 	"github.com/cardcat/cardcat/internal/store"
 )
@@ -68,9 +70,32 @@ func writeIngestedArtifact(ctx context.Context, env *Env, f *artifactFlags, data
 		}
 		return
 	}
-	h := serving.NewHolder(st, game.Default(), env.Log)
+	buildArtifact(ctx, arts, st, env.Log)
+}
+
+// buildArtifact builds the store's version as serve would and writes its
+// artifact (a failure is logged: replicas then build the version).
+func buildArtifact(ctx context.Context, arts *serving.Artifacts, st store.Store, log *slog.Logger) {
+	h := serving.NewHolder(st, game.Default(), log)
 	h.Artifacts = arts
 	if err := h.Refresh(ctx); err != nil {
-		env.Log.Error("snapshot artifact not written: the version could not be built", "err", err)
+		log.Error("snapshot artifact not written: the version could not be built", "err", err)
+	}
+}
+
+// withArtifact makes the scheduled refresh write the artifact of each
+// version it ingests, as `cardcat ingest` does: the replicas (this one
+// included) wait for it rather than each building the version.
+func withArtifact(sched *schedule.Scheduler, arts *serving.Artifacts, st store.Store, log *slog.Logger) {
+	if sched == nil || arts == nil {
+		return
+	}
+	work := sched.Work
+	sched.Work = func(ctx context.Context, now time.Time) (int64, error) {
+		v, err := work(ctx, now)
+		if err == nil {
+			buildArtifact(ctx, arts, st, log)
+		}
+		return v, err
 	}
 }

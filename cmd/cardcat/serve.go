@@ -257,6 +257,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	if err != nil {
 		return err
 	}
+	withArtifact(sched, holder.Artifacts, st, log)
 	if sched != nil {
 		// Waited for before the store closes: an ingest cut short by the
 		// shutdown rolls back (docs/operations.md, "Scheduled refresh").

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -369,7 +371,17 @@ func TestArtifactsPrune(t *testing.T) {
 	}
 }
 
-// TestHolderWaitsForArtifact: a running holder that sees a new version
+// emptyRemote is shared storage that holds nothing and keeps nothing.
+type emptyRemote struct{}
+
+func (emptyRemote) Get(context.Context, string, io.Writer) error {
+	return fmt.Errorf("no object: %w", fs.ErrNotExist)
+}
+func (emptyRemote) Put(context.Context, string, io.Reader, int64) error { return nil }
+func (emptyRemote) List(context.Context, string) ([]string, error)      { return nil, nil }
+func (emptyRemote) Delete(context.Context, string) error                { return nil }
+
+// TestHolderWaitsForArtifact: a running holder with shared storage that sees a new version
 // without its artifact keeps serving the current one, up to ArtifactWait,
 // and swaps the new one in from its artifact as soon as it is written;
 // after ArtifactWait it builds the version from the store.
@@ -378,7 +390,7 @@ func TestHolderWaitsForArtifact(t *testing.T) {
 		st := &holderStore{cat: mustFixture(t)}
 		var logs bytes.Buffer
 		h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
-		h.Artifacts = &Artifacts{Dir: t.TempDir()}
+		h.Artifacts = &Artifacts{Dir: t.TempDir(), Remote: emptyRemote{}}
 		h.ArtifactWait = time.Minute
 		if err := h.Refresh(t.Context()); err != nil || st.loads != 1 {
 			t.Fatalf("first refresh: %v, %d loads", err, st.loads)
@@ -416,6 +428,14 @@ func TestHolderWaitsForArtifact(t *testing.T) {
 		}
 		if n := strings.Count(logs.String(), "waiting for the snapshot artifact"); n != 2 {
 			t.Errorf("%d waiting lines for two versions waited for:\n%s", n, logs.String())
+		}
+
+		// Without shared storage another process's artifact is not here:
+		// the version is built at once.
+		h.Artifacts.Remote = nil
+		st.cat.Version++
+		if err := h.Refresh(t.Context()); err != nil || h.Current().Version != st.cat.Version || st.loads != 3 {
+			t.Fatalf("without shared storage: %v, version %d, %d loads", err, h.Current().Version, st.loads)
 		}
 	})
 }

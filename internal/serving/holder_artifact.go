@@ -17,8 +17,9 @@ const DefaultArtifactWait = 3 * time.Minute
 // current version for now rather than build this one: a running holder
 // waits up to ArtifactWait for the artifact of a version it has just seen
 // (the process that committed it writes it right after), so that replicas
-// do not all build what one is building. A holder serving nothing yet never
-// waits. Either way the log says which path was taken and how long it took.
+// do not all build what one is building. Only with Remote storage: without
+// it, another process's artifact is in its own data directory, not here. A
+// holder serving nothing yet never waits. Either way the log says which path was taken and how long it took.
 func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, wait bool) {
 	if h.Artifacts == nil {
 		return nil, false
@@ -34,7 +35,7 @@ func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, w
 		return view, false
 	}
 	missing := errors.Is(err, fs.ErrNotExist)
-	if missing && h.Current() != nil && h.ArtifactWait > 0 {
+	if missing && h.Current() != nil && h.ArtifactWait > 0 && h.Artifacts.Remote != nil {
 		if h.waitingFor != version {
 			h.waitingFor, h.waitingSince = version, time.Now()
 			h.log.Info("waiting for the snapshot artifact of the new version", "version", version, "at_most", h.ArtifactWait)
