@@ -84,10 +84,12 @@ func buildArtifact(ctx context.Context, arts *serving.Artifacts, st store.Store,
 }
 
 // withArtifact makes the scheduled refresh write the artifact of each
-// version it ingests, as `cardcat ingest` does: the replicas (this one
-// included) wait for it rather than each building the version.
+// version it ingests to S3, as `cardcat ingest` does: the replicas (this one
+// included) wait for it rather than each building the version. Without S3
+// no replica waits (each builds, this one writing its artifact then), so
+// there is nothing to add.
 func withArtifact(sched *schedule.Scheduler, arts *serving.Artifacts, st store.Store, log *slog.Logger) {
-	if sched == nil || arts == nil {
+	if sched == nil || arts == nil || arts.Remote == nil {
 		return
 	}
 	work := sched.Work
