@@ -24,6 +24,7 @@ type Holder struct {
 	reg     *game.Registry
 	log     *slog.Logger
 	view    atomic.Pointer[View]
+	swap    atomic.Pointer[Swap] // the last one's cost (LastSwap)
 	tracker *poll.Tracker
 
 	// VersionTimeout bounds the version check of a refresh, LoadTimeout the
@@ -133,6 +134,7 @@ func (h *Holder) refresh(ctx context.Context) error {
 		return fmt.Errorf("building the snapshot of version %d: %w", cat.Version, err)
 	}
 	built := time.Since(start) - historyDone
+	h.swap.Store(&Swap{Version: view.Version, Load: historyDone, Build: built})
 	h.publish(view)
 	h.log.Info("catalogue snapshot ready", "version", view.Version, "source", "store", "load", loaded.Round(time.Millisecond),
 		"history", (historyDone - loaded).Round(time.Millisecond), "build", built.Round(time.Millisecond))
