@@ -42,7 +42,7 @@ func readImageConfig(getenv func(string) string) (imageConfig, error) {
 // openImages builds the image service: S3-compatible storage when
 // CARDCAT_S3_ENDPOINT is set (replicas share one cache), else the data
 // directory's images/.
-func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string) (*images.Service, string, error) {
+func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string, opts ...images.Option) (*images.Service, string, error) {
 	s3cfg := cfg.s3
 	var st images.Storage
 	where := "disk " + filepath.Join(dataDir, "images")
@@ -66,7 +66,7 @@ func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string) 
 		}
 		st = fs
 	}
-	svc, err := images.New(cfg.service, st, images.WithLogger(env.Log))
+	svc, err := images.New(cfg.service, st, append([]images.Option{images.WithLogger(env.Log)}, opts...)...)
 	if err != nil {
 		return nil, "", usageError{err.Error()}
 	}

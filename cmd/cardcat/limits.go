@@ -14,6 +14,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/httpapi"
+	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/ratelimit/redis"
@@ -102,7 +103,7 @@ type limits struct {
 // openLimits loads the key directory from the store and opens the limiter:
 // in process and persisted in the data directory by default, Redis when a
 // URL is given (counting locally while Redis is unreachable).
-func openLimits(ctx context.Context, env *Env, f *limitFlags, st store.Store, dataDir string) (*limits, error) {
+func openLimits(ctx context.Context, env *Env, f *limitFlags, st store.Store, dataDir string, mx *metrics.Metrics) (*limits, error) {
 	redisURL := f.redisURL
 	as, ok := st.(account.Store)
 	if !ok {
@@ -123,11 +124,12 @@ func openLimits(ctx context.Context, env *Env, f *limitFlags, st store.Store, da
 		return l, nil
 	}
 	setRedisDriverLogger.Do(func() { redis.SetDriverLogger(env.Log) })
-	r, err := redis.Open(ctx, redisURL, memory.New(memory.Options{Logger: env.Log}), redis.Options{Prefix: f.redisPrefix, Logger: env.Log})
+	r, err := redis.Open(ctx, redisURL, memory.New(memory.Options{Logger: env.Log}), redisMetrics(mx, redis.Options{Prefix: f.redisPrefix, Logger: env.Log}))
 	if err != nil {
 		return nil, usageError{"--redis-url: " + strings.ReplaceAll(err.Error(), redisURL, redact(redisURL))}
 	}
 	l.limiter, l.backend = r, "redis "+redact(redisURL)
+	watchRedis(mx, r)
 	return l, nil
 }
 

@@ -77,7 +77,7 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 		return nil, err
 	}
 	fs.DurationVar(&cfg.refresh, "refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
-	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server (pprof, /livez, /readyz), a loopback one such as 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
+	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server (pprof, /livez, /readyz, /metrics), a loopback one such as 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
 	if v := env.Getenv("CARDCAT_ADMIN_ALLOW_PUBLIC"); v != "" {
 		if cfg.adminPublic, err = strconv.ParseBool(v); err != nil {
 			return nil, usageError{fmt.Sprintf("CARDCAT_ADMIN_ALLOW_PUBLIC: want true or false, got %q", v)}
@@ -144,6 +144,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	if holder.Artifacts, err = cfg.artifacts.open(sf.dataDir, cfg.images.s3, log); err != nil {
 		return err
 	}
+	mx := newServeMetrics(cfg, holder)
 	// The bulk files of each version are built on disk (or fetched from S3,
 	// once another replica built them), in the background, once the version
 	// is served (docs/operations.md, "Bulk files").
@@ -157,13 +158,13 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 
-	imgs, imgStore, err := openImages(ctx, env, cfg.images, sf.dataDir)
+	imgs, imgStore, err := openImages(ctx, env, cfg.images, sf.dataDir, imageMetrics(mx))
 	if err != nil {
 		return err
 	}
 	log.Info("image storage", "where", imgStore)
 
-	lim, err := openLimits(ctx, env, cfg.limits, st, sf.dataDir)
+	lim, err := openLimits(ctx, env, cfg.limits, st, sf.dataDir, mx)
 	if err != nil {
 		return err
 	}
@@ -198,6 +199,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Limiter:   lim.limiter,
 		Usage:     usage,
 		Portal:    portal,
+		Metrics:   mx,
 		Now:       cfg.now,
 		View:      holder.Current,
 		Images:    imgs,
@@ -267,7 +269,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		log.Info("scheduled refresh on", "at_utc", sched.Times.String())
 	}
 	if cfg.adminAddr != "" {
-		if err := startAdmin(ctx, env, cfg.adminAddr, cfg.adminPublic, ready); err != nil {
+		if err := startAdmin(ctx, env, cfg.adminAddr, cfg.adminPublic, ready, mx.Handler()); err != nil {
 			return err
 		}
 	}
@@ -305,10 +307,10 @@ func flushUsage(env *Env, m *account.Meter) {
 	}
 }
 
-// startAdmin serves, on its own address, never on the public one, pprof
-// and the probes: /livez (the process answers) and /readyz (this replica can
-// answer the API: the rule of /health's status).
-func startAdmin(ctx context.Context, env *Env, addr string, public bool, ready readiness) error {
+// startAdmin serves, on its own address, never on the public one, pprof,
+// the probes: /livez (the process answers) and /readyz (this replica can
+// answer the API: the rule of /health's status), and the metrics.
+func startAdmin(ctx context.Context, env *Env, addr string, public bool, ready readiness, metrics http.Handler) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -317,6 +319,7 @@ func startAdmin(ctx context.Context, env *Env, addr string, public bool, ready r
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, nil) })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, ready.check()) })
+	mux.Handle("GET /metrics", metrics)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("admin address: %w", err)
@@ -324,7 +327,7 @@ func startAdmin(ctx context.Context, env *Env, addr string, public bool, ready r
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	go func() { <-ctx.Done(); srv.Close() }()
-	env.Log.Info("admin (pprof, probes) listening", "addr", ln.Addr().String())
+	env.Log.Info("admin (pprof, probes, metrics) listening", "addr", ln.Addr().String())
 	if public {
 		env.Log.Warn("the admin server may be reachable from other hosts (--admin-allow-public): pprof and the probes have no authentication; keep its port behind a firewall",
 			"addr", ln.Addr().String())

@@ -46,6 +46,8 @@ type requestState struct {
 	etag        [1]string // ETag of a keyed route's 200 or 304
 
 	writer keyedWriter // a keyed route handler's ResponseWriter (revalidate.go)
+
+	route int // the route number it reached (metrics.go); routeUnmatched until then
 }
 
 func stateOf(ctx context.Context) *requestState {
@@ -169,6 +171,9 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		}
 		r = r.WithContext(c)
 		next.ServeHTTP(rec, r)
+		if s.metrics != nil {
+			s.metrics.Request(st.route, r.Method, rec.status, s.now().Sub(st.start))
+		}
 		s.logAccess(r, c)
 	})
 }
@@ -494,6 +499,7 @@ func (s *Server) withGETOnly(next http.Handler) http.Handler {
 		preflight := r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
 		if p := r.URL.Path; p == mcpPath || p == mcpPath+"/" {
 			if preflight {
+				stateOf(r.Context()).route = routePreflight
 				s.preflight(w, r, http.MethodPost, "X-API-Key, Authorization, Content-Type, Accept, X-Request-Id, Mcp-Protocol-Version")
 				return
 			}
@@ -505,9 +511,11 @@ func (s *Server) withGETOnly(next http.Handler) http.Handler {
 			return
 		}
 		if preflight {
+			stateOf(r.Context()).route = routePreflight
 			s.preflight(w, r, http.MethodGet, "X-API-Key, Authorization, Content-Type, X-Request-Id")
 			return
 		}
+		stateOf(r.Context()).route = routeMethodNotAllowed
 		e := newError(http.StatusMethodNotAllowed, errMethodNotAllowed,
 			"This API is read-only and answers GET only; "+r.Method+" is not allowed.")
 		e.Header = map[string]string{"Allow": http.MethodGet}

@@ -20,6 +20,7 @@ func (s *Server) withPortal(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; p == portalPrefix || strings.HasPrefix(p, portalPrefix+"/") {
+			stateOf(r.Context()).route = routePortal
 			h := w.Header()
 			delete(h, "Access-Control-Allow-Origin")
 			delete(h, "Access-Control-Expose-Headers")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 )
 
@@ -128,6 +129,7 @@ type poolLimits struct {
 	guard      ratelimit.Limits // of each client IP's guard bucket
 	trusted    []netip.Prefix
 	log        *slog.Logger
+	metrics    *metrics.HTTP // the decisions; nil counts none
 }
 
 func newPoolLimits(l ratelimit.Limiter, guardPerHour int64, trusted []netip.Prefix, log *slog.Logger) *poolLimits {
@@ -142,13 +144,13 @@ func newPoolLimits(l ratelimit.Limiter, guardPerHour int64, trusted []netip.Pref
 func (p *poolLimits) take(w http.ResponseWriter, r *http.Request, st *requestState) (ratelimit.Result, bool, bool) {
 	switch st.key {
 	case keyValid:
-		res, refused := p.count(w, r, st, st.caller.Pool, st.caller.Limits)
+		res, refused := p.count(w, r, st, st.caller.Pool, st.caller.Limits, false)
 		return res, refused, false
 	case keyFailed:
 		p.peek(w, r, st, p.guardPool(r), p.guard)
 		return ratelimit.Result{}, false, false
 	default:
-		res, refused := p.count(w, r, st, p.guardPool(r), p.guard)
+		res, refused := p.count(w, r, st, p.guardPool(r), p.guard, true)
 		return res, refused, true
 	}
 }
@@ -161,17 +163,23 @@ func (p *poolLimits) show(w http.ResponseWriter, r *http.Request, st *requestSta
 	p.peek(w, r, st, st.caller.Pool, st.caller.Limits)
 }
 
-// count takes one request from pool and sets the headers; refused when
-// the pool is exhausted.
-func (p *poolLimits) count(w http.ResponseWriter, r *http.Request, st *requestState, pool string, lim ratelimit.Limits) (res ratelimit.Result, refused bool) {
+// count takes one request from pool (the client's guard bucket when
+// guard) and sets the headers; refused when the pool is exhausted.
+func (p *poolLimits) count(w http.ResponseWriter, r *http.Request, st *requestState, pool string, lim ratelimit.Limits, guard bool) (res ratelimit.Result, refused bool) {
 	res, err := p.limiter.Take(r.Context(), pool, lim, st.start)
 	if err != nil {
 		// Fail open: a limiter fault must not take the API down with it.
 		p.failed(r, err)
 		setUnknownHeaders(w, st, lim)
+		p.metrics.RateLimit(guard, metrics.Unchecked)
 		return res, false
 	}
 	setLimitHeaders(w, st, &res)
+	if res.Allowed {
+		p.metrics.RateLimit(guard, metrics.Admitted)
+	} else {
+		p.metrics.RateLimit(guard, metrics.Refused)
+	}
 	return res, !res.Allowed
 }
 

@@ -461,6 +461,7 @@ func (s *Server) routes() *http.ServeMux {
 				// any keyed answer, and before the handler's own work.
 				h = chain(h, s.withRateLimit, s.requireKey, s.requirePaid)
 			}
+			h = s.numbered(rt.Path, game, h)
 			if rt.last != "" {
 				h = s.onlyLast(rt.last, h)
 			}
@@ -471,12 +472,12 @@ func (s *Server) routes() *http.ServeMux {
 	}
 	// The docs site's pages and assets (handler_docs.go): parts of GET /docs,
 	// public and never counted like it, not endpoints of their own.
-	mux.Handle("GET /docs/{page}", chain(s.adapt(s.handleDocsPage), s.withPublicLimits))
-	mux.Handle("GET /docs/assets/{file}", chain(s.adapt(s.handleDocsAsset), s.withPublicLimits))
+	mux.Handle("GET /docs/{page}", s.numbered("/docs/{page}", "", chain(s.adapt(s.handleDocsPage), s.withPublicLimits)))
+	mux.Handle("GET /docs/assets/{file}", s.numbered("/docs/assets/{file}", "", chain(s.adapt(s.handleDocsAsset), s.withPublicLimits)))
 
 	// The MCP endpoint (mcp.go): JSON-RPC over POST, whose tools are the
 	// table's routes; not a GET route itself, so registered beside them.
-	mux.Handle(mcpPath, s.mcpEndpoint())
+	mux.Handle(mcpPath, s.numbered(mcpPath, "", s.mcpEndpoint()))
 	s.docs = append(s.docs, endpointDoc{Label: "mcp", Path: mcpPath, AuthRequired: true})
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })

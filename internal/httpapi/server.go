@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/serving"
 )
@@ -135,6 +136,9 @@ type Deps struct {
 	// Portal serves the account portal under /account/ (internal/portal);
 	// without it those paths are the API's 404.
 	Portal http.Handler
+	// Metrics, when set, counts every request by route number (metrics.go)
+	// and the rate limiter's decisions; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // HealthCheck is one dependency check of /health.
@@ -161,6 +165,9 @@ type Server struct {
 	ids     requestIDs
 
 	limits limits // the rate-limit step: poolLimits, or noLimits without a Limiter
+
+	routeLabels []metrics.Route // of each route number (metrics.go)
+	metrics     *metrics.HTTP   // nil without Deps.Metrics
 
 	keyedCacheControl []string // the Cache-Control of a keyed route's answer (requireKey)
 
@@ -199,7 +206,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s.slots = make(chan struct{}, s.cfg.SearchConcurrency)
 	s.ids = newRequestIDs()
+	s.routeLabels = append([]metrics.Route(nil), fixedRoutes[:]...)
 	s.mux = s.routes()
+	s.metrics = deps.Metrics.HTTP(s.routeLabels)
+	if p, ok := s.limits.(*poolLimits); ok {
+		p.metrics = s.metrics
+	}
 	s.handler = chain(s.mux,
 		s.withRequest,
 		s.withRecover,

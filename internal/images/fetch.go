@@ -77,7 +77,7 @@ func (f *fetcher) fetch(ctx context.Context, productID int) (*Image, error) {
 	if len(body) == 0 {
 		return nil, fmt.Errorf("%w: GET %s: empty body", ErrUnavailable, url)
 	}
-	return &Image{Body: body, ContentType: contentType, ETag: ETagOf(body), FetchedAt: f.now()}, nil
+	return &Image{Body: body, ContentType: contentType, ETag: ETagOf(body), FetchedAt: f.now(), fromSource: true}, nil
 }
 
 // imageType checks that a Content-Type names an image and returns its media type

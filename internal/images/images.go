@@ -53,6 +53,8 @@ type Image struct {
 	ContentType string    // the source's image/* media type
 	ETag        string    // strong entity tag, quoted: a sha256 prefix of Body
 	FetchedAt   time.Time // when the source gave Body
+
+	fromSource bool // fetched by this process, not read from storage (Outcome)
 }
 
 // Storage keeps images by key. Implementations pass storetest.Run.

@@ -19,6 +19,7 @@ type Service struct {
 	source  source
 	now     func() time.Time
 	log     *slog.Logger
+	observe func(Outcome) // WithOutcomes; nil observes nothing
 
 	mu       sync.Mutex
 	failures map[int]failure // recent failed fetches, by product id
@@ -97,6 +98,14 @@ func New(cfg Config, storage Storage, opts ...Option) (*Service, error) {
 // positive; ErrNotFound when the source has no image; ErrUnavailable when it
 // could not give one and none is stored; ctx's error when ctx ends first.
 func (s *Service) Get(ctx context.Context, productID int) (*Image, error) {
+	img, err := s.get(ctx, productID)
+	if s.observe != nil {
+		s.observe(s.outcome(img, err))
+	}
+	return img, err
+}
+
+func (s *Service) get(ctx context.Context, productID int) (*Image, error) {
 	key, err := ProductKey(productID)
 	if err != nil {
 		return nil, err

@@ -253,6 +253,7 @@ func (l *Limiter) send(batch []*call) {
 	}
 	l.rounds.Add(1)
 	l.sentAll.Add(int64(live))
+	start := time.Now()
 
 	if live == 1 {
 		for _, c := range batch {
@@ -267,6 +268,7 @@ func (l *Limiter) send(batch []*call) {
 				c.finish(l.script.Run(ctx, l.client, c.keys[:], c.args()...))
 			}
 		}
+		l.roundTripDone(start)
 		return
 	}
 
@@ -298,6 +300,7 @@ func (l *Limiter) send(batch []*call) {
 	if retry != nil {
 		retry.Exec(ctx)
 	}
+	l.roundTripDone(start)
 
 	for i, cmd := range cmds {
 		if cmd != nil {
@@ -325,5 +328,12 @@ func (c *call) finish(cmd *goredis.Cmd) {
 		c.err = fmt.Errorf("redis: unexpected script reply %v", v)
 	default:
 		c.res = ratelimit.NewResult(c.lim, c.period, v[1], v[2], v[0] == 1, c.now)
+	}
+}
+
+// roundTripDone tells Options.RoundTrip of a round trip that began at start.
+func (l *Limiter) roundTripDone(start time.Time) {
+	if l.onRoundTrip != nil {
+		l.onRoundTrip(time.Since(start))
 	}
 }

@@ -62,6 +62,10 @@ type Options struct {
 	// outage's counts are added to Redis, and when views are swept; Take and
 	// Peek use the now they are given. Nil means time.Now.
 	Now func() time.Time
+	// RoundTrip, when set, is told how long each round trip to Redis took
+	// (one script run, or one pipeline of them), failed ones included: the
+	// metrics' histogram. It must be quick.
+	RoundTrip func(time.Duration)
 }
 
 // takeScript counts one request in both windows if both have room, or with
@@ -101,6 +105,7 @@ type Limiter struct {
 	logger        *slog.Logger
 	addr          string // for log lines; never the password
 	now           func() time.Time
+	onRoundTrip   func(time.Duration) // Options.RoundTrip; nil when unset
 
 	// What this replica knows for when Redis goes away.
 	views             *views
@@ -160,6 +165,7 @@ func Open(ctx context.Context, url string, fallback ratelimit.Limiter, opts Opti
 		logger:            opts.Logger,
 		addr:              o.Addr,
 		now:               opts.Now,
+		onRoundTrip:       opts.RoundTrip,
 		views:             newViews(),
 		heartbeatInterval: opts.HeartbeatInterval,
 		stop:              make(chan struct{}),
@@ -435,6 +441,10 @@ func (l *Limiter) Healthy(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Local reports whether requests are counted on the local fallback (Redis
+// unreachable), for the metrics.
+func (l *Limiter) Local() bool { return l.down.Load() }
 
 // Close stops the prober and closes the Redis client and the fallback.
 // Closing twice is harmless.
