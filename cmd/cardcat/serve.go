@@ -327,7 +327,7 @@ func startAdmin(ctx context.Context, env *Env, addr string, public bool, ready r
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	go func() { <-ctx.Done(); srv.Close() }()
-	env.Log.Info("admin (pprof, probes, metrics) listening", "addr", ln.Addr().String())
+	env.Log.Info("admin (pprof, probes) listening", "addr", ln.Addr().String())
 	if public {
 		env.Log.Warn("the admin server may be reachable from other hosts (--admin-allow-public): pprof and the probes have no authentication; keep its port behind a firewall",
 			"addr", ln.Addr().String())
