@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/schedule"
 	"github.com/cardcat/cardcat/internal/store"
 )
@@ -65,7 +66,7 @@ func addRefreshFlags(fs *flag.FlagSet, env *Env) (*refreshConfig, error) {
 // when --refresh-at is not set. Its run ingests the live sources into st as
 // `cardcat ingest` does, under the store's lock; every replica, this one
 // included, then picks the new version up by its usual polling.
-func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, dataDir string, now func() time.Time, log *slog.Logger) (*schedule.Scheduler, error) {
+func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, dataDir string, now func() time.Time, log *slog.Logger, mx *metrics.Metrics) (*schedule.Scheduler, error) {
 	if rc == nil || len(rc.at) == 0 {
 		return nil, nil
 	}
@@ -75,6 +76,7 @@ func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, 
 	}
 	log = log.With("job", "scheduled refresh")
 	src := rc.upstream.source(dataDir)
+	var games []metrics.IngestGame // the last successful run's counts, for OnOutcome (same goroutine)
 	return &schedule.Scheduler{
 		Times: rc.at,
 		Lock:  func(ctx context.Context) (func(), bool, error) { return locker.TryLock(ctx, refreshLockName) },
@@ -98,6 +100,7 @@ func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, 
 				log.Info("ingested", "game", g.Game, "sets", g.Sets, "cards", g.Cards, "linked", g.Linked,
 					"prices_changed", g.PricesChanged, "cards_changed", g.CardsChanged, "cards_removed", g.CardsRemoved)
 			}
+			games = ingestGames(rep.Games)
 			return rep.Version, nil
 		},
 		Attempts:       rc.attempts,
@@ -106,6 +109,34 @@ func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, 
 		AttemptTimeout: rc.attemptTimeout,
 		Now:            now,
 		Log:            log,
-		OnOutcome:      rc.onOutcome,
+		OnOutcome: func(s schedule.Status) {
+			mx.RecordIngest(ingestMetricsRun(s, games))
+			if rc.onOutcome != nil {
+				rc.onOutcome(s)
+			}
+		},
 	}, nil
+}
+
+// ingestMetricsRun is a scheduled run as the metrics record it.
+func ingestMetricsRun(s schedule.Status, games []metrics.IngestGame) metrics.IngestRun {
+	run := metrics.IngestRun{At: s.LastEnd, Duration: s.LastEnd.Sub(s.LastStart)}
+	switch s.LastOutcome {
+	case schedule.OK:
+		run.Outcome, run.Version, run.Games = metrics.IngestSucceeded, s.LastVersion, games
+	case schedule.Failed:
+		run.Outcome = metrics.IngestFailed
+	default: // another replica holds the lock, or did the work already
+		run.Outcome = metrics.IngestSkipped
+	}
+	return run
+}
+
+func ingestGames(reps []ingest.GameReport) []metrics.IngestGame {
+	out := make([]metrics.IngestGame, len(reps))
+	for i, g := range reps {
+		out[i] = metrics.IngestGame{Game: g.Game, Sets: g.Sets, Cards: g.Cards, Linked: g.Linked,
+			PricesChanged: g.PricesChanged, CardsChanged: g.CardsChanged, CardsRemoved: g.CardsRemoved}
+	}
+	return out
 }

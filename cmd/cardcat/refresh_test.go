@@ -206,7 +206,8 @@ func testScheduledRefresh(t *testing.T, storeArgs []string) {
 	start := func() *server {
 		args := append([]string{"--data-dir", t.TempDir(), "--refresh-interval", "100ms",
 			"--refresh-at", due.Format("15:04"),
-			"--tcgplayer-url", up.URL + "/tcgcsv", "--cardmarket-url", up.URL + "/cm", "--local-dir", sampleMirror}, storeArgs...)
+			"--tcgplayer-url", up.URL + "/tcgcsv", "--cardmarket-url", up.URL + "/cm", "--local-dir", sampleMirror,
+			"--admin-addr", "127.0.0.1:0"}, storeArgs...)
 		return startServeCfg(t, args, func(cfg *serveConfig) {
 			cfg.now = clock.Now
 			cfg.scheduled.checkEvery = 20 * time.Millisecond
@@ -256,6 +257,25 @@ func testScheduledRefresh(t *testing.T, storeArgs []string) {
 	if done != 1 {
 		t.Errorf(`%d "scheduled refresh done" lines, want 1`, done)
 	}
+	// The metrics say the same: one run succeeded (version 2, with its
+	// counts), the other skipped.
+	ingested := map[string]float64{}
+	for _, r := range replicas {
+		fams := scrape(t, adminURL(t, r))
+		for _, o := range []string{"succeeded", "skipped", "failed"} {
+			v, _ := metricValue(fams, "cardcat_ingest_runs_total", "outcome", o)
+			ingested[o] += v
+		}
+		if v, _ := metricValue(fams, "cardcat_ingest_runs_total", "outcome", "succeeded"); v == 1 {
+			wantMetric(t, fams, 2, "cardcat_ingest_last_version")
+			if n, _ := metricValue(fams, "cardcat_ingest_last_count", "game", "mtg", "what", "cards"); n <= 0 {
+				t.Errorf("cardcat_ingest_last_count{game=mtg,what=cards} %v, want the ingested cards", n)
+			}
+		}
+	}
+	if ingested["succeeded"] != 1 || ingested["skipped"] != 1 || ingested["failed"] != 0 {
+		t.Errorf("cardcat_ingest_runs_total over both replicas: %v, want 1 succeeded and 1 skipped", ingested)
+	}
 
 	// A day later the price guides come cut in half: each replica whose turn
 	// comes tries (within its attempts), none writes, the good version stays.
@@ -288,6 +308,14 @@ func testScheduledRefresh(t *testing.T, storeArgs []string) {
 	}
 	if failLines != failed {
 		t.Errorf("%d failure lines for %d failed runs", failLines, failed)
+	}
+	var failedRuns float64
+	for _, r := range replicas {
+		v, _ := metricValue(scrape(t, adminURL(t, r)), "cardcat_ingest_runs_total", "outcome", "failed")
+		failedRuns += v
+	}
+	if int(failedRuns) != failed {
+		t.Errorf("cardcat_ingest_runs_total{outcome=\"failed\"} %v over both replicas, want %d", failedRuns, failed)
 	}
 }
 

@@ -255,7 +255,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	go holder.Watch(ctx, cfg.refresh)
 	go lim.dir.Watch(ctx, lim.refresh)
 	go usage.Run(ctx, account.DefaultFlushInterval)
-	sched, err := newRefreshScheduler(cfg.scheduled, st, reg, sf.dataDir, cfg.now, log)
+	sched, err := newRefreshScheduler(cfg.scheduled, st, reg, sf.dataDir, cfg.now, log, mx)
 	if err != nil {
 		return err
 	}
