@@ -24,9 +24,9 @@ var (
 	descAge = prometheus.NewDesc(namespace+"_catalogue_age_seconds",
 		"Seconds since the served catalogue version was written, at scrape time.", nil, nil)
 	descLoad = prometheus.NewDesc(namespace+"_catalogue_load_seconds",
-		"Seconds the last swap took to read its version from the store (TCGplayer history included).", nil, nil)
+		"Seconds the last swap took to read its version from the store (TCGplayer history included) or from its snapshot artifact.", nil, nil)
 	descBuild = prometheus.NewDesc(namespace+"_catalogue_build_seconds",
-		"Seconds the last swap took to build its version's snapshot and paid answers.", nil, nil)
+		"Seconds the last swap took to build its version's snapshot and paid answers (0 when it was read from an artifact).", nil, nil)
 	descCards = prometheus.NewDesc(namespace+"_catalogue_cards",
 		"Cards (products) of the served catalogue version, by game.", []string{"game"}, nil)
 )

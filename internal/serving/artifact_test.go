@@ -252,6 +252,9 @@ func TestHolderStartsFromArtifact(t *testing.T) {
 	if !strings.Contains(logs.String(), `msg="catalogue snapshot ready" version=`+fmt.Sprint(built.Version)+` source=artifact where=disk read=`) {
 		t.Errorf("the log does not say the version came from the artifact:\n%s", logs.String())
 	}
+	if s := h.LastSwap(); s.Version != built.Version || s.Load <= 0 || s.Build != 0 {
+		t.Errorf("LastSwap after a start from the artifact: %+v, want its read as Load and no Build", s)
+	}
 	compareViews(t, built, h.Current())
 }
 

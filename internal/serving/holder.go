@@ -105,13 +105,14 @@ func (h *Holder) refresh(ctx context.Context) error {
 	if cur := h.Current(); cur != nil && cur.Version == v {
 		return nil
 	}
+	start := time.Now()
 	if view, wait := h.fromArtifact(ctx, v); view != nil || wait {
 		if view != nil {
+			h.swap.Store(&Swap{Version: view.Version, Load: time.Since(start)})
 			h.publish(view)
 		}
 		return nil
 	}
-	start := time.Now()
 	var (
 		cat                 *catalog.Catalog
 		history             map[string]*store.TCGHistory

@@ -3,8 +3,8 @@ package serving
 import "time"
 
 // Swap is what the last swap of a Holder cost: Load, the reading of the
-// version from the store (its TCGplayer history included); Build, the
-// building of its View. The metrics report them (cardcat_catalogue_*_seconds).
+// version from the store (its TCGplayer history included) or of its
+// snapshot artifact; Build, the building of its View (0 from an artifact). The metrics report them (cardcat_catalogue_*_seconds).
 type Swap struct {
 	Version     int64
 	Load, Build time.Duration
