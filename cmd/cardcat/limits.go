@@ -25,6 +25,7 @@ import (
 type limitFlags struct {
 	redisURL       string
 	redisPrefix    string
+	redisTimeout   time.Duration // per call, before the request is counted locally instead
 	guardPerHour   int64
 	trustedProxies []netip.Prefix
 	keysRefresh    time.Duration
@@ -55,6 +56,19 @@ func addLimitFlags(fs *flag.FlagSet, env *Env) (*limitFlags, error) {
 	}
 	fs.Func("redis-url", "redis://[user:password@]host:port/db of the Redis that holds the shared rate-limit counters; in-process counters (persisted in the data directory) when empty (env CARDCAT_REDIS_URL, or a file named by CARDCAT_REDIS_URL_FILE)",
 		func(v string) error { f.redisURL = v; return nil })
+	if f.redisTimeout, err = envDuration(env.Getenv, "CARDCAT_REDIS_TIMEOUT", redis.DefaultTimeout); err != nil {
+		return nil, err
+	} else if f.redisTimeout <= 0 {
+		return nil, usageError{fmt.Sprintf("CARDCAT_REDIS_TIMEOUT: want a positive duration such as 100ms, got %q", env.Getenv("CARDCAT_REDIS_TIMEOUT"))}
+	}
+	fs.Func("redis-timeout", fmt.Sprintf("how long one rate-limit call may wait for Redis before the request is counted on this server alone (env CARDCAT_REDIS_TIMEOUT; default %v)", redis.DefaultTimeout), func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want a positive duration such as 100ms, got %q", v)
+		}
+		f.redisTimeout = d
+		return nil
+	})
 	fs.StringVar(&f.redisPrefix, "redis-prefix", envOr(env.Getenv, "CARDCAT_REDIS_PREFIX", redis.DefaultPrefix), "prefix of the rate-limit keys in Redis (env CARDCAT_REDIS_PREFIX)")
 	fs.Func("guard-per-hour", fmt.Sprintf("requests per hour without a valid key allowed from one client IP; a day allows 24 times as many (env CARDCAT_GUARD_PER_HOUR; default %d)", f.guardPerHour), f.setGuard)
 	fs.Func("trusted-proxies", "CIDRs of the proxies whose X-Forwarded-For names the client, comma-separated; none by default (env CARDCAT_TRUSTED_PROXIES)", f.setTrusted)
@@ -124,7 +138,7 @@ func openLimits(ctx context.Context, env *Env, f *limitFlags, st store.Store, da
 		return l, nil
 	}
 	setRedisDriverLogger.Do(func() { redis.SetDriverLogger(env.Log) })
-	r, err := redis.Open(ctx, redisURL, memory.New(memory.Options{Logger: env.Log}), redisMetrics(mx, redis.Options{Prefix: f.redisPrefix, Logger: env.Log}))
+	r, err := redis.Open(ctx, redisURL, memory.New(memory.Options{Logger: env.Log}), redisMetrics(mx, redis.Options{Prefix: f.redisPrefix, Timeout: f.redisTimeout, Logger: env.Log}))
 	if err != nil {
 		return nil, usageError{"--redis-url: " + strings.ReplaceAll(err.Error(), redisURL, redact(redisURL))}
 	}

@@ -27,6 +27,7 @@ func TestParseServe(t *testing.T) {
 	env, _ := configEnv(map[string]string{
 		"CARDCAT_ADDR": ":9000", "CARDCAT_PUBLIC_URL": "https://api.example/", "CARDCAT_REFRESH_INTERVAL": "1m",
 		"CARDCAT_DATABASE_URL_FILE": dbFile, "CARDCAT_REDIS_URL": "redis://r:6379/0", "CARDCAT_GUARD_PER_HOUR": "50",
+		"CARDCAT_REDIS_TIMEOUT": "250ms",
 	})
 	cfg, err := parseServe(env, nil)
 	if err != nil {
@@ -34,15 +35,15 @@ func TestParseServe(t *testing.T) {
 	}
 	if cfg.addr != ":9000" || cfg.publicURL != "https://api.example" || cfg.refresh != time.Minute ||
 		cfg.store.databaseURL != "postgres://u:secret@db/cardcat" || cfg.limits.redisURL != "redis://r:6379/0" ||
-		cfg.limits.guardPerHour != 50 || cfg.gcPercent != 50 {
+		cfg.limits.guardPerHour != 50 || cfg.gcPercent != 50 || cfg.limits.redisTimeout != 250*time.Millisecond {
 		t.Errorf("from the environment: %+v, store %+v, limits %+v", cfg, cfg.store, cfg.limits)
 	}
 
-	cfg, err = parseServe(env, []string{"--addr", ":9001", "--database-url", "sqlite:/tmp/x.db", "--redis-url", "", "--guard-per-hour", "7"})
+	cfg, err = parseServe(env, []string{"--addr", ":9001", "--database-url", "sqlite:/tmp/x.db", "--redis-url", "", "--guard-per-hour", "7", "--redis-timeout", "2s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.addr != ":9001" || cfg.store.databaseURL != "sqlite:/tmp/x.db" || cfg.limits.redisURL != "" || cfg.limits.guardPerHour != 7 {
+	if cfg.addr != ":9001" || cfg.store.databaseURL != "sqlite:/tmp/x.db" || cfg.limits.redisURL != "" || cfg.limits.guardPerHour != 7 || cfg.limits.redisTimeout != 2*time.Second {
 		t.Errorf("flags must win: %+v, store %+v, limits %+v", cfg, cfg.store, cfg.limits)
 	}
 
@@ -65,6 +66,9 @@ func TestParseServeRefusals(t *testing.T) {
 		{nil, []string{"--refresh-interval", "0s"}, "refresh-interval"},
 		{map[string]string{"CARDCAT_REFRESH_INTERVAL": "soon"}, nil, "CARDCAT_REFRESH_INTERVAL"},
 		{map[string]string{"CARDCAT_GUARD_PER_HOUR": "-1"}, nil, "CARDCAT_GUARD_PER_HOUR"},
+		{map[string]string{"CARDCAT_REDIS_TIMEOUT": "0s"}, nil, "CARDCAT_REDIS_TIMEOUT"},
+		{map[string]string{"CARDCAT_REDIS_TIMEOUT": "fast"}, nil, "CARDCAT_REDIS_TIMEOUT"},
+		{nil, []string{"--redis-timeout", "-1s"}, "redis-timeout"},
 	} {
 		env, _ := configEnv(tt.env)
 		_, err := parseServe(env, tt.args)
