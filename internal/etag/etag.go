@@ -23,6 +23,13 @@ func Of(body []byte) string { return quote(xxh3.Hash(body)) }
 // OfString is Of of a body held in a string, without copying it.
 func OfString(body string) string { return quote(xxh3.HashString(body)) }
 
+// SumString is the hash behind OfString(body), for a caller that keeps
+// tags as 8 bytes: OfString(body) == FromSum(SumString(body)).
+func SumString(body string) uint64 { return xxh3.HashString(body) }
+
+// FromSum is the tag of a body whose SumString is sum.
+func FromSum(sum uint64) string { return quote(sum) }
+
 func quote(sum uint64) string {
 	var raw [8]byte
 	binary.BigEndian.PutUint64(raw[:], sum)

@@ -33,7 +33,7 @@ func (s *Server) cardByProduct(code, param, segment, market string,
 			return err
 		}
 		if ref, ok := lookup(g, n); ok {
-			writeBodyString(w, http.StatusOK, g.CardJSON(ref))
+			s.writeCard(w, v, g, ref)
 			return nil
 		}
 		// Product numbers are the marketplace's, not per game: the caller

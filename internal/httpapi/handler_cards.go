@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // GET /{game}/cards/{id}: the pre-rendered card, found by its canonical id
@@ -16,11 +17,11 @@ func (s *Server) handleCard(code string) apiHandler {
 			return newError(http.StatusBadRequest, errInvalidCardID,
 				"\""+id+"\" is not a card id: a card is found by its "+pr.market+" "+pr.param+" at /"+code+"/cards/"+id+"/{"+pr.param+"}.")
 		}
-		g, ref, err := s.findCard(code, id)
+		v, g, ref, err := s.findCardIn(code, id)
 		if err != nil {
 			return err
 		}
-		writeBodyString(w, http.StatusOK, g.CardJSON(ref))
+		s.writeCard(w, v, g, ref)
 		return nil
 	}
 }
@@ -35,36 +36,42 @@ var productRoutes = map[string]struct{ market, param string }{
 // findCard resolves a card id of the game's path: 400 for a malformed id or
 // another game's id (with did_you_mean), 404 for a well-formed unknown one.
 func (s *Server) findCard(code, id string) (*catalog.GameSnapshot, catalog.CardRef, error) {
+	_, g, ref, err := s.findCardIn(code, id)
+	return g, ref, err
+}
+
+// findCardIn is findCard that also returns the view the card is of.
+func (s *Server) findCardIn(code, id string) (*serving.View, *catalog.GameSnapshot, catalog.CardRef, error) {
 	snap, g, err := s.gameSnapshot(code)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	switch catalog.ClassifyCardID(code, id) {
 	case catalog.IDCanonical:
 		if ref, ok := g.LookupCard(id); ok {
-			return g, ref, nil
+			return snap, g, ref, nil
 		}
-		return nil, 0, cardNotFound(id)
+		return nil, nil, 0, cardNotFound(id)
 	case catalog.IDCardmarket:
 		if ref, ok := g.LookupCard(id); ok {
-			return g, ref, nil
+			return snap, g, ref, nil
 		}
 		// Cardmarket ids are per game: maybe another game's card.
 		for _, other := range snap.Games() {
 			if other != g {
 				if _, ok := other.LookupCard(id); ok {
-					return nil, 0, wrongGameID(other.Game().Code, id)
+					return nil, nil, 0, wrongGameID(other.Game().Code, id)
 				}
 			}
 		}
-		return nil, 0, cardNotFound(id)
+		return nil, nil, 0, cardNotFound(id)
 	}
 	for _, other := range s.deps.Games.All() {
 		if other.Code != code && catalog.ClassifyCardID(other.Code, id) == catalog.IDCanonical {
-			return nil, 0, wrongGameID(other.Code, id)
+			return nil, nil, 0, wrongGameID(other.Code, id)
 		}
 	}
-	return nil, 0, newError(http.StatusBadRequest, errInvalidCardID,
+	return nil, nil, 0, newError(http.StatusBadRequest, errInvalidCardID,
 		"A card id is \""+code+"_\" followed by 16 hex characters, or a 64-character Cardmarket id.")
 }
 

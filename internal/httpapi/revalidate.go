@@ -39,10 +39,44 @@ type keyedWriter struct {
 	r  *http.Request
 	st *requestState
 
-	noneMatch []string    // the request's If-None-Match field values
-	deferred  bool        // the count waits for the answer's status
-	dropped   bool        // the pool refused the answer: the handler's writes go nowhere
-	before    http.Header // the headers before the handler, restored for a 429
+	noneMatch []string // the request's If-None-Match field values
+	deferred  bool     // the count waits for the answer's status
+	dropped   bool     // the pool refused the answer: the handler's writes go nowhere
+	// The headers before the handler, restored for a 429: their names and
+	// value slices (set whole, never written in place), without copying the
+	// map; beforeMap holds them when there are more than fit.
+	before    [8]headerField
+	nbefore   int
+	beforeMap http.Header
+}
+
+type headerField struct {
+	name   string
+	values []string
+}
+
+// keepBefore notes the headers set so far (before the handler).
+func (w *keyedWriter) keepBefore(h http.Header) {
+	if len(h) > len(w.before) {
+		w.beforeMap = h.Clone()
+		return
+	}
+	for name, values := range h {
+		w.before[w.nbefore] = headerField{name, values}
+		w.nbefore++
+	}
+}
+
+// restoreBefore makes h the headers noted by keepBefore.
+func (w *keyedWriter) restoreBefore(h http.Header) {
+	clear(h)
+	if w.beforeMap != nil {
+		maps.Copy(h, w.beforeMap)
+		return
+	}
+	for _, f := range w.before[:w.nbefore] {
+		h[f.name] = f.values
+	}
 }
 
 // withRateLimit counts a keyed route's request (429 past its pool's limit)
@@ -54,7 +88,8 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 		kw := &st.writer
 		*kw = keyedWriter{ResponseWriter: w, s: s, r: r, st: st}
 		if inm := r.Header["If-None-Match"]; len(inm) > 0 && st.key == keyValid {
-			kw.noneMatch, kw.deferred, kw.before = inm, true, w.Header().Clone()
+			kw.noneMatch, kw.deferred = inm, true
+			kw.keepBefore(w.Header())
 			// A handler that writes nothing (a panic, a client gone) is
 			// counted as an answer, like any request counted up front.
 			defer kw.settle(0)
@@ -137,8 +172,7 @@ func (w *keyedWriter) settle(code int) bool {
 	for i, name := range names {
 		limit[i] = h[name]
 	}
-	clear(h)
-	maps.Copy(h, w.before)
+	w.restoreBefore(h)
 	for i, name := range names {
 		if limit[i] != nil {
 			h[name] = limit[i]

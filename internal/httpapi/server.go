@@ -178,6 +178,7 @@ type Server struct {
 
 	encoded *encodedCache // compressed variants of answers (compress.go)
 	pages   pageTags      // tags of set pages sent compressed (compress.go)
+	cards   cardTags      // card details' tags, per view (revalidate_cards.go)
 }
 
 // New returns the API server.
