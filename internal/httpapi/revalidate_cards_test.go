@@ -77,3 +77,30 @@ func TestCardTagMemoizedPerView(t *testing.T) {
 		}
 	}
 }
+
+// The headers a 429 restores are those before the handler, exactly, with
+// few headers (kept as pairs) and with more than the pairs hold (a copy).
+func TestKeepBeforeRestores(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 3, 8, 9, 20} {
+		before := http.Header{}
+		for i := range n {
+			before[http.CanonicalHeaderKey("X-Before-"+string(rune('a'+i)))] = []string{"v" + string(rune('a'+i))}
+		}
+		h := before.Clone()
+		var w keyedWriter
+		w.keepBefore(h)
+		h.Set("X-Before-A", "changed by the handler")
+		h["Etag"] = []string{`"0123456789abcdef"`}
+		h.Set("Content-Type", "application/json")
+		w.restoreBefore(h)
+		if len(h) != len(before) {
+			t.Fatalf("%d headers before: restored %v", n, h)
+		}
+		for name, values := range before {
+			if len(h[name]) != 1 || h[name][0] != values[0] {
+				t.Fatalf("%d headers before: %s is %v, want %v", n, name, h[name], values)
+			}
+		}
+	}
+}
