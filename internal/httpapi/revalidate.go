@@ -3,6 +3,7 @@ package httpapi
 import (
 	"maps"
 	"net/http"
+	"sync"
 
 	"github.com/cardcat/cardcat/internal/etag"
 )
@@ -39,15 +40,20 @@ type keyedWriter struct {
 	r  *http.Request
 	st *requestState
 
-	noneMatch []string // the request's If-None-Match field values
-	deferred  bool     // the count waits for the answer's status
-	dropped   bool     // the pool refused the answer: the handler's writes go nowhere
-	// The headers before the handler, restored for a 429: their names and
-	// value slices (set whole, never written in place), without copying the
-	// map; beforeMap holds them when there are more than fit.
-	before    [8]headerField
-	nbefore   int
-	beforeMap http.Header
+	noneMatch []string       // the request's If-None-Match field values
+	deferred  bool           // the count waits for the answer's status
+	dropped   bool           // the pool refused the answer: the handler's writes go nowhere
+	before    *beforeHeaders // the headers before the handler, restored for a 429
+}
+
+// beforeHeaders are a request's headers before its handler: their names and
+// value slices (set whole, never written in place), noted without copying
+// the map; m holds a copy when there are more than fit. Pooled, so that
+// neither a revalidation nor the requestState of every request pays for it.
+type beforeHeaders struct {
+	fields [8]headerField
+	n      int
+	m      http.Header
 }
 
 type headerField struct {
@@ -55,27 +61,44 @@ type headerField struct {
 	values []string
 }
 
+var beforePool = sync.Pool{New: func() any { return new(beforeHeaders) }}
+
 // keepBefore notes the headers set so far (before the handler).
 func (w *keyedWriter) keepBefore(h http.Header) {
-	if len(h) > len(w.before) {
-		w.beforeMap = h.Clone()
+	b := beforePool.Get().(*beforeHeaders)
+	w.before = b
+	if len(h) > len(b.fields) {
+		b.m = h.Clone()
 		return
 	}
 	for name, values := range h {
-		w.before[w.nbefore] = headerField{name, values}
-		w.nbefore++
+		b.fields[b.n] = headerField{name, values}
+		b.n++
 	}
 }
 
 // restoreBefore makes h the headers noted by keepBefore.
 func (w *keyedWriter) restoreBefore(h http.Header) {
 	clear(h)
-	if w.beforeMap != nil {
-		maps.Copy(h, w.beforeMap)
+	b := w.before
+	if b.m != nil {
+		maps.Copy(h, b.m)
 		return
 	}
-	for _, f := range w.before[:w.nbefore] {
+	for _, f := range b.fields[:b.n] {
 		h[f.name] = f.values
+	}
+}
+
+// done settles a deferred count the handler never made (a panic, a client
+// gone: counted as an answer, like any request counted up front) and gives
+// the noted headers back to the pool.
+func (w *keyedWriter) done() {
+	w.settle(0)
+	if b := w.before; b != nil {
+		w.before = nil
+		*b = beforeHeaders{}
+		beforePool.Put(b)
 	}
 }
 
@@ -90,9 +113,7 @@ func (s *Server) withRateLimit(next http.Handler) http.Handler {
 		if inm := r.Header["If-None-Match"]; len(inm) > 0 && st.key == keyValid {
 			kw.noneMatch, kw.deferred = inm, true
 			kw.keepBefore(w.Header())
-			// A handler that writes nothing (a panic, a client gone) is
-			// counted as an answer, like any request counted up front.
-			defer kw.settle(0)
+			defer kw.done()
 		} else if !s.admit(w, r) {
 			return
 		}

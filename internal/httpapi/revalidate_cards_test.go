@@ -94,6 +94,7 @@ func TestKeepBeforeRestores(t *testing.T) {
 		h["Etag"] = []string{`"0123456789abcdef"`}
 		h.Set("Content-Type", "application/json")
 		w.restoreBefore(h)
+		w.done()
 		if len(h) != len(before) {
 			t.Fatalf("%d headers before: restored %v", n, h)
 		}
