@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 )
 
 // ErrCorrupt is wrapped by every Reader error about the bytes themselves (as
@@ -140,9 +141,11 @@ func (w *Writer) U64s(v []uint64) {
 }
 
 // Reader reads values from a buffered io.Reader, at most a given number of
-// bytes.
+// bytes, or from a byte slice (NewBytesReader).
 type Reader struct {
-	r      *bufio.Reader
+	r      *bufio.Reader // nil: reading b
+	b      []byte        // the bytes not read yet, when r is nil
+	owner  any
 	remain int64
 	err    error
 }
@@ -151,6 +154,16 @@ type Reader struct {
 func NewReader(r io.Reader, size int64) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, 1<<16), remain: size}
 }
+
+// NewBytesReader returns a Reader of b. Its StringRef returns strings that
+// share b's memory; owner is what keeps that memory valid (a memory-mapped
+// file's handle), returned by Owner for the decoder to keep with them.
+func NewBytesReader(b []byte, owner any) *Reader {
+	return &Reader{b: b, owner: owner, remain: int64(len(b))}
+}
+
+// Owner is the owner given to NewBytesReader; nil for a Reader of an io.Reader.
+func (r *Reader) Owner() any { return r.owner }
 
 // Err returns the first error.
 func (r *Reader) Err() error { return r.err }
@@ -183,6 +196,10 @@ func (r *Reader) readFull(b []byte) {
 	if !r.take(int64(len(b))) {
 		return
 	}
+	if r.r == nil {
+		r.b = r.b[copy(b, r.b):]
+		return
+	}
 	if _, err := io.ReadFull(r.r, b); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = fmt.Errorf("%w: truncated", ErrCorrupt)
@@ -198,6 +215,11 @@ func (r *Reader) Raw(b []byte) { r.readFull(b) }
 func (r *Reader) Byte() byte {
 	if !r.take(1) {
 		return 0
+	}
+	if r.r == nil {
+		c := r.b[0]
+		r.b = r.b[1:]
+		return c
 	}
 	c, err := r.r.ReadByte()
 	if err != nil {
@@ -271,6 +293,11 @@ func (r *Reader) String() string {
 	if n == 0 || !r.take(int64(n)) {
 		return ""
 	}
+	if r.r == nil {
+		s := string(r.b[:n])
+		r.b = r.b[n:]
+		return s
+	}
 	var b strings.Builder
 	b.Grow(n)
 	if _, err := io.CopyN(&b, r.r, int64(n)); err != nil {
@@ -281,6 +308,23 @@ func (r *Reader) String() string {
 		return ""
 	}
 	return b.String()
+}
+
+// StringRef reads what String reads. From a NewBytesReader it is not
+// copied: the string shares the reader's bytes, valid as long as its Owner
+// keeps them (the caller keeps the Owner with the string). From an
+// io.Reader it is String.
+func (r *Reader) StringRef() string {
+	if r.r != nil {
+		return r.String()
+	}
+	n := r.Len(1)
+	if n == 0 || !r.take(int64(n)) {
+		return ""
+	}
+	s := unsafe.String(&r.b[0], n)
+	r.b = r.b[n:]
+	return s
 }
 
 // Bytes reads a length and that many bytes; nil for none.

@@ -39,6 +39,11 @@ type CardRef uint32
 // GameSnapshot is one game's part of a Snapshot.
 type GameSnapshot struct {
 	game game.Game
+	// backing keeps valid the memory chunks share when read from a mapped
+	// artifact (binio.Reader.Owner); nil when they are the heap's. A string
+	// of chunks (a card body, a record's text) is valid while g is
+	// referenced: one kept beyond that must be copied (strings.Clone).
+	backing any
 
 	sets       []ListedSet        // set-list order; only sets with cards
 	setByID    map[string]int32   // set_id -> position in sets

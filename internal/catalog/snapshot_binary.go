@@ -236,6 +236,11 @@ func count(r *binio.Reader, limit uint64, what string) uint32 {
 	return uint32(v)
 }
 
+// Backing is what keeps the memory of g's card bodies valid when they
+// were read in place (binio.NewBytesReader's owner); nil when they are
+// the heap's.
+func (g *GameSnapshot) Backing() any { return g.backing }
+
 func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	gs := &GameSnapshot{game: g, setByID: map[string]int32{}, setsByCode: map[string][]int32{},
 		byTCG: map[uint64]CardRef{}, byCM: map[uint64]uint32{}, byOther: map[string]CardRef{}}
@@ -271,11 +276,14 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	}
 	gs.setList = r.Bytes()
 
+	// The bodies may share the reader's memory (a mapped file): gs keeps
+	// its owner, so that the memory stays valid while gs is referenced.
 	nchunks := r.Len(1)
 	gs.chunks = make([]string, nchunks)
 	for i := 0; i < nchunks && r.Err() == nil; i++ {
-		gs.chunks[i] = r.String()
+		gs.chunks[i] = r.StringRef()
 	}
+	gs.backing = r.Owner()
 	for i, f := range cardColumns {
 		col := r.U32s()
 		if r.Err() != nil {

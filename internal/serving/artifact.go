@@ -149,17 +149,30 @@ func sum(v []uint64) uint64 {
 // the file is not one this build can serve (another format, another
 // version, damaged or truncated); others that it could not be read (one
 // wrapping fs.ErrNotExist: there is none).
+//
+// Where the system maps files (unix), the file is mapped read-only and the
+// View's card bodies are the mapping's bytes, not copies: see mapping for
+// how long it stays mapped. The file must then never be changed in place:
+// artifacts are replaced by renaming a new file over them (a new inode; the
+// mapping keeps the old one's pages, even once it is unlinked).
 func ReadArtifact(path string, reg *game.Registry, version int64) (*View, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("serving: snapshot artifact: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() // a mapping outlives its descriptor
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("serving: snapshot artifact: %w", err)
 	}
-	v, err := readArtifact(f, fi.Size(), reg, version)
+	var v *View
+	if m, merr := mapFile(f, fi.Size()); merr == nil {
+		if v, err = readMapped(m.data, m, reg, version); err != nil {
+			m.release()
+		}
+	} else {
+		v, err = readArtifact(f, fi.Size(), reg, version)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("serving: snapshot artifact %s: %w", path, err)
 	}
@@ -170,7 +183,47 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrArtifactInvalid, fmt.Sprintf(format, args...))
 }
 
-// readArtifact reads an artifact of size bytes from r.
+// artifactHeader is what a header says of the body.
+type artifactHeader struct {
+	sections []uint64
+	total    uint64 // the body's length
+	checksum uint64
+}
+
+// parseHeader checks the header h of a file of size bytes.
+func parseHeader(h []byte, size int64, nsections int, version int64) (artifactHeader, error) {
+	hl := len(h)
+	if !bytes.Equal(h[:8], artifactMagic[:]) {
+		return artifactHeader{}, invalid("not a snapshot artifact")
+	}
+	le := binary.LittleEndian
+	format, snapEnc, paidEnc := le.Uint32(h[8:]), le.Uint32(h[12:]), le.Uint32(h[16:])
+	if format != ArtifactFormat || snapEnc != catalog.SnapshotEncoding || paidEnc != analytics.Encoding {
+		return artifactHeader{}, invalid("format %d.%d.%d, this build reads %d.%d.%d", format, snapEnc, paidEnc,
+			ArtifactFormat, catalog.SnapshotEncoding, analytics.Encoding)
+	}
+	if got := int64(le.Uint64(h[20:])); got != version {
+		return artifactHeader{}, invalid("catalogue version %d, want %d", got, version)
+	}
+	if n := le.Uint32(h[28:]); int(n) != nsections {
+		return artifactHeader{}, invalid("%d sections, want %d", n, nsections)
+	}
+	ah := artifactHeader{sections: make([]uint64, nsections), checksum: le.Uint64(h[hl-8:])}
+	for i := range ah.sections {
+		ah.sections[i] = le.Uint64(h[32+8*i:])
+		ah.total += ah.sections[i]
+		if ah.sections[i] > uint64(size) || ah.total > uint64(size) {
+			return artifactHeader{}, invalid("section %d of %d bytes in a file of %d (truncated?)", i, ah.sections[i], size)
+		}
+	}
+	if want := uint64(size) - uint64(hl); ah.total != want {
+		return artifactHeader{}, invalid("sections of %d bytes, the file has %d after its header (truncated?)", ah.total, want)
+	}
+	return ah, nil
+}
+
+// readArtifact reads an artifact of size bytes from r, copying every value
+// (where files are not mapped), and checks the checksum as it reads.
 func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*View, error) {
 	nsections := 1 + len(reg.All())
 	hl := headerLen(nsections)
@@ -181,37 +234,44 @@ func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*
 	if _, err := io.ReadFull(r, h); err != nil {
 		return nil, err
 	}
-	if !bytes.Equal(h[:8], artifactMagic[:]) {
-		return nil, invalid("not a snapshot artifact")
+	ah, err := parseHeader(h, size, nsections, version)
+	if err != nil {
+		return nil, err
 	}
-	le := binary.LittleEndian
-	format, snapEnc, paidEnc := le.Uint32(h[8:]), le.Uint32(h[12:]), le.Uint32(h[16:])
-	if format != ArtifactFormat || snapEnc != catalog.SnapshotEncoding || paidEnc != analytics.Encoding {
-		return nil, invalid("format %d.%d.%d, this build reads %d.%d.%d", format, snapEnc, paidEnc,
-			ArtifactFormat, catalog.SnapshotEncoding, analytics.Encoding)
-	}
-	if got := int64(le.Uint64(h[20:])); got != version {
-		return nil, invalid("catalogue version %d, want %d", got, version)
-	}
-	if n := le.Uint32(h[28:]); int(n) != nsections {
-		return nil, invalid("%d sections, want %d", n, nsections)
-	}
-	sections := make([]uint64, nsections)
-	var total uint64
-	for i := range sections {
-		sections[i] = le.Uint64(h[32+8*i:])
-		total += sections[i]
-		if sections[i] > uint64(size) || total > uint64(size) {
-			return nil, invalid("section %d of %d bytes in a file of %d (truncated?)", i, sections[i], size)
-		}
-	}
-	if want := uint64(size) - uint64(hl); total != want {
-		return nil, invalid("sections of %d bytes, the file has %d after its header (truncated?)", total, want)
-	}
-	checksum := le.Uint64(h[hl-8:])
-
 	body := xxh3.New()
-	br := binio.NewReader(io.TeeReader(r, body), int64(total))
+	v, err := decodeBody(binio.NewReader(io.TeeReader(r, body), int64(ah.total)), ah, reg, version)
+	if err != nil {
+		return nil, err
+	}
+	if got := sealSum(h[:hl-8], body.Sum64()); got != ah.checksum {
+		return nil, invalid("checksum %016x, the contents give %016x", ah.checksum, got)
+	}
+	return v, nil
+}
+
+// readMapped reads the artifact data, the whole file: the checksum first
+// (over every byte, so that no damaged byte is ever served), then the
+// sections, whose card bodies stay in data; owner keeps data valid (it is
+// kept by every game's snapshot).
+func readMapped(data []byte, owner any, reg *game.Registry, version int64) (*View, error) {
+	nsections := 1 + len(reg.All())
+	hl := headerLen(nsections)
+	if len(data) < hl {
+		return nil, invalid("%d bytes, shorter than its header", len(data))
+	}
+	ah, err := parseHeader(data[:hl], int64(len(data)), nsections, version)
+	if err != nil {
+		return nil, err
+	}
+	if got := sealSum(data[:hl-8], xxh3.Hash(data[hl:])); got != ah.checksum {
+		return nil, invalid("checksum %016x, the contents give %016x", ah.checksum, got)
+	}
+	return decodeBody(binio.NewBytesReader(data[hl:], owner), ah, reg, version)
+}
+
+// decodeBody decodes the sections of a body from br.
+func decodeBody(br *binio.Reader, ah artifactHeader, reg *game.Registry, version int64) (*View, error) {
+	sections, total, nsections := ah.sections, ah.total, len(ah.sections)
 	end := func(i int) error {
 		if err := br.Err(); err != nil {
 			return err
@@ -242,9 +302,6 @@ func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*
 			return nil, fmt.Errorf("%w: %w", ErrArtifactInvalid, err)
 		}
 		return nil, err
-	}
-	if got := sealSum(h[:hl-8], body.Sum64()); got != checksum {
-		return nil, invalid("checksum %016x, the contents give %016x", checksum, got)
 	}
 	return v, nil
 }

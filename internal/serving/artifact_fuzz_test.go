@@ -33,14 +33,22 @@ func FuzzReadArtifact(f *testing.F) {
 		if reseal {
 			data = resealed(data, len(reg.All())+1)
 		}
+		// Both ways of reading: copied from a reader, and in place (as
+		// from a mapped file), whose strings share data.
 		v, err := readArtifact(bytes.NewReader(data), int64(len(data)), reg, 1)
-		if err != nil {
-			if !errors.Is(err, ErrArtifactInvalid) {
-				t.Fatalf("an error that is not a refusal: %v", err)
+		mv, merr := readMapped(data, nil, reg, 1)
+		for _, e := range []error{err, merr} {
+			if e != nil && !errors.Is(e, ErrArtifactInvalid) {
+				t.Fatalf("an error that is not a refusal: %v", e)
 			}
-			return
 		}
-		exercise(v)
+		if (err == nil) != (merr == nil) {
+			t.Fatalf("read: %v; in place: %v", err, merr)
+		}
+		if err == nil {
+			exercise(v)
+			exercise(mv)
+		}
 	})
 }
 

@@ -1,0 +1,144 @@
+//go:build unix
+
+package serving
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+)
+
+// mappedState returns the state of the mapping v's card bodies are in,
+// failing t when they are not in one.
+func mappedState(t *testing.T, v *View) *mapState {
+	t.Helper()
+	var st *mapState
+	for _, gs := range v.Games() {
+		m, ok := gs.Backing().(*mapping)
+		if !ok {
+			t.Fatalf("%s: card bodies not read in place (backing %T)", gs.Game().Code, gs.Backing())
+		}
+		if gs.Len() > 0 {
+			p := uintptr(unsafe.Pointer(unsafe.StringData(gs.CardJSON(0))))
+			lo := uintptr(unsafe.Pointer(&m.data[0]))
+			if p < lo || p >= lo+uintptr(len(m.data)) {
+				t.Fatalf("%s: a card body outside the mapping", gs.Game().Code)
+			}
+		}
+		if st != nil && st != m.state {
+			t.Fatal("the games of one artifact in different mappings")
+		}
+		st = m.state
+	}
+	return st
+}
+
+// TestArtifactMapped: a read artifact's card bodies are the file's mapped
+// bytes, and a file replaced (renamed over) or removed while mapped leaves
+// the served view's answers as they were.
+func TestArtifactMapped(t *testing.T) {
+	t.Parallel()
+	built, arts := mustBuiltArtifact(t)
+	path := arts.Path(built.Version)
+	read, err := ReadArtifact(path, game.Default(), built.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mappedState(t, read)
+
+	// Replaced as artifacts are replaced: a new file renamed over it.
+	junk := filepath.Join(filepath.Dir(path), "junk")
+	size := 0
+	if fi, err := os.Stat(path); err == nil {
+		size = int(fi.Size())
+	}
+	b := make([]byte, size)
+	for i := range b {
+		b[i] = 'x'
+	}
+	if err := os.WriteFile(junk, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(junk, path); err != nil {
+		t.Fatal(err)
+	}
+	compareViews(t, built, read)
+	// Removed (as prune does).
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	compareViews(t, built, read)
+}
+
+// TestArtifactMappingReleased: once the view read from an artifact (and so
+// every game snapshot of it) is no longer referenced, the next GCs unmap
+// the file; while it is referenced, they do not.
+func TestArtifactMappingReleased(t *testing.T) {
+	t.Parallel()
+	built, arts := mustBuiltArtifact(t)
+	read, err := ReadArtifact(arts.Path(built.Version), game.Default(), built.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := mappedState(t, read)
+	// A request holding only a game snapshot keeps the mapping.
+	var gs *catalog.GameSnapshot = read.Games()[0]
+	read = nil
+	for range 3 {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st.unmapped.Load() {
+		t.Fatal("unmapped while a game snapshot of it is referenced")
+	}
+	_ = gs.CardJSON(0)
+	runtime.KeepAlive(gs)
+	gs = nil
+	deadline := time.Now().Add(10 * time.Second)
+	for !st.unmapped.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the mapping of an unreferenced view not released after GC")
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestArtifactRefusedUnmapped: a file refused after mapping (a bad
+// checksum) is unmapped at once.
+func TestArtifactRefusedUnmapped(t *testing.T) {
+	t.Parallel()
+	built, arts := mustBuiltArtifact(t)
+	path := arts.Path(built.Version)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 1
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := mapFile(f, int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readMapped(m.data, m, game.Default(), built.Version); err == nil {
+		t.Fatal("a damaged file read")
+	}
+	m.release()
+	if !m.state.unmapped.Load() {
+		t.Fatal("not unmapped")
+	}
+}
