@@ -29,18 +29,44 @@ func TestRoundTrip(t *testing.T) {
 	if err := w.Flush(); err != nil || w.Written() != int64(buf.Len()) {
 		t.Fatalf("flush: %v, %d written, %d in the buffer", err, w.Written(), buf.Len())
 	}
-	r := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if r.Byte() != 7 || r.Uvarint() != 1<<40 || r.Varint() != -12345 || r.U32() != 0xdeadbeef || r.U64() != 1<<63+5 ||
-		r.String() != "héllo" || !bytes.Equal(r.Bytes(), []byte{1, 2, 3}) || r.Bytes() != nil ||
-		!slices.Equal(r.U32s(), big) || !slices.Equal(r.U64s(), []uint64{1, 1 << 50}) {
-		t.Fatal("a value read back differently")
+	data := buf.Bytes()
+	for _, r := range []*Reader{NewReader(bytes.NewReader(data), int64(len(data))), NewBytesReader(data, "owner")} {
+		if r.Byte() != 7 || r.Uvarint() != 1<<40 || r.Varint() != -12345 || r.U32() != 0xdeadbeef || r.U64() != 1<<63+5 ||
+			r.StringRef() != "héllo" || !bytes.Equal(r.Bytes(), []byte{1, 2, 3}) || r.Bytes() != nil ||
+			!slices.Equal(r.U32s(), big) || !slices.Equal(r.U64s(), []uint64{1, 1 << 50}) {
+			t.Fatal("a value read back differently")
+		}
+		if r.Err() != nil || r.Remaining() != 0 {
+			t.Fatalf("end: %v, %d left", r.Err(), r.Remaining())
+		}
+		r.Byte()
+		if !errors.Is(r.Err(), ErrCorrupt) {
+			t.Errorf("reading past the end: %v", r.Err())
+		}
 	}
-	if r.Err() != nil || r.Remaining() != 0 {
-		t.Fatalf("end: %v, %d left", r.Err(), r.Remaining())
+}
+
+// TestBytesReaderStrings: from a byte slice, StringRef shares the slice's
+// memory and String copies it; Owner is what was given.
+func TestBytesReaderStrings(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.String("shared")
+	w.String("copied")
+	w.Flush()
+	data := buf.Bytes()
+	r := NewBytesReader(data, &buf)
+	ref, cp := r.StringRef(), r.String()
+	if ref != "shared" || cp != "copied" || r.Err() != nil || r.Owner() != any(&buf) {
+		t.Fatalf("%q %q %v %v", ref, cp, r.Err(), r.Owner())
 	}
-	r.Byte()
-	if !errors.Is(r.Err(), ErrCorrupt) {
-		t.Errorf("reading past the end: %v", r.Err())
+	data[1] = 'S'
+	data[8] = 'C'
+	if ref != "Shared" || cp != "copied" {
+		t.Errorf("after changing the bytes: %q (shared) and %q (copied)", ref, cp)
+	}
+	if NewReader(bytes.NewReader(data), int64(len(data))).Owner() != nil {
+		t.Error("an io.Reader's Reader has an owner")
 	}
 }
 
@@ -57,13 +83,14 @@ func TestRefusals(t *testing.T) {
 		"u32s":   func(r *Reader) { r.U32s() },
 		"u64s":   func(r *Reader) { r.U64s() },
 	} {
-		r := NewReader(bytes.NewReader(buf.Bytes()), 1<<20)
-		read(r)
-		if !errors.Is(r.Err(), ErrCorrupt) {
-			t.Errorf("%s of 2^60: %v", name, r.Err())
-		}
-		if r.U32() != 0 || r.String() != "" {
-			t.Errorf("%s: a read after an error gave a value", name)
+		for _, r := range []*Reader{NewReader(bytes.NewReader(buf.Bytes()), 1<<20), NewBytesReader(buf.Bytes(), nil)} {
+			read(r)
+			if !errors.Is(r.Err(), ErrCorrupt) {
+				t.Errorf("%s of 2^60: %v", name, r.Err())
+			}
+			if r.U32() != 0 || r.String() != "" || r.StringRef() != "" {
+				t.Errorf("%s: a read after an error gave a value", name)
+			}
 		}
 	}
 	r := NewReader(bytes.NewReader([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}), 11)
@@ -74,5 +101,9 @@ func TestRefusals(t *testing.T) {
 	r = NewReader(bytes.NewReader([]byte{3, 'a'}), 10)
 	if _ = r.String(); !errors.Is(r.Err(), ErrCorrupt) {
 		t.Errorf("a truncated string: %v", r.Err())
+	}
+	r = NewBytesReader([]byte{3, 'a'}, nil)
+	if _ = r.StringRef(); !errors.Is(r.Err(), ErrCorrupt) {
+		t.Errorf("a truncated string in place: %v", r.Err())
 	}
 }
