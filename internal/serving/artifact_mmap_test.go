@@ -3,6 +3,7 @@
 package serving
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 )
@@ -109,6 +111,48 @@ func TestArtifactMappingReleased(t *testing.T) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestHolderSwapReleasesMapping: a Holder serving versions from their
+// artifacts (the store's catalogue never loaded) unmaps the swapped-out version's file after the swap and a GC,
+// and keeps the current one's mapped.
+func TestHolderSwapReleasesMapping(t *testing.T) {
+	t.Parallel()
+	st := &holderStore{cat: mustFixture(t)}
+	h := NewHolder(st, game.Default(), slog.New(slog.DiscardHandler))
+	h.Artifacts = &Artifacts{Dir: t.TempDir()}
+	write := func() {
+		v, err := Build(st.cat, game.Default(), analytics.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteArtifact(h.Artifacts.Path(v.Version), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	if err := h.Refresh(t.Context()); err != nil || st.loads != 0 {
+		t.Fatalf("first: %v, %d loads", err, st.loads)
+	}
+	first := mappedState(t, h.Current())
+	st.cat.Version++
+	write()
+	if err := h.Refresh(t.Context()); err != nil || h.Current().Version != st.cat.Version || st.loads != 0 {
+		t.Fatalf("second: %v, version %d, %d loads", err, h.Current().Version, st.loads)
+	}
+	second := mappedState(t, h.Current())
+	deadline := time.Now().Add(10 * time.Second)
+	for !first.unmapped.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the swapped-out version's mapping not released after GC")
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if second.unmapped.Load() {
+		t.Fatal("the current version's mapping released")
+	}
+	exercise(h.Current())
 }
 
 // TestArtifactRefusedUnmapped: a file refused after mapping (a bad
