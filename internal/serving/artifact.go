@@ -249,10 +249,12 @@ func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*
 	return v, nil
 }
 
-// readMapped reads the artifact data, the whole file: the checksum first
-// (over every byte, so that no damaged byte is ever served), then the
-// sections, whose card bodies stay in data; owner keeps data valid (it is
-// kept by every game's snapshot).
+// readMapped reads the artifact data, the whole file, whose card bodies
+// stay in data; owner keeps data valid (it is kept by every game's
+// snapshot). The checksum covers every byte, so that no damaged byte is
+// ever served; it is computed while the sections are decoded, on another
+// core (the decoders check every value, so decoding bytes not yet verified
+// is safe), and the view is returned only once it matches.
 func readMapped(data []byte, owner any, reg *game.Registry, version int64) (*View, error) {
 	nsections := 1 + len(reg.All())
 	hl := headerLen(nsections)
@@ -263,10 +265,13 @@ func readMapped(data []byte, owner any, reg *game.Registry, version int64) (*Vie
 	if err != nil {
 		return nil, err
 	}
-	if got := sealSum(data[:hl-8], xxh3.Hash(data[hl:])); got != ah.checksum {
+	body := make(chan uint64, 1)
+	go func() { body <- xxh3.Hash(data[hl:]) }()
+	v, err := decodeBody(binio.NewBytesReader(data[hl:], owner), ah, reg, version)
+	if got := sealSum(data[:hl-8], <-body); got != ah.checksum {
 		return nil, invalid("checksum %016x, the contents give %016x", ah.checksum, got)
 	}
-	return decodeBody(binio.NewBytesReader(data[hl:], owner), ah, reg, version)
+	return v, err
 }
 
 // decodeBody decodes the sections of a body from br.
