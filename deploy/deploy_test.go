@@ -35,10 +35,6 @@ const root = ".."
 // goRuntimeEnv are read by the Go runtime of every Go program, cardcat included.
 var goRuntimeEnv = map[string]bool{"GOMEMLIMIT": true, "GOMAXPROCS": true, "GOGC": true, "GODEBUG": true}
 
-// pendingEnv are variables the deployment files set before cardcat reads them: another change of the same issue
-// adds them. Each is checked like any other once cardcat reads it; until then the test only logs it.
-var pendingEnv = map[string]string{}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if built.dir != "" {
@@ -360,10 +356,6 @@ func checkEnv(t *testing.T, where, cmdName string, env map[string]string) {
 	c := cardcatCLI(t)
 	for _, name := range slices.Sorted(mapsKeys(env)) {
 		if !known[name] {
-			if why, ok := pendingEnv[name]; ok {
-				t.Logf("%s: %s is not read by cardcat yet (pending: %s)", where, name, why)
-				continue
-			}
 			t.Errorf("%s: cardcat reads no variable %s", where, name)
 			continue
 		}
