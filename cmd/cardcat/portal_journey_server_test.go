@@ -53,16 +53,8 @@ func startJourneyServer(t *testing.T, clock *journeyClock, mail *mailtest.Server
 	ln.Close()
 	public := "http://" + addr
 
-	getenv := testEnv(vars)
-	stderr := &syncBuffer{}
-	logs := newLogBuffer(stderr)
-	logCtx, stopLogs := context.WithCancel(context.Background())
-	flushed := make(chan struct{})
-	go func() { logs.run(logCtx); close(flushed) }()
-	logCfg := readLogConfig(getenv)
 	stdout := &listenWriter{listening: make(chan struct{})}
-	env := &Env{Getenv: getenv, Stdout: stdout, Stderr: stderr, Log: newLogger(logCfg, logs), logs: logs, logCfg: logCfg}
-
+	env, stderr, finishLogs := inProcessEnv(vars, stdout)
 	cfg, err := parseServe(env, []string{"--addr", addr, "--public-url", public, "--data-dir", t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -77,29 +69,12 @@ func startJourneyServer(t *testing.T, clock *journeyClock, mail *mailtest.Server
 	case <-stdout.listening:
 	case err := <-done:
 		cancel()
-		stopLogs()
-		<-flushed
+		finishLogs()
 		t.Fatalf("serve exited before listening: %v\n%s", err, stderr)
 	case <-time.After(30 * time.Second):
 		t.Fatalf("serve did not listen within 30 s\n%s", stderr)
 	}
-
-	var once sync.Once
-	var stopErr error
-	s := &journeyServer{url: public, stderr: stderr}
-	s.stop = func() error {
-		once.Do(func() {
-			cancel()
-			select {
-			case stopErr = <-done:
-			case <-time.After(30 * time.Second):
-				stopErr = context.DeadlineExceeded
-			}
-			stopLogs()
-			<-flushed
-		})
-		return stopErr
-	}
+	s := &journeyServer{url: public, stderr: stderr, stop: stopOnce(cancel, done, finishLogs)}
 	t.Cleanup(func() { s.stop() })
 	return s
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -106,15 +105,8 @@ func (o *outcomes) all() []schedule.Status {
 // then tune applied to its configuration, and waits until it listens.
 func startServeCfg(t *testing.T, args []string, tune func(*serveConfig)) *server {
 	t.Helper()
-	stderr := &syncBuffer{}
-	logs := newLogBuffer(stderr)
-	logCtx, stopLogs := context.WithCancel(context.Background())
-	flushed := make(chan struct{})
-	go func() { logs.run(logCtx); close(flushed) }()
-	getenv := testEnv(nil)
-	logCfg := readLogConfig(getenv)
 	pr, pw := io.Pipe()
-	env := &Env{Getenv: getenv, Stdout: pw, Stderr: stderr, Log: newLogger(logCfg, logs), logs: logs, logCfg: logCfg}
+	env, stderr, finishLogs := inProcessEnv(nil, pw)
 	cfg, err := parseServe(env, append([]string{"--addr", "127.0.0.1:0"}, args...))
 	if err != nil {
 		t.Fatal(err)
@@ -126,45 +118,7 @@ func startServeCfg(t *testing.T, args []string, tune func(*serveConfig)) *server
 		done <- serve(ctx, env, cfg)
 		pw.Close()
 	}()
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "cardcat listening on "); ok {
-				urls <- u
-			}
-		}
-		close(urls)
-	}()
-	s := &server{stderr: stderr}
-	select {
-	case u, ok := <-urls:
-		if !ok {
-			cancel()
-			t.Fatalf("serve exited before listening: %v\n%s", <-done, stderr)
-		}
-		s.url = u
-	case <-time.After(60 * time.Second):
-		cancel()
-		t.Fatalf("serve did not start in time\n%s", stderr)
-	}
-	var once sync.Once
-	var stopErr error
-	s.stop = func() error {
-		once.Do(func() {
-			cancel()
-			select {
-			case stopErr = <-done:
-			case <-time.After(30 * time.Second):
-				stopErr = context.DeadlineExceeded
-			}
-			stopLogs()
-			<-flushed
-		})
-		return stopErr
-	}
-	t.Cleanup(func() { s.stop() })
-	return s
+	return awaitListening(t, pr, stderr, cancel, done, finishLogs)
 }
 
 // catalogueOf is /health's catalogue.

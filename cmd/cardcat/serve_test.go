@@ -57,6 +57,14 @@ func startServe(t *testing.T, dataDir string, vars map[string]string, extra ...s
 		done <- run(ctx, args, testEnv(vars), pw, stderr)
 		pw.Close()
 	}()
+	return awaitListening(t, pr, stderr, cancel, done, nil)
+}
+
+// awaitListening reads serve's standard output from pr until it says where
+// it listens, and returns that server; its stop cancels serve, waits for it
+// (30 s at most), then runs after (when not nil), once.
+func awaitListening(t *testing.T, pr io.Reader, stderr *syncBuffer, cancel func(), done <-chan error, after func()) *server {
+	t.Helper()
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -67,33 +75,57 @@ func startServe(t *testing.T, dataDir string, vars map[string]string, extra ...s
 		}
 		close(urls)
 	}()
-	var s *server
+	s := &server{stderr: stderr, stop: stopOnce(cancel, done, after)}
 	select {
 	case u, ok := <-urls:
 		if !ok {
 			cancel()
 			t.Fatalf("serve exited before listening: %v\n%s", <-done, stderr)
 		}
-		s = &server{url: u, stderr: stderr}
+		s.url = u
 	case <-time.After(60 * time.Second):
 		cancel()
 		t.Fatalf("serve did not start in time\n%s", stderr)
 	}
+	t.Cleanup(func() { s.stop() })
+	return s
+}
+
+// stopOnce is the stop of a serve run whose context cancel cancels and
+// whose result comes on done: it cancels, waits 30 s at most, then runs
+// after (when not nil); later calls return the first's result.
+func stopOnce(cancel func(), done <-chan error, after func()) func() error {
 	var once sync.Once
-	var stopErr error
-	s.stop = func() error {
+	var err error
+	return func() error {
 		once.Do(func() {
 			cancel()
 			select {
-			case stopErr = <-done:
+			case err = <-done:
 			case <-time.After(30 * time.Second):
-				stopErr = context.DeadlineExceeded
+				err = context.DeadlineExceeded
+			}
+			if after != nil {
+				after()
 			}
 		})
-		return stopErr
+		return err
 	}
-	t.Cleanup(func() { s.stop() })
-	return s
+}
+
+// inProcessEnv is the Env main makes for serve, over vars, writing to
+// stdout and to the returned buffer through the log writer; finish stops
+// that writer once the lines still queued are written.
+func inProcessEnv(vars map[string]string, stdout io.Writer) (env *Env, stderr *syncBuffer, finish func()) {
+	stderr = &syncBuffer{}
+	logs := newLogBuffer(stderr)
+	logCtx, stopLogs := context.WithCancel(context.Background())
+	flushed := make(chan struct{})
+	go func() { logs.run(logCtx); close(flushed) }()
+	getenv := testEnv(vars)
+	logCfg := readLogConfig(getenv)
+	env = &Env{Getenv: getenv, Stdout: stdout, Stderr: stderr, Log: newLogger(logCfg, logs), logs: logs, logCfg: logCfg}
+	return env, stderr, func() { stopLogs(); <-flushed }
 }
 
 // get sends a GET and reads its answer, checked against the server's
