@@ -165,6 +165,7 @@ func (b *Builder) awaitShared(ctx context.Context, snap *catalog.Snapshot, game 
 		lastClaim string
 		changed   time.Time
 		waiting   bool
+		rechecked bool
 	)
 	for {
 		m, err := b.readShared(ctx, version, game)
@@ -191,10 +192,10 @@ func (b *Builder) awaitShared(ctx context.Context, snap *catalog.Snapshot, game 
 		// Not published: is another replica building them?
 		data, err := b.getSmall(ctx, claimObject(version))
 		if err != nil {
-			if waiting && errors.Is(err, fs.ErrNotExist) {
-				// The builder is done (or gave up) between the two reads:
-				// its manifest, if any, is there now.
-				waiting = false
+			if !rechecked && errors.Is(err, fs.ErrNotExist) {
+				// A builder may have published and removed its claim
+				// between the two reads: its manifest, if any, is there now.
+				rechecked = true
 				continue
 			}
 			if !errors.Is(err, fs.ErrNotExist) && ctx.Err() == nil {
@@ -203,6 +204,7 @@ func (b *Builder) awaitShared(ctx context.Context, snap *catalog.Snapshot, game 
 			}
 			return nil
 		}
+		rechecked = false // a claim seen: its end is worth one more look too
 		var c claimBody
 		if json.Unmarshal(data, &c) != nil || c.Owner == b.owner {
 			return nil // damaged, or this replica's own before a restart
