@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/store"
 )
 
 func init() {
@@ -29,6 +31,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	lockWait := fs.Duration("lock-wait", 30*time.Minute, "how long to wait while a scheduled refresh or another ingest of the same store runs (0: fail at once)")
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
@@ -41,6 +44,11 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	unlock, err := takeIngestLock(ctx, st, *lockWait, env.Log)
+	if err != nil {
+		return err
+	}
+	defer unlock() // after the artifact: the next ingest builds on this one's
 	env.Log.Info("ingest starting", "source", src.Describe("."), "store", sf.describe())
 	opts := up.options(env.Log)
 	opts.Progress = newProgress(env).update
@@ -51,6 +59,41 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	printReport(env, rep)
 	writeIngestedArtifact(ctx, env, arts, sf.dataDir, st)
 	return nil
+}
+
+// ingestLockPoll is how often a waiting ingest tries the lock again.
+var ingestLockPoll = 2 * time.Second
+
+// takeIngestLock takes the store's refresh lock, the one the scheduled
+// refresh's replicas take (refreshLockName), so that a cron ingest and a
+// scheduled one never write the same store at once: waiting at most wait
+// for its holder to finish.
+func takeIngestLock(ctx context.Context, st store.Store, wait time.Duration, log *slog.Logger) (func(), error) {
+	locker, ok := st.(store.Locker)
+	if !ok {
+		return func() {}, nil
+	}
+	deadline := time.Now().Add(wait)
+	for logged := false; ; logged = true {
+		unlock, ok, err := locker.TryLock(ctx, refreshLockName)
+		if err != nil {
+			return nil, fmt.Errorf("ingest: taking the store's refresh lock: %w", err)
+		}
+		if ok {
+			return unlock, nil
+		}
+		if !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("ingest: a scheduled refresh or another ingest of this store still runs after --lock-wait %s; nothing written", wait)
+		}
+		if !logged {
+			log.Info("a scheduled refresh or another ingest of this store is running: waiting for it", "at_most", wait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(min(ingestLockPoll, time.Until(deadline))):
+		}
+	}
 }
 
 // defaultChangeDays is the change feed's kept history: a client that syncs
