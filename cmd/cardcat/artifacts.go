@@ -37,13 +37,15 @@ func addArtifactFlags(fs *flag.FlagSet, env *Env) (*artifactFlags, error) {
 	return f, nil
 }
 
-// open returns the artifacts of dataDir, shared through S3 when s3cfg is
-// enabled; nil when artifacts are off.
-func (f *artifactFlags) open(dataDir string, s3cfg s3store.Config, log *slog.Logger) (*serving.Artifacts, error) {
+// open returns the artifacts of the data directory, shared through S3 when
+// s3cfg is enabled, and through the directory itself when the store is
+// SQLite in it (whoever writes that store writes its artifacts there); nil
+// when artifacts are off.
+func (f *artifactFlags) open(sf *storeFlags, s3cfg s3store.Config, log *slog.Logger) (*serving.Artifacts, error) {
 	if f == nil || !f.enabled {
 		return nil, nil
 	}
-	a := &serving.Artifacts{Dir: filepath.Join(dataDir, "snapshots"), Log: log}
+	a := &serving.Artifacts{Dir: filepath.Join(sf.dataDir, "snapshots"), SharedDir: sf.databaseURL == "", Log: log}
 	if s3cfg.Enabled() {
 		objs, err := s3share.New(s3cfg)
 		if err != nil {
@@ -57,13 +59,13 @@ func (f *artifactFlags) open(dataDir string, s3cfg s3store.Config, log *slog.Log
 // writeIngestedArtifact builds the version ingest has just written and
 // writes its artifact, so that the first replica to serve it reads it. The
 // version is committed already: a failure is logged, and replicas build it.
-func writeIngestedArtifact(ctx context.Context, env *Env, f *artifactFlags, dataDir string, st store.Store) {
+func writeIngestedArtifact(ctx context.Context, env *Env, f *artifactFlags, sf *storeFlags, st store.Store) {
 	s3cfg, err := s3ConfigFromEnv(env.Getenv)
 	if err != nil {
 		env.Log.Error("snapshot artifact not written", "err", err)
 		return
 	}
-	arts, err := f.open(dataDir, s3cfg, env.Log)
+	arts, err := f.open(sf, s3cfg, env.Log)
 	if err != nil || arts == nil {
 		if err != nil {
 			env.Log.Error("snapshot artifact not written", "err", err)
@@ -84,12 +86,13 @@ func buildArtifact(ctx context.Context, arts *serving.Artifacts, st store.Store,
 }
 
 // withArtifact makes the scheduled refresh write the artifact of each
-// version it ingests to S3, as `cardcat ingest` does: the replicas (this one
-// included) wait for it rather than each building the version. Without S3
-// no replica waits (each builds, this one writing its artifact then), so
-// there is nothing to add.
+// version it ingests, as `cardcat ingest` does, where artifacts are Shared
+// (S3, or the data directory of a SQLite store): the replicas (this one
+// included) wait for it rather than each building the version. Otherwise no
+// replica waits (each builds, this one writing its artifact then), so there
+// is nothing to add.
 func withArtifact(sched *schedule.Scheduler, arts *serving.Artifacts, st store.Store, log *slog.Logger) {
-	if sched == nil || arts == nil || arts.Remote == nil {
+	if sched == nil || arts == nil || !arts.Shared() {
 		return
 	}
 	work := sched.Work

@@ -57,7 +57,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	printReport(env, rep)
-	writeIngestedArtifact(ctx, env, arts, sf.dataDir, st)
+	writeIngestedArtifact(ctx, env, arts, sf, st)
 	return nil
 }
 

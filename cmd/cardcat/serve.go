@@ -141,7 +141,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 	holder := serving.NewHolder(st, reg, log)
-	if holder.Artifacts, err = cfg.artifacts.open(sf.dataDir, cfg.images.s3, log); err != nil {
+	if holder.Artifacts, err = cfg.artifacts.open(sf, cfg.images.s3, log); err != nil {
 		return err
 	}
 	mx := newServeMetrics(cfg, holder)

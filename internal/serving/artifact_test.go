@@ -433,12 +433,67 @@ func TestHolderWaitsForArtifact(t *testing.T) {
 			t.Errorf("%d waiting lines for two versions waited for:\n%s", n, logs.String())
 		}
 
+		// A data directory shared with the store's writer (SQLite in it)
+		// is waited for like shared storage.
+		h.Artifacts.Remote, h.Artifacts.SharedDir = nil, true
+		st.cat.Version++
+		if err := h.Refresh(t.Context()); err != nil || h.Current().Version == st.cat.Version || st.loads != 2 {
+			t.Fatalf("with a shared directory: %v, version %d, %d loads, want the wait", err, h.Current().Version, st.loads)
+		}
+		time.Sleep(time.Minute)
+
 		// Without shared storage another process's artifact is not here:
 		// the version is built at once.
-		h.Artifacts.Remote = nil
+		h.Artifacts.SharedDir = false
 		st.cat.Version++
 		if err := h.Refresh(t.Context()); err != nil || h.Current().Version != st.cat.Version || st.loads != 3 {
 			t.Fatalf("without shared storage: %v, version %d, %d loads", err, h.Current().Version, st.loads)
+		}
+	})
+}
+
+// TestHolderWatchPollsForArtifact: a holder waiting for a new version's
+// artifact looks for it every ArtifactPoll, not every refresh interval, so
+// that the version is swapped in about a second after the artifact is
+// published; once served, it is back to its interval.
+func TestHolderWatchPollsForArtifact(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &holderStore{cat: mustFixture(t)}
+		h := NewHolder(st, game.Default(), slog.New(slog.DiscardHandler))
+		h.Artifacts = &Artifacts{Dir: t.TempDir(), SharedDir: true}
+		if err := h.Refresh(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		const every = 30 * time.Second
+		go h.Watch(ctx, every)
+
+		st.cat.Version++
+		time.Sleep(every + time.Second) // the interval's check sees it: waiting
+		synctest.Wait()
+		if !h.awaitingArtifact() || st.loads != 1 {
+			t.Fatalf("after the interval: waiting %v, %d loads", h.awaitingArtifact(), st.loads)
+		}
+		next, err := Build(st.cat, game.Default(), analytics.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteArtifact(h.Artifacts.Path(next.Version), next); err != nil {
+			t.Fatal(err)
+		}
+		published := time.Now()
+		for h.Current().Version != next.Version {
+			if time.Since(published) > every/2 {
+				t.Fatalf("not swapped in %v after its artifact was published", time.Since(published))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if took := time.Since(published); took > ArtifactPoll+100*time.Millisecond {
+			t.Errorf("swapped in %v after its artifact was published, want within %v", took, ArtifactPoll)
+		}
+		if h.awaitingArtifact() || st.loads != 1 {
+			t.Errorf("after the swap: waiting %v, %d loads", h.awaitingArtifact(), st.loads)
 		}
 	})
 }

@@ -37,6 +37,11 @@ type Remote interface {
 type Artifacts struct {
 	Dir    string
 	Remote Remote // nil: the directory only
+	// SharedDir says that every process writing this store's versions
+	// writes their artifacts into Dir too (SQLite in the data directory:
+	// `ingest` and `serve` share it), so that, like with Remote, a new
+	// version's artifact is worth waiting for (Holder.ArtifactWait).
+	SharedDir bool
 	// Keep is how many versions' artifacts Save leaves (the newest ones);
 	// DefaultKeepArtifacts when 0.
 	Keep int
@@ -46,6 +51,10 @@ type Artifacts struct {
 // DefaultKeepArtifacts keeps the version served and the one before it, and
 // one more for a replica still serving an older version.
 const DefaultKeepArtifacts = 3
+
+// Shared reports whether the artifact of a version another process writes
+// reaches this one: through Remote, or a shared Dir.
+func (a *Artifacts) Shared() bool { return a.Remote != nil || a.SharedDir }
 
 // remotePrefix is where artifacts are in Remote.
 const remotePrefix = "snapshots/"

@@ -184,8 +184,20 @@ func (h *Holder) tcgHistory(ctx context.Context, cat *catalog.Catalog) (map[stri
 	return history, nil
 }
 
-// Watch refreshes every interval until ctx ends; a failed refresh keeps
-// serving the current snapshot, and an outage is logged once (the tracker).
+// Watch refreshes every interval until ctx ends (every ArtifactPoll while
+// it waits for a new version's artifact); a failed refresh keeps serving the
+// current snapshot, and an outage is logged once (the tracker).
 func (h *Holder) Watch(ctx context.Context, every time.Duration) {
-	poll.Every(ctx, every, func(ctx context.Context) { h.Refresh(ctx) })
+	for {
+		next := every
+		if h.awaitingArtifact() {
+			next = min(every, ArtifactPoll)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(next):
+			h.Refresh(ctx)
+		}
+	}
 }

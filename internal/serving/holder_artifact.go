@@ -17,9 +17,10 @@ const DefaultArtifactWait = 3 * time.Minute
 // current version for now rather than build this one: a running holder
 // waits up to ArtifactWait for the artifact of a version it has just seen
 // (the process that committed it writes it right after), so that replicas
-// do not all build what one is building. Only with Remote storage: without
-// it, another process's artifact is in its own data directory, not here. A
-// holder serving nothing yet never waits. Either way the log says which path was taken and how long it took.
+// do not all build what one is building. Only when artifacts are Shared:
+// otherwise another process's artifact is in its own data directory, not
+// here. A holder serving nothing yet never waits. Either way the log says
+// which path was taken and how long it took.
 func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, wait bool) {
 	if h.Artifacts == nil {
 		return nil, false
@@ -35,7 +36,7 @@ func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, w
 		return view, false
 	}
 	missing := errors.Is(err, fs.ErrNotExist)
-	if missing && h.Current() != nil && h.ArtifactWait > 0 && h.Artifacts.Remote != nil {
+	if missing && h.Current() != nil && h.ArtifactWait > 0 && h.Artifacts.Shared() {
 		if h.waitingFor != version {
 			h.waitingFor, h.waitingSince = version, time.Now()
 			h.log.Info("waiting for the snapshot artifact of the new version", "version", version, "at_most", h.ArtifactWait)
@@ -55,6 +56,18 @@ func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, w
 		h.log.Info("no snapshot artifact of this version; building it from the store", "version", version)
 	}
 	return nil, false
+}
+
+// ArtifactPoll is how often a holder waiting for a new version's artifact
+// looks for it, whatever its refresh interval: a version is swapped in
+// within about this long after its artifact is published.
+const ArtifactPoll = time.Second
+
+// awaitingArtifact reports whether the holder waits for the artifact of a
+// version newer than the one it serves.
+func (h *Holder) awaitingArtifact() bool {
+	cur := h.Current()
+	return h.waitingFor != 0 && cur != nil && cur.Version < h.waitingFor
 }
 
 // saveArtifact writes the artifact of a version built from the store, so
