@@ -61,6 +61,7 @@ type config struct {
 	profileDir       string
 	seed             uint64
 	serveEnv         []string // extra environment of cardcat serve, for what-if runs
+	replicaStarts    int      // serve starts per mode in the replica phase
 	// soak runs the mixed soak load this long after the other load runs (0:
 	// no soak), in slices of soakSlice, with a catalogue refresh every
 	// soakRefresh (0: none).
@@ -110,6 +111,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.DurationVar(&cfg.soak, "soak", 0, "after the load runs, a soak of this long (e.g. 30m): mixed load (card, set, search, paid) on one cardcat with catalogue refreshes, resident memory, goroutines and p99 sampled over time; 0: none")
 	fs.DurationVar(&cfg.soakRefresh, "soak-refresh", 3*time.Minute, "during the soak, ingest a new catalogue version this often (0: never)")
 	fs.DurationVar(&cfg.soakSlice, "soak-slice", 30*time.Second, "length of one soak sample (one wrk run)")
+	fs.IntVar(&cfg.replicaStarts, "replica-starts", 3, "fresh serve starts timed per mode in the replica phase (the report gives their median and spread)")
 	fs.BoolVar(&cfg.replica, "replica", true, "measure replica start (to the first 200) and version swap, with the snapshot artifact and without, before the load runs (two more synth and ingest runs)")
 	fs.Func("serve-env", "KEY=VALUE added to the environment of cardcat serve, for what-if runs (e.g. CARDCAT_LOG_LEVEL=warn); repeatable", func(v string) error {
 		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
