@@ -147,13 +147,13 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	mx := newServeMetrics(cfg, holder)
 	// The bulk files of each version are built on disk (or fetched from S3,
 	// once another replica built them), in the background, once the version
-	// is served (docs/operations.md, "Bulk files").
+	// is served (docs/operations.md, "Bulk files"): the first version's once
+	// the server listens, below.
 	bulkFiles, err := openBulk(filepath.Join(sf.dataDir, "bulk"), cfg.images.s3, log)
 	if err != nil {
 		return err
 	}
 	defer bulkFiles.Close()
-	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot) }
 	if err := holder.Refresh(ctx); err != nil {
 		return err
 	}
@@ -252,6 +252,13 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Started only now: on a replica of one core, a build running beside
+	// the start-up doubled its time to the first answer (bench/README.md,
+	// "Replica start at a million cards").
+	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot) }
+	if v := holder.Current(); v != nil {
+		bulkFiles.Publish(v.Snapshot)
+	}
 	go holder.Watch(ctx, cfg.refresh)
 	go lim.dir.Watch(ctx, lim.refresh)
 	go usage.Run(ctx, account.DefaultFlushInterval)
