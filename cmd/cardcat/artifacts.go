@@ -37,6 +37,27 @@ func addArtifactFlags(fs *flag.FlagSet, env *Env) (*artifactFlags, error) {
 	return f, nil
 }
 
+// addLoadTimeoutFlag adds --load-timeout (CARDCAT_LOAD_TIMEOUT): how long
+// the reading of a catalogue version from the store may take (the
+// catalogue, its TCGplayer history, or its artifact), for serve and for
+// the artifact ingest writes. Its default suits a million cards; larger
+// catalogues need more (docs/operations.md, "Capacity").
+func addLoadTimeoutFlag(fs *flag.FlagSet, env *Env) (*time.Duration, error) {
+	def, err := envDuration(env.Getenv, "CARDCAT_LOAD_TIMEOUT", serving.DefaultLoadTimeout)
+	if err != nil {
+		return nil, err
+	}
+	d := fs.Duration("load-timeout", def, "how long reading a catalogue version from the store (or its snapshot artifact) may take before the attempt fails (env CARDCAT_LOAD_TIMEOUT)")
+	return d, nil
+}
+
+func checkLoadTimeout(d time.Duration) error {
+	if d <= 0 {
+		return usageError{"--load-timeout must be positive"}
+	}
+	return nil
+}
+
 // open returns the artifacts of the data directory, shared through S3 when
 // s3cfg is enabled, and through the directory itself when the store is
 // SQLite in it (whoever writes that store writes its artifacts there); nil
@@ -59,7 +80,7 @@ func (f *artifactFlags) open(sf *storeFlags, s3cfg s3store.Config, log *slog.Log
 // writeIngestedArtifact builds the version ingest has just written and
 // writes its artifact, so that the first replica to serve it reads it. The
 // version is committed already: a failure is logged, and replicas build it.
-func writeIngestedArtifact(ctx context.Context, env *Env, f *artifactFlags, sf *storeFlags, st store.Store) {
+func writeIngestedArtifact(ctx context.Context, env *Env, f *artifactFlags, sf *storeFlags, st store.Store, loadTimeout time.Duration) {
 	s3cfg, err := s3ConfigFromEnv(env.Getenv)
 	if err != nil {
 		env.Log.Error("snapshot artifact not written", "err", err)
@@ -72,14 +93,14 @@ func writeIngestedArtifact(ctx context.Context, env *Env, f *artifactFlags, sf *
 		}
 		return
 	}
-	buildArtifact(ctx, arts, st, env.Log)
+	buildArtifact(ctx, arts, st, loadTimeout, env.Log)
 }
 
 // buildArtifact builds the store's version as serve would and writes its
 // artifact (a failure is logged: replicas then build the version).
-func buildArtifact(ctx context.Context, arts *serving.Artifacts, st store.Store, log *slog.Logger) {
+func buildArtifact(ctx context.Context, arts *serving.Artifacts, st store.Store, loadTimeout time.Duration, log *slog.Logger) {
 	h := serving.NewHolder(st, game.Default(), log)
-	h.Artifacts = arts
+	h.Artifacts, h.LoadTimeout = arts, loadTimeout
 	if err := h.Refresh(ctx); err != nil {
 		log.Error("snapshot artifact not written: the version could not be built", "err", err)
 	}
@@ -91,7 +112,7 @@ func buildArtifact(ctx context.Context, arts *serving.Artifacts, st store.Store,
 // included) wait for it rather than each building the version. Otherwise no
 // replica waits (each builds, this one writing its artifact then), so there
 // is nothing to add.
-func withArtifact(sched *schedule.Scheduler, arts *serving.Artifacts, st store.Store, log *slog.Logger) {
+func withArtifact(sched *schedule.Scheduler, arts *serving.Artifacts, st store.Store, loadTimeout time.Duration, log *slog.Logger) {
 	if sched == nil || arts == nil || !arts.Shared() {
 		return
 	}
@@ -99,7 +120,7 @@ func withArtifact(sched *schedule.Scheduler, arts *serving.Artifacts, st store.S
 	sched.Work = func(ctx context.Context, now time.Time) (int64, error) {
 		v, err := work(ctx, now)
 		if err == nil {
-			buildArtifact(ctx, arts, st, log)
+			buildArtifact(ctx, arts, st, loadTimeout, log)
 		}
 		return v, err
 	}

@@ -31,8 +31,15 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	loadTimeout, err := addLoadTimeoutFlag(fs, env)
+	if err != nil {
+		return err
+	}
 	lockWait := fs.Duration("lock-wait", 30*time.Minute, "how long to wait while a scheduled refresh or another ingest of the same store runs (0: fail at once)")
 	if err := parseFlags(fs, env, args); err != nil {
+		return err
+	}
+	if err := checkLoadTimeout(*loadTimeout); err != nil {
 		return err
 	}
 	var src ingest.Source = ingest.DirSource{Dir: *from}
@@ -57,7 +64,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	printReport(env, rep)
-	writeIngestedArtifact(ctx, env, arts, sf, st)
+	writeIngestedArtifact(ctx, env, arts, sf, st, *loadTimeout)
 	return nil
 }
 

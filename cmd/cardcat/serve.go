@@ -38,7 +38,9 @@ type serveConfig struct {
 	publicURL string // without a trailing slash
 	region    string
 	refresh   time.Duration
-	adminAddr string
+	// loadTimeout bounds each reading of a catalogue version (--load-timeout).
+	loadTimeout time.Duration
+	adminAddr   string
 	// adminPublic: the operator let the admin server listen where other
 	// hosts can reach it (--admin-allow-public); without it only loopback.
 	adminPublic bool
@@ -77,6 +79,10 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 		return nil, err
 	}
 	fs.DurationVar(&cfg.refresh, "refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
+	loadTimeout, err := addLoadTimeoutFlag(fs, env)
+	if err != nil {
+		return nil, err
+	}
 	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server (pprof, /livez, /readyz, /metrics), a loopback one such as 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
 	if v := env.Getenv("CARDCAT_ADMIN_ALLOW_PUBLIC"); v != "" {
 		if cfg.adminPublic, err = strconv.ParseBool(v); err != nil {
@@ -101,6 +107,10 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 	}
 	if cfg.refresh <= 0 {
 		return nil, usageError{"--refresh-interval must be positive"}
+	}
+	cfg.loadTimeout = *loadTimeout
+	if err := checkLoadTimeout(cfg.loadTimeout); err != nil {
+		return nil, err
 	}
 	if err := cfg.portal.validate(); err != nil {
 		return nil, err
@@ -141,6 +151,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 	holder := serving.NewHolder(st, reg, log)
+	holder.LoadTimeout = cfg.loadTimeout
 	if holder.Artifacts, err = cfg.artifacts.open(sf, cfg.images.s3, log); err != nil {
 		return err
 	}
@@ -266,7 +277,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	if err != nil {
 		return err
 	}
-	withArtifact(sched, holder.Artifacts, st, log)
+	withArtifact(sched, holder.Artifacts, st, cfg.loadTimeout, log)
 	if sched != nil {
 		// Waited for before the store closes: an ingest cut short by the
 		// shutdown rolls back (docs/operations.md, "Scheduled refresh").

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // configEnv is an Env whose environment is m and whose output is kept.
@@ -27,7 +29,7 @@ func TestParseServe(t *testing.T) {
 	env, _ := configEnv(map[string]string{
 		"CARDCAT_ADDR": ":9000", "CARDCAT_PUBLIC_URL": "https://api.example/", "CARDCAT_REFRESH_INTERVAL": "1m",
 		"CARDCAT_DATABASE_URL_FILE": dbFile, "CARDCAT_REDIS_URL": "redis://r:6379/0", "CARDCAT_GUARD_PER_HOUR": "50",
-		"CARDCAT_REDIS_TIMEOUT": "250ms",
+		"CARDCAT_REDIS_TIMEOUT": "250ms", "CARDCAT_LOAD_TIMEOUT": "20m",
 	})
 	cfg, err := parseServe(env, nil)
 	if err != nil {
@@ -35,20 +37,23 @@ func TestParseServe(t *testing.T) {
 	}
 	if cfg.addr != ":9000" || cfg.publicURL != "https://api.example" || cfg.refresh != time.Minute ||
 		cfg.store.databaseURL != "postgres://u:secret@db/cardcat" || cfg.limits.redisURL != "redis://r:6379/0" ||
-		cfg.limits.guardPerHour != 50 || cfg.gcPercent != 50 || cfg.limits.redisTimeout != 250*time.Millisecond {
+		cfg.limits.guardPerHour != 50 || cfg.gcPercent != 50 || cfg.limits.redisTimeout != 250*time.Millisecond ||
+		cfg.loadTimeout != 20*time.Minute {
 		t.Errorf("from the environment: %+v, store %+v, limits %+v", cfg, cfg.store, cfg.limits)
 	}
 
-	cfg, err = parseServe(env, []string{"--addr", ":9001", "--database-url", "sqlite:/tmp/x.db", "--redis-url", "", "--guard-per-hour", "7", "--redis-timeout", "2s"})
+	cfg, err = parseServe(env, []string{"--addr", ":9001", "--database-url", "sqlite:/tmp/x.db", "--redis-url", "", "--guard-per-hour", "7", "--redis-timeout", "2s", "--load-timeout", "90s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.addr != ":9001" || cfg.store.databaseURL != "sqlite:/tmp/x.db" || cfg.limits.redisURL != "" || cfg.limits.guardPerHour != 7 || cfg.limits.redisTimeout != 2*time.Second {
+	if cfg.addr != ":9001" || cfg.store.databaseURL != "sqlite:/tmp/x.db" || cfg.limits.redisURL != "" || cfg.limits.guardPerHour != 7 || cfg.limits.redisTimeout != 2*time.Second ||
+		cfg.loadTimeout != 90*time.Second {
 		t.Errorf("flags must win: %+v, store %+v, limits %+v", cfg, cfg.store, cfg.limits)
 	}
 
 	env, _ = configEnv(map[string]string{"GOGC": "100"})
-	if cfg, err = parseServe(env, nil); err != nil || cfg.gcPercent != -1 || cfg.store.databaseURL != "" || cfg.store.dataDir != "./data" {
+	if cfg, err = parseServe(env, nil); err != nil || cfg.gcPercent != -1 || cfg.store.databaseURL != "" || cfg.store.dataDir != "./data" ||
+		cfg.loadTimeout != serving.DefaultLoadTimeout {
 		t.Errorf("defaults with the operator's GOGC: %+v, %v", cfg, err)
 	}
 }
@@ -69,6 +74,8 @@ func TestParseServeRefusals(t *testing.T) {
 		{map[string]string{"CARDCAT_REDIS_TIMEOUT": "0s"}, nil, "CARDCAT_REDIS_TIMEOUT"},
 		{map[string]string{"CARDCAT_REDIS_TIMEOUT": "fast"}, nil, "CARDCAT_REDIS_TIMEOUT"},
 		{nil, []string{"--redis-timeout", "-1s"}, "redis-timeout"},
+		{nil, []string{"--load-timeout", "0s"}, "load-timeout"},
+		{map[string]string{"CARDCAT_LOAD_TIMEOUT": "long"}, nil, "CARDCAT_LOAD_TIMEOUT"},
 	} {
 		env, _ := configEnv(tt.env)
 		_, err := parseServe(env, tt.args)
