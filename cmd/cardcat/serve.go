@@ -40,7 +40,9 @@ type serveConfig struct {
 	refresh   time.Duration
 	// loadTimeout bounds each reading of a catalogue version (--load-timeout).
 	loadTimeout time.Duration
-	adminAddr   string
+	// compressCacheMB bounds the compressed answers kept (--compress-cache-mb).
+	compressCacheMB int
+	adminAddr       string
 	// adminPublic: the operator let the admin server listen where other
 	// hosts can reach it (--admin-allow-public); without it only loopback.
 	adminPublic bool
@@ -83,6 +85,14 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.compressCacheMB = httpapi.DefaultCompressCacheBytes >> 20
+	if v := env.Getenv("CARDCAT_COMPRESS_CACHE_MB"); v != "" {
+		if err := setPositiveInt(&cfg.compressCacheMB, v); err != nil {
+			return nil, usageError{"CARDCAT_COMPRESS_CACHE_MB: " + err.Error()}
+		}
+	}
+	fs.Func("compress-cache-mb", fmt.Sprintf("megabytes of compressed answers kept in memory, each compressed once per catalogue version (env CARDCAT_COMPRESS_CACHE_MB; default %d)", cfg.compressCacheMB),
+		func(v string) error { return setPositiveInt(&cfg.compressCacheMB, v) })
 	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server (pprof, /livez, /readyz, /metrics), a loopback one such as 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
 	if v := env.Getenv("CARDCAT_ADMIN_ALLOW_PUBLIC"); v != "" {
 		if cfg.adminPublic, err = strconv.ParseBool(v); err != nil {
@@ -131,6 +141,16 @@ func parseServe(env *Env, args []string) (*serveConfig, error) {
 		cfg.gcPercent = 50
 	}
 	return cfg, nil
+}
+
+// setPositiveInt parses v into *n: a positive integer.
+func setPositiveInt(n *int, v string) error {
+	i, err := strconv.Atoi(v)
+	if err != nil || i <= 0 {
+		return fmt.Errorf("want a positive integer, got %q", v)
+	}
+	*n = i
+	return nil
 }
 
 // serve runs the API until ctx ends, then drains the requests in flight.
@@ -205,7 +225,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 	// A new catalogue version reaches this server within a refresh interval:
 	// keyed answers may be reused that long, then revalidated (free).
-	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted, KeyedMaxAge: cfg.refresh}, httpapi.Deps{
+	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted, KeyedMaxAge: cfg.refresh,
+		CompressCacheBytes: cfg.compressCacheMB << 20}, httpapi.Deps{
 		Auth:      lim.auth,
 		Limiter:   lim.limiter,
 		Usage:     usage,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/serving"
 )
 
@@ -29,7 +30,7 @@ func TestParseServe(t *testing.T) {
 	env, _ := configEnv(map[string]string{
 		"CARDCAT_ADDR": ":9000", "CARDCAT_PUBLIC_URL": "https://api.example/", "CARDCAT_REFRESH_INTERVAL": "1m",
 		"CARDCAT_DATABASE_URL_FILE": dbFile, "CARDCAT_REDIS_URL": "redis://r:6379/0", "CARDCAT_GUARD_PER_HOUR": "50",
-		"CARDCAT_REDIS_TIMEOUT": "250ms", "CARDCAT_LOAD_TIMEOUT": "20m",
+		"CARDCAT_REDIS_TIMEOUT": "250ms", "CARDCAT_LOAD_TIMEOUT": "20m", "CARDCAT_COMPRESS_CACHE_MB": "512",
 	})
 	cfg, err := parseServe(env, nil)
 	if err != nil {
@@ -38,22 +39,22 @@ func TestParseServe(t *testing.T) {
 	if cfg.addr != ":9000" || cfg.publicURL != "https://api.example" || cfg.refresh != time.Minute ||
 		cfg.store.databaseURL != "postgres://u:secret@db/cardcat" || cfg.limits.redisURL != "redis://r:6379/0" ||
 		cfg.limits.guardPerHour != 50 || cfg.gcPercent != 50 || cfg.limits.redisTimeout != 250*time.Millisecond ||
-		cfg.loadTimeout != 20*time.Minute {
+		cfg.loadTimeout != 20*time.Minute || cfg.compressCacheMB != 512 {
 		t.Errorf("from the environment: %+v, store %+v, limits %+v", cfg, cfg.store, cfg.limits)
 	}
 
-	cfg, err = parseServe(env, []string{"--addr", ":9001", "--database-url", "sqlite:/tmp/x.db", "--redis-url", "", "--guard-per-hour", "7", "--redis-timeout", "2s", "--load-timeout", "90s"})
+	cfg, err = parseServe(env, []string{"--addr", ":9001", "--database-url", "sqlite:/tmp/x.db", "--redis-url", "", "--guard-per-hour", "7", "--redis-timeout", "2s", "--load-timeout", "90s", "--compress-cache-mb", "64"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.addr != ":9001" || cfg.store.databaseURL != "sqlite:/tmp/x.db" || cfg.limits.redisURL != "" || cfg.limits.guardPerHour != 7 || cfg.limits.redisTimeout != 2*time.Second ||
-		cfg.loadTimeout != 90*time.Second {
+		cfg.loadTimeout != 90*time.Second || cfg.compressCacheMB != 64 {
 		t.Errorf("flags must win: %+v, store %+v, limits %+v", cfg, cfg.store, cfg.limits)
 	}
 
 	env, _ = configEnv(map[string]string{"GOGC": "100"})
 	if cfg, err = parseServe(env, nil); err != nil || cfg.gcPercent != -1 || cfg.store.databaseURL != "" || cfg.store.dataDir != "./data" ||
-		cfg.loadTimeout != serving.DefaultLoadTimeout {
+		cfg.loadTimeout != serving.DefaultLoadTimeout || cfg.compressCacheMB<<20 != httpapi.DefaultCompressCacheBytes {
 		t.Errorf("defaults with the operator's GOGC: %+v, %v", cfg, err)
 	}
 }
@@ -76,6 +77,8 @@ func TestParseServeRefusals(t *testing.T) {
 		{nil, []string{"--redis-timeout", "-1s"}, "redis-timeout"},
 		{nil, []string{"--load-timeout", "0s"}, "load-timeout"},
 		{map[string]string{"CARDCAT_LOAD_TIMEOUT": "long"}, nil, "CARDCAT_LOAD_TIMEOUT"},
+		{map[string]string{"CARDCAT_COMPRESS_CACHE_MB": "0"}, nil, "CARDCAT_COMPRESS_CACHE_MB"},
+		{nil, []string{"--compress-cache-mb", "lots"}, "compress-cache-mb"},
 	} {
 		env, _ := configEnv(tt.env)
 		_, err := parseServe(env, tt.args)

@@ -52,6 +52,9 @@ type Config struct {
 	// a new catalogue version reaches this server. Zero: private, no-cache
 	// (always revalidate, which costs nothing).
 	KeyedMaxAge time.Duration
+	// CompressCacheBytes bounds the compressed variants of answers kept in
+	// memory (compress.go). Default DefaultCompressCacheBytes.
+	CompressCacheBytes int
 }
 
 func (c Config) withDefaults() Config {
@@ -75,6 +78,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.HistoryTimeout <= 0 {
 		c.HistoryTimeout = 2 * time.Second
+	}
+	if c.CompressCacheBytes <= 0 {
+		c.CompressCacheBytes = DefaultCompressCacheBytes
 	}
 	if c.GuardPerHour <= 0 {
 		c.GuardPerHour = DefaultGuardPerHour
@@ -186,8 +192,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if deps.View == nil || deps.Games == nil {
 		return nil, errors.New("httpapi: Deps.View and Deps.Games are required")
 	}
-	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now,
-		encoded: newEncodedCache(encodedCacheBytes)}
+	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now}
+	s.encoded = newEncodedCache(s.cfg.CompressCacheBytes)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +54,36 @@ func get(ctx context.Context, url, header, value string) (answer, error) {
 	h := resp.Header.Clone()
 	h.Del("Date") // net/http writes its own
 	return answer{Status: resp.StatusCode, Header: h, Body: body}, nil
+}
+
+// prime asks base every path line once (two at a time: the server has a
+// core), with the key, and wants each a 200.
+func prime(ctx context.Context, base, key string, lines []string) error {
+	var (
+		next  atomic.Int64
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	for range 2 {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(lines); i = int(next.Add(1) - 1) {
+				a, err := get(ctx, base+lines[i], "X-API-Key", key)
+				if err == nil && a.Status != http.StatusOK {
+					err = fmt.Errorf("GET %s: %d", lines[i], a.Status)
+				}
+				if err != nil {
+					mu.Lock()
+					first = cmp.Or(first, err)
+					mu.Unlock()
+					next.Store(int64(len(lines))) // both stop
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
 }
 
 // captureAnswers fetches n answers of paths (spread over the list) for a ceiling.

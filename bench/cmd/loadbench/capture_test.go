@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,5 +114,32 @@ func TestRevalidationLinesInWrk(t *testing.T) {
 		if a.Status != http.StatusNotModified {
 			t.Errorf("spot check %q: %d, want 304", l, a.Status)
 		}
+	}
+}
+
+// TestPrime: prime asks every line once, with the key and the line's own
+// header, and stops at the first answer that is not a 200.
+func TestPrime(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] += r.Header.Get("X-API-Key") + " " + r.Header.Get("Accept-Encoding") + ";"
+		mu.Unlock()
+		if r.URL.Path == "/missing" {
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	lines := encodingLines([]string{"/a", "/b", "/c", "/d", "/e"}, "br")
+	if err := prime(context.Background(), srv.URL, "k", lines); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"/a": "k br;", "/b": "k br;", "/c": "k br;", "/d": "k br;", "/e": "k br;"}
+	if !maps.Equal(seen, want) {
+		t.Errorf("asked %v, want each line once with its header: %v", seen, want)
+	}
+	if err := prime(context.Background(), srv.URL, "k", append(lines, "/missing")); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("a 404 among the lines: %v, want an error naming it", err)
 	}
 }

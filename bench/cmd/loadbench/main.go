@@ -261,6 +261,7 @@ type sizeReport struct {
 	Limiter    bool          // cardcat sent X-RateLimit headers
 	Scenarios  []*scenario
 	Results    []runResult
+	Primes     []primeResult // scenarios primed before their warm-up (scenario.Prime)
 	Paced      []pacedLevel // the paced card-detail runs, by share
 	Redis      string       // why the Redis run did not happen; "" when it did
 	RedisSnap  snapshotTimes
@@ -477,7 +478,7 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	for _, sc := range sr.Scenarios {
 		sc.ceiling.stop()
 	}
-	sr.Results = r.results
+	sr.Results, sr.Primes = r.results, r.primes
 
 	if cfg.compare && slices.Contains(cfg.scenarios, "search") {
 		if sr.Compare, err = compareSearch(ctx, cfg, dbPath, w.queries, logf); err != nil {

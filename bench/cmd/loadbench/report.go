@@ -288,6 +288,14 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	p("A server using clearly less than one core (pinned runs) was not the bottleneck: another process took part of its CPU, or wrk could not keep up (see \"wrk cores\" under Every run); \"vs ceiling per core\" (requests per second of server CPU, cardcat over ceiling) is the figure that holds then. ")
 	p("p50/p99: wrk's, from sending a request to its answer, queueing at saturation included (%d connections on one server core); \"in the server\": cardcat's access log durations, from the request's first middleware to its answer written. ", rep.cfg.connections)
 
+	for _, pr := range sr.Primes {
+		name := pr.Scenario
+		if sc := sr.scenario(pr.Scenario); sc != nil {
+			name = sc.Name
+		}
+		p("Primed before its warm-up (each path asked once, so that the runs measure the kept compressed variants, made on a page's first compressed request once per catalogue version, as the ceiling replays them): %s on %s, %s paths in %s (%s per path). ",
+			name, pr.Target, thousands(float64(pr.Paths)), dur(pr.Took), dur(pr.Took/time.Duration(max(1, pr.Paths))))
+	}
 	p("Errors: answers other than the scenario's status (2xx, or the 401/404 it asks for) and socket errors, over all rounds. ")
 	p("Each ceiling serves %d real answers of its scenario, captured from this cardcat:", rep.cfg.answers)
 	for _, sc := range sr.Scenarios {
