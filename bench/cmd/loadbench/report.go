@@ -293,8 +293,8 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 		if sc := sr.scenario(pr.Scenario); sc != nil {
 			name = sc.Name
 		}
-		p("Primed before its warm-up (each path asked once, so that the runs measure the kept compressed variants, made on a page's first compressed request once per catalogue version, as the ceiling replays them): %s on %s, %s paths in %s (%s per path). ",
-			name, pr.Target, thousands(float64(pr.Paths)), dur(pr.Took), dur(pr.Took/time.Duration(max(1, pr.Paths))))
+		p("Primed before its warm-up (each path asked once, so that the runs measure the kept compressed variants, made on a page's first compressed request once per catalogue version, as the ceiling replays them): %s on %s, %s paths in %s (%.2f ms per path). ",
+			name, pr.Target, thousands(float64(pr.Paths)), dur(pr.Took), float64(pr.Took)/float64(max(1, pr.Paths))/1e6)
 	}
 	p("Errors: answers other than the scenario's status (2xx, or the 401/404 it asks for) and socket errors, over all rounds. ")
 	p("Each ceiling serves %d real answers of its scenario, captured from this cardcat:", rep.cfg.answers)
