@@ -262,8 +262,8 @@ type sizeReport struct {
 	Scenarios  []*scenario
 	Results    []runResult
 	Primes     []primeResult // scenarios primed before their warm-up (scenario.Prime)
-	Paced      []pacedLevel // the paced card-detail runs, by share
-	Redis      string       // why the Redis run did not happen; "" when it did
+	Paced      []pacedLevel  // the paced card-detail runs, by share
+	Redis      string        // why the Redis run did not happen; "" when it did
 	RedisSnap  snapshotTimes
 	SeqSearch  []time.Duration // one client, one search at a time, over HTTP
 	Compare    *comparison
