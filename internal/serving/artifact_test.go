@@ -455,7 +455,7 @@ func TestHolderWaitsForArtifact(t *testing.T) {
 // TestHolderWatchPollsForArtifact: a holder waiting for a new version's
 // artifact looks for it every ArtifactPoll, not every refresh interval, so
 // that the version is swapped in about a second after the artifact is
-// published; once served, it is back to its interval.
+// published, without building it.
 func TestHolderWatchPollsForArtifact(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &holderStore{cat: mustFixture(t)}
@@ -464,18 +464,20 @@ func TestHolderWatchPollsForArtifact(t *testing.T) {
 		if err := h.Refresh(t.Context()); err != nil {
 			t.Fatal(err)
 		}
+		first := h.Current().Version
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		const every = 30 * time.Second
 		go h.Watch(ctx, every)
 
-		st.cat.Version++
-		time.Sleep(every + time.Second) // the interval's check sees it: waiting
-		synctest.Wait()
-		if !h.awaitingArtifact() || st.loads != 1 {
-			t.Fatalf("after the interval: waiting %v, %d loads", h.awaitingArtifact(), st.loads)
+		st.bump()
+		time.Sleep(every + time.Second) // the interval's check has seen it: waiting
+		if v := h.Current().Version; v != first || st.loadCount() != 1 {
+			t.Fatalf("after the interval: version %d, %d loads, want %d and 1: waiting", v, st.loadCount(), first)
 		}
+		st.mu.Lock()
 		next, err := Build(st.cat, game.Default(), analytics.Options{})
+		st.mu.Unlock()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -492,8 +494,8 @@ func TestHolderWatchPollsForArtifact(t *testing.T) {
 		if took := time.Since(published); took > ArtifactPoll+100*time.Millisecond {
 			t.Errorf("swapped in %v after its artifact was published, want within %v", took, ArtifactPoll)
 		}
-		if h.awaitingArtifact() || st.loads != 1 {
-			t.Errorf("after the swap: waiting %v, %d loads", h.awaitingArtifact(), st.loads)
+		if n := st.loadCount(); n != 1 {
+			t.Errorf("%d loads from the store, want 1: the version read from its artifact", n)
 		}
 	})
 }

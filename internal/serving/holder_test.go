@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -28,6 +29,7 @@ import (
 // not used by the holder.
 type holderStore struct {
 	store.Store
+	mu         sync.Mutex // for a test that runs Holder.Watch beside it
 	cat        *catalog.Catalog
 	loads      int
 	historyErr error
@@ -42,9 +44,29 @@ func (s *holderStore) TCGMarketAverages(ctx context.Context, game string, day ti
 	return store.TCGHistory{}, s.historyErr
 }
 
-func (s *holderStore) CatalogVersion(context.Context) (int64, error) { return s.cat.Version, nil }
+func (s *holderStore) CatalogVersion(context.Context) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cat.Version, nil
+}
+
+// bump writes the next catalogue version; loadCount is how many loads
+// there were: both for a test whose Holder.Watch reads the store meanwhile.
+func (s *holderStore) bump() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cat.Version++
+}
+
+func (s *holderStore) loadCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loads
+}
 
 func (s *holderStore) LoadCatalog(context.Context) (*catalog.Catalog, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.loads++
 	b, _ := json.Marshal(s.cat) // a fresh copy, as a store loads it
 	var c catalog.Catalog
