@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -231,32 +232,49 @@ func TestRunFailedStatusKeepsError(t *testing.T) {
 }
 
 // Two replicas sharing a store: at each due time exactly one works; the
-// other finds the lock held or the catalogue already written.
+// other finds the lock held or the catalogue already written. They share
+// one clock (a synctest bubble's; replica 1's reads a second ahead, as a
+// skewed clock would), so that neither runs days ahead of the other: with a
+// fake clock each, one could pass the next due time while the other still
+// held the lock for the last, and skip it.
 func TestRunTwoReplicasOneWorks(t *testing.T) {
-	cat := &fakeCatalogue{done: day(t, "2026-11-25T00:00:00Z")}
-	var wg sync.WaitGroup
-	var scheds []*Scheduler
-	for i := range 2 {
-		clock := &fakeClock{t: day(t, "2026-11-25T02:59:00Z").Add(time.Duration(i) * time.Second), until: day(t, "2026-11-27T04:00:00Z")}
-		var log bytes.Buffer
-		s := newScheduler(t, "03:00", clock, cat, &log)
-		scheds = append(scheds, s)
-		wg.Add(1)
-		go func() { defer wg.Done(); s.Run(context.Background()) }()
-	}
-	wg.Wait()
-	if len(cat.works) != 3 {
-		t.Errorf("works = %v, want one per due time (3)", cat.works)
-	}
-	var ok, skipped int64
-	for _, s := range scheds {
-		st := s.Status()
-		ok += st.Runs[OK]
-		skipped += st.Runs[SkippedLock] + st.Runs[SkippedDone]
-	}
-	if ok != 3 || skipped != 3 {
-		t.Errorf("ok %d, skipped %d; want 3 and 3", ok, skipped)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		base, start := day(t, "2026-11-25T02:59:00Z"), time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), day(t, "2026-11-27T04:00:00Z").Sub(base))
+		defer cancel()
+		cat := &fakeCatalogue{done: day(t, "2026-11-25T00:00:00Z")}
+		var wg sync.WaitGroup
+		var scheds []*Scheduler
+		for i := range 2 {
+			var log bytes.Buffer
+			s := newScheduler(t, "03:00", &fakeClock{}, cat, &log)
+			skew := time.Duration(i) * time.Second
+			s.Now = func() time.Time { return base.Add(skew + time.Since(start)) }
+			s.Sleep = func(ctx context.Context, d time.Duration) error {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(d):
+					return nil
+				}
+			}
+			scheds = append(scheds, s)
+			wg.Go(func() { s.Run(ctx) })
+		}
+		wg.Wait()
+		if len(cat.works) != 3 {
+			t.Errorf("works = %v, want one per due time (3)", cat.works)
+		}
+		var ok, skipped int64
+		for _, s := range scheds {
+			st := s.Status()
+			ok += st.Runs[OK]
+			skipped += st.Runs[SkippedLock] + st.Runs[SkippedDone]
+		}
+		if ok != 3 || skipped != 3 {
+			t.Errorf("ok %d, skipped %d; want 3 and 3", ok, skipped)
+		}
+	})
 }
 
 func TestRunEndsWithContext(t *testing.T) {
