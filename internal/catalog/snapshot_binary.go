@@ -178,10 +178,18 @@ func writeMap32(w *binio.Writer, m map[uint32]uint32) {
 	w.U32s(vals)
 }
 
-// readMap64 reads what writeMap64 wrote, refusing keys out of order (the
-// form is canonical) and values not below limit; nil when empty.
+// readMap64 and readMap32 read what writeMap64 and writeMap32 wrote.
 func readMap64[V ~uint32](r *binio.Reader, limit uint32, what string) map[uint64]V {
-	keys, vals := r.U64s(), r.U32s()
+	return sortedMap[uint64, V](r, r.U64s(), r.U32s(), limit, what) // keys, then values: the written order
+}
+
+func readMap32(r *binio.Reader, limit uint32, what string) map[uint32]uint32 {
+	return sortedMap[uint32, uint32](r, r.U32s(), r.U32s(), limit, what)
+}
+
+// sortedMap makes a map of keys and vals, refusing keys out of order (the
+// form is canonical) and values not below limit; nil when empty.
+func sortedMap[K uint32 | uint64, V ~uint32](r *binio.Reader, keys []K, vals []uint32, limit uint32, what string) map[K]V {
 	if r.Err() != nil {
 		return nil
 	}
@@ -192,36 +200,13 @@ func readMap64[V ~uint32](r *binio.Reader, limit uint32, what string) map[uint64
 	if len(keys) == 0 {
 		return nil
 	}
-	m := make(map[uint64]V, len(keys))
+	m := make(map[K]V, len(keys))
 	for i, k := range keys {
 		if (i > 0 && keys[i-1] >= k) || vals[i] >= limit {
 			r.Failf("%s: entry %d out of order or out of range", what, i)
 			return nil
 		}
 		m[k] = V(vals[i])
-	}
-	return m
-}
-
-func readMap32(r *binio.Reader, limit uint32, what string) map[uint32]uint32 {
-	keys, vals := r.U32s(), r.U32s()
-	if r.Err() != nil {
-		return nil
-	}
-	if len(keys) != len(vals) {
-		r.Failf("%s: %d keys, %d values", what, len(keys), len(vals))
-		return nil
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	m := make(map[uint32]uint32, len(keys))
-	for i, k := range keys {
-		if (i > 0 && keys[i-1] >= k) || vals[i] >= limit {
-			r.Failf("%s: entry %d out of order or out of range", what, i)
-			return nil
-		}
-		m[k] = vals[i]
 	}
 	return m
 }
