@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/metrics/metricstest"
 )
 
 // scrape reads GET /metrics of the admin server at admin, parsed.
@@ -40,33 +41,7 @@ func scrape(t *testing.T, admin string) map[string]*dto.MetricFamily {
 // include labels (name, value pairs): a counter's or gauge's value, a
 // histogram's count; ok false when there is none.
 func metricValue(fams map[string]*dto.MetricFamily, name string, labels ...string) (v float64, ok bool) {
-	f := fams[name]
-	if f == nil {
-		return 0, false
-	}
-next:
-	for _, s := range f.GetMetric() {
-		have := map[string]string{}
-		for _, l := range s.GetLabel() {
-			have[l.GetName()] = l.GetValue()
-		}
-		for i := 0; i+1 < len(labels); i += 2 {
-			if have[labels[i]] != labels[i+1] {
-				continue next
-			}
-		}
-		switch {
-		case s.Counter != nil:
-			return s.GetCounter().GetValue(), true
-		case s.Gauge != nil:
-			return s.GetGauge().GetValue(), true
-		case s.Histogram != nil:
-			return float64(s.GetHistogram().GetSampleCount()), true
-		case s.Untyped != nil:
-			return s.GetUntyped().GetValue(), true
-		}
-	}
-	return 0, false
+	return metricstest.Value(fams[name], labels...)
 }
 
 func wantMetric(t *testing.T, fams map[string]*dto.MetricFamily, want float64, name string, labels ...string) {

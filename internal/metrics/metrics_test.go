@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/metrics/metricstest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
@@ -44,28 +45,8 @@ func value(t *testing.T, m *Metrics, name string, labels ...string) (float64, bo
 		t.Fatal(err)
 	}
 	for _, f := range fams {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, s := range f.GetMetric() {
-			have := map[string]string{}
-			for _, l := range s.GetLabel() {
-				have[l.GetName()] = l.GetValue()
-			}
-			for i := 0; i+1 < len(labels); i += 2 {
-				if have[labels[i]] != labels[i+1] {
-					continue series
-				}
-			}
-			switch {
-			case s.Counter != nil:
-				return s.GetCounter().GetValue(), true
-			case s.Gauge != nil:
-				return s.GetGauge().GetValue(), true
-			case s.Histogram != nil:
-				return float64(s.GetHistogram().GetSampleCount()), true
-			}
+		if f.GetName() == name {
+			return metricstest.Value(f, labels...)
 		}
 	}
 	return 0, false
