@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/metrics/metricstest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
@@ -16,6 +15,7 @@ import (
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog/catalogtest"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/metrics/metricstest"
 	"github.com/cardcat/cardcat/internal/serving"
 )
 
