@@ -174,7 +174,7 @@ func TestServeMetricsRedis(t *testing.T) {
 	})
 }
 
-// closedPort is a loopback address nothing listens on.
+// closedPort is a loopback address nothing listens on (a moment ago).
 func closedPort(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

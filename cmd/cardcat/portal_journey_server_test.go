@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,12 +44,7 @@ func (w *listenWriter) Write(p []byte) (int, error) {
 // (the public URL, the webhook's address), with vars as its environment.
 func startJourneyServer(t *testing.T, clock *journeyClock, mail *mailtest.Server, vars map[string]string) *journeyServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := closedPort(t)
 	public := "http://" + addr
 
 	stdout := &listenWriter{listening: make(chan struct{})}
