@@ -386,6 +386,27 @@ func TestWebhookRefusesBadSignature(t *testing.T) {
 		{"stale timestamp", func(f *fixture, body []byte) ([]byte, string) {
 			return resign(t, webhookSecret, body, f.clock.Now().Add(-6*time.Minute))
 		}},
+		// A delivery captured two hours ago, replayed with a fresh t= put
+		// before its own: stripe-go verifies the last t=, the age was read
+		// from the first.
+		{"a fresh t= before the signed one", func(f *fixture, body []byte) ([]byte, string) {
+			_, h := resign(t, webhookSecret, body, f.clock.Now().Add(-2*time.Hour))
+			return body, "t=" + strconv.FormatInt(f.clock.Now().Unix(), 10) + "," + h
+		}},
+		{"a fresh t= after the signed one", func(f *fixture, body []byte) ([]byte, string) {
+			_, h := resign(t, webhookSecret, body, f.clock.Now().Add(-2*time.Hour))
+			return body, h + ",t=" + strconv.FormatInt(f.clock.Now().Unix(), 10)
+		}},
+		{"the signed t= twice", func(f *fixture, body []byte) ([]byte, string) {
+			_, h := resign(t, webhookSecret, body, f.clock.Now())
+			return body, strings.SplitN(h, ",", 2)[0] + "," + h
+		}},
+		{"timestamp in the future", func(f *fixture, body []byte) ([]byte, string) {
+			return resign(t, webhookSecret, body, f.clock.Now().Add(6*time.Minute))
+		}},
+		{"timestamp a year ahead", func(f *fixture, body []byte) ([]byte, string) {
+			return resign(t, webhookSecret, body, f.clock.Now().AddDate(1, 0, 0))
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -395,11 +416,30 @@ func TestWebhookRefusesBadSignature(t *testing.T) {
 				completedSession(acc, account.Ultra, "cus_1", "sub_1"))
 			sent, header := tt.sign(f, body)
 			status, resp := stripetest.SendEvent(t, f.hook, sent, header)
-			if status != http.StatusBadRequest {
-				t.Errorf("status = %d (%s), want 400", status, resp)
+			if status != http.StatusBadRequest || strings.TrimSpace(resp) != `{"error":"invalid signature"}` {
+				t.Errorf("%d %s, want 400 {\"error\":\"invalid signature\"}", status, resp)
 			}
 			if diff := cmp.Diff(acc, f.account(t, acc.ID)); diff != "" {
 				t.Errorf("account changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWebhookAcceptsClockSkew: a signature a little ahead of the server's
+// clock (Stripe's clock and ours differ) or a little old is accepted.
+func TestWebhookAcceptsClockSkew(t *testing.T) {
+	for _, skew := range []time.Duration{-4 * time.Minute, 4 * time.Minute} {
+		t.Run(skew.String(), func(t *testing.T) {
+			f := newFixture(t)
+			acc := f.newAccount(t, "buyer@example.com")
+			body, sig := stripetest.SignedEventAt(t, webhookSecret, "checkout.session.completed",
+				completedSession(acc, account.Ultra, "cus_1", "sub_1"), f.clock.Now().Add(skew))
+			if status, resp := stripetest.SendEvent(t, f.hook, body, sig); status != http.StatusOK {
+				t.Errorf("status = %d (%s), want 200", status, resp)
+			}
+			if got := f.account(t, acc.ID).Plan; got != account.Ultra {
+				t.Errorf("plan = %s, want ultra", got)
 			}
 		})
 	}

@@ -25,6 +25,11 @@ const maxEventBytes = 64 << 10
 // an event captured on the way cannot be replayed later.
 const signatureTolerance = webhook.DefaultTolerance
 
+// signatureSkew is how far ahead of our clock a signature may be (Stripe's
+// clock and ours differ a little); one further ahead would stay fresh for
+// longer than signatureTolerance.
+const signatureSkew = 5 * time.Minute
+
 // Webhook is the handler of WebhookRoute. A body without a valid, recent
 // signature answers 400 and changes nothing. A handled or ignored event
 // answers 200 {"received":true}; a store failure answers 500 so that Stripe
@@ -73,8 +78,18 @@ func (s *Stripe) serveWebhook(w http.ResponseWriter, r *http.Request) {
 // verify checks the Stripe-Signature header (HMAC of the body with the
 // endpoint's secret) and its age on s's clock, and parses the event.
 func (s *Stripe) verify(body []byte, sigHeader string) (stripe.Event, error) {
+	signedAt, err := signatureTime(sigHeader)
+	if err != nil {
+		return stripe.Event{}, err
+	}
+	switch age := s.now().Sub(signedAt); {
+	case age > signatureTolerance:
+		return stripe.Event{}, fmt.Errorf("%w (signed %s before now)", webhook.ErrTooOld, age.Round(time.Second))
+	case age < -signatureSkew:
+		return stripe.Event{}, fmt.Errorf("signature timestamp %s ahead of now", (-age).Round(time.Second))
+	}
 	ev, err := webhook.ConstructEventWithOptions(body, sigHeader, s.webhookSecret, webhook.ConstructEventOptions{
-		// The age is checked below on the injected clock, so that a test's
+		// The age is checked above on the injected clock, so that a test's
 		// clock and the fake Stripe's agree.
 		IgnoreTolerance: true,
 		// An endpoint's events come in the API version it was created
@@ -87,32 +102,43 @@ func (s *Stripe) verify(body []byte, sigHeader string) (stripe.Event, error) {
 	if err != nil {
 		return stripe.Event{}, err
 	}
-	signedAt, err := signatureTime(sigHeader)
-	if err != nil {
-		return stripe.Event{}, err
-	}
-	if age := s.now().Sub(signedAt); age > signatureTolerance {
-		return stripe.Event{}, fmt.Errorf("%w (signed %s before now)", webhook.ErrTooOld, age.Round(time.Second))
-	}
 	if ev.ID == "" || ev.Type == "" || ev.Data == nil {
 		return stripe.Event{}, errors.New("event without id, type or data")
 	}
 	return ev, nil
 }
 
-// signatureTime is the t= of a Stripe-Signature header, which
-// ConstructEventWithOptions has validated but does not return.
+// signatureTime is the one t= of a Stripe-Signature header, which
+// ConstructEventWithOptions verifies but does not return. A header with
+// more than one is refused: stripe-go verifies with the last, so a fresh t=
+// put before an old signature's would pass an old capture as new. The pairs
+// are split as stripe-go splits them, so that both read the same t=.
 func signatureTime(header string) (time.Time, error) {
-	for part := range strings.SplitSeq(header, ",") {
-		if v, ok := strings.CutPrefix(part, "t="); ok {
-			sec, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return time.Time{}, webhook.ErrInvalidHeader
-			}
-			return time.Unix(sec, 0), nil
-		}
+	if header == "" {
+		return time.Time{}, webhook.ErrNotSigned
 	}
-	return time.Time{}, webhook.ErrInvalidHeader
+	var (
+		signedAt time.Time
+		n        int
+	)
+	for pair := range strings.SplitSeq(header, ",") {
+		k, v, _ := strings.Cut(pair, "=")
+		if k != "t" {
+			continue
+		}
+		if n++; n > 1 {
+			return time.Time{}, fmt.Errorf("%w: more than one t=", webhook.ErrInvalidHeader)
+		}
+		sec, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return time.Time{}, webhook.ErrInvalidHeader
+		}
+		signedAt = time.Unix(sec, 0)
+	}
+	if n == 0 {
+		return time.Time{}, webhook.ErrInvalidHeader
+	}
+	return signedAt, nil
 }
 
 // What applying an event did, for the log.
