@@ -83,9 +83,16 @@ func (r *Registry) Get(code string) (Game, bool) {
 }
 
 // Default is cardcat's default registry: Dragon Ball Super (Masters and
-// Fusion World) and Magic: The Gathering.
+// Fusion World) and Magic: The Gathering, the games it serves.
 func Default() *Registry {
 	return NewRegistry(DragonBallSuper(), Magic())
+}
+
+// Mirrored is every game whose upstream files a mirror carries: Default's
+// games, then Pokémon and One Piece, which synth and the bundled sample hold
+// but whose routes are not served yet.
+func Mirrored() *Registry {
+	return NewRegistry(DragonBallSuper(), Magic(), Pokemon(), OnePiece())
 }
 
 func fields(keys ...string) []Field {
@@ -131,4 +138,43 @@ func Magic() Game {
 		Extra:          fields("sub_type", "flavor_text", "p", "t", "upc"),
 	}
 	return g
+}
+
+// Pokemon is the base game: TCGplayer's English (3) and Japanese (85)
+// categories, Cardmarket game 6.
+func Pokemon() Game {
+	return Game{
+		Code:           "pkm",
+		Name:           "Pokémon Trading Card Game",
+		TCGCategories:  []int{3, 85},
+		CardmarketGame: 6,
+		CardmarketSlug: "Pokemon",
+		CardText:       []string{"CardText"},
+		CardType:       []string{"CardType"},
+		Rarity:         []string{"Rarity"},
+		Number:         []string{"Number"},
+		Extra: []Field{{Key: "hp", Names: []string{"HP"}}, {Key: "stage", Names: []string{"Stage"}},
+			{Key: "weakness", Names: []string{"Weakness"}}, {Key: "resistance", Names: []string{"Resistance"}},
+			{Key: "retreat_cost", Names: []string{"RetreatCost"}}},
+	}
+}
+
+// OnePiece is the One Piece Card Game: TCGplayer category 68, Cardmarket
+// game 18.
+func OnePiece() Game {
+	return Game{
+		Code:           "op",
+		Name:           "One Piece Card Game",
+		TCGCategories:  []int{68},
+		CardmarketGame: 18,
+		CardmarketSlug: "OnePiece",
+		CardText:       []string{"Description"},
+		CardType:       []string{"CardType"},
+		Rarity:         []string{"Rarity"},
+		Number:         []string{"Number"},
+		Extra: []Field{{Key: "color", Names: []string{"Color"}}, {Key: "cost", Names: []string{"Cost"}},
+			{Key: "power", Names: []string{"Power"}}, {Key: "life", Names: []string{"Life"}},
+			{Key: "counter", Names: []string{"Counterplus"}}, {Key: "sub_types", Names: []string{"Subtypes"}},
+			{Key: "attribute", Names: []string{"Attribute"}}},
+	}
 }

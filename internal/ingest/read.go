@@ -231,7 +231,9 @@ func (u *upstream) readCardmarket(ctx context.Context, src Source) error {
 		return err
 	}
 	for _, e := range exps {
-		u.cmExp[e.IDExpansion] = e
+		if strings.TrimSpace(e.EnName) != "" { // a nameless entry tells nothing an absent one does not
+			u.cmExp[e.IDExpansion] = e
+		}
 	}
 	return nil
 }

@@ -152,7 +152,7 @@ func TestMalformedFileLeavesCatalogue(t *testing.T) {
 			`{"success": true, "errors": [], "results": [{"productId": 1001, "subTypeName": "Normal", "lowPrice": -1}]}`, "negative price"},
 		{"upstream failure", "tcgplayer/1/groups.json", `{"success": false, "errors": ["boom"], "results": []}`, "boom"},
 		{"bad price guide", "cardmarket/1/price_guide.json", `{"priceGuides": [{"idProduct": 9001, "avg": "cheap"}]}`, "record 0"},
-		{"bad expansion", "cardmarket/1/expansions.json", `{"expansion": [{"idExpansion": 30}]}`, "enName"},
+		{"bad expansion", "cardmarket/1/expansions.json", `{"expansion": [{"enName": "No id"}]}`, "idExpansion"},
 		{"bad links.csv", "links/links.csv", "game,tcgplayer_product_id,cardmarket_id_product\nmtg,abc,1\n", "line 2"},
 		{"bad links.csv header", "links/links.csv", "tcg,cm\n1,2\n", "header"},
 		{"bad mtgjson", "links/mtg-sealed-content/ALP.json", `{"code": "alp", "products": {"X": {"identifiers": {"tcgplayerProductId": "1", "mcmId": "x"}}}}`, "mcmId"},

@@ -159,7 +159,10 @@ type GameCounts struct {
 
 // GameReport is one game's part of synth-cases.json.
 type GameReport struct {
-	Counts GameCounts       `json:"counts"`
+	// RealCardmarket: the game's Cardmarket files are the real mirror's,
+	// copied; only its TCGplayer prices are generated, and no case planted.
+	RealCardmarket bool             `json:"real_cardmarket,omitempty"`
+	Counts         GameCounts       `json:"counts"`
 	Cases  map[string]*Case `json:"cases"`
 }
 

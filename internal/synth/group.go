@@ -358,6 +358,24 @@ func (j *groupJob) setFinishes(it *item) {
 		default:
 			names = []string{"Normal"}
 		}
+	case j.spec.code == "pkm":
+		// Holo rarities print holofoil only; from Legendary Collection (2002)
+		// on, the other cards also have a reverse-holofoil printing.
+		switch {
+		case strings.Contains(it.rarity, "Holo") || pkmHoloOnly[it.rarity]:
+			names = []string{"Holofoil"}
+		case j.group.PublishedOn >= "2002" && it.rarity != "" && it.rarity != "Promo":
+			names = []string{"Normal", "Reverse Holofoil"}
+		default:
+			names = []string{"Normal"}
+		}
+	case j.spec.code == "op":
+		switch {
+		case it.rarity == "SR" || it.rarity == "SEC" || it.rarity == "L" || strings.Contains(it.p.Name, "Parallel"):
+			names = []string{"Foil"}
+		default:
+			names = []string{"Normal"}
+		}
 	default: // Dragon Ball Super Masters
 		switch {
 		case it.rarity == "Super Rare" || it.rarity == "Special Rare" || it.rarity == "Secret Rare":
@@ -373,3 +391,7 @@ func (j *groupJob) setFinishes(it *item) {
 		it.finishes = append(it.finishes, tcgFinish{f, marketUSD(j.seed, j.spec.code, it, f, premium && isFoilFinish(f))})
 	}
 }
+
+// pkmHoloOnly are the Pokémon rarities printed only as holofoils.
+var pkmHoloOnly = map[string]bool{"Ultra Rare": true, "Secret Rare": true, "Double Rare": true,
+	"Illustration Rare": true, "Special Illustration Rare": true, "Hyper Rare": true, "Shiny Rare": true}

@@ -34,6 +34,7 @@ type mirror struct {
 	sealed     map[string][]mtgjson.Link
 	links      [][3]string
 	report     Report
+	realCM     map[int]bool // Cardmarket games whose files are copied from the real mirror, not generated
 }
 
 func decodeFile[T any](t *testing.T, path string, decode func(io.Reader) (T, error)) T {
@@ -57,7 +58,7 @@ func readMirror(t *testing.T, dir string) *mirror {
 	m := &mirror{
 		groups: map[int][]tcgplayer.Group{}, products: map[int][]tcgplayer.Product{}, prices: map[int][]tcgplayer.Price{},
 		productsCM: map[int][]cardmarket.Product{}, singles: map[int]map[int]bool{}, guides: map[int]map[int]cardmarket.PriceGuide{},
-		expansions: map[int][]cardmarket.Expansion{}, createdAt: map[string]string{}, sealed: map[string][]mtgjson.Link{},
+		expansions: map[int][]cardmarket.Expansion{}, createdAt: map[string]string{}, realCM: map[int]bool{}, sealed: map[string][]mtgjson.Link{},
 	}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -118,6 +119,9 @@ func readMirror(t *testing.T, dir string) *mirror {
 			default:
 				t.Errorf("unexpected file %s", rel)
 			}
+		case parts[0] == "cardmarket" && len(parts) == 5 && parts[2] == "history" && parts[4] == "price_guide.json":
+			decodeFile(t, path, cardmarket.DecodePriceGuide) // a real earlier day, read by ingest's history tests
+		case len(parts) == 3 && parts[0] == "links" && parts[1] == "pokemon-tcgdex":
 		case rel == "links/links.csv":
 			b, _ := os.ReadFile(path)
 			rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
@@ -136,6 +140,11 @@ func readMirror(t *testing.T, dir string) *mirror {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, g := range game.Mirrored().All() {
+		if r := m.report.Games[g.Code]; r != nil && r.RealCardmarket {
+			m.realCM[g.CardmarketGame] = true
+		}
 	}
 	return m
 }

@@ -162,6 +162,11 @@ func cmValues(seed uint64, day, cmGame, idProduct int, finish string, level int6
 
 var mtgRarityMedian = map[string]float64{"C": 0.12, "U": 0.25, "R": 1.1, "M": 4.5, "L": 0.2, "T": 0.3, "S": 1, "P": 2.5}
 
+var pkmRarityMedian = map[string]float64{"Common": 0.6, "Uncommon": 1.2, "Rare": 6, "Holo Rare": 45, "Promo": 3,
+	"Double Rare": 2.5, "Ultra Rare": 8, "Illustration Rare": 9, "Special Illustration Rare": 60, "Hyper Rare": 25, "Secret Rare": 30}
+
+var opRarityMedian = map[string]float64{"C": 0.15, "UC": 0.25, "R": 0.5, "SR": 3, "SEC": 25, "L": 2, "DON!!": 1.5, "P": 2}
+
 var dbsRarityMedian = map[string]float64{
 	"Common": 0.1, "Uncommon": 0.18, "Rare": 0.45, "Super Rare": 2.2, "Secret Rare": 35, "Leader": 1.4,
 	"Special Rare": 9, "Promo": 1.2, "Starter Rare": 0.6, "Expansion Rare": 3, "Uncommon[UC]": 0.18,
@@ -206,9 +211,9 @@ func marketUSD(seed uint64, game string, it *item, finish string, premium bool) 
 		return cents(r.logNormal(sealedMedian(it.p.Name), 0.25))
 	}
 	median := 0.3
-	table := dbsRarityMedian
-	if game == "mtg" {
-		table = mtgRarityMedian
+	table := map[string]map[string]float64{"mtg": mtgRarityMedian, "pkm": pkmRarityMedian, "op": opRarityMedian}[game]
+	if table == nil {
+		table = dbsRarityMedian
 	}
 	if m, ok := table[it.rarity]; ok {
 		median = m
@@ -228,4 +233,4 @@ func marketUSD(seed uint64, game string, it *item, finish string, premium bool) 
 	return cents(r.logNormal(median, 0.6))
 }
 
-func isFoilFinish(f string) bool { return f == "Foil" || f == "Holofoil" }
+func isFoilFinish(f string) bool { return f == "Foil" || f == "Holofoil" || f == "Reverse Holofoil" }

@@ -23,12 +23,14 @@ import (
 const (
 	historyPath = "derived/tcg-collector/dbfw-price-history.json"
 	sealedDir   = "links/mtg-sealed-content"
+	tcgdexDir   = "links/pokemon-tcgdex" // TCGdex's set and card pairs for Pokémon
 )
 
 // Sample writes a mirror around the real one in opts.From: its TCGplayer
-// files and mtg-sealed-content links are copied byte for byte; prices.json
-// for every products.json, every Cardmarket file and links/links.csv are
-// generated. Fusion World market prices are the latest real ones of the
+// files, its mtg-sealed-content and TCGdex links and its Cardmarket files
+// (Pokémon and One Piece) are copied byte for byte; prices.json for every
+// products.json, the Cardmarket files of the games without real ones and
+// links/links.csv are generated. Fusion World market prices are the latest real ones of the
 // derived price history where it has them.
 func Sample(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
@@ -59,7 +61,7 @@ func Sample(ctx context.Context, opts Options) (*Result, error) {
 
 func sample(ctx context.Context, opts *Options, dir string) (*Report, error) {
 	from := opts.From
-	for _, sub := range []string{"tcgplayer", sealedDir} {
+	for _, sub := range []string{"tcgplayer", sealedDir, tcgdexDir} {
 		if err := copyTree(filepath.Join(from, sub), filepath.Join(dir, sub)); err != nil {
 			return nil, fmt.Errorf("synth: copy %s: %w", sub, err)
 		}
@@ -69,7 +71,7 @@ func sample(ctx context.Context, opts *Options, dir string) (*Report, error) {
 		return nil, err
 	}
 	report := &Report{Mode: "sample", Seed: opts.Seed, Day: opts.Day, Games: map[string]*GameReport{}}
-	specs := gameSpecs(game.Default())
+	specs := gameSpecs(game.Mirrored())
 	rv := newRNG(opts.Seed, "cardmarket-ids")
 	r := &rv
 	cmID := 600000 + r.intn(50000)
@@ -135,6 +137,15 @@ func sample(ctx context.Context, opts *Options, dir string) (*Report, error) {
 			c := &report.game(spec.code).Counts
 			c.MTGJSONFiles, c.MTGJSONLinks = nFiles, nLinks
 		}
+		if real := filepath.Join(from, "cardmarket", strconv.Itoa(spec.cmGame)); isDir(real) {
+			if err := copyTree(real, filepath.Join(dir, "cardmarket", strconv.Itoa(spec.cmGame))); err != nil {
+				return nil, fmt.Errorf("synth: copy %s: %w", real, err)
+			}
+			if err := priceGroups(ctx, opts, dir, report.game(spec.code), prog, l.groups, l.tasks); err != nil {
+				return nil, fmt.Errorf("synth: %s: %w", spec.code, err)
+			}
+			continue
+		}
 		for i := range l.tasks {
 			l.tasks[i].size = len(l.tasks[i].job.products) + len(l.tasks[i].job.orphans)
 		}
@@ -148,6 +159,39 @@ func sample(ctx context.Context, opts *Options, dir string) (*Report, error) {
 		return nil, err
 	}
 	return report, writeReport(dir, report)
+}
+
+// priceGroups writes the TCGplayer prices of a game whose Cardmarket files
+// are real: no Cardmarket file, link or case is generated for it, since
+// linking its real products is ingest's to do, not synth's to plant.
+func priceGroups(ctx context.Context, opts *Options, dir string, rep *GameReport, prog *progress,
+	groups []tcgplayer.Group, tasks []task) error {
+	rep.RealCardmarket = true
+	rep.Counts.TCGGroups = len(groups)
+	work := func(i int) (int, error) {
+		j := tasks[i].job
+		res := &groupResult{cases: newCaseLog()}
+		items := make([]*item, len(j.products))
+		for k := range j.products {
+			items[k] = newItem(&j.products[k])
+			j.setFinishes(items[k])
+		}
+		j.tcgPrices(items, nil, res)
+		b := appendTCGPrices(nil, res.prices)
+		return len(res.prices), writeFile(filepath.Join(groupDir(dir, j.group), "prices.json"), b)
+	}
+	consume := func(i, rows int) error {
+		rep.Counts.TCGProducts += len(tasks[i].job.products)
+		rep.Counts.TCGPriceRows += rows
+		prog.step(len(tasks[i].job.products))
+		return nil
+	}
+	return runOrdered(ctx, len(tasks), opts.Workers, work, consume)
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 func readTCG[T any](path string, decode func(io.Reader) ([]T, error)) ([]T, error) {

@@ -152,14 +152,12 @@ func DecodePriceGuide(r io.Reader) (*PriceGuideFile, error) {
 	return f, nil
 }
 
-// DecodeExpansions reads an expansions file.
+// DecodeExpansions reads an expansions file. An entry may have no enName
+// (real files have "enName": null); its id is still valid.
 func DecodeExpansions(r io.Reader) ([]Expansion, error) {
 	es, _, err := decodeList(r, "expansion", func(i int, e *Expansion) error {
 		if e.IDExpansion <= 0 {
 			return &RecordError{Index: i, Err: fmt.Errorf("idExpansion missing or not positive")}
-		}
-		if e.EnName == "" {
-			return &RecordError{Index: i, ID: fmt.Sprintf("idExpansion %d", e.IDExpansion), Err: fmt.Errorf("enName is empty")}
 		}
 		return nil
 	})
