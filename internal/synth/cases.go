@@ -163,7 +163,7 @@ type GameReport struct {
 	// copied; only its TCGplayer prices are generated, and no case planted.
 	RealCardmarket bool             `json:"real_cardmarket,omitempty"`
 	Counts         GameCounts       `json:"counts"`
-	Cases  map[string]*Case `json:"cases"`
+	Cases          map[string]*Case `json:"cases"`
 }
 
 // Report is synth-cases.json.
