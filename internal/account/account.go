@@ -29,6 +29,10 @@ type Account struct {
 	// finds the account; "" otherwise.
 	StripeCustomerID     string
 	StripeSubscriptionID string
+	// StripeSubscriptionAt is when Stripe created the event that set
+	// StripeSubscriptionID (zero when none, or set before it was kept), so
+	// that billing can tell a late retry of an older subscription's event.
+	StripeSubscriptionAt time.Time
 	// LastUsedAt is read-only: the latest LastUsedAt of the account's keys
 	// (Accounts fills it; other reads leave it zero).
 	LastUsedAt time.Time

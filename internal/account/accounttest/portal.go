@@ -25,6 +25,7 @@ func runPortal(t *testing.T, open func(t *testing.T) account.Store) {
 			VerifiedAt:           t0.Add(time.Minute),
 			StripeCustomerID:     "cus_1",
 			StripeSubscriptionID: "sub_1",
+			StripeSubscriptionAt: t0.Add(2 * time.Minute),
 		}
 		mustCreateAccount(t, st, a)
 		for name, get := range map[string]func() (*account.Account, error){
@@ -42,7 +43,7 @@ func runPortal(t *testing.T, open func(t *testing.T) account.Store) {
 		}
 
 		// Every portal field is saved by an update, clearing ones included.
-		a.PasswordHash, a.VerifiedAt, a.StripeCustomerID, a.StripeSubscriptionID = "$argon2id$new", time.Time{}, "", ""
+		a.PasswordHash, a.VerifiedAt, a.StripeCustomerID, a.StripeSubscriptionID, a.StripeSubscriptionAt = "$argon2id$new", time.Time{}, "", "", time.Time{}
 		if err := st.UpdateAccount(ctx, a); err != nil {
 			t.Fatal(err)
 		}
@@ -56,11 +57,12 @@ func runPortal(t *testing.T, open func(t *testing.T) account.Store) {
 		if _, err := st.AccountByStripeCustomer(ctx, "cus_1"); !errors.Is(err, account.ErrNotFound) {
 			t.Errorf("AccountByStripeCustomer of a cleared id: %v, want ErrNotFound", err)
 		}
-		a.StripeCustomerID, a.StripeSubscriptionID, a.VerifiedAt = "cus_2", "sub_2", t0
+		a.StripeCustomerID, a.StripeSubscriptionID, a.StripeSubscriptionAt, a.VerifiedAt = "cus_2", "sub_2", t0.Add(time.Hour), t0
 		if err := st.UpdateAccount(ctx, a); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := st.AccountByStripeCustomer(ctx, "cus_2"); err != nil || got.ID != a.ID || got.StripeSubscriptionID != "sub_2" || !got.VerifiedAt.Equal(t0) {
+		if got, err := st.AccountByStripeCustomer(ctx, "cus_2"); err != nil || got.ID != a.ID || got.StripeSubscriptionID != "sub_2" ||
+			!got.StripeSubscriptionAt.Equal(t0.Add(time.Hour)) || !got.VerifiedAt.Equal(t0) {
 			t.Errorf("AccountByStripeCustomer(cus_2) = %+v, %v", got, err)
 		}
 

@@ -46,16 +46,18 @@ func (db *DB) CreateAccount(ctx context.Context, a *account.Account) error {
 	a.CreatedAt = sqlrow.CreatedAt(a.CreatedAt)
 	return db.accountsTx(ctx, "create account", func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `INSERT INTO accounts (email, plan, hour_limit, day_limit, trial_started_at, created_at,
-	password_hash, verified_at, stripe_customer_id, stripe_subscription_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+	password_hash, verified_at, stripe_customer_id, stripe_subscription_id, stripe_subscription_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
 			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt), a.CreatedAt,
-			a.PasswordHash, timeOrNull(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID).Scan(&a.ID)
+			a.PasswordHash, timeOrNull(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID,
+			timeOrNull(a.StripeSubscriptionAt)).Scan(&a.ID)
 	})
 }
 
 // accountColumns are the columns of sqlrow.ReadAccount, of the accounts
 // table as a.
 const accountColumns = `a.id, coalesce(a.email, ''), a.plan, a.hour_limit, a.day_limit, a.trial_started_at, a.created_at,
-	a.password_hash, a.verified_at, coalesce(a.stripe_customer_id, ''), a.stripe_subscription_id`
+	a.password_hash, a.verified_at, coalesce(a.stripe_customer_id, ''), a.stripe_subscription_id, a.stripe_subscription_at`
 
 // liveAccount reads the live account where cond (on a, with $1) holds.
 func (db *DB) liveAccount(ctx context.Context, cond string, arg any) (*account.Account, error) {
@@ -105,10 +107,11 @@ FROM accounts a WHERE a.deleted_at IS NULL ORDER BY a.id`)
 func (db *DB) UpdateAccount(ctx context.Context, a *account.Account) error {
 	return db.accountsTx(ctx, "update account", func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE accounts SET email = $1, plan = $2, hour_limit = $3, day_limit = $4, trial_started_at = $5,
-	password_hash = $6, verified_at = $7, stripe_customer_id = $8, stripe_subscription_id = $9
-WHERE id = $10 AND deleted_at IS NULL`,
+	password_hash = $6, verified_at = $7, stripe_customer_id = $8, stripe_subscription_id = $9, stripe_subscription_at = $10
+WHERE id = $11 AND deleted_at IS NULL`,
 			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, timeOrNull(a.TrialStartedAt),
-			a.PasswordHash, timeOrNull(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID, a.ID)
+			a.PasswordHash, timeOrNull(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID,
+			timeOrNull(a.StripeSubscriptionAt), a.ID)
 		if err != nil {
 			return err
 		}

@@ -56,9 +56,9 @@ func (db *DB) CreateAccount(ctx context.Context, a *account.Account) error {
 	a.CreatedAt = sqlrow.CreatedAt(a.CreatedAt)
 	return db.accountsTx(ctx, "create account", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO accounts (email, plan, hour_limit, day_limit, trial_started_at, created_at,
-	password_hash, verified_at, stripe_customer_id, stripe_subscription_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	password_hash, verified_at, stripe_customer_id, stripe_subscription_id, stripe_subscription_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, microsOrZero(a.TrialStartedAt), micros(a.CreatedAt),
-			a.PasswordHash, microsOrZero(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID)
+			a.PasswordHash, microsOrZero(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID, microsOrZero(a.StripeSubscriptionAt))
 		if err != nil {
 			return err
 		}
@@ -70,7 +70,7 @@ func (db *DB) CreateAccount(ctx context.Context, a *account.Account) error {
 // accountColumns are the columns of sqlrow.ReadAccount, of the accounts
 // table as a, times never set (0 here) read as NULL.
 const accountColumns = `a.id, coalesce(a.email, ''), a.plan, a.hour_limit, a.day_limit, nullif(a.trial_started_at, 0), a.created_at,
-	a.password_hash, nullif(a.verified_at, 0), coalesce(a.stripe_customer_id, ''), a.stripe_subscription_id`
+	a.password_hash, nullif(a.verified_at, 0), coalesce(a.stripe_customer_id, ''), a.stripe_subscription_id, nullif(a.stripe_subscription_at, 0)`
 
 // liveAccount reads the live account where cond (on a) holds.
 func (db *DB) liveAccount(ctx context.Context, cond string, arg any) (*account.Account, error) {
@@ -120,10 +120,11 @@ FROM accounts a WHERE a.deleted_at = 0 ORDER BY a.id`)
 func (db *DB) UpdateAccount(ctx context.Context, a *account.Account) error {
 	return db.accountsTx(ctx, "update account", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE accounts SET email = ?, plan = ?, hour_limit = ?, day_limit = ?, trial_started_at = ?,
-	password_hash = ?, verified_at = ?, stripe_customer_id = ?, stripe_subscription_id = ?
+	password_hash = ?, verified_at = ?, stripe_customer_id = ?, stripe_subscription_id = ?, stripe_subscription_at = ?
 WHERE id = ? AND deleted_at = 0`,
 			sqlrow.String(a.Email), string(a.Plan), a.HourLimit, a.DayLimit, microsOrZero(a.TrialStartedAt),
-			a.PasswordHash, microsOrZero(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID, a.ID)
+			a.PasswordHash, microsOrZero(a.VerifiedAt), sqlrow.String(a.StripeCustomerID), a.StripeSubscriptionID,
+			microsOrZero(a.StripeSubscriptionAt), a.ID)
 		if err != nil {
 			return err
 		}

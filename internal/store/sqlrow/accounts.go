@@ -28,22 +28,22 @@ func Hour(t time.Time) time.Time { return t.UTC().Truncate(time.Hour) }
 
 // accountScan scans the columns of an account: id, email, plan, hour_limit,
 // day_limit, trial_started_at, created_at, password_hash, verified_at,
-// stripe_customer_id, stripe_subscription_id.
+// stripe_customer_id, stripe_subscription_id, stripe_subscription_at.
 type accountScan struct {
-	a                        account.Account
-	plan                     string
-	trial, created, verified sql.NullTime
+	a                                    account.Account
+	plan                                 string
+	trial, created, verified, subscribed sql.NullTime
 }
 
 func (s *accountScan) dest(r Reader) []any {
 	return []any{&s.a.ID, &s.a.Email, &s.plan, &s.a.HourLimit, &s.a.DayLimit, r.NullTime(&s.trial), r.NullTime(&s.created),
-		&s.a.PasswordHash, r.NullTime(&s.verified), &s.a.StripeCustomerID, &s.a.StripeSubscriptionID}
+		&s.a.PasswordHash, r.NullTime(&s.verified), &s.a.StripeCustomerID, &s.a.StripeSubscriptionID, r.NullTime(&s.subscribed)}
 }
 
 func (s *accountScan) account() account.Account {
 	a := s.a
 	a.Plan = account.Plan(s.plan)
-	a.TrialStartedAt, a.CreatedAt, a.VerifiedAt = s.trial.Time, s.created.Time, s.verified.Time
+	a.TrialStartedAt, a.CreatedAt, a.VerifiedAt, a.StripeSubscriptionAt = s.trial.Time, s.created.Time, s.verified.Time, s.subscribed.Time
 	return a
 }
 
