@@ -66,6 +66,14 @@ type Limiter interface {
 	// Peek reports the windows without counting; Allowed says whether a Take
 	// at now would be admitted.
 	Peek(ctx context.Context, key string, lim Limits, now time.Time) (Result, error)
+	// Refund gives back up to n requests counted for the pool key in the
+	// windows of now, never below zero: a caller that must count before it
+	// knows whether a request should count (the portal's login throttle
+	// counts every attempt before checking its password, and gives back the
+	// ones that succeed) passes the now of its Take. n of math.MaxInt64
+	// clears the pool's windows. Counts of windows other than now's are left
+	// alone.
+	Refund(ctx context.Context, key string, n int64, now time.Time) error
 	// Close releases the limiter's resources and, where it keeps state, saves it.
 	Close() error
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,6 +51,11 @@ func Run(t *testing.T, newLimiter NewLimiter) {
 		{"ConcurrentTakesStopExactlyAtTheDayLimit", func(t *testing.T, l ratelimit.Limiter) {
 			testConcurrent(t, l, ratelimit.Limits{Hour: 1000, Day: 60}, 60)
 		}},
+		{"RefundGivesBackInBothWindows", testRefund},
+		{"RefundStopsAtZero", testRefundStopsAtZero},
+		{"RefundLeavesOtherWindowsAlone", testRefundOtherWindows},
+		{"RefundOfMaxInt64ClearsThePool", testRefundClears},
+		{"ConcurrentTakesAndRefundsNeverPassTheLimit", testConcurrentRefunds},
 		{"UseAfterClose", testUseAfterClose},
 	}
 	for _, tt := range tests {
@@ -67,6 +73,14 @@ func MustTake(tb testing.TB, l ratelimit.Limiter, key string, lim ratelimit.Limi
 		tb.Fatalf("Take(%q, %+v, %v): %v", key, lim, now, err)
 	}
 	return r
+}
+
+// MustRefund gives back n requests and fails the test on an error.
+func MustRefund(tb testing.TB, l ratelimit.Limiter, key string, n int64, now time.Time) {
+	tb.Helper()
+	if err := l.Refund(context.Background(), key, n, now); err != nil {
+		tb.Fatalf("Refund(%q, %d, %v): %v", key, n, now, err)
+	}
 }
 
 // MustPeek peeks and fails the test on an error.
@@ -364,6 +378,112 @@ func testConcurrent(t *testing.T, l ratelimit.Limiter, lim ratelimit.Limits, wan
 	}
 }
 
+func testRefund(t *testing.T, l ratelimit.Limiter) {
+	lim := ratelimit.Limits{Hour: 3, Day: 10}
+	TakeN(t, l, "k", lim, base, 3)
+	MustRefund(t, l, "k", 1, base)
+	want(t, "Peek after a refund of one", ratelimit.Result{
+		Allowed: true, Hour: win(3, 2, baseHourEnd), Day: win(10, 2, baseDayEnd),
+	}, MustPeek(t, l, "k", lim, base))
+	want(t, "Take after the refund", ratelimit.Result{
+		Allowed: true, Hour: win(3, 3, baseHourEnd), Day: win(10, 3, baseDayEnd),
+	}, MustTake(t, l, "k", lim, base))
+	if r := MustTake(t, l, "k", lim, base); r.Allowed {
+		t.Errorf("Take past the limit after the refund was used: %+v", r)
+	}
+}
+
+func testRefundStopsAtZero(t *testing.T, l ratelimit.Limiter) {
+	lim := ratelimit.Limits{Hour: 3, Day: 10}
+	MustRefund(t, l, "never-taken", 5, base)
+	fresh := ratelimit.Result{Allowed: true, Hour: win(3, 0, baseHourEnd), Day: win(10, 0, baseDayEnd)}
+	want(t, "Peek of a pool refunded without a Take", fresh, MustPeek(t, l, "never-taken", lim, base))
+
+	TakeN(t, l, "k", lim, base, 2)
+	MustRefund(t, l, "k", 5, base)
+	want(t, "Peek after a refund of more than was taken", fresh, MustPeek(t, l, "k", lim, base))
+	MustRefund(t, l, "k", 0, base)
+	MustRefund(t, l, "k", -3, base)
+	want(t, "Peek after refunds of nothing", fresh, MustPeek(t, l, "k", lim, base))
+	// The pool has its whole quota, no more.
+	TakeN(t, l, "k", lim, base, 3)
+	if r := MustTake(t, l, "k", lim, base); r.Allowed {
+		t.Errorf("a refund below zero left room past the limit: %+v", r)
+	}
+}
+
+// testRefundOtherWindows: a refund names the windows of the Take it gives
+// back; an hour that began since keeps its count.
+func testRefundOtherWindows(t *testing.T, l ratelimit.Limiter) {
+	lim := ratelimit.Limits{Hour: 10, Day: 10}
+	TakeN(t, l, "k", lim, base, 1)
+	TakeN(t, l, "k", lim, baseHourEnd, 1)
+	MustRefund(t, l, "k", 1, base)
+	want(t, "Peek in the next hour after a refund of the hour before", ratelimit.Result{
+		Allowed: true, Hour: win(10, 1, utc(2025, 3, 14, 15, 0, 0, 0)), Day: win(10, 1, baseDayEnd),
+	}, MustPeek(t, l, "k", lim, baseHourEnd))
+	MustRefund(t, l, "k", 1, base.Add(-24*time.Hour))
+	if r := MustPeek(t, l, "k", lim, baseHourEnd); r.Hour.Used != 1 || r.Day.Used != 1 {
+		t.Errorf("a refund of yesterday changed today: %+v", r)
+	}
+}
+
+func testRefundClears(t *testing.T, l ratelimit.Limiter) {
+	lim := ratelimit.Limits{Hour: 5, Day: 10}
+	TakeN(t, l, "k", lim, base, 5)
+	MustRefund(t, l, "k", math.MaxInt64, base)
+	want(t, "Peek after a refund of MaxInt64", ratelimit.Result{
+		Allowed: true, Hour: win(5, 0, baseHourEnd), Day: win(10, 0, baseDayEnd),
+	}, MustPeek(t, l, "k", lim, base))
+	TakeN(t, l, "k", lim, base, 5)
+}
+
+// testConcurrentRefunds takes and gives back from many goroutines at once,
+// as logins do: the requests held at any instant never pass the limit, and
+// once all are given back nothing is used.
+func testConcurrentRefunds(t *testing.T, l ratelimit.Limiter) {
+	const workers, perWorker = 8, 40
+	lim := ratelimit.Limits{Hour: 3, Day: 1000}
+	var held, admitted atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Go(func() {
+			for range perWorker {
+				r, err := l.Take(context.Background(), "hot", lim, base)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !r.Allowed {
+					continue
+				}
+				admitted.Add(1)
+				if n := held.Add(1); n > lim.Hour {
+					errs <- fmt.Errorf("%d requests held at once, limit %d", n, lim.Hour)
+					return
+				}
+				held.Add(-1)
+				if err := l.Refund(context.Background(), "hot", 1, base); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("concurrent Take and Refund: %v", err)
+	}
+	if admitted.Load() == 0 {
+		t.Fatal("no Take was admitted")
+	}
+	if r := MustPeek(t, l, "hot", lim, base); r.Hour.Used != 0 || r.Day.Used != 0 {
+		t.Errorf("after every admitted Take was given back: used %d/%d (hour/day), want 0", r.Hour.Used, r.Day.Used)
+	}
+}
+
 func testUseAfterClose(t *testing.T, l ratelimit.Limiter) {
 	if err := l.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -377,5 +497,8 @@ func testUseAfterClose(t *testing.T, l ratelimit.Limiter) {
 	}
 	if _, err := l.Peek(context.Background(), "k", lim, base); !errors.Is(err, ratelimit.ErrClosed) {
 		t.Errorf("Peek after Close: error %v, want ErrClosed", err)
+	}
+	if err := l.Refund(context.Background(), "k", 1, base); !errors.Is(err, ratelimit.ErrClosed) {
+		t.Errorf("Refund after Close: error %v, want ErrClosed", err)
 	}
 }

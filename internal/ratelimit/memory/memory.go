@@ -201,6 +201,33 @@ func (l *Limiter) Peek(_ context.Context, key string, lim ratelimit.Limits, now 
 	return l.do(key, lim, now, false)
 }
 
+// Refund implements ratelimit.Limiter.
+func (l *Limiter) Refund(_ context.Context, key string, n int64, now time.Time) error {
+	if l.closed.Load() {
+		return ratelimit.ErrClosed
+	}
+	if n <= 0 {
+		return nil
+	}
+	p := ratelimit.PeriodAt(now)
+	s := &l.shards[l.shardIndex(key)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.pools[key]
+	if c == nil {
+		return nil
+	}
+	if c.hour == p.Hour && c.hourUsed > 0 {
+		c.hourUsed -= min(n, c.hourUsed)
+		s.dirty = true
+	}
+	if c.day == p.Day && c.dayUsed > 0 {
+		c.dayUsed -= min(n, c.dayUsed)
+		s.dirty = true
+	}
+	return nil
+}
+
 func (l *Limiter) do(key string, lim ratelimit.Limits, now time.Time, take bool) (ratelimit.Result, error) {
 	if l.closed.Load() {
 		return ratelimit.Result{}, ratelimit.ErrClosed

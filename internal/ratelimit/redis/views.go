@@ -128,6 +128,24 @@ func (v *views) addLocal(key string, p ratelimit.Period) {
 	s.mu.Unlock()
 }
 
+// refundLocal gives back up to n of the requests admitted locally for key in
+// the windows of p, so that they are not added to Redis when it is back.
+func (v *views) refundLocal(key string, p ratelimit.Period, n int64) {
+	s := v.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pv := s.pools[key]
+	if pv == nil {
+		return
+	}
+	if pv.hour == p.Hour {
+		pv.hourLocal -= min(n, pv.hourLocal)
+	}
+	if pv.day == p.Day {
+		pv.dayLocal -= min(n, pv.dayLocal)
+	}
+}
+
 // share is the quota of one replica during an outage: the room each window
 // had when this replica last saw it, divided among the live replicas it last
 // saw, rounded down. Rounded down, the shares never add up to more than the
