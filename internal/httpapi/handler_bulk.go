@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/bulk"
@@ -63,7 +64,8 @@ func (s *Server) handleBulk(code string) apiHandler {
 
 // GET /{game}/bulk/{name}: one bulk file of the version being served, as
 // its gzip bytes, with its sha256 as a strong ETag; http.ServeContent
-// answers Range (206, 416), If-Range and If-None-Match (304).
+// answers one Range (206, 416), If-Range and If-None-Match (304). A request
+// of several ranges gets the whole file (200).
 func (s *Server) handleBulkFile(code string) apiHandler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		v, _, err := s.gameSnapshot(code)
@@ -89,6 +91,12 @@ func (s *Server) handleBulkFile(code string) apiHandler {
 			return err
 		}
 		defer f.Close()
+		if severalRanges(r.Header["Range"]) {
+			// net/http would answer them as a multipart of one part per
+			// range, overlapping ones too: one request, counted once, of
+			// thousands of one-byte ranges would answer many times the file.
+			r = withoutRange(r)
+		}
 		h := w.Header()
 		h.Set("Content-Type", bulk.ContentType)
 		h.Set("ETag", `"`+meta.SHA256+`"`)
@@ -99,6 +107,37 @@ func (s *Server) handleBulkFile(code string) apiHandler {
 		http.ServeContent(&rangeErrorWriter{ResponseWriter: w, size: meta.Size}, r, meta.Name, v.CreatedAt, f)
 		return nil
 	}
+}
+
+// severalRanges reports whether the Range header fields ask for more than
+// one range: more than one field, or a byte range set of more than one
+// range (empty elements of the list not counted, as net/http counts them).
+func severalRanges(fields []string) bool {
+	if len(fields) != 1 {
+		return len(fields) > 1
+	}
+	set, ok := strings.CutPrefix(fields[0], "bytes=")
+	if !ok {
+		return false // no byte range: ServeContent refuses it (416)
+	}
+	n := 0
+	for set != "" {
+		var spec string
+		spec, set, _ = strings.Cut(set, ",")
+		if strings.TrimSpace(spec) != "" {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// withoutRange is r without its Range header fields.
+func withoutRange(r *http.Request) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	r2.Header = r.Header.Clone()
+	r2.Header.Del("Range")
+	return r2
 }
 
 func bulkNotBuilt(code, name string) *apiError {
