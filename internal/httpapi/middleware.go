@@ -118,6 +118,8 @@ var (
 	// noStore is every error answer's (writeError): a 429, 401 or 503 kept
 	// by any cache would outlive its cause.
 	noStore = []string{"no-store"}
+	// connectionClose makes net/http close the connection after the answer.
+	connectionClose = []string{"close"}
 )
 
 // request is what the chain allocates for one request, in one object: the
@@ -138,8 +140,9 @@ func (c *request) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// withRequest starts every request: its id, nosniff, the CORS headers and,
-// when callers reach the API over https, Strict-Transport-Security, so that
+// withRequest starts every request: its id, nosniff, the CORS headers,
+// when callers reach the API over https Strict-Transport-Security, and
+// Connection: close after a request sent with a Transfer-Encoding, so that
 // every answer has them (5xx and panics included), its state, and after the
 // answer its access log line.
 func (s *Server) withRequest(next http.Handler) http.Handler {
@@ -160,6 +163,16 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		h["Access-Control-Expose-Headers"] = corsExposed
 		if https {
 			h["Strict-Transport-Security"] = hsts
+		}
+		if len(r.TransferEncoding) > 0 {
+			// A request with both Transfer-Encoding and Content-Length may be
+			// an attempt to smuggle a second request past a proxy that reads
+			// the other length: RFC 9112 (6.1) has the server close the
+			// connection after answering. net/http drops the Content-Length
+			// before any handler runs, so every request sent with a
+			// Transfer-Encoding (rare: bodies here are small) ends its
+			// connection.
+			h["Connection"] = connectionClose
 		}
 
 		rec := &c.rec

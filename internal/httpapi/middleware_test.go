@@ -1,11 +1,17 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cardcat/cardcat/internal/serving"
 )
@@ -62,6 +68,60 @@ func TestCommonHeaders(t *testing.T) {
 		if w.Code != 204 && hd.Get("Content-Type") != "application/json; charset=utf-8" {
 			t.Errorf("%s %s: Content-Type %q", tc.method, tc.target, hd.Get("Content-Type"))
 		}
+	}
+}
+
+// TestTransferEncodingClosesConnection: after answering a request sent
+// with Transfer-Encoding, Content-Length besides or not, the server closes
+// the connection (RFC 9112, 6.1: a request with both may be an attempt to
+// smuggle a second one); a plain request keeps it open. Over a real
+// listener: the connection's fate is net/http's, not the handler's.
+func TestTransferEncodingClosesConnection(t *testing.T) {
+	srv := httptest.NewServer(fixtureHandler(t))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		name    string
+		request string
+		closed  bool
+	}{
+		{"Content-Length and Transfer-Encoding", "GET / HTTP/1.1\r\nHost: api.cardcat.test\r\nContent-Length: 5\r\n" +
+			"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", true},
+		{"Transfer-Encoding and Content-Length", "POST /mcp HTTP/1.1\r\nHost: api.cardcat.test\r\nTransfer-Encoding: chunked\r\n" +
+			"Content-Length: 3\r\n\r\n2\r\n{}\r\n0\r\n\r\n", true},
+		{"Transfer-Encoding alone", "GET / HTTP/1.1\r\nHost: api.cardcat.test\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", true},
+		{"Content-Length alone", "GET / HTTP/1.1\r\nHost: api.cardcat.test\r\nContent-Length: 2\r\n\r\n{}", false},
+		{"no body", "GET / HTTP/1.1\r\nHost: api.cardcat.test\r\n\r\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.WriteString(conn, tc.request); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			// Closed: the next read ends at once. Open: it waits for an
+			// answer that never comes, until the deadline.
+			conn.SetReadDeadline(time.Now().Add(time.Second))
+			_, err = br.ReadByte()
+			var ne net.Error
+			open := errors.As(err, &ne) && ne.Timeout()
+			if open == tc.closed {
+				t.Errorf("%d %v; after the answer: %v, want the connection closed %v", resp.StatusCode, resp.Header, err, tc.closed)
+			}
+			if tc.closed && !resp.Close {
+				t.Errorf("the answer does not say Connection: close: %v", resp.Header)
+			}
+		})
 	}
 }
 
