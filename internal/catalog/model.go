@@ -27,6 +27,9 @@ const (
 	MatchMTGJSON  = "mtgjson"  // MTGJSON's identifiers (sealed content)
 	MatchOperator = "operator" // the operator's links/links.csv
 	MatchName     = "name"     // the name rule inside a matched expansion
+	// MatchNameSetPair: the name rule inside an expansion that an explicit set
+	// pair (TCGdex's, for Pokémon) matched to the TCGplayer group.
+	MatchNameSetPair = "name_set_pair"
 )
 
 // Money is an amount in cents of the price's currency. Prices are kept and

@@ -146,12 +146,37 @@ func AppendCardInfo(b []byte, g *game.Game, s *Set, c *Card) []byte {
 	b = appendKey(b, "card_text", false)
 	b = appendNullableString(b, c.CardText)
 	for _, f := range g.Extra {
-		if v, ok := extraValue(c.Extra, f.Key); ok {
+		if f.List {
+			b = appendExtraList(b, c.Extra, f.Key)
+		} else if v, ok := extraValue(c.Extra, f.Key); ok {
 			b = appendKey(b, f.Key, false)
 			b = jsonw.AppendString(b, v)
 		}
 	}
 	return append(b, '}')
+}
+
+// appendExtraList appends a list field: an array of every value under key,
+// in order; nothing when there is none.
+func appendExtraList(b []byte, extra []ExtraField, key string) []byte {
+	n := 0
+	for _, f := range extra {
+		if f.Key != key || f.Value == "" {
+			continue
+		}
+		if n == 0 {
+			b = appendKey(b, key, false)
+			b = append(b, '[')
+		} else {
+			b = append(b, ',')
+		}
+		b = jsonw.AppendString(b, f.Value)
+		n++
+	}
+	if n > 0 {
+		b = append(b, ']')
+	}
+	return b
 }
 
 func extraValue(extra []ExtraField, key string) (string, bool) {

@@ -3,6 +3,8 @@ package catalog
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // TestMarketCMatch: a linked card's market_c says how it was linked; a
@@ -49,5 +51,46 @@ func TestMarketCMatch(t *testing.T) {
 	}
 	if len(seen) != 3 {
 		t.Errorf("matches rendered: %v, want all three kinds", seen)
+	}
+}
+
+// TestCardInfoListField: a list field (Pokémon's attacks) is an array of its
+// values in order, absent when the card has none; the other fields stay
+// strings, and a game without the field never shows it.
+func TestCardInfoListField(t *testing.T) {
+	pkm := game.Pokemon()
+	set := &Set{ID: "604", Name: "Base Set", Code: "BS"}
+	card := &Card{Name: "Zapdos", CleanName: "Zapdos", Extra: []ExtraField{
+		{Key: "hp", Value: "90"},
+		{Key: "attacks", Value: "[1LLL] Thunder (60)\r\n<br>Flip a coin."},
+		{Key: "attacks", Value: "[LLLL] Thunderbolt (100)"},
+	}}
+	var info map[string]any
+	if err := json.Unmarshal(AppendCardInfo(nil, &pkm, set, card), &info); err != nil {
+		t.Fatal(err)
+	}
+	attacks, ok := info["attacks"].([]any)
+	if !ok || len(attacks) != 2 || attacks[0] != "[1LLL] Thunder (60)\r\n<br>Flip a coin." || attacks[1] != "[LLLL] Thunderbolt (100)" {
+		t.Errorf("attacks: %#v", info["attacks"])
+	}
+	if info["hp"] != "90" {
+		t.Errorf("hp: %#v", info["hp"])
+	}
+	card.Extra = card.Extra[:1]
+	info = nil
+	if err := json.Unmarshal(AppendCardInfo(nil, &pkm, set, card), &info); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := info["attacks"]; ok {
+		t.Errorf("a card without attacks has %#v", info["attacks"])
+	}
+	op := game.OnePiece()
+	card.Extra = []ExtraField{{Key: "attacks", Value: "x"}, {Key: "color", Value: "Red"}}
+	info = nil
+	if err := json.Unmarshal(AppendCardInfo(nil, &op, set, card), &info); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := info["attacks"]; ok || info["color"] != "Red" {
+		t.Errorf("One Piece card_info: %v", info)
 	}
 }

@@ -19,6 +19,16 @@ type Game struct {
 	CardmarketGame int
 	// CardmarketSlug is the game's segment in Cardmarket product URLs.
 	CardmarketSlug string
+	// CardmarketFoil is the suffix of the price guide's second finish
+	// ("avg-foil"); "" means "foil". Pokémon's files say "holo".
+	CardmarketFoil string
+	// CardmarketNames is how Cardmarket writes a single's name in this game,
+	// which the name rule of linking reads.
+	CardmarketNames NameForm
+	// SetLinks is the mirror path of a CSV pairing TCGplayer groups with
+	// Cardmarket expansions (columns tcgplayer_group_id and
+	// cardmarket_id_expansion, as TCGdex's sets.csv); "" for none.
+	SetLinks string
 
 	// CardText, CardType, Rarity and Number list the extendedData names that
 	// fill the common card_info fields, first match wins.
@@ -30,10 +40,38 @@ type Game struct {
 	Extra []Field
 }
 
+// NameForm is how Cardmarket writes the names of a game's singles.
+type NameForm int
+
+const (
+	// NamePlain: the card's name, as TCGplayer writes it give or take
+	// punctuation and case.
+	NamePlain NameForm = iota
+	// NameAttacks: the name, then the card's attacks and powers in
+	// brackets ("Alakazam [Damage Swap | Confuse Ray]"), which tell
+	// printings apart; the brackets are not part of the name.
+	NameAttacks
+	// NameNumbered: the name, then the card number in parentheses
+	// ("Roronoa Zoro (OP01-001)"), where TCGplayer puts the number in
+	// extendedData and sometimes its last digits in the name ("(001)").
+	NameNumbered
+)
+
+// FoilSuffix is the suffix of the price guide's second finish.
+func (g Game) FoilSuffix() string {
+	if g.CardmarketFoil == "" {
+		return "foil"
+	}
+	return g.CardmarketFoil
+}
+
 // Field maps extendedData names onto one snake_case card_info key.
 type Field struct {
 	Key   string   // card_info key, snake_case
 	Names []string // extendedData names; compared with NormName
+	// List: the field is an array of every name's value, in Names order
+	// (Pokémon's "Attack 1", "Attack 2", ...), not the first one's value.
+	List bool
 }
 
 // IDPrefix is the prefix of the game's card ids ("dbs_").
@@ -149,11 +187,15 @@ func Pokemon() Game {
 		TCGCategories:  []int{3, 85},
 		CardmarketGame: 6,
 		CardmarketSlug: "Pokemon",
+		CardmarketFoil: "holo",
+		CardmarketNames: NameAttacks,
+		SetLinks:       "links/pokemon-tcgdex/sets.csv",
 		CardText:       []string{"CardText"},
 		CardType:       []string{"CardType"},
 		Rarity:         []string{"Rarity"},
 		Number:         []string{"Number"},
 		Extra: []Field{{Key: "hp", Names: []string{"HP"}}, {Key: "stage", Names: []string{"Stage"}},
+			{Key: "attacks", Names: []string{"Attack 1", "Attack 2", "Attack 3", "Attack 4"}, List: true},
 			{Key: "weakness", Names: []string{"Weakness"}}, {Key: "resistance", Names: []string{"Resistance"}},
 			{Key: "retreat_cost", Names: []string{"RetreatCost"}}},
 	}
@@ -168,6 +210,7 @@ func OnePiece() Game {
 		TCGCategories:  []int{68},
 		CardmarketGame: 18,
 		CardmarketSlug: "OnePiece",
+		CardmarketNames: NameNumbered,
 		CardText:       []string{"Description"},
 		CardType:       []string{"CardType"},
 		Rarity:         []string{"Rarity"},

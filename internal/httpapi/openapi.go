@@ -345,6 +345,7 @@ func (s *Server) addGameFields(schemas map[string]any) error {
 		return fmt.Errorf("httpapi: openapi_schemas.json: no CardInfo.properties")
 	}
 	games := map[string][]string{}
+	list := map[string]bool{}
 	var order []string
 	for _, g := range s.deps.Games.All() {
 		for _, f := range g.Extra {
@@ -352,6 +353,7 @@ func (s *Server) addGameFields(schemas map[string]any) error {
 				order = append(order, f.Key)
 			}
 			games[f.Key] = append(games[f.Key], g.Code)
+			list[f.Key] = list[f.Key] || f.List
 		}
 	}
 	for _, k := range order {
@@ -359,6 +361,10 @@ func (s *Server) addGameFields(schemas map[string]any) error {
 			return fmt.Errorf("httpapi: the game field %s is a common field of CardInfo", k)
 		}
 		props[k] = map[string]any{"type": "string", "description": "Of " + strings.Join(games[k], ", ") + " cards that have it."}
+		if list[k] {
+			props[k] = map[string]any{"type": "array", "items": map[string]any{"type": "string"},
+				"description": "Of " + strings.Join(games[k], ", ") + " cards that have it, in the card's order."}
+		}
 	}
 	return nil
 }

@@ -26,7 +26,8 @@ type GameReport struct {
 	LinkedMTGJSON       int      `json:"linked_mtgjson"`  // by MTGJSON's identifiers
 	LinkedOperator      int      `json:"linked_operator"` // by links.csv
 	LinkedByName        int      `json:"linked_by_name"`
-	Forbidden           int      `json:"forbidden"` // pairs a rule would have linked, forbidden by never.csv
+	LinkedBySetPair     int      `json:"linked_by_name_set_pair"` // by name, inside an expansion an explicit set pair matched
+	Forbidden           int      `json:"forbidden"`               // pairs a rule would have linked, forbidden by never.csv
 	TCGOnly             int      `json:"tcgplayer_only"`
 	CardmarketOnly      int      `json:"cardmarket_only"`
 	Ambiguous           int      `json:"ambiguous"`
@@ -156,6 +157,7 @@ func buildGame(u *upstream, now time.Time) (*catalog.GameCatalog, *GameReport, e
 	r.LinkedMTGJSON = n.links.counts[catalog.MatchMTGJSON]
 	r.LinkedOperator = n.links.counts[catalog.MatchOperator]
 	r.LinkedByName = n.links.counts[catalog.MatchName]
+	r.LinkedBySetPair = n.links.counts[catalog.MatchNameSetPair]
 	r.Forbidden = len(n.links.forbidden)
 	r.Linked = len(n.links.cmOf)
 	r.TCGOnly = r.TCGProducts - r.Linked
@@ -218,7 +220,13 @@ func (n *normaliser) tcgCard(p *tcgplayer.Product, setID string) catalog.Card {
 		c.CleanName = fold.Clean(p.Name)
 	}
 	for _, f := range n.g.Extra {
-		if v := n.field(f.Names); v != "" {
+		if f.List {
+			for _, name := range f.Names {
+				if v := n.field([]string{name}); v != "" {
+					c.Extra = append(c.Extra, catalog.ExtraField{Key: f.Key, Value: v})
+				}
+			}
+		} else if v := n.field(f.Names); v != "" {
 			c.Extra = append(c.Extra, catalog.ExtraField{Key: f.Key, Value: v})
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/cardcat/cardcat/internal/catalog"
-	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 )
 
@@ -15,6 +14,7 @@ type links struct {
 	tcgOf     map[int]int       // Cardmarket idProduct → TCGplayer productId
 	matchOf   map[int]string    // TCGplayer productId → how it was linked (catalog.Match*)
 	groupOf   map[int]int       // Cardmarket idExpansion → TCGplayer groupId it matched
+	setLinked map[int]bool      // Cardmarket idExpansion matched by an explicit set pair (game.SetLinks)
 	forbidden map[linkPair]bool // pairs a rule would have linked but never.csv forbids
 	counts    map[string]int    // pairs linked, by catalog.Match* kind
 	ambiguous int               // Cardmarket products left unlinked because their name was ambiguous
@@ -28,17 +28,22 @@ type links struct {
 //     A product named by two different explicit links is linked by neither.
 //     A pair both MTGJSON and links.csv give counts as the operator's
 //     (match "operator"): the operator has vouched for it.
-//  2. A Cardmarket expansion is matched to the TCGplayer group of the same game
-//     whose product names overlap its own the most: the best group must share
-//     at least minOverlap names and strictly more than any other group.
+//  2. A Cardmarket expansion is matched to the TCGplayer group an explicit set
+//     pair gives (game.SetLinks: TCGdex's pairs for Pokémon); else to the
+//     group of the same game whose product names overlap its own the most:
+//     the best group must share at least minOverlap names and strictly more
+//     than any other group.
 //  3. Inside a matched group (all expansions matched to it together), a
-//     product is linked when its folded name (fold.Key) is carried by exactly
-//     one TCGplayer product and exactly one Cardmarket product, neither linked
-//     yet. A name that is ambiguous inside the pair stays unlinked: a wrong
-//     link is worse than a missing one.
+//     product is linked when its name key (tcgKey, cmKey: the folded name,
+//     without Pokémon's bracketed attacks, with One Piece's card number) is
+//     carried by exactly one TCGplayer product and exactly one Cardmarket
+//     product, neither linked yet. A name that is ambiguous inside the pair
+//     stays unlinked: a wrong link is worse than a missing one. The match
+//     says "name", or "name_set_pair" when the expansion was matched by an
+//     explicit set pair.
 func linkProducts(u *upstream) *links {
 	l := &links{cmOf: map[int]int{}, tcgOf: map[int]int{}, matchOf: map[int]string{}, groupOf: map[int]int{},
-		forbidden: map[linkPair]bool{}, counts: map[string]int{}}
+		setLinked: map[int]bool{}, forbidden: map[linkPair]bool{}, counts: map[string]int{}}
 
 	tcgGroup := map[int]int{} // productId → groupId
 	for gid, ps := range u.products {
@@ -122,8 +127,8 @@ func (l *links) matchExpansions(u *upstream, tcgGroup map[int]int) {
 	groupsOfName := map[string][]int{}
 	for _, grp := range u.groups {
 		seen := map[string]bool{}
-		for _, p := range u.products[grp.GroupID] {
-			k := fold.Key(p.Name)
+		for i := range u.products[grp.GroupID] {
+			k := tcgKey(u.game, &u.products[grp.GroupID][i])
 			if !seen[k] {
 				seen[k] = true
 				groupsOfName[k] = append(groupsOfName[k], grp.GroupID)
@@ -134,7 +139,8 @@ func (l *links) matchExpansions(u *upstream, tcgGroup map[int]int) {
 	size := map[int]int{}
 	seen := map[int]map[string]bool{}
 	for _, list := range [][]cardmarket.Product{u.cmSingle, u.cmSealed} {
-		for _, p := range list {
+		for i := range list {
+			p := &list[i]
 			e := p.IDExpansion
 			if overlap[e] == nil {
 				overlap[e] = map[int]int{}
@@ -144,7 +150,7 @@ func (l *links) matchExpansions(u *upstream, tcgGroup map[int]int) {
 				// An explicit link is strong evidence: count it like several names.
 				overlap[e][tcgGroup[t]] += minOverlap
 			}
-			k := fold.Key(p.Name)
+			k := cmKey(u.game, p)
 			if seen[e][k] {
 				continue
 			}
@@ -156,6 +162,10 @@ func (l *links) matchExpansions(u *upstream, tcgGroup map[int]int) {
 		}
 	}
 	for e, counts := range overlap {
+		if g, ok := u.setPairs[e]; ok && tcgGroupExists(u, g) {
+			l.groupOf[e], l.setLinked[e] = g, true
+			continue
+		}
 		type score struct{ group, n int }
 		scores := make([]score, 0, len(counts))
 		for g, n := range counts {
@@ -179,10 +189,14 @@ func (l *links) matchExpansions(u *upstream, tcgGroup map[int]int) {
 }
 
 func (l *links) linkByName(u *upstream) {
-	type candidates struct{ tcg, cm []int }
+	type candidates struct {
+		tcg, cm []int
+		exp     int // the expansion of the Cardmarket product (of the last, when several)
+	}
 	byGroup := map[int]map[string]*candidates{}
 	for gid, ps := range u.products {
-		for _, p := range ps {
+		for i := range ps {
+			p := &ps[i]
 			if _, linked := l.cmOf[p.ProductID]; linked {
 				continue
 			}
@@ -191,7 +205,7 @@ func (l *links) linkByName(u *upstream) {
 				m = map[string]*candidates{}
 				byGroup[gid] = m
 			}
-			k := fold.Key(p.Name)
+			k := tcgKey(u.game, p)
 			if m[k] == nil {
 				m[k] = &candidates{}
 			}
@@ -199,7 +213,8 @@ func (l *links) linkByName(u *upstream) {
 		}
 	}
 	for _, list := range [][]cardmarket.Product{u.cmSingle, u.cmSealed} {
-		for _, p := range list {
+		for i := range list {
+			p := &list[i]
 			gid, ok := l.groupOf[p.IDExpansion]
 			if !ok {
 				continue
@@ -207,11 +222,12 @@ func (l *links) linkByName(u *upstream) {
 			if _, linked := l.tcgOf[p.IDProduct]; linked {
 				continue
 			}
-			c := byGroup[gid][fold.Key(p.Name)]
+			c := byGroup[gid][cmKey(u.game, p)]
 			if c == nil {
 				continue // Cardmarket only
 			}
 			c.cm = append(c.cm, p.IDProduct)
+			c.exp = p.IDExpansion
 		}
 	}
 	for _, m := range byGroup {
@@ -223,10 +239,27 @@ func (l *links) linkByName(u *upstream) {
 					l.forbidden[p] = true
 					continue
 				}
-				l.link(c.tcg[0], c.cm[0], catalog.MatchName)
+				match := catalog.MatchName
+				if l.setLinked[c.exp] {
+					match = catalog.MatchNameSetPair
+				}
+				l.link(c.tcg[0], c.cm[0], match)
 			default:
 				l.ambiguous += len(c.cm)
 			}
 		}
 	}
+}
+
+func tcgGroupExists(u *upstream, gid int) bool {
+	_, ok := u.products[gid]
+	if ok {
+		return true
+	}
+	for _, g := range u.groups {
+		if g.GroupID == gid {
+			return true
+		}
+	}
+	return false
 }

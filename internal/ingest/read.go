@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,7 @@ type upstream struct {
 	cmExp    map[int]cardmarket.Expansion  // by idExpansion (optional file)
 	links    []explicitLink
 	never    map[linkPair]bool // pairs the operator forbids (links/never.csv)
+	setPairs map[int]int       // Cardmarket idExpansion → TCGplayer groupId (game.SetLinks)
 	warnings []string
 }
 
@@ -213,7 +215,10 @@ func (u *upstream) readCardmarket(ctx context.Context, src Source) error {
 		}
 		*f.into = l.Products
 	}
-	guide, err := readFile(ctx, src, join(dir, "price_guide.json"), cardmarket.DecodePriceGuide)
+	suffix := u.game.FoilSuffix()
+	guide, err := readFile(ctx, src, join(dir, "price_guide.json"), func(r io.Reader) (*cardmarket.PriceGuideFile, error) {
+		return cardmarket.DecodePriceGuideFinish(r, suffix)
+	})
 	switch {
 	case isNotExist(err):
 		if len(u.cmSingle)+len(u.cmSealed) > 0 {
@@ -268,6 +273,20 @@ func (u *upstream) readLinks(ctx context.Context, src Source) error {
 			for _, l := range links {
 				u.links = append(u.links, explicitLink{tcg: l.TCGplayerProductID, cm: l.CardmarketID, match: catalog.MatchMTGJSON, from: name})
 			}
+		}
+	}
+	if u.game.SetLinks != "" {
+		pairs, err := readFile(ctx, src, u.game.SetLinks, decodeSetPairs)
+		if err != nil && !isNotExist(err) {
+			return err
+		}
+		u.setPairs = map[int]int{}
+		for e, gs := range pairs {
+			if len(gs) != 1 {
+				u.warnings = append(u.warnings, fmt.Sprintf("%s pairs Cardmarket expansion %d with %d TCGplayer groups: none used", u.game.SetLinks, e, len(gs)))
+				continue
+			}
+			u.setPairs[e] = gs[0]
 		}
 	}
 	neverName, linksName := join("links", "never.csv"), join("links", "links.csv")
@@ -364,5 +383,56 @@ func decodeLinksCSV(r io.Reader) ([]csvLink, error) {
 			return nil, fmt.Errorf("line %d: want game,positive tcgplayer_product_id,positive cardmarket_id_product, got %q", line, strings.Join(rec, ","))
 		}
 		out = append(out, csvLink{game: rec[0], tcg: tcg, cm: cm, line: line})
+	}
+}
+
+// decodeSetPairs reads a CSV of set pairs (game.SetLinks): the columns
+// tcgplayer_group_id and cardmarket_id_expansion, found by their header, the
+// others ignored; a line without both ids pairs nothing. It returns the
+// distinct groups of each expansion.
+func decodeSetPairs(r io.Reader) (map[int][]int, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	gcol, ecol := -1, -1
+	for i, h := range header {
+		switch strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) {
+		case "tcgplayer_group_id":
+			gcol = i
+		case "cardmarket_id_expansion":
+			ecol = i
+		}
+	}
+	if gcol < 0 || ecol < 0 {
+		return nil, fmt.Errorf("header: no tcgplayer_group_id and cardmarket_id_expansion columns")
+	}
+	out := map[int][]int{}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) <= max(gcol, ecol) {
+			return nil, fmt.Errorf("line %d: %d fields, want at least %d", line, len(rec), max(gcol, ecol)+1)
+		}
+		gs, es := strings.TrimSpace(rec[gcol]), strings.TrimSpace(rec[ecol])
+		if gs == "" || es == "" {
+			continue
+		}
+		g, err1 := strconv.Atoi(gs)
+		e, err2 := strconv.Atoi(es)
+		if err1 != nil || err2 != nil || g <= 0 || e <= 0 {
+			return nil, fmt.Errorf("line %d: ids %q and %q are not positive integers", line, gs, es)
+		}
+		if !slices.Contains(out[e], g) {
+			out[e] = append(out[e], g)
+		}
 	}
 }

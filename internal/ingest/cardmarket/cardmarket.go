@@ -130,26 +130,73 @@ func DecodeProducts(r io.Reader) (*ProductList, error) {
 	return l, nil
 }
 
-// DecodePriceGuide reads a price guide file.
+// priceGuideHolo is a PriceGuide row of a game whose second finish is
+// "-holo" (Pokémon); it converts to PriceGuide field for field.
+type priceGuideHolo struct {
+	IDProduct  int      `json:"idProduct"`
+	IDCategory int      `json:"idCategory"`
+	Avg        *float64 `json:"avg"`
+	Low        *float64 `json:"low"`
+	Trend      *float64 `json:"trend"`
+	Avg1       *float64 `json:"avg1"`
+	Avg7       *float64 `json:"avg7"`
+	Avg30      *float64 `json:"avg30"`
+	AvgFoil    *float64 `json:"avg-holo"`
+	LowFoil    *float64 `json:"low-holo"`
+	TrendFoil  *float64 `json:"trend-holo"`
+	Avg1Foil   *float64 `json:"avg1-holo"`
+	Avg7Foil   *float64 `json:"avg7-holo"`
+	Avg30Foil  *float64 `json:"avg30-holo"`
+}
+
+// DecodePriceGuide reads a price guide file whose second finish is "-foil".
 func DecodePriceGuide(r io.Reader) (*PriceGuideFile, error) {
-	gs, top, err := decodeList(r, "priceGuides", func(i int, g *PriceGuide) error {
-		if g.IDProduct <= 0 {
-			return &RecordError{Index: i, Err: fmt.Errorf("idProduct missing or not positive")}
+	return DecodePriceGuideFinish(r, "foil")
+}
+
+// DecodePriceGuideFinish reads a price guide file whose second finish has
+// the key suffix suffix ("foil", or "holo" in Pokémon's files) into the
+// Foil fields.
+func DecodePriceGuideFinish(r io.Reader, suffix string) (*PriceGuideFile, error) {
+	if suffix == "holo" {
+		hs, top, err := decodeList(r, "priceGuides", checkGuide[priceGuideHolo])
+		if err != nil {
+			return nil, err
 		}
-		for _, v := range []*float64{g.Avg, g.Low, g.Trend, g.Avg1, g.Avg7, g.Avg30, g.AvgFoil, g.LowFoil, g.TrendFoil, g.Avg1Foil, g.Avg7Foil, g.Avg30Foil} {
-			if v != nil && *v < 0 {
-				return &RecordError{Index: i, ID: fmt.Sprintf("idProduct %d", g.IDProduct), Err: fmt.Errorf("negative price %v", *v)}
-			}
+		gs := make([]PriceGuide, len(hs))
+		for i, h := range hs {
+			gs[i] = PriceGuide(h)
 		}
-		return nil
-	})
+		return guideFile(gs, top), nil
+	}
+	if suffix != "foil" {
+		return nil, fmt.Errorf("unknown price guide finish suffix %q", suffix)
+	}
+	gs, top, err := decodeList(r, "priceGuides", checkGuide[PriceGuide])
 	if err != nil {
 		return nil, err
 	}
+	return guideFile(gs, top), nil
+}
+
+func guideFile(gs []PriceGuide, top map[string]json.RawMessage) *PriceGuideFile {
 	f := &PriceGuideFile{PriceGuides: gs}
 	_ = json.Unmarshal(top["version"], &f.Version)
 	_ = json.Unmarshal(top["createdAt"], &f.CreatedAt)
-	return f, nil
+	return f
+}
+
+func checkGuide[T PriceGuide | priceGuideHolo](i int, row *T) error {
+	g := PriceGuide(*row)
+	if g.IDProduct <= 0 {
+		return &RecordError{Index: i, Err: fmt.Errorf("idProduct missing or not positive")}
+	}
+	for _, v := range []*float64{g.Avg, g.Low, g.Trend, g.Avg1, g.Avg7, g.Avg30, g.AvgFoil, g.LowFoil, g.TrendFoil, g.Avg1Foil, g.Avg7Foil, g.Avg30Foil} {
+		if v != nil && *v < 0 {
+			return &RecordError{Index: i, ID: fmt.Sprintf("idProduct %d", g.IDProduct), Err: fmt.Errorf("negative price %v", *v)}
+		}
+	}
+	return nil
 }
 
 // DecodeExpansions reads an expansions file. An entry may have no enName
