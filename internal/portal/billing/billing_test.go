@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/portal/billing"
@@ -332,6 +333,7 @@ func TestCheckoutPaidThroughFakePage(t *testing.T) {
 	}
 
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	paidFrom := f.clock.Now().Truncate(time.Second)
 	resp, err := noFollow.Post(url+"/pay", "application/x-www-form-urlencoded", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -343,8 +345,13 @@ func TestCheckoutPaidThroughFakePage(t *testing.T) {
 		t.Errorf("Pay answered %d to %q, want 303 to %q", resp.StatusCode, resp.Header.Get("Location"), wantLoc)
 	}
 	got := f.account(t, acc.ID)
+	// The event's creation time, in whole seconds as Stripe gives it.
+	if at := got.StripeSubscriptionAt; at.Before(paidFrom) || at.After(f.clock.Now()) || !at.Equal(at.Truncate(time.Second)) {
+		t.Errorf("StripeSubscriptionAt = %v, want the event's time, in [%v, now]", at, paidFrom)
+	}
 	want := *acc
 	want.Plan, want.StripeCustomerID, want.StripeSubscriptionID = account.Ultra, s.Customer, s.Subscription
+	want.StripeSubscriptionAt = got.StripeSubscriptionAt
 	if diff := cmp.Diff(&want, got); diff != "" {
 		t.Errorf("account after paying (-want +got):\n%s", diff)
 	}
@@ -474,14 +481,24 @@ func TestWebhookEvents(t *testing.T) {
 	type event struct {
 		typ    string
 		object func(acc *account.Account) any
+		// retryOf, when not 0, makes the event Stripe's late retry of the
+		// retryOf-th event of the case (counting from 1): the same body,
+		// with its id and creation time, signed again now.
+		retryOf int
 	}
+	retry := func(n int) event { return event{typ: "retry of event " + strconv.Itoa(n), retryOf: n} }
 	completed := func(plan account.Plan, customer, sub string) event {
-		return event{"checkout.session.completed", func(acc *account.Account) any {
+		return event{typ: "checkout.session.completed", object: func(acc *account.Account) any {
+			return completedSession(acc, plan, customer, sub)
+		}}
+	}
+	asyncPaid := func(plan account.Plan, customer, sub string) event {
+		return event{typ: "checkout.session.async_payment_succeeded", object: func(acc *account.Account) any {
 			return completedSession(acc, plan, customer, sub)
 		}}
 	}
 	subEvent := func(typ, sub, customer, status string) event {
-		return event{typ, func(*account.Account) any { return stripetest.SubscriptionObject(sub, customer, status) }}
+		return event{typ: typ, object: func(*account.Account) any { return stripetest.SubscriptionObject(sub, customer, status) }}
 	}
 	deleted := func(sub, customer string) event {
 		return subEvent("customer.subscription.deleted", sub, customer, "canceled")
@@ -490,7 +507,7 @@ func TestWebhookEvents(t *testing.T) {
 		return subEvent("customer.subscription.updated", sub, customer, status)
 	}
 	edited := func(e event, edit func(m map[string]any)) event {
-		return event{e.typ, func(acc *account.Account) any {
+		return event{typ: e.typ, object: func(acc *account.Account) any {
 			m := e.object(acc).(map[string]any)
 			edit(m)
 			return m
@@ -516,9 +533,7 @@ func TestWebhookEvents(t *testing.T) {
 		{"a new subscription replaces an old one", state{account.Pro, "cus_1", "sub_old"},
 			[]event{completed(account.Ultra, "cus_1", "sub_new")}, state{account.Ultra, "cus_1", "sub_new"}},
 		{"async payment success counts", state{account.Free, "", ""},
-			[]event{{"checkout.session.async_payment_succeeded", func(acc *account.Account) any {
-				return completedSession(acc, account.Ultra, "cus_1", "sub_1")
-			}}}, state{account.Ultra, "cus_1", "sub_1"}},
+			[]event{asyncPaid(account.Ultra, "cus_1", "sub_1")}, state{account.Ultra, "cus_1", "sub_1"}},
 		{"unpaid completion waits", state{account.Free, "", ""},
 			[]event{edited(completed(account.Ultra, "cus_1", "sub_1"), func(m map[string]any) { m["payment_status"] = "unpaid" })},
 			state{account.Free, "", ""}},
@@ -560,10 +575,44 @@ func TestWebhookEvents(t *testing.T) {
 		{"deleted twice", state{account.Ultra, "cus_1", "sub_1"},
 			[]event{deleted("sub_1", "cus_1"), deleted("sub_1", "cus_1")}, state{account.Free, "cus_1", "sub_1"}},
 
+		// Two subscriptions A (Pro) and B (Ultra), B bought after A, and
+		// Stripe's retries arriving late (it does not keep events in order).
+		{"a late retry of an older subscription's completion is ignored", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), completed(account.Ultra, "cus_1", "sub_B"), retry(1)},
+			state{account.Ultra, "cus_1", "sub_B"}},
+		{"the newer subscription's end after a late retry of the older one's completion sets Free", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), completed(account.Ultra, "cus_1", "sub_B"), retry(1), deleted("sub_B", "cus_1")},
+			state{account.Free, "cus_1", "sub_B"}},
+		{"the older subscription's end after a late retry of its completion keeps the newer plan", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), completed(account.Ultra, "cus_1", "sub_B"), retry(1), deleted("sub_A", "cus_1")},
+			state{account.Ultra, "cus_1", "sub_B"}},
+		{"a late retry of an ended subscription's completion after a new one is ignored", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), deleted("sub_A", "cus_1"), completed(account.Ultra, "cus_1", "sub_B"), retry(1)},
+			state{account.Ultra, "cus_1", "sub_B"}},
+		{"a late retry of an older async payment is ignored", state{account.Free, "", ""},
+			[]event{asyncPaid(account.Pro, "cus_1", "sub_A"), completed(account.Ultra, "cus_1", "sub_B"), retry(1), deleted("sub_B", "cus_1")},
+			state{account.Free, "cus_1", "sub_B"}},
+		{"the newer subscription's end sets Free", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), completed(account.Ultra, "cus_1", "sub_B"), deleted("sub_B", "cus_1")},
+			state{account.Free, "cus_1", "sub_B"}},
+		{"the older subscription's end keeps the newer plan", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), completed(account.Ultra, "cus_1", "sub_B"), deleted("sub_A", "cus_1")},
+			state{account.Ultra, "cus_1", "sub_B"}},
+		{"a late retry of the current subscription's completion changes nothing", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), completed(account.Ultra, "cus_1", "sub_B"), retry(2)},
+			state{account.Ultra, "cus_1", "sub_B"}},
+		{"a new subscription after the old one ended", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), deleted("sub_A", "cus_1"), completed(account.Ultra, "cus_1", "sub_B")},
+			state{account.Ultra, "cus_1", "sub_B"}},
+		{"the same subscription ended then bought again", state{account.Free, "", ""},
+			[]event{completed(account.Pro, "cus_1", "sub_A"), deleted("sub_A", "cus_1"), completed(account.Pro, "cus_1", "sub_B"),
+				deleted("sub_B", "cus_1"), completed(account.Ultra, "cus_1", "sub_C")},
+			state{account.Ultra, "cus_1", "sub_C"}},
+
 		{"unknown types are ignored", state{account.Ultra, "cus_1", "sub_1"},
 			[]event{
-				{"invoice.paid", func(*account.Account) any { return map[string]any{"id": "in_1", "customer": "cus_1"} }},
-				{"customer.created", func(*account.Account) any { return map[string]any{"id": "cus_1"} }},
+				{typ: "invoice.paid", object: func(*account.Account) any { return map[string]any{"id": "in_1", "customer": "cus_1"} }},
+				{typ: "customer.created", object: func(*account.Account) any { return map[string]any{"id": "cus_1"} }},
 			}, state{account.Ultra, "cus_1", "sub_1"}},
 	}
 	for _, tt := range tests {
@@ -572,15 +621,27 @@ func TestWebhookEvents(t *testing.T) {
 			acc := f.newAccount(t, "buyer@example.com")
 			acc.Plan, acc.StripeCustomerID, acc.StripeSubscriptionID = tt.before.plan, tt.before.customer, tt.before.sub
 			f.update(t, acc)
+			sent := make([][]byte, 0, len(tt.events))
 			for _, e := range tt.events {
-				status, resp := f.send(t, e.typ, e.object(acc))
+				// Stripe's events of one account are apart in time.
+				f.clock.Advance(time.Minute)
+				var body []byte
+				if e.retryOf > 0 {
+					body = sent[e.retryOf-1]
+				} else {
+					body, _ = stripetest.SignedEventAt(t, webhookSecret, e.typ, e.object(acc), f.clock.Now())
+				}
+				sent = append(sent, body)
+				status, resp := stripetest.SendEvent(t, f.hook, body, stripetest.Signature(webhookSecret, body, f.clock.Now()))
 				if status != http.StatusOK || strings.TrimSpace(resp) != `{"received":true}` {
 					t.Fatalf("%s: %d %s, want 200 {\"received\":true}", e.typ, status, resp)
 				}
 			}
 			want := *acc
 			want.Plan, want.StripeCustomerID, want.StripeSubscriptionID = tt.want.plan, tt.want.customer, tt.want.sub
-			if diff := cmp.Diff(&want, f.account(t, acc.ID)); diff != "" {
+			// StripeSubscriptionAt is the events' creation time; the cases check what it decides.
+			ignoreAt := cmpopts.IgnoreFields(account.Account{}, "StripeSubscriptionAt")
+			if diff := cmp.Diff(&want, f.account(t, acc.ID), ignoreAt); diff != "" {
 				t.Errorf("account (-want +got):\n%s", diff)
 			}
 		})

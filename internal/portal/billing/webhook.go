@@ -149,6 +149,7 @@ const (
 	outcomeUnhandled = "unhandled"  // an event type this endpoint does not act on
 	outcomeNoAccount = "no-account" // the account is gone or unknown
 	outcomeOtherSub  = "other-subscription"
+	outcomeOlderSub  = "older-subscription" // a late retry of a subscription older than the account's
 )
 
 type result struct {
@@ -237,9 +238,15 @@ func (s *Stripe) checkoutCompleted(ctx context.Context, ev *stripe.Event) (resul
 	if acc.StripeSubscriptionID == string(cs.Subscription) {
 		return result{accountID: accountID, outcome: outcomeUnchanged}, nil
 	}
+	// The latest checkout wins: Stripe retries an event with its first creation time, so an older one is a late retry.
+	created := time.Unix(ev.Created, 0)
+	if created.Before(acc.StripeSubscriptionAt) {
+		return result{accountID: accountID, outcome: outcomeOlderSub}, nil
+	}
 	acc.Plan = plan
 	acc.StripeCustomerID = string(cs.Customer)
 	acc.StripeSubscriptionID = string(cs.Subscription)
+	acc.StripeSubscriptionAt = created
 	if err := s.store.UpdateAccount(ctx, acc); err != nil {
 		return result{accountID: accountID}, err
 	}
