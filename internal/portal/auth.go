@@ -273,7 +273,7 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusBadRequest, "signup", page)
 		return
 	}
-	if ref := p.take(ctx, limited{mailByAddr, p.deps.ClientAddr(r)}, limited{mailByEmail, email}); ref != nil {
+	if ref := p.take(ctx, p.now(), limited{mailByAddr, p.deps.ClientAddr(r)}, limited{mailByEmail, email}); ref != nil {
 		p.tooMany(w, r, ref, "signup", page)
 		return
 	}
@@ -403,7 +403,7 @@ func (p *Portal) mailForm(w http.ResponseWriter, r *http.Request, f authForm, ti
 	}
 	f.Email = email
 	page.Data = f
-	if ref := p.take(ctx, limited{mailByAddr, p.deps.ClientAddr(r)}, limited{mailByEmail, email}); ref != nil {
+	if ref := p.take(ctx, p.now(), limited{mailByAddr, p.deps.ClientAddr(r)}, limited{mailByEmail, email}); ref != nil {
 		p.tooMany(w, r, ref, tmpl, page)
 		return f, nil, false
 	}
@@ -449,23 +449,25 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 	page := pageData{Title: "Log in", Data: f}
 	addr := p.deps.ClientAddr(r)
 	pools := []limited{{loginByAddr, addr}, {loginByEmail, email}}
-	if ref := p.peek(ctx, pools...); ref != nil {
+	now := p.now()
+	if ref := p.take(ctx, now, pools...); ref != nil {
 		p.log.InfoContext(ctx, "portal: login throttled", "client", addr)
 		p.tooMany(w, r, ref, "login", page)
 		return
 	}
 	acc, ok, err := p.checkPassword(ctx, email, emailErr == nil, pw)
 	if err != nil {
+		p.refund(ctx, now, pools...)
 		p.fail(w, r, "login", err)
 		return
 	}
 	if !ok {
-		p.take(ctx, pools...)
 		p.log.InfoContext(ctx, "portal: login failed", "client", addr)
 		page.Error = msgLoginFailed
 		p.render(w, r, http.StatusUnauthorized, "login", page)
 		return
 	}
+	p.refund(ctx, now, pools...)
 	if password.NeedsRehash(acc.PasswordHash) {
 		// The parameters were raised since this hash was made.
 		if hash, err := password.Hash(pw); err == nil {
@@ -619,16 +621,17 @@ func (p *Portal) confirmPassword(w http.ResponseWriter, r *http.Request, acc *ac
 	ctx := r.Context()
 	page := pageData{Title: "Settings", Nav: "settings", Data: settingsData{MinPassword: password.MinRunes}}
 	pools := []limited{{loginByAddr, p.deps.ClientAddr(r)}, {loginByEmail, acc.Email}}
-	if ref := p.peek(ctx, pools...); ref != nil {
+	now := p.now()
+	if ref := p.take(ctx, now, pools...); ref != nil {
 		p.tooMany(w, r, ref, "settings", page)
 		return false
 	}
 	if !p.passwordMatches(ctx, acc, pw) {
-		p.take(ctx, pools...)
 		page.Error = wrong
 		p.render(w, r, http.StatusBadRequest, "settings", page)
 		return false
 	}
+	p.refund(ctx, now, pools...)
 	return true
 }
 

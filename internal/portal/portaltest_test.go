@@ -24,6 +24,7 @@ import (
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/portal/mail"
 	"github.com/cardcat/cardcat/internal/portal/password"
+	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
 )
@@ -134,6 +135,7 @@ type portalOptions struct {
 	cfg     Config
 	mailer  mail.Mailer // the recording mailer when nil
 	billing Billing
+	limiter ratelimit.Limiter // a new in-process one when nil; closed when the test ends
 }
 
 // newTestPortal starts a portal on http://127.0.0.1:PORT.
@@ -147,7 +149,10 @@ func newTestPortalWith(t *testing.T, o portalOptions) *testPortal {
 		t.Fatalf("sqlite.Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	limiter := memory.New(memory.Options{})
+	limiter := o.limiter
+	if limiter == nil {
+		limiter = memory.New(memory.Options{})
+	}
 	t.Cleanup(func() { limiter.Close() })
 	tp := &testPortal{t: t, store: db, mail: newRecordingMailer(), clock: &testClock{now: testStart},
 		logs: &syncBuffer{}, keys: &refreshCounter{}, secret: map[string]bool{}}

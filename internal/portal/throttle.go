@@ -57,40 +57,47 @@ func (r *refused) text() string {
 	return fmt.Sprintf("%s; try again in %d %s.", r.message, minutes, unit)
 }
 
-// peek returns the first of ls with no room left, nil when all have room
-// (or there is no limiter). A limiter error lets the request through: the
+// take counts one request at now in each of ls, or in none of them: when
+// one has no room, the others are given back, so that a refused request
+// costs no pool. It returns the first refusal, nil when all had room (or
+// there is no limiter). A limiter error lets the request through: the
 // throttle guards against guessing, it must not lock everyone out.
-func (p *Portal) peek(ctx context.Context, ls ...limited) *refused {
-	return p.check(ctx, false, ls)
-}
-
-// take counts one request in each of ls and returns the first that had no
-// room, like peek.
-func (p *Portal) take(ctx context.Context, ls ...limited) *refused {
-	return p.check(ctx, true, ls)
-}
-
-func (p *Portal) check(ctx context.Context, count bool, ls []limited) *refused {
+//
+// A form that checks a password takes before it checks, and gives back
+// (refund) when the password was right: counting only after a failed check
+// let every request of a burst through while the first ones were hashing
+// (issue 24).
+func (p *Portal) take(ctx context.Context, now time.Time, ls ...limited) *refused {
 	if p.deps.Limiter == nil {
 		return nil
 	}
-	now := p.now()
-	var first *refused
+	var counted []limited
 	for _, l := range ls {
-		op := p.deps.Limiter.Peek
-		if count {
-			op = p.deps.Limiter.Take
-		}
-		res, err := op(ctx, l.pool(), l.limits, now)
+		res, err := p.deps.Limiter.Take(ctx, l.pool(), l.limits, now)
 		if err != nil {
 			p.log.WarnContext(ctx, "portal: throttle unavailable, request let through", "pool", l.prefix, "error", err)
 			continue
 		}
-		if !res.Allowed && first == nil {
-			first = &refused{message: l.refusal, wait: res.RetryAfter}
+		if !res.Allowed {
+			p.refund(ctx, now, counted...)
+			return &refused{message: l.refusal, wait: res.RetryAfter}
+		}
+		counted = append(counted, l)
+	}
+	return nil
+}
+
+// refund gives back the request take counted at now in each of ls; a
+// failure is logged, and leaves the pool as charged as it was.
+func (p *Portal) refund(ctx context.Context, now time.Time, ls ...limited) {
+	if p.deps.Limiter == nil {
+		return
+	}
+	for _, l := range ls {
+		if err := p.deps.Limiter.Refund(ctx, l.pool(), 1, now); err != nil {
+			p.log.WarnContext(ctx, "portal: throttle refund failed", "pool", l.prefix, "error", err)
 		}
 	}
-	return first
 }
 
 // tooMany answers a throttled request with page, its form kept, and the
