@@ -101,11 +101,64 @@ func (s *Server) handleBulkFile(code string) apiHandler {
 		h.Set("Content-Type", bulk.ContentType)
 		h.Set("ETag", `"`+meta.SHA256+`"`)
 		h.Set("Content-Disposition", `attachment; filename="`+code+"-"+meta.Name+`"`)
-		// The server's write timeout is made for JSON answers; a download
-		// gets time for its size at a slow 64 KiB/s.
-		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute + time.Duration(meta.Size>>16)*time.Second))
-		http.ServeContent(&rangeErrorWriter{ResponseWriter: w, size: meta.Size}, r, meta.Name, v.CreatedAt, f)
+		var out http.ResponseWriter = &rangeErrorWriter{ResponseWriter: w, size: meta.Size}
+		// The server's write timeout is made for JSON answers, written at
+		// once; a download of hundreds of megabytes may take far longer.
+		// It gets a deadline that moves on with each piece the client takes.
+		rc := http.NewResponseController(w)
+		if rc.SetWriteDeadline(time.Now().Add(s.cfg.BulkStallTimeout)) == nil {
+			out = &progressWriter{ResponseWriter: out, rc: rc, stall: s.cfg.BulkStallTimeout}
+			defer endProgressDeadline(r, rc)
+		}
+		http.ServeContent(out, r, meta.Name, v.CreatedAt, f)
 		return nil
+	}
+}
+
+// progressChunk is how much of a download is written under one deadline:
+// a client must take this much every BulkStallTimeout.
+const progressChunk = 32 << 10
+
+// progressWriter writes a download in pieces of progressChunk, each with a
+// write deadline of its own, BulkStallTimeout from when it is written: a
+// download lasts as long as its client keeps taking pieces, and is cut when
+// the client has taken nothing for that long. (The deadlines are the
+// network's: time.Now, not the server's clock.)
+type progressWriter struct {
+	http.ResponseWriter
+	rc    *http.ResponseController
+	stall time.Duration
+}
+
+func (w *progressWriter) Write(p []byte) (n int, err error) {
+	for len(p) > 0 {
+		chunk := p[:min(len(p), progressChunk)]
+		if err := w.rc.SetWriteDeadline(time.Now().Add(w.stall)); err != nil {
+			return n, err
+		}
+		m, err := w.ResponseWriter.Write(chunk)
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[m:]
+	}
+	return n, nil
+}
+
+func (w *progressWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// endProgressDeadline leaves the connection with the write deadline the
+// server gives the next request: net/http sets one before reading it when
+// the server has a WriteTimeout; without one, the download's last deadline
+// would still cut the connection's next answers, so it is lifted once the
+// download is flushed.
+func endProgressDeadline(r *http.Request, rc *http.ResponseController) {
+	if srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server); srv != nil && srv.WriteTimeout > 0 {
+		return
+	}
+	if rc.Flush() == nil {
+		rc.SetWriteDeadline(time.Time{})
 	}
 }
 

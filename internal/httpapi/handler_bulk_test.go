@@ -3,10 +3,17 @@ package httpapi
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -300,4 +307,126 @@ func TestBulkRevalidation(t *testing.T) {
 	if h, _ := l.usedBy(t, "acct:3"); h != 3 {
 		t.Errorf("%d counted, want 3", h)
 	}
+}
+
+// bigBulk serves one cards file of random bytes, larger than what the
+// socket buffers of a test connection hold, so that a client that stops
+// reading blocks the server's writes.
+type bigBulk struct {
+	path string
+	file bulk.File
+}
+
+func newBigBulk(tb testing.TB, size int) *bigBulk {
+	tb.Helper()
+	data := make([]byte, size)
+	rand.Read(data)
+	path := filepath.Join(tb.TempDir(), bulk.CardsFile)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return &bigBulk{path: path, file: bulk.File{Name: bulk.CardsFile, Size: int64(size), SHA256: hex.EncodeToString(sum[:])}}
+}
+
+func (b *bigBulk) Ready(string, int64) []bulk.File { return []bulk.File{b.file} }
+
+func (b *bigBulk) Open(_ string, _ int64, name string) (*os.File, bulk.File, error) {
+	if name != b.file.Name {
+		return nil, bulk.File{}, bulk.ErrNotBuilt
+	}
+	f, err := os.Open(b.path)
+	return f, b.file, err
+}
+
+// smallBuffers is a listener whose connections have a small send buffer.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(64 << 10)
+	}
+	return c, err
+}
+
+// TestBulkWriteDeadline: a download is not bounded as a whole but by its
+// progress: a client that reads slowly but steadily gets the whole file
+// however long it takes; one that stops reading is cut once the server has
+// waited Config.BulkStallTimeout for it to take more. Over a real server
+// with small socket buffers, so that the server's writes wait for the
+// client's reads.
+func TestBulkWriteDeadline(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	big := newBigBulk(t, 2<<20)
+	deps := testDeps(mustView(t, mustFixture(t)))
+	deps.Bulk = big
+	srv := httptest.NewUnstartedServer(mustServer(t, Config{BulkStallTimeout: stall}, deps))
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	client := &http.Client{Transport: &http.Transport{
+		DisableCompression: true,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetReadBuffer(64 << 10)
+			}
+			return c, err
+		},
+	}}
+	t.Cleanup(client.CloseIdleConnections)
+	download := func(t *testing.T) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/dbs/bulk/"+bulk.CardsFile, nil)
+		req.Header.Set("X-API-Key", testKey)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		return resp
+	}
+
+	t.Run("slow but steady: the whole file", func(t *testing.T) {
+		resp := download(t)
+		start := time.Now()
+		h := sha256.New()
+		buf := make([]byte, 16<<10)
+		var n int64
+		for {
+			m, err := resp.Body.Read(buf)
+			h.Write(buf[:m])
+			n += int64(m)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("after %d of %d bytes in %v: %v", n, big.file.Size, time.Since(start), err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		took := time.Since(start)
+		if n != big.file.Size || hex.EncodeToString(h.Sum(nil)) != big.file.SHA256 {
+			t.Errorf("%d bytes of sha256 %x, want the file's %d bytes", n, h.Sum(nil), big.file.Size)
+		}
+		if took < 3*stall {
+			t.Errorf("the download took %v, under 3 stall timeouts (%v): read slower, or the test proves nothing", took, 3*stall)
+		}
+	})
+	t.Run("stalled: cut", func(t *testing.T) {
+		resp := download(t)
+		if _, err := io.ReadFull(resp.Body, make([]byte, 64<<10)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(4 * stall)
+		rest, err := io.Copy(io.Discard, resp.Body)
+		if err == nil || 64<<10+rest >= big.file.Size {
+			t.Errorf("after a pause of 4 stall timeouts the client read %d more bytes (%v), want the download cut before the file's %d",
+				rest, err, big.file.Size)
+		}
+	})
 }

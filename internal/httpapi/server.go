@@ -55,6 +55,12 @@ type Config struct {
 	// CompressCacheBytes bounds the compressed variants of answers kept in
 	// memory (compress.go). Default DefaultCompressCacheBytes.
 	CompressCacheBytes int
+	// BulkStallTimeout is how long a bulk download waits for the client to
+	// take the next piece of the file: each piece taken moves the write
+	// deadline on by it, so that a slow download takes as long as it needs
+	// while it progresses, and one whose client stopped reading is cut.
+	// Default 30 s.
+	BulkStallTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -81,6 +87,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CompressCacheBytes <= 0 {
 		c.CompressCacheBytes = DefaultCompressCacheBytes
+	}
+	if c.BulkStallTimeout <= 0 {
+		c.BulkStallTimeout = 30 * time.Second
 	}
 	if c.GuardPerHour <= 0 {
 		c.GuardPerHour = DefaultGuardPerHour
