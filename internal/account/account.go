@@ -160,6 +160,10 @@ type Store interface {
 	// or another purpose's). An expired token is returned too, deleted: the
 	// caller compares ExpiresAt with its clock.
 	UseToken(ctx context.Context, hash, purpose string) (*Token, error)
+	// DeleteTokens deletes every token of the account of purpose; none is
+	// not an error. Setting a password deletes the reset tokens, so that a
+	// link sent before it cannot set another.
+	DeleteTokens(ctx context.Context, accountID int64, purpose string) error
 
 	// AddUsage adds each entry's counts to its account's hour (replicas
 	// flushing the same hour add up), in one transaction. The store

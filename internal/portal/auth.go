@@ -209,6 +209,16 @@ func (p *Portal) updateAccount(ctx context.Context, id int64, change func(a *acc
 	return p.deps.Store.UpdateAccount(ctx, a)
 }
 
+// endCredentials ends what the account's old password gave or could get
+// once a new one is set: every session, and the reset links sent before it
+// (one of them could otherwise set yet another password within its hour).
+func (p *Portal) endCredentials(ctx context.Context, accountID int64) error {
+	if err := p.deps.Store.DeleteSessions(ctx, accountID); err != nil {
+		return err
+	}
+	return p.deps.Store.DeleteTokens(ctx, accountID, account.TokenReset)
+}
+
 // checkPassword reports whether pw is the password of the account of email
 // (nil when there is none), doing the same work either way.
 func (p *Portal) checkPassword(ctx context.Context, email string, emailOK bool, pw string) (*account.Account, bool, error) {
@@ -594,7 +604,7 @@ func (p *Portal) resetConfirm(w http.ResponseWriter, r *http.Request) {
 		}
 	})
 	if err == nil {
-		err = p.deps.Store.DeleteSessions(ctx, acc.ID)
+		err = p.endCredentials(ctx, acc.ID)
 	}
 	if err != nil {
 		p.fail(w, r, "reset: save", err)
@@ -657,7 +667,7 @@ func (p *Portal) changePassword(w http.ResponseWriter, r *http.Request, acc *acc
 	// Every session ends, this one too, and this browser gets a new one.
 	err = p.updateAccount(ctx, acc.ID, func(a *account.Account) { a.PasswordHash = hash })
 	if err == nil {
-		err = p.deps.Store.DeleteSessions(ctx, acc.ID)
+		err = p.endCredentials(ctx, acc.ID)
 	}
 	if err == nil {
 		err = p.startSession(w, r, acc.ID)

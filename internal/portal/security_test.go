@@ -420,3 +420,46 @@ func TestAuthPagesEscapeInput(t *testing.T) {
 		t.Errorf("next not escaped:\n%s", mainOf(res.body))
 	}
 }
+
+// Setting a password ends the reset links sent before it (issue 24): a
+// second link stayed valid for its hour after the first one had reset the
+// password, and so did a link sent before a password change.
+func TestResetLinksEndWhenPasswordSet(t *testing.T) {
+	tp := newTestPortal(t)
+	tp.createAccount("ann@example.com", true)
+	c := tp.client()
+	resetLink := func() string {
+		t.Helper()
+		c.post("/account/reset", url.Values{"email": {"ann@example.com"}})
+		return tokenOf(t, tp.waitMail("ann@example.com").Link)
+	}
+	resetWith := func(token, pw string) response {
+		return c.post("/account/reset/confirm", url.Values{"token": {token}, "password": {pw}})
+	}
+	expired := func(what string, res response) {
+		t.Helper()
+		if res.status != http.StatusBadRequest || !strings.Contains(res.body, msgTokenExpired) {
+			t.Errorf("%s: %d, want 400 with %q\n%s", what, res.status, msgTokenExpired, mainOf(res.body))
+		}
+	}
+
+	first, second := resetLink(), resetLink()
+	if res := resetWith(first, "first new passphrase"); res.status != http.StatusSeeOther {
+		t.Fatalf("reset with the first link: %d\n%s", res.status, mainOf(res.body))
+	}
+	expired("the second link after the first reset the password", resetWith(second, "second new passphrase"))
+
+	before := resetLink()
+	c.login("ann@example.com", "first new passphrase")
+	res := c.post("/account/settings/password", url.Values{"current": {"first new passphrase"}, "password": {"third new passphrase"}})
+	if res.status != http.StatusSeeOther {
+		t.Fatalf("password change: %d\n%s", res.status, mainOf(res.body))
+	}
+	expired("a link sent before a password change", resetWith(before, "fourth new passphrase"))
+	tp.client().login("ann@example.com", "third new passphrase")
+
+	// A link sent after the change works.
+	if res := resetWith(resetLink(), "fifth new passphrase"); res.status != http.StatusSeeOther {
+		t.Errorf("a link sent after the change: %d\n%s", res.status, mainOf(res.body))
+	}
+}

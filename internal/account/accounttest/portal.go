@@ -313,6 +313,7 @@ func runPortal(t *testing.T, open func(t *testing.T) account.Store) {
 				_, err := st.UseToken(ctx, "t", account.TokenVerify)
 				return err
 			}},
+			{"DeleteTokens", func() error { return st.DeleteTokens(ctx, a.ID, account.TokenReset) }},
 			{"AddUsage", func() error { return st.AddUsage(ctx, []account.Usage{{AccountID: a.ID, Hour: t0, Requests: 1}}) }},
 			{"MarkKeysUsed", func() error { return st.MarkKeysUsed(ctx, []account.KeyUse{{KeyID: k.ID, At: t0}}) }},
 		}
@@ -424,6 +425,42 @@ func runPortal(t *testing.T, open func(t *testing.T) account.Store) {
 		}
 		if _, err := st.UseToken(ctx, expired.Hash, account.TokenReset); !errors.Is(err, account.ErrNotFound) {
 			t.Errorf("second use of the expired token: %v, want ErrNotFound", err)
+		}
+	})
+
+	t.Run("DeleteTokens", func(t *testing.T) {
+		st := open(t)
+		a := &account.Account{Plan: account.Free}
+		b := &account.Account{Plan: account.Free}
+		mustCreateAccount(t, st, a)
+		mustCreateAccount(t, st, b)
+		for _, tok := range []account.Token{
+			{Hash: "a-reset-1", AccountID: a.ID, Purpose: account.TokenReset},
+			{Hash: "a-reset-2", AccountID: a.ID, Purpose: account.TokenReset},
+			{Hash: "a-verify", AccountID: a.ID, Purpose: account.TokenVerify},
+			{Hash: "b-reset", AccountID: b.ID, Purpose: account.TokenReset},
+		} {
+			tok.CreatedAt, tok.ExpiresAt = t0, t0.Add(time.Hour)
+			if err := st.CreateToken(ctx, &tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.DeleteTokens(ctx, a.ID, account.TokenReset); err != nil {
+			t.Fatal(err)
+		}
+		for _, hash := range []string{"a-reset-1", "a-reset-2"} {
+			if _, err := st.UseToken(ctx, hash, account.TokenReset); !errors.Is(err, account.ErrNotFound) {
+				t.Errorf("%s after DeleteTokens: %v, want ErrNotFound", hash, err)
+			}
+		}
+		if _, err := st.UseToken(ctx, "a-verify", account.TokenVerify); err != nil {
+			t.Errorf("DeleteTokens of reset tokens deleted a verification token: %v", err)
+		}
+		if _, err := st.UseToken(ctx, "b-reset", account.TokenReset); err != nil {
+			t.Errorf("DeleteTokens deleted another account's token: %v", err)
+		}
+		if err := st.DeleteTokens(ctx, a.ID, account.TokenReset); err != nil {
+			t.Errorf("DeleteTokens with none left: %v", err)
 		}
 	})
 

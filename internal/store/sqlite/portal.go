@@ -86,6 +86,14 @@ RETURNING hash, account_id, purpose, created_at, expires_at`, hash, purpose)
 	return t, nil
 }
 
+// DeleteTokens deletes every token of the account of purpose.
+func (db *DB) DeleteTokens(ctx context.Context, accountID int64, purpose string) error {
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM tokens WHERE account_id = ? AND purpose = ?`, accountID, purpose); err != nil {
+		return fmt.Errorf("sqlite: delete %s tokens of account %d: %w", purpose, accountID, err)
+	}
+	return nil
+}
+
 // AddUsage adds each entry's counts to its account's hour, in one
 // transaction. Each Hour is truncated to the start of its UTC hour; entries
 // without counts are skipped.
