@@ -233,6 +233,35 @@ func TestLoginNext(t *testing.T) {
 	}
 }
 
+// A next with a control character or a backslash, typed or
+// percent-encoded, is dropped (issue 24): browsers remove tabs and line
+// breaks from a URL and read a backslash as a slash, so that /<TAB>/evil.example/
+// in Location took the visitor to evil.example.
+func TestLoginNextRefusesControlAndBackslash(t *testing.T) {
+	tp := newTestPortal(t)
+	tp.createAccount("ann@example.com", true)
+	c := tp.client()
+	for _, next := range []string{
+		"/\t/evil.example/", "/\r/evil.example/", "/\n/evil.example/", "/\x00/evil.example/", "/\x7f/evil.example/",
+		"/\\/evil.example/", "/account/\\evil.example", "/account/keys\t",
+		"/%09/evil.example/", "/%0d/evil.example/", "/%0A/evil.example/", "/%00/evil.example/", "/%5c/evil.example/",
+		"/%5C%5Cevil.example/", "/%2F/evil.example/", "/%zz/evil.example/",
+	} {
+		res := c.post("/account/login", url.Values{"email": {"ann@example.com"}, "password": {testPassword}, "next": {next}})
+		if res.status != http.StatusSeeOther || res.location != "/account/" {
+			t.Errorf("next %q: %d, Location %q, want /account/", next, res.status, res.location)
+		}
+		res = c.get("/account/login?next=" + url.QueryEscape(next))
+		if strings.Contains(res.body, "evil.example") {
+			t.Errorf("the login page carries next %q:\n%s", next, mainOf(res.body))
+		}
+	}
+	res := c.post("/account/login", url.Values{"email": {"ann@example.com"}, "password": {testPassword}, "next": {"/account/keys?revoked=3"}})
+	if res.location != "/account/keys?revoked=3" {
+		t.Errorf("a next with a query: Location %q", res.location)
+	}
+}
+
 // A reset link sets a new password: other sessions end, the account counts
 // as verified, the old password stops working; an account the CLI made
 // without a password gets one this way.

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/portal/mail"
@@ -240,10 +241,21 @@ func (p *Portal) fail(w http.ResponseWriter, r *http.Request, what string, err e
 func (p *Portal) absURL(path string) string { return p.deps.PublicURL + path }
 
 // localPath reports whether next is a path on this site, so that a
-// redirect after login cannot send the visitor elsewhere.
+// redirect after login cannot send the visitor elsewhere. Browsers drop tabs
+// and line breaks from a URL and read a backslash as a slash ("/<TAB>/evil.example/"
+// is "//evil.example/" to them), so next may hold no control character and
+// no backslash, neither as typed nor with its percent-encodings decoded.
 func localPath(next string) bool {
-	return strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, "/\\") &&
-		!strings.ContainsAny(next, "\r\n")
+	decoded, err := url.PathUnescape(next)
+	if err != nil || !strings.HasPrefix(next, "/") {
+		return false
+	}
+	for _, s := range []string{next, decoded} {
+		if strings.HasPrefix(s, "//") || strings.ContainsFunc(s, func(r rune) bool { return r == '\\' || unicode.IsControl(r) }) {
+			return false
+		}
+	}
+	return true
 }
 
 func peerAddr(r *http.Request) string {
