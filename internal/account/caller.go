@@ -90,6 +90,16 @@ type Caller struct {
 	AccountRef, KeyRef int64
 }
 
+// PaidFor is the caller's access to the paid endpoints of a game; proPaid
+// says whether the Pro plan's paid access covers that game
+// (game.Game.ProPaid).
+func (c *Caller) PaidFor(proPaid bool) Access {
+	if proPaid && c.Paid != Allowed && c.Plan.Paid() == PaidOriginalGames {
+		return Allowed
+	}
+	return c.Paid
+}
+
 // CallerOf is the caller that a key of acc makes at now.
 func CallerOf(acc *Account, keyID string, now time.Time) Caller {
 	return callerOf(acc, keyID, 0, now, &accountNames{id: strconv.FormatInt(acc.ID, 10), pool: PoolName(acc.ID)})

@@ -46,9 +46,9 @@ type PaidScope uint8
 const (
 	// PaidNone: the free endpoints only; the paid ones need a trial.
 	PaidNone PaidScope = iota
-	// PaidOriginalGames: the paid endpoints of the original service's base
-	// and second game only (Pro). cardcat serves neither, so here it opens
-	// nothing (DECISIONS.md).
+	// PaidOriginalGames: the paid endpoints of the base game and the second
+	// game only (Pro): the games whose registry entry says ProPaid (Pokémon
+	// and One Piece).
 	PaidOriginalGames
 	// PaidAll: every paid endpoint of every game (Ultra, Business).
 	PaidAll

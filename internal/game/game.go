@@ -8,13 +8,34 @@ import (
 	"unicode"
 )
 
-// Game describes one game served under /{Code}/.
+// Game describes one game: what it is called, where its routes are, where
+// its data comes from and how it maps onto the API's fields. Everything
+// served per game (routes, OpenAPI paths, MCP tools, docs, plans) follows
+// from the registry's entries.
 type Game struct {
-	Code string // path prefix and card-id prefix ("dbs" serves /dbs/... and ids dbs_...)
+	Code string // card-id prefix and the game's name in the API ("dbs": ids dbs_...)
 	Name string
+	// Base: the base game, served at unprefixed routes (/sets, /cards/{id});
+	// the others are served under /{Code}/. One registry has at most one.
+	Base bool
+	// Listed: GET /games lists the game (the spec's list has dbs and mtg
+	// only; the others are listed by GET / and the docs).
+	Listed bool
+	// ProPaid: the Pro plan's paid access covers the game's paid endpoints
+	// (Ultra, Business and a trial cover every game's).
+	ProPaid bool
+	// CardImageSizes are the sizes GET .../images/{id} takes as size=
+	// (the first is the default) with each one's TCGplayer file suffix; none:
+	// the game's images have one size and ignore size.
+	CardImageSizes []ImageSize
+	// SetImages: GET /sets/{set}/image serves the set's logo (the base game).
+	SetImages bool
 
 	// TCGCategories are the TCGplayer categoryIds whose groups are this game's sets.
 	TCGCategories []int
+	// TCGLanguages is the language of each category's sets (a short code);
+	// a category not in it is "en".
+	TCGLanguages map[int]string
 	// CardmarketGame is Cardmarket's idGame.
 	CardmarketGame int
 	// CardmarketSlug is the game's segment in Cardmarket product URLs.
@@ -74,6 +95,29 @@ type Field struct {
 	List bool
 }
 
+// ImageSize is one size of a game's card images.
+type ImageSize struct {
+	Name   string // the size= value ("low")
+	Suffix string // TCGplayer's file name suffix ("400w": {productId}_400w.jpg)
+}
+
+// Language is the language of the sets of a TCGplayer category.
+func (g Game) Language(category int) string {
+	if l, ok := g.TCGLanguages[category]; ok {
+		return l
+	}
+	return "en"
+}
+
+// PathPrefix is what the game's routes start with: "" for the base game,
+// "/dbs" for the others.
+func (g Game) PathPrefix() string {
+	if g.Base {
+		return ""
+	}
+	return "/" + g.Code
+}
+
 // IDPrefix is the prefix of the game's card ids ("dbs_").
 func (g Game) IDPrefix() string { return g.Code + "_" }
 
@@ -110,6 +154,16 @@ func NewRegistry(games ...Game) *Registry { return &Registry{games: games} }
 // All returns the games in registry order.
 func (r *Registry) All() []Game { return r.games }
 
+// Base returns the base game (served at unprefixed routes), if any.
+func (r *Registry) Base() (Game, bool) {
+	for _, g := range r.games {
+		if g.Base {
+			return g, true
+		}
+	}
+	return Game{}, false
+}
+
 // Get returns the game with the code.
 func (r *Registry) Get(code string) (Game, bool) {
 	for _, g := range r.games {
@@ -120,18 +174,15 @@ func (r *Registry) Get(code string) (Game, bool) {
 	return Game{}, false
 }
 
-// Default is cardcat's default registry: Dragon Ball Super (Masters and
-// Fusion World) and Magic: The Gathering, the games it serves.
+// Default is cardcat's registry: Dragon Ball Super (Masters and Fusion
+// World) and Magic: The Gathering, the two games GET /games lists; Pokémon,
+// the base game at unprefixed routes; One Piece under /op.
 func Default() *Registry {
-	return NewRegistry(DragonBallSuper(), Magic())
-}
-
-// Mirrored is every game whose upstream files a mirror carries: Default's
-// games, then Pokémon and One Piece, which synth and the bundled sample hold
-// but whose routes are not served yet.
-func Mirrored() *Registry {
 	return NewRegistry(DragonBallSuper(), Magic(), Pokemon(), OnePiece())
 }
+
+// Mirrored is every game whose upstream files a mirror carries: Default's.
+func Mirrored() *Registry { return Default() }
 
 func fields(keys ...string) []Field {
 	fs := make([]Field, len(keys))
@@ -147,6 +198,7 @@ func DragonBallSuper() Game {
 	g := Game{
 		Code:           "dbs",
 		Name:           "Dragon Ball Super Card Game",
+		Listed:         true,
 		TCGCategories:  []int{27, 80},
 		CardmarketGame: 13,
 		CardmarketSlug: "DragonBallSuper",
@@ -166,6 +218,7 @@ func Magic() Game {
 	g := Game{
 		Code:           "mtg",
 		Name:           "Magic: The Gathering",
+		Listed:         true,
 		TCGCategories:  []int{1},
 		CardmarketGame: 1,
 		CardmarketSlug: "Magic",
@@ -184,7 +237,12 @@ func Pokemon() Game {
 	return Game{
 		Code:            "pkm",
 		Name:            "Pokémon Trading Card Game",
+		Base:            true,
+		ProPaid:         true,
+		SetImages:       true,
+		CardImageSizes:  []ImageSize{{Name: "low", Suffix: "400w"}, {Name: "high", Suffix: "in_1000x1000"}},
 		TCGCategories:   []int{3, 85},
+		TCGLanguages:    map[int]string{3: "en", 85: "ja"},
 		CardmarketGame:  6,
 		CardmarketSlug:  "Pokemon",
 		CardmarketFoil:  "holo",
@@ -207,6 +265,7 @@ func OnePiece() Game {
 	return Game{
 		Code:            "op",
 		Name:            "One Piece Card Game",
+		ProPaid:         true,
 		TCGCategories:   []int{68},
 		CardmarketGame:  18,
 		CardmarketSlug:  "OnePiece",

@@ -292,7 +292,7 @@ func TestSetPageRatio(t *testing.T) {
 			t.Logf("%s: the largest set has %d cards, under 200", code, most)
 			continue
 		}
-		target := "/" + code + "/sets/" + url.PathEscape(set) + "?limit=200"
+		target := prefix(code) + "/sets/" + url.PathEscape(set) + "?limit=200"
 		plain := get(h, target)
 		size := map[string]int{}
 		for _, enc := range []string{"gzip", "zstd", "br"} {

@@ -13,7 +13,7 @@ import (
 // always sent: the corrected path when one can be inferred, else null.
 func (s *Server) endpointNotFound(r *http.Request) *apiError {
 	e := newError(http.StatusNotFound, errEndpointNotFound,
-		"No endpoint answers GET "+r.URL.Path+". Game endpoints live under their game's prefix (see /games).")
+		"No endpoint answers GET "+r.URL.Path+". Game endpoints live under their game's prefix (see GET /), the base game's at unprefixed routes.")
 	e.Body.Docs = s.docsURL()
 	if p := s.suggestPath(r.URL.Path); p != "" {
 		if r.URL.RawQuery != "" {
@@ -58,6 +58,9 @@ func (s *Server) suggestPath(path string) string {
 	// '?', '#', '%' or space in one is part of it, not the URL's syntax),
 	// when a route serves it.
 	ok := func(segs ...string) string {
+		if g, isGame := s.deps.Games.Get(segs[0]); isGame && g.Base {
+			segs = segs[1:] // the base game's routes have no prefix
+		}
 		escaped := make([]string, len(segs))
 		for i, seg := range segs {
 			escaped[i] = url.PathEscape(seg)
@@ -84,8 +87,8 @@ func (s *Server) suggestPath(path string) string {
 		if _, isResource := gameResources[first]; !isResource {
 			return ""
 		}
-		// A base-API path without a game: the id's game when it has one,
-		// else the first game.
+		// A game path without a game: the id's game when it has one, else
+		// the base game (else the first game).
 		game = s.gameOfPath(segs)
 		segs = append([]string{game}, segs...)
 	}
@@ -158,6 +161,9 @@ func (s *Server) gameOfPath(segs []string) string {
 				}
 			}
 		}
+	}
+	if base, ok := s.deps.Games.Base(); ok {
+		return base.Code
 	}
 	if len(games) == 0 {
 		return ""

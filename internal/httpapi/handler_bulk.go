@@ -54,7 +54,7 @@ func (s *Server) handleBulk(code string) apiHandler {
 		if s.deps.Bulk != nil {
 			for _, f := range s.deps.Bulk.Ready(code, v.Version) {
 				body.Files = append(body.Files, bulkFile{Name: f.Name, ContentType: bulk.ContentType,
-					Size: f.Size, SHA256: f.SHA256, URL: s.deps.PublicURL + "/" + code + "/bulk/" + f.Name})
+					Size: f.Size, SHA256: f.SHA256, URL: s.deps.PublicURL + s.gamePrefix(code) + "/bulk/" + f.Name})
 			}
 		}
 		writeJSON(w, http.StatusOK, body)
@@ -76,7 +76,7 @@ func (s *Server) handleBulkFile(code string) apiHandler {
 		if !bulk.Known(name) {
 			e := newError(http.StatusNotFound, errEndpointNotFound,
 				"No bulk file is named "+strconv.Quote(name)+"; GET /"+code+"/bulk lists them.")
-			e.Body.DidYouMean = "/" + code + "/bulk"
+			e.Body.DidYouMean = s.gamePrefix(code) + "/bulk"
 			e.Body.Docs = s.docsURL()
 			return e
 		}

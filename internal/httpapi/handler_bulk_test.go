@@ -93,7 +93,7 @@ func TestBulkDownload(t *testing.T) {
 	h, v, _ := bulkHandler(t)
 	for _, gs := range v.Games() {
 		code := gs.Game().Code
-		w := get(h, "/"+code+"/bulk")
+		w := get(h, prefix(code)+"/bulk")
 		checkAnswer(t, requestOfRecorder(t, w), w)
 		var raw struct {
 			UpdatedAt string           `json:"updated_at"`
@@ -131,13 +131,16 @@ func TestBulkDownload(t *testing.T) {
 			}
 			data, _ := io.ReadAll(zr)
 			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			if len(data) == 0 {
+				lines = nil // a game without cards in the fixture
+			}
 			if len(lines) != gs.Len() {
 				t.Fatalf("%s: %d lines, %d cards", code, len(lines), gs.Len())
 			}
 			for r, line := range lines {
 				var card struct{ ID string }
 				json.Unmarshal([]byte(line), &card)
-				if detail := get(h, "/"+code+"/cards/"+card.ID); detail.Body.String() != line {
+				if detail := get(h, prefix(code)+"/cards/"+card.ID); detail.Body.String() != line {
 					t.Errorf("%s line %d (%s) is not the card detail body", code, r, card.ID)
 				}
 				if line != gs.CardJSON(catalog.CardRef(r)) {

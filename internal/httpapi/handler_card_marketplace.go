@@ -45,8 +45,8 @@ func (s *Server) cardByProduct(code, param, segment, market string,
 			if _, ok := lookup(other, n); ok {
 				oc := other.Game().Code
 				e := newError(http.StatusNotFound, errCardNotFound,
-					market+" product "+raw+" is a card of the game "+oc+"; ask for it under /"+oc+"/.")
-				e.Body.DidYouMean = "/" + oc + "/cards/" + segment + "/" + raw
+					market+" product "+raw+" is a card of the game "+oc+"; ask for it at "+s.gamePrefix(oc)+"/cards/"+segment+"/.")
+				e.Body.DidYouMean = s.gamePrefix(oc) + "/cards/" + segment + "/" + raw
 				return e
 			}
 		}

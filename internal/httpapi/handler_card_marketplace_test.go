@@ -33,7 +33,7 @@ func TestCardByProductSameBody(t *testing.T) {
 	n := 0
 	for _, gc := range c.Games {
 		for _, card := range gc.Cards {
-			want := get(h, "/"+gc.Game+"/cards/"+card.ID)
+			want := get(h, prefix(gc.Game)+"/cards/"+card.ID)
 			if want.Code != http.StatusOK {
 				t.Fatalf("%s card %s: %d", gc.Game, card.ID, want.Code)
 			}
@@ -45,7 +45,7 @@ func TestCardByProductSameBody(t *testing.T) {
 					continue
 				}
 				n++
-				path := "/" + gc.Game + "/cards/" + p.segment + "/" + strconv.Itoa(p.number)
+				path := prefix(gc.Game) + "/cards/" + p.segment + "/" + strconv.Itoa(p.number)
 				got := get(h, path)
 				if got.Code != http.StatusOK || got.Body.String() != want.Body.String() ||
 					got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
@@ -139,7 +139,7 @@ func TestRealProducts(t *testing.T) {
 			for _, gc := range c.Games {
 				var ids []string
 				batch := func() {
-					w := get(h, "/"+gc.Game+"/cards?ids="+strings.Join(ids, ","))
+					w := get(h, prefix(gc.Game)+"/cards?ids="+strings.Join(ids, ","))
 					var body struct {
 						Data     []struct{ ID string }
 						NotFound []string `json:"not_found"`
@@ -151,7 +151,7 @@ func TestRealProducts(t *testing.T) {
 					ids = ids[:0]
 				}
 				for _, card := range gc.Cards {
-					detail := get(h, "/"+gc.Game+"/cards/"+card.ID).Body.String()
+					detail := get(h, prefix(gc.Game)+"/cards/"+card.ID).Body.String()
 					for _, p := range []struct {
 						segment string
 						number  int
@@ -160,7 +160,7 @@ func TestRealProducts(t *testing.T) {
 							continue
 						}
 						n++
-						if w := get(h, "/"+gc.Game+"/cards/"+p.segment+"/"+strconv.Itoa(p.number)); w.Code != http.StatusOK || w.Body.String() != detail {
+						if w := get(h, prefix(gc.Game)+"/cards/"+p.segment+"/"+strconv.Itoa(p.number)); w.Code != http.StatusOK || w.Body.String() != detail {
 							t.Errorf("%s: %s product %d: %d, not the body of card %s", gc.Game, p.segment, p.number, w.Code, card.ID)
 						}
 					}

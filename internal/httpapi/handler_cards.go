@@ -60,7 +60,7 @@ func (s *Server) findCardIn(code, id string) (*serving.View, *catalog.GameSnapsh
 		for _, other := range snap.Games() {
 			if other != g {
 				if _, ok := other.LookupCard(id); ok {
-					return nil, nil, 0, wrongGameID(other.Game().Code, id)
+					return nil, nil, 0, s.wrongGameID(other.Game().Code, id)
 				}
 			}
 		}
@@ -68,7 +68,7 @@ func (s *Server) findCardIn(code, id string) (*serving.View, *catalog.GameSnapsh
 	}
 	for _, other := range s.deps.Games.All() {
 		if other.Code != code && catalog.ClassifyCardID(other.Code, id) == catalog.IDCanonical {
-			return nil, nil, 0, wrongGameID(other.Code, id)
+			return nil, nil, 0, s.wrongGameID(other.Code, id)
 		}
 	}
 	return nil, nil, 0, newError(http.StatusBadRequest, errInvalidCardID,
@@ -80,9 +80,23 @@ func cardNotFound(id string) *apiError {
 }
 
 // wrongGameID is the 400 of an id of another game, pointing at its path.
-func wrongGameID(game, id string) *apiError {
+func (s *Server) wrongGameID(code, id string) *apiError {
+	prefix := s.gamePrefix(code)
+	where := "under " + prefix + "/"
+	if prefix == "" {
+		where = "at the unprefixed routes (/cards/...)"
+	}
 	e := newError(http.StatusBadRequest, errInvalidCardID,
-		"This id belongs to the game "+game+"; ask for it under /"+game+"/.")
-	e.Body.DidYouMean = "/" + game + "/cards/" + id
+		"This id belongs to the game "+code+"; ask for it "+where+".")
+	e.Body.DidYouMean = prefix + "/cards/" + id
 	return e
+}
+
+// gamePrefix is the path prefix of the game's routes: "/dbs", or "" for the
+// base game.
+func (s *Server) gamePrefix(code string) string {
+	if g, ok := s.deps.Games.Get(code); ok {
+		return g.PathPrefix()
+	}
+	return "/" + code
 }

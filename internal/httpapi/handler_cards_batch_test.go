@@ -116,7 +116,7 @@ func TestCardsBatch(t *testing.T) {
 				got = append(got, c.ID)
 				// Exactly the detail body: the bytes, not only the id.
 				game := strings.TrimPrefix(tt.target, "/")[:3]
-				if detail := get(h, "/"+game+"/cards/"+c.ID).Body.String(); string(card) != detail {
+				if detail := get(h, prefix(game)+"/cards/"+c.ID).Body.String(); string(card) != detail {
 					t.Errorf("card %s differs from its detail body", c.ID)
 				}
 			}

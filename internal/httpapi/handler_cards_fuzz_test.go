@@ -34,9 +34,9 @@ func FuzzCardID(f *testing.F) {
 		if id == "" || id == "." || id == ".." || strings.Contains(id, "/") {
 			return // another route's path, or a path the mux cleans
 		}
-		target := "/" + game + "/cards/" + url.PathEscape(id)
+		target := prefix(game) + "/cards/" + url.PathEscape(id)
 		r, ok := newRawRequest(http.MethodGet, target)
-		if !ok || r.URL.Path != "/"+game+"/cards/"+id {
+		if !ok || r.URL.Path != prefix(game)+"/cards/"+id {
 			return
 		}
 		r.Header.Set("X-API-Key", testKey)
@@ -69,7 +69,7 @@ func FuzzCardID(f *testing.F) {
 			jsonField(t, w.Body, "id", &got)
 			hx := hexPart(game, id)
 			for _, other := range []string{id[:len(id)-len(hx)] + strings.ToLower(hx), id[:len(id)-len(hx)] + strings.ToUpper(hx)} {
-				r2, _ := newRawRequest(http.MethodGet, "/"+game+"/cards/"+other)
+				r2, _ := newRawRequest(http.MethodGet, prefix(game)+"/cards/"+other)
 				r2.Header.Set("X-API-Key", testKey)
 				w2, _ := serveChecked(t, h, r2)
 				var got2 string
@@ -82,7 +82,7 @@ func FuzzCardID(f *testing.F) {
 			}
 		}
 
-		r, ok = newRawRequest(http.MethodGet, "/"+game+"/images/"+url.PathEscape(id))
+		r, ok = newRawRequest(http.MethodGet, prefix(game)+"/images/"+url.PathEscape(id))
 		if ok {
 			r.Header.Set("X-API-Key", testKey)
 			serveChecked(t, h, r)

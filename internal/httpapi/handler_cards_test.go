@@ -53,7 +53,11 @@ func TestCardIDForms(t *testing.T) {
 		{"63 hex", "/dbs/cards/" + gokuCM[:63], 400, "Invalid or corrupted card ID", ""},
 		{"65 hex", "/dbs/cards/" + gokuCM + "0", 400, "Invalid or corrupted card ID", ""},
 		{"TCGplayer product id", "/dbs/cards/535600", 400, "Invalid or corrupted card ID", ""},
-		{"unknown game prefix", "/dbs/cards/pkm_0123456789abcdef", 400, "Invalid or corrupted card ID", ""},
+		{"unknown game prefix", "/dbs/cards/pk_0123456789abcdef", 400, "Invalid or corrupted card ID", ""},
+		// The base game's ids point at its unprefixed route, and back.
+		{"base game's id under a prefix", "/dbs/cards/pkm_0123456789abcdef", 400, "Invalid or corrupted card ID", "/cards/pkm_0123456789abcdef"},
+		{"prefixed game's id at the base route", "/cards/" + goku, 400, "Invalid or corrupted card ID", "/dbs/cards/" + goku},
+		{"One Piece id at the base route", "/cards/op_0123456789abcdef", 400, "Invalid or corrupted card ID", "/op/cards/op_0123456789abcdef"},
 		{"escaped slash", "/dbs/cards/dbs%2F0123456789abcdef", 400, "Invalid or corrupted card ID", ""},
 		{"well-formed, unknown", "/dbs/cards/dbs_ffffffffffffffff", 404, "Card not found", ""},
 		{"64 hex, unknown", "/dbs/cards/" + strings.Repeat("0", 64), 404, "Card not found", ""},

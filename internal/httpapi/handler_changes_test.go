@@ -134,7 +134,7 @@ func TestChanges(t *testing.T) {
 	at := changesSecond.Format(time.RFC3339Nano)
 	for _, code := range []string{"dbs", "mtg"} {
 		t.Run(code, func(t *testing.T) {
-			b := getChanges(t, h, "/"+code+"/changes?since="+sinceQuery(changesFirst))
+			b := getChanges(t, h, prefix(code)+"/changes?since="+sinceQuery(changesFirst))
 			type entry struct {
 				ID      string
 				Removed bool
@@ -158,7 +158,7 @@ func TestChanges(t *testing.T) {
 				t.Errorf("until %s, total %d; want %s, %d", b.Until, b.Pagination.Total, at, len(want))
 			}
 			// A client that keeps until and sends it back sees nothing more.
-			if next := getChanges(t, h, "/"+code+"/changes?since="+url.QueryEscape(b.Until)); len(next.Changed) != 0 || next.Until != at {
+			if next := getChanges(t, h, prefix(code)+"/changes?since="+url.QueryEscape(b.Until)); len(next.Changed) != 0 || next.Until != at {
 				t.Errorf("since the last until: %+v", next)
 			}
 		})

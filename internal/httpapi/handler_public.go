@@ -104,7 +104,10 @@ type gameEndpoints struct {
 func (s *Server) renderGames() ([]byte, error) {
 	b := gamesBody{Success: true, Data: []gameItem{}}
 	for _, g := range s.deps.Games.All() {
-		p := "/" + g.Code
+		if !g.Listed {
+			continue // the spec's list: the base game and One Piece are in GET / and the docs
+		}
+		p := g.PathPrefix()
 		b.Data = append(b.Data, gameItem{Code: g.Code, Name: g.Name, Endpoints: gameEndpoints{
 			Sets: p + "/sets", Set: p + "/sets/:set", Card: p + "/cards/:id", Search: p + "/search",
 			Image: p + "/images/:id",

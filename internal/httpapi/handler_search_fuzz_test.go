@@ -39,7 +39,7 @@ func FuzzSearch(f *testing.F) {
 		if limit != "" {
 			v.Set("limit", limit)
 		}
-		target := "/" + game + "/search?" + v.Encode()
+		target := prefix(game) + "/search?" + v.Encode()
 		r, ok := newRawRequest(http.MethodGet, target)
 		if !ok {
 			return

@@ -106,7 +106,7 @@ func disambiguation(key string, sets []*catalog.ListedSet) []byte {
 // name holds every word of it (possibly none).
 func setNotFound(g *catalog.GameSnapshot, key string) *apiError {
 	e := newError(http.StatusNotFound, errSetNotFound,
-		fmt.Sprintf("No %s set has the set_id or set_code %q. GET /%s/sets lists them.", g.Game().Name, key, g.Game().Code))
+		fmt.Sprintf("No %s set has the set_id or set_code %q. GET %s/sets lists them.", g.Game().Name, key, g.Game().PathPrefix()))
 	if looksLikeSetID(key) {
 		return e
 	}

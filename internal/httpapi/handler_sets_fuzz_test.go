@@ -38,9 +38,9 @@ func FuzzSetRoute(f *testing.F) {
 		if hasLimit {
 			q.Set("limit", limit)
 		}
-		target := "/" + game + "/sets/" + url.PathEscape(set) + "?" + q.Encode()
+		target := prefix(game) + "/sets/" + url.PathEscape(set) + "?" + q.Encode()
 		r, ok := newRawRequest(http.MethodGet, target)
-		if !ok || r.URL.Path != "/"+game+"/sets/"+set || path.Clean(r.URL.Path) != r.URL.Path {
+		if !ok || r.URL.Path != prefix(game)+"/sets/"+set || path.Clean(r.URL.Path) != r.URL.Path {
 			return // not this route, or a path the mux cleans
 		}
 		r.Header.Set("X-API-Key", testKey)
@@ -67,8 +67,8 @@ func FuzzSetRoute(f *testing.F) {
 			t.Fatalf("GET %s: pagination %+v with %d cards, want page %d limit %d", target, pg, len(cards), wantPage, min(wantLimit, setPageMax))
 		}
 		for _, other := range []string{strings.ToLower(set), strings.ToUpper(set)} {
-			r2, ok := newRawRequest(http.MethodGet, "/"+game+"/sets/"+url.PathEscape(other))
-			if !ok || r2.URL.Path != "/"+game+"/sets/"+other || other == "trending" {
+			r2, ok := newRawRequest(http.MethodGet, prefix(game)+"/sets/"+url.PathEscape(other))
+			if !ok || r2.URL.Path != prefix(game)+"/sets/"+other || other == "trending" {
 				continue
 			}
 			r2.Header.Set("X-API-Key", testKey)

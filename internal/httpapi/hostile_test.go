@@ -96,6 +96,38 @@ var hostilePayloads = []string{
 	strings.Repeat("A", 4096), "", " ", "-1", "0", "99999999999999999999999999", "1e309", "NaN", "🃏🃏",
 }
 
+// hostileMCPBodies are POSTed to /mcp with a valid key: not JSON, not one
+// message, messages of the wrong types, and tool calls with hostile
+// arguments.
+var hostileMCPBodies = []string{
+	"", " ", "garbage", "\x00", "\xef\xbb\xbf" + mcpListTools, "{", "}", "[[[[", `"`, "null", "true", "-0", "1e999",
+	mcpListTools + " trailing", mcpListTools + mcpListTools, `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\x00",
+	`[]`, `[` + mcpListTools + `]`, `[1,2,3]`, `[` + strings.Repeat(mcpListTools+",", 100) + mcpListTools + `]`,
+	`{}`, `{"jsonrpc":2.0}`, `{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","id":[],"method":"ping"}`, `{"jsonrpc":"2.0","id":true,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, `{"jsonrpc":"2.0","id":-1e3,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 10000) + `","method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":null}`, `{"jsonrpc":"2.0","id":1,"method":{"a":1}}`, `{"jsonrpc":"2.0","id":1,"method":"tools/call\u0000"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"TOOLS/LIST"}`, `{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`, `{"jsonrpc":"2.0","id":1,"method":"__proto__"}`,
+	`{"JSONRPC":"2.0","ID":1,"METHOD":"ping"}`, `{"jsonrpc":"2.0","id":1,"method":"ping","method":"nope"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":` + strings.Repeat(`{"a":`, 999) + `1` + strings.Repeat(`}`, 1000) + `}`,
+	`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"sampling":"yes","elicitation":[]},"clientInfo":{"name":{},"icons":"x"}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1.0.0","capabilities":{"experimental":{"x":[[[1]]]}},"clientInfo":{"name":"x","version":"1"}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_card","arguments":{"game":"dbs","id":"../../../etc/passwd"}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_cards","arguments":{"game":"dbs","q":"' OR 1=1--"}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_set_cards","arguments":{"game":"dbs","set":"<script>alert(1)</script>","limit":1e999}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sets","arguments":{"game":{"$ne":null}}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sets","arguments":"game=dbs"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sets","arguments":{"game":"dbs"},"inputResponses":{"x":5}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sets","arguments":{"game":"dbs"},"inputResponses":[]}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sets","arguments":{"game":"dbs"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + strings.Repeat("x", 5000) + `"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":["debug"]}}`,
+	`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":{}}}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1.5,"progress":"half"}}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"get_card\",\"arguments\":{\"game\":\"dbs\",\"id\":\"\xff\xfe\"}}}",
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sets","arguments":{"game":"dbs"}}}`,
+}
+
 // hostileServer is the API on the fixture with everything a deployment
 // serves: keys (the paid test accounts), the in-process limiter, the docs
 // site and images from a fake source.
@@ -162,6 +194,28 @@ func TestHostileRequests(t *testing.T) {
 			statuses[sendRaw(t, srv.Listener.Addr().String(), req)]++
 		}
 		t.Logf("%d requests, statuses %v (0: refused by net/http in plain text)", len(corpus), statuses)
+	})
+	t.Run("MCP bodies", func(t *testing.T) {
+		for i, body := range hostileMCPBodies {
+			desc := fmt.Sprintf("POST /mcp hostileMCPBodies[%d] %.100q", i, body)
+			r := httptest.NewRequest(http.MethodPost, mcpPath, strings.NewReader(body))
+			r.Header.Set("X-API-Key", keyUltra)
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "application/json, text/event-stream")
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			checkMCPAnswer(t, desc, w.Code, w.Header(), w.Body.Bytes())
+
+			r, _ = http.NewRequest(http.MethodPost, srv.URL+mcpPath, strings.NewReader(body))
+			r.Header = http.Header{"X-Api-Key": {keyUltra}, "Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+			resp, err := srv.Client().Do(r)
+			if err != nil {
+				t.Fatalf("%s over the wire: %v", desc, err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			checkMCPAnswer(t, desc+" over the wire", resp.StatusCode, resp.Header, b)
+		}
 	})
 	t.Run("every route, every parameter", func(t *testing.T) {
 		n := 0

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -96,7 +98,15 @@ func (s *Server) mcpEndpoint() http.Handler {
 			s.writeError(w, r, e)
 			return
 		}
-		ew := &mcpErrorWriter{ResponseWriter: w}
+		ew := &mcpErrorWriter{ResponseWriter: w, log: s.log, r: r}
+		if mediaType(r.Header.Get("Content-Type")) == "application/json" { // any other is the SDK's 415
+			method, refusal := s.readMCPMessage(w, r)
+			if refusal != nil {
+				refusal.answer(s, w, r)
+				return
+			}
+			ew.method = method
+		}
 		sdk.ServeHTTP(ew, r.WithContext(context.WithValue(r.Context(), mcpRequestKey{}, r)))
 		if ew.status != 0 {
 			s.writeError(w, r, mcpRefusal(ew.status, ew.text))
@@ -105,13 +115,59 @@ func (s *Server) mcpEndpoint() http.Handler {
 	return chain(h, s.withMCPLimits, s.requireKey)
 }
 
-// mcpErrorWriter holds back the SDK's plain-text refusals (a body that is
-// not a message, too large, not JSON), so that /mcp answers them as JSON
-// errors like every other answer of the API; JSON answers pass through.
+// mcpBodyRefusal is a POST's body refused: an API error (too large, not
+// read) or a JSON-RPC error (not a message this server takes).
+type mcpBodyRefusal struct {
+	api *apiError
+	rpc *rpcRefusal
+}
+
+func (e *mcpBodyRefusal) answer(s *Server, w http.ResponseWriter, r *http.Request) {
+	if e.api != nil {
+		s.writeError(w, r, e.api)
+		return
+	}
+	writeRPCRefusal(w, e.rpc)
+}
+
+// readMCPMessage reads a POST's body, checks it (checkMCPMessage) and puts
+// it back for the SDK; it returns the message's method.
+func (s *Server) readMCPMessage(w http.ResponseWriter, r *http.Request) (string, *mcpBodyRefusal) {
+	var body []byte
+	if r.Body != nil {
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, mcpMaxBody))
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			return "", &mcpBodyRefusal{api: mcpRefusal(http.StatusRequestEntityTooLarge, nil)}
+		case err != nil:
+			return "", &mcpBodyRefusal{api: newError(http.StatusBadRequest, errInvalidMCPRequest,
+				"The body could not be read: send one JSON-RPC 2.0 message with its Content-Length.")}
+		}
+	}
+	method, refusal := checkMCPMessage(body)
+	if refusal != nil {
+		return "", &mcpBodyRefusal{rpc: refusal}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return method, nil
+}
+
+// mcpErrorWriter holds back the SDK's plain-text refusals (a header it
+// refuses: Accept, MCP-Protocol-Version, Content-Type), so that /mcp
+// answers them as JSON errors like every other answer of the API; JSON
+// answers pass through, but for a JSON-RPC error in the SDK's decoder's
+// words (sdkDecoderText), whose message is replaced.
 type mcpErrorWriter struct {
 	http.ResponseWriter
 	status int    // a refusal held back
 	text   []byte // its plain text
+
+	log    *slog.Logger
+	r      *http.Request
+	method string // of the message (checkMCPMessage)
+	wrote  bool
 }
 
 func (w *mcpErrorWriter) WriteHeader(code int) {
@@ -129,7 +185,58 @@ func (w *mcpErrorWriter) Write(b []byte) (int, error) {
 		}
 		return len(b), nil
 	}
+	if !w.wrote {
+		w.wrote = true
+		if plain := w.plainRPCError(b); plain != nil {
+			if _, err := w.ResponseWriter.Write(plain); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
+	}
 	return w.ResponseWriter.Write(b)
+}
+
+// plainRPCError is the answer b, the SDK's whole JSON answer, with the
+// message of its JSON-RPC error in the protocol's words when the SDK wrote
+// it in its decoder's; nil for any other answer. checkMCPMessage refuses
+// what the SDK's decoder would, field by field: one that reaches here is a
+// field it does not know, logged so that it learns it.
+func (w *mcpErrorWriter) plainRPCError(b []byte) []byte {
+	if len(b) > 4<<10 || !bytes.Contains(b, []byte(`"error"`)) {
+		return nil
+	}
+	var resp struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *rpcErrorObject `json:"error"`
+	}
+	if json.Unmarshal(b, &resp) != nil || resp.Error == nil || !sdkDecoderText(resp.Error.Message) {
+		return nil
+	}
+	w.log.LogAttrs(w.r.Context(), slog.LevelWarn, "an MCP message the JSON-RPC checks passed and the SDK refused",
+		slog.String("request_id", requestID(w.r.Context())), slog.String("method", w.method), slog.String("error", resp.Error.Message))
+	resp.Error.Message = rpcPhrase(resp.Error.Code) + ": the params of " + strconv.Quote(w.method) +
+		" do not have the types the protocol gives them."
+	if resp.ID == nil {
+		resp.ID = json.RawMessage("null")
+	}
+	plain, err := json.Marshal(resp)
+	if err != nil {
+		return nil
+	}
+	return plain
+}
+
+// sdkDecoderText reports whether a message of the SDK is its JSON
+// decoder's text, which names Go types.
+func sdkDecoderText(msg string) bool {
+	for _, mark := range []string{"json: ", "unmarshal", "Go struct", "Go value", "interface {}", "mcp."} {
+		if strings.Contains(msg, mark) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *mcpErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
@@ -195,7 +302,7 @@ func (s *Server) mcpInstructions() string {
 		"against the rate limit of the key's account (X-RateLimit-* of the call are in the result's _meta); listing tools does not. " +
 		"A failed call is an error result carrying the API's error body, {error, message, ...}: its message says what to do. " +
 		"Set tools take a set_id (unique) or a set_code; a code several sets share answers a disambiguation listing their set_ids. " +
-		"Tools marked paid need the Ultra or Business plan or an active 7-day trial."
+		"Tools marked paid need the Ultra or Business plan or an active 7-day trial" + s.proGamesNote() + "."
 }
 
 // mcpTool is the tool of route rt.
@@ -205,7 +312,7 @@ func (s *Server) mcpTool(name string, rt *route) *mcp.Tool {
 		desc = append(desc, rt.Op.Description)
 	}
 	if rt.Paid() {
-		desc = append(desc, "Paid: needs the Ultra or Business plan or an active 7-day trial; otherwise the error `Plan upgrade required` (with redeem_url or upgrade_url).")
+		desc = append(desc, "Paid: needs the Ultra or Business plan or an active 7-day trial"+s.proGamesNote()+"; otherwise the error `Plan upgrade required` (with redeem_url or upgrade_url).")
 	}
 	desc = append(desc, "Answers the JSON of GET "+rt.Path+"; counts as one request.")
 	return &mcp.Tool{
@@ -302,7 +409,7 @@ func (s *Server) mcpTarget(rt *route, raw json.RawMessage) (string, error) {
 			return "", newError(http.StatusBadRequest, errInvalidParameter,
 				"The argument game is required, one of: "+strings.Join(codes, ", ")+".")
 		}
-		path = strings.Replace(path, "{game}", game, 1)
+		path = s.gamePrefix(game) + strings.TrimPrefix(path, "/{game}")
 	}
 	query := url.Values{}
 	for _, p := range rt.Op.Params {
@@ -359,7 +466,7 @@ func mcpArg(args map[string]json.RawMessage, name string) (v string, ok bool, er
 		return x.String(), true, nil
 	default:
 		return "", false, newError(http.StatusBadRequest, errInvalidParameter,
-			"The argument "+name+" must be a string or a number, not "+fmt.Sprintf("%T", x)+".")
+			"The argument "+name+" must be a string or a number, not "+jsonType(raw)+".")
 	}
 }
 

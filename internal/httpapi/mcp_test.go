@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,6 +92,82 @@ func (m *mcpServer) mustConnect(t *testing.T, key string) *mcp.ClientSession {
 	return cs
 }
 
+// post sends body to /mcp with key (none when "") as MCP clients send a
+// message; headers (name, value pairs) replace the usual ones.
+func (m *mcpServer) post(t *testing.T, key, body string, headers ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, m.url+mcpPath, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return send(t, req)
+}
+
+// rpcAnswer is a JSON-RPC error answer as a client reads it.
+type rpcAnswer struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// goInnards matches what the server must not tell a caller of /mcp: the
+// text of Go's JSON decoder and Go's names of types.
+var goInnards = regexp.MustCompile(`json: |[Uu]nmarshal|Go (struct|value)|interface \{\}|map\[|\bmcp\.[A-Za-z]|jsonrpc2\.`)
+
+// checkMCPAnswer checks an answer of POST /mcp to any body: no 5xx; a body
+// is JSON; an error is the API's {error, message} or a JSON-RPC error with
+// a code and a message; nothing in it shows Go's innards.
+func checkMCPAnswer(tb testing.TB, desc string, status int, h http.Header, body []byte) {
+	tb.Helper()
+	if status >= 500 {
+		tb.Errorf("%s: %d %.300s", desc, status, body)
+		return
+	}
+	if goInnards.Match(body) {
+		tb.Errorf("%s: %d, the answer shows Go's innards: %.500s", desc, status, body)
+	}
+	if len(body) == 0 {
+		return
+	}
+	var answer struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if !strings.HasPrefix(h.Get("Content-Type"), "application/json") || json.Unmarshal(body, &answer) != nil {
+		tb.Errorf("%s: %d %q, not a JSON object: %.300s", desc, status, h.Get("Content-Type"), body)
+		return
+	}
+	var apiError string
+	var rpcError struct {
+		Code    *int   `json:"code"`
+		Message string `json:"message"`
+	}
+	switch {
+	case answer.Error == nil:
+		if status >= 400 {
+			tb.Errorf("%s: %d without an error: %.300s", desc, status, body)
+		}
+	case json.Unmarshal(answer.Error, &apiError) == nil:
+		if apiError == "" || answer.Message == "" {
+			tb.Errorf("%s: %d, an API error without its error and message: %.300s", desc, status, body)
+		}
+	case json.Unmarshal(answer.Error, &rpcError) == nil:
+		if rpcError.Code == nil || rpcError.Message == "" {
+			tb.Errorf("%s: %d, a JSON-RPC error without its code and message: %.300s", desc, status, body)
+		}
+	default:
+		tb.Errorf("%s: %d, an error that is neither the API's nor JSON-RPC's: %.300s", desc, status, body)
+	}
+}
+
 // call calls a tool and returns its result's text (a result has one text).
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (*mcp.CallToolResult, string) {
 	t.Helper()
@@ -139,7 +216,7 @@ func TestMCPTools(t *testing.T) {
 		// The schema is the route's parameters: compare it with the table,
 		// through JSON as a client sees both.
 		wantSchema := map[string]any{"type": "object", "properties": map[string]any{
-			"game": map[string]any{"type": "string", "enum": []any{"dbs", "mtg"}, "description": "The game: " + s.gameNames() + "."}}}
+			"game": map[string]any{"type": "string", "enum": []any{"dbs", "mtg", "pkm", "op"}, "description": "The game: " + s.gameNames() + "."}}}
 		required := []any{"game"}
 		for _, p := range rt.Op.Params {
 			if p.In == "header" || p.NotForTools {
@@ -291,8 +368,8 @@ func TestMCPErrors(t *testing.T) {
 	}{
 		{"get_card", map[string]any{"game": "dbs"}, "The argument id is required"},
 		{"get_card", map[string]any{"game": "dbs", "id": ""}, "The argument id is required"},
-		{"list_sets", nil, "The argument game is required, one of: dbs, mtg."},
-		{"list_sets", map[string]any{"game": "pokemon"}, "The argument game is required, one of: dbs, mtg."},
+		{"list_sets", nil, "The argument game is required, one of: dbs, mtg, pkm, op."},
+		{"list_sets", map[string]any{"game": "pokemon"}, "The argument game is required, one of: dbs, mtg, pkm, op."},
 		{"search_cards", map[string]any{"game": "dbs", "q": []string{"goku"}}, "The argument q must be a string or a number"},
 	} {
 		res, got := call(t, free, tt.tool, tt.args)
@@ -448,26 +525,34 @@ func BenchmarkMCPToolCall(b *testing.B) {
 	})
 }
 
-// TestMCPRefusalsAreJSON: what the protocol layer refuses before any tool
-// runs (not a message, not JSON, too large) is the API's JSON error, not the
-// SDK's plain text, and is not counted.
+// TestMCPRefusalsAreJSON: what the HTTP layer of the protocol refuses
+// before reading a message (its media type, its Accept, its protocol
+// version, its size) is the API's JSON error, not the SDK's plain text, and
+// is not counted. (A body that is no message the server takes is a
+// JSON-RPC error: TestMCPProtocolErrors.)
 func TestMCPRefusalsAreJSON(t *testing.T) {
 	m := newMCPServer(t)
 	for _, tt := range []struct {
-		name, contentType, body string
-		status                  int
-		error                   string
+		name, contentType, accept, version, body string
+		status                                   int
+		error                                    string
 	}{
-		{"not JSON", "application/json", "garbage", http.StatusBadRequest, errInvalidMCPRequest},
-		{"not a message", "application/json", `{"hello":1}`, http.StatusBadRequest, errInvalidMCPRequest},
-		{"another media type", "text/plain", mcpListTools, http.StatusUnsupportedMediaType, errUnsupportedMedia},
-		{"too large", "application/json", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcpMaxBody) + `"}}`,
+		{"another media type", "text/plain", "", "", mcpListTools, http.StatusUnsupportedMediaType, errUnsupportedMedia},
+		{"an Accept without text/event-stream", "application/json", "application/json", "", mcpListTools, http.StatusBadRequest, errInvalidMCPRequest},
+		{"a protocol version the server does not speak", "application/json", "", "1999-01-01", mcpListTools, http.StatusBadRequest, errInvalidMCPRequest},
+		{"too large", "application/json", "", "", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcpMaxBody) + `"}}`,
 			http.StatusRequestEntityTooLarge, errRequestTooLarge},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, m.url+mcpPath, strings.NewReader(tt.body))
 		req.Header.Set("X-API-Key", keyB)
 		req.Header.Set("Content-Type", tt.contentType)
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tt.accept != "" {
+			req.Header.Set("Accept", tt.accept)
+		}
+		if tt.version != "" {
+			req.Header.Set("MCP-Protocol-Version", tt.version)
+		}
 		resp, body := send(t, req)
 		var e errorBody
 		if err := json.Unmarshal([]byte(body), &e); err != nil || resp.StatusCode != tt.status || e.Error != tt.error || e.Message == "" ||
@@ -480,5 +565,126 @@ func TestMCPRefusalsAreJSON(t *testing.T) {
 	}
 	if resp, _ := m.rest(t, "/dbs/sets", keyB); resp.Header.Get("X-RateLimit-Remaining-Hour") != "6998" {
 		t.Errorf("after 4 refusals and 2 REST requests: remaining %s, want 6998 (refusals not counted)", resp.Header.Get("X-RateLimit-Remaining-Hour"))
+	}
+}
+
+// TestMCPProtocolErrors: a body that is no message this server takes is
+// refused in the protocol's own words: a JSON-RPC 2.0 error whose message
+// starts with the code's name (Parse error, Invalid Request, Method not
+// found, Invalid params) and says what is wrong, naming the field; never
+// the Go decoder's text. A refused request keeps its id and is answered 200
+// (a JSON-RPC answer); a body without a valid id (not JSON, a batch, a
+// notification) is the POST's 400. None is counted.
+func TestMCPProtocolErrors(t *testing.T) {
+	m := newMCPServer(t)
+	const parse, invalid, notFound, params = -32700, -32600, -32601, -32602
+	call := func(params string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`
+	}
+	initialize := func(params string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":` + params + `}`
+	}
+	for _, tt := range []struct {
+		name, body string
+		status     int
+		code       int
+		id         string // as JSON
+		msg        string // the message, or its start when it ends with "..."
+	}{
+		{"not JSON", "garbage", 400, parse, "null",
+			"Parse error: the body is not JSON (at byte 1); send one JSON-RPC 2.0 message, a JSON object."},
+		{"cut short", `{"jsonrpc":"2.0","id":1,"method":"tools/list"`, 400, parse, "null", "Parse error: the body is not JSON..."},
+		{"two messages", `{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`, 400, parse, "null",
+			"Parse error: the body is not JSON..."},
+		{"empty", "", 400, parse, "null", "Parse error: the body is empty; send one JSON-RPC 2.0 message, a JSON object."},
+		{"a batch", `[` + mcpListTools + `,{"jsonrpc":"2.0","method":"notifications/initialized"}]`, 400, invalid, "null",
+			"Invalid Request: batches (a JSON array of messages) are not accepted: send one JSON-RPC message per POST."},
+		{"an empty batch", `[]`, 400, invalid, "null", "Invalid Request: batches (a JSON array of messages) are not accepted..."},
+		{"a number", `1`, 400, invalid, "null", "Invalid Request: the body must be one JSON-RPC 2.0 message, a JSON object, not the number 1."},
+		{"null", `null`, 400, invalid, "null", "Invalid Request: the body must be one JSON-RPC 2.0 message, a JSON object, not null."},
+		{"no jsonrpc", `{"id":1,"method":"ping"}`, 400, invalid, "1", `Invalid Request: the field jsonrpc must be "2.0".`},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":"a","method":"ping"}`, 400, invalid, `"a"`, `Invalid Request: the field jsonrpc must be "2.0".`},
+		{"an object as id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, 400, invalid, "null",
+			"Invalid Request: the field id must be a string or an integer (of at most 2^53), not an object."},
+		{"a fraction as id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, 400, invalid, "null",
+			"Invalid Request: the field id must be a string or an integer (of at most 2^53), not the number 1.5."},
+		{"null as id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, 400, invalid, "null", "Invalid Request: the field id must be ..."},
+		{"a number as method", `{"jsonrpc":"2.0","id":1,"method":1}`, 400, invalid, "1",
+			"Invalid Request: the field method must be a string, not the number 1."},
+		{"no method", `{"jsonrpc":"2.0","id":1}`, 400, invalid, "1", "Invalid Request: the field method is missing."},
+		{"a request without an id", `{"jsonrpc":"2.0","method":"tools/list"}`, 400, invalid, "null",
+			"Invalid Request: tools/list is a request: send it with an id (a string or an integer)."},
+		{"a notification with an id", `{"jsonrpc":"2.0","id":3,"method":"notifications/initialized"}`, 400, invalid, "3",
+			"Invalid Request: notifications/initialized is a notification: send it without an id."},
+		{"nested too deep", call(`{"name":"list_sets","arguments":{"game":"dbs","x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}}`),
+			400, invalid, "null", "Invalid Request: the message nests objects and arrays more than 100 levels deep."},
+
+		{"an unknown method", `{"jsonrpc":"2.0","id":1,"method":"nope"}`, 200, notFound, "1",
+			`Method not found: this server has no method "nope"; it answers initialize, ping, tools/list, tools/call, ...`},
+		{"an unknown notification", `{"jsonrpc":"2.0","method":"notifications/nope"}`, 400, notFound, "null",
+			`Method not found: this server has no method "notifications/nope"...`},
+		{"a method of the protocol with nothing to serve", `{"jsonrpc":"2.0","id":"r","method":"resources/read","params":{"uri":"file:///etc/passwd"}}`,
+			200, notFound, `"r"`, `Method not found: this server has no method "resources/read"...`},
+
+		{"params a string", call(`"x"`), 200, params, "1", "Invalid params: params must be an object, not a string."},
+		{"no params", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, 200, params, "1", "Invalid params: params is required for tools/call: an object."},
+		{"a number as tool name", call(`{"name":1}`), 200, params, "1", "Invalid params: params.name must be a string, not the number 1."},
+		{"no tool name", call(`{"arguments":{"game":"dbs"}}`), 200, params, "1",
+			"Invalid params: params.name is required: the name of the tool to call (tools/list lists them)."},
+		{"an unknown tool", call(`{"name":"get_bulk","arguments":{"game":"dbs"}}`), 200, params, "1",
+			`Invalid params: params.name: no tool is named "get_bulk"; tools/list lists them.`},
+		{"arguments an array", call(`{"name":"list_sets","arguments":[1]}`), 200, params, "1",
+			"Invalid params: params.arguments must be an object, not an array."},
+		{"_meta a number", call(`{"name":"list_sets","arguments":{"game":"dbs"},"_meta":5}`), 200, params, "1",
+			"Invalid params: params._meta must be an object, not the number 5."},
+		{"cursor a number", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}`, 200, params, "1",
+			"Invalid params: params.cursor must be a string, not the number 5."},
+		{"ping's params a number", `{"jsonrpc":"2.0","id":1,"method":"ping","params":5}`, 200, params, "1",
+			"Invalid params: params must be an object, not the number 5."},
+		{"protocolVersion a number", initialize(`{"protocolVersion":5}`), 200, params, "1",
+			"Invalid params: params.protocolVersion must be a string, not the number 5."},
+		{"initialize's params an array", initialize(`[]`), 200, params, "1", "Invalid params: params must be an object, not an array."},
+		{"a capability a number", initialize(`{"protocolVersion":"2025-06-18","capabilities":{"roots":5},"clientInfo":{"name":"x","version":"1"}}`),
+			200, params, "1", "Invalid params: params.capabilities.roots must be an object, not the number 5."},
+		{"clientInfo a number", initialize(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":5}`), 200, params, "1",
+			"Invalid params: params.clientInfo must be an object, not the number 5."},
+		{"an icon's size a number", initialize(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1","icons":[{"src":"a","sizes":[1]}]}}`),
+			200, params, "1", "Invalid params: params.clientInfo.icons[0].sizes[0] must be a string, not the number 1."},
+		// A field the checks leave to the SDK (MCP's answers to a server's
+		// requests for input, which this server never makes): the SDK's
+		// refusal, in the protocol's words.
+		{"an input response of another type", call(`{"name":"list_sets","arguments":{"game":"dbs"},"inputResponses":{"x":5}}`), 200, params, "1",
+			`Invalid params: the params of "tools/call" do not have the types the protocol gives them.`},
+		{"a notification's params a number", `{"jsonrpc":"2.0","method":"notifications/initialized","params":5}`, 400, params, "null",
+			"Invalid params: params must be an object, not the number 5."},
+		{"a progress past float64", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1e999}}`, 400, params, "null",
+			"Invalid params: params.progress must be a number that a 64-bit float holds (at most 1.8e308)."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := m.post(t, keyB, tt.body)
+			var a rpcAnswer
+			if err := json.Unmarshal([]byte(body), &a); err != nil || a.Error == nil {
+				t.Fatalf("%d %s: not a JSON-RPC error (%v)", resp.StatusCode, body, err)
+			}
+			prefix, open := strings.CutSuffix(tt.msg, "...")
+			if resp.StatusCode != tt.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || a.JSONRPC != "2.0" ||
+				a.Error.Code != tt.code || string(a.ID) != tt.id || !strings.HasPrefix(a.Error.Message, prefix) || !open && a.Error.Message != tt.msg {
+				t.Errorf("%d %q %s\nwant %d, code %d, id %s, message %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.code, tt.id, tt.msg)
+			}
+			if goInnards.MatchString(body) {
+				t.Errorf("the answer shows Go's innards: %s", body)
+			}
+		})
+	}
+
+	// What the checks let through is answered as before.
+	if resp, body := m.post(t, keyB, `{"jsonrpc":"2.0","id":"p","method":"ping","params":{"_meta":{"progressToken":1}}}`); resp.StatusCode != 200 || body != `{"jsonrpc":"2.0","id":"p","result":{}}` {
+		t.Errorf("ping: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := m.post(t, keyB, `{"jsonrpc":"2.0","id":7,"result":{}}`); resp.StatusCode != http.StatusAccepted || body != "" {
+		t.Errorf("a response: %d %s, want 202", resp.StatusCode, body)
+	}
+	if hour, _ := m.usedBy(t, "acct:2"); hour != 0 {
+		t.Errorf("the refused messages used %d requests of the pool, want 0", hour)
 	}
 }

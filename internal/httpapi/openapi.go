@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // The OpenAPI document (GET /openapi.json) is made from three parts:
@@ -203,7 +205,7 @@ func (s *Server) openapiSharedResponses() map[string]openapiResponse {
 		respUnauthorized: s.errorResponse(answer{Status: http.StatusUnauthorized, Headers: []string{"WWW-Authenticate"},
 			Errors: []string{errKeyRequired, errKeyInvalid}, Required: []string{"example"},
 			Description: "No key, or a key that is malformed, unknown or revoked (the message tells which). `example` is a curl line for this request with the key header in place."}),
-		respPlanRequired: {Description: "A paid endpoint without the Ultra or Business plan or an active trial. `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else.",
+		respPlanRequired: {Description: "A paid endpoint without the Ultra or Business plan or an active trial (or the Pro plan, for the games it covers). `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else.",
 			Headers: s.answerHeaders(errorHeaders), Content: map[string]openapiMedia{"application/json": {Schema: planRequired}}},
 		respTooManyRequests: s.errorResponse(answer{Status: http.StatusTooManyRequests, Headers: []string{"Retry-After"},
 			Errors: []string{errRateLimited}, Required: []string{"limits"},
@@ -277,9 +279,11 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 	if err := json.Unmarshal(openapiExamples, &ex); err != nil {
 		return nil, fmt.Errorf("httpapi: openapi_examples.json: %w", err)
 	}
-	var games []string
+	var games []string // the {game} of the prefixed paths
 	for _, g := range s.deps.Games.All() {
-		games = append(games, g.Code)
+		if !g.Base {
+			games = append(games, g.Code)
+		}
 	}
 	server := s.deps.PublicURL
 	if server == "" {
@@ -297,14 +301,14 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 		Tags: []openapiTag{
 			{Name: tagService, Description: "Public routes: no key, never counted, never refused."},
 			{Name: tagCatalogue, Description: "Sets, cards, search and images: every plan, with a key."},
-			{Name: tagPaid, Description: "Paid endpoints: the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`."},
+			{Name: tagPaid, Description: "Paid endpoints: the Ultra or Business plan, or an active 7-day trial" + s.proGamesNote() + "; otherwise 403 `Plan upgrade required`."},
 			{Name: tagAgents, Description: "The catalogue and paid endpoints as MCP tools, for AI agents (POST /mcp)."},
 		},
 		Paths: map[string]openapiPathItem{},
 		Components: openapiComponents{
 			Schemas: schemas,
 			Parameters: map[string]openapiParam{"game": {Name: "game", In: "path", Required: true,
-				Description: "The game: " + s.gameNames() + ".", Schema: paramSchema{Type: "string", Enum: games}},
+				Description: "The game: " + s.prefixedGameNames() + ".", Schema: paramSchema{Type: "string", Enum: games}},
 				"IfNoneMatch": ifNoneMatchParam.openapi()},
 			Headers:   openapiHeaders(),
 			Responses: s.openapiSharedResponses(),
@@ -316,14 +320,28 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 			},
 		},
 	}
+	base, hasBase := s.deps.Games.Base()
 	for i := range s.table {
 		rt := &s.table[i]
-		op, err := s.openapiOperation(rt, ex[rt.Op.ID])
-		if err != nil {
-			return nil, err
+		if rt.servedPrefixed(s.deps.Games) {
+			op, err := s.openapiOperation(rt, ex[rt.Op.ID], nil)
+			if err != nil {
+				return nil, err
+			}
+			doc.Paths[rt.Path] = openapiPathItem{Get: op}
+		}
+		if hasBase && rt.PerGame() && (rt.only == nil || rt.only(base)) {
+			// The base game's own path and operation: no {game}, its id
+			// prefixed with the game's code (pkmListSets).
+			id := base.Code + strings.ToUpper(rt.Op.ID[:1]) + rt.Op.ID[1:]
+			op, err := s.openapiOperation(rt, ex[id], &base)
+			if err != nil {
+				return nil, err
+			}
+			delete(ex, id)
+			doc.Paths[rt.pattern("")[len("GET "):]] = openapiPathItem{Get: op}
 		}
 		delete(ex, rt.Op.ID)
-		doc.Paths[rt.Path] = openapiPathItem{Get: op}
 	}
 	for id := range ex {
 		return nil, fmt.Errorf("httpapi: openapi_examples.json has examples of %s, which no route has", id)
@@ -377,17 +395,41 @@ func (s *Server) gameNames() string {
 	return strings.Join(names, ", ")
 }
 
-func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMessage) (*openapiOperation, error) {
+// prefixedGameNames names the games served under a prefix, the {game} of
+// the document's paths.
+func (s *Server) prefixedGameNames() string {
+	var names []string
+	for _, g := range s.deps.Games.All() {
+		if !g.Base {
+			names = append(names, g.Name+" (`"+g.Code+"`)")
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// openapiOperation is the document's operation of rt: under /{game}/ when
+// base is nil, else the base game's own, at the unprefixed path.
+func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMessage, base *game.Game) (*openapiOperation, error) {
 	o := rt.Op
 	op := &openapiOperation{OperationID: o.ID, Tags: []string{o.Tag}, Summary: o.Summary, Paid: rt.Paid(),
 		Responses: map[string]json.RawMessage{}}
+	if base != nil {
+		op.OperationID = base.Code + strings.ToUpper(o.ID[:1]) + o.ID[1:]
+		op.Summary = base.Name + ": " + strings.ToLower(o.Summary[:1]) + o.Summary[1:]
+	}
 	var desc []string
 	switch rt.Access {
 	case accessPublic:
 		desc = append(desc, "Public: no key needed; never counted.")
 		op.Security = json.RawMessage("[]")
 	case accessPaid:
-		desc = append(desc, "**Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request.")
+		needs := "**Paid**: needs the Ultra or Business plan, or an active 7-day trial"
+		if base != nil && base.ProPaid {
+			needs = "**Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial"
+		} else if base == nil && rt.PerGame() {
+			needs += s.proGamesNote()
+		}
+		desc = append(desc, needs+"; otherwise 403 `Plan upgrade required`. Counted like every keyed request.")
 	default:
 		desc = append(desc, "Needs a key (every plan); counted.")
 	}
@@ -395,7 +437,7 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 		desc = append(desc, o.Description)
 	}
 	op.Description = strings.Join(desc, " ")
-	if rt.PerGame() {
+	if rt.PerGame() && base == nil {
 		op.Parameters = append(op.Parameters, openapiRef{"#/components/parameters/game"})
 	}
 	ownINM := false

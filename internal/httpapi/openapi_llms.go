@@ -42,13 +42,13 @@ func (s *Server) renderLLMs() []byte {
 	line("- Send the API key in the header `X-API-Key: pk_live_...`, or as `Authorization: Bearer pk_live_...`.")
 	line("- A key is `pk_live_` or `pk_test_` followed by 32 letters and digits; the server's operator issues keys.")
 	line("- ", s.publicPathsNeedNoKey(), " Every other route needs a key and counts toward the account's limits.")
-	line("- Paid routes need the Ultra or Business plan or an active 7-day trial; otherwise 403 `Plan upgrade required` ",
+	line("- Paid routes need the Ultra or Business plan or an active 7-day trial", s.proGamesNote(), "; otherwise 403 `Plan upgrade required` ",
 		"with `redeem_url` (start the trial) or `upgrade_url` (trial ended).")
 	line()
 	line("## Routes")
 	line()
-	line("All are GET. `{game}` is one of: ", s.gameCodes(), ". `{set}` is a set_id (unique) or a set_code (any case); ",
-		"`{id}` is a card id (`{game}_` + 16 hex, or 64 hex for a Cardmarket-only card); `{productId}` and `{idProduct}` ",
+	line("All are GET. `{game}` is one of: ", s.gameCodes(), s.baseGameNote(), ". `{set}` is a set_id (unique) or a set_code (any case); ",
+		"`{id}` is a card id (the game's code, `_`, 16 hex; or 64 hex for a Cardmarket-only card); `{productId}` and `{idProduct}` ",
 		"are TCGplayer's and Cardmarket's product numbers (`market_t.product_id`, `market_c.product_id`).")
 	line()
 	for i := range s.table {
@@ -70,7 +70,11 @@ func (s *Server) renderLLMs() []byte {
 		if len(notes) > 0 {
 			params = " Query: " + strings.Join(notes, "; ") + "."
 		}
-		line("- GET ", rt.Path, access, ": ", rt.Op.Summary, ".", params)
+		if rt.servedPrefixed(s.deps.Games) {
+			line("- GET ", rt.Path, access, ": ", rt.Op.Summary, ".", params)
+		} else if base, ok := s.deps.Games.Base(); ok {
+			line("- GET ", strings.TrimPrefix(rt.Path, "/{game}"), access, ": ", base.Name, " only: ", rt.Op.Summary, ".", params)
+		}
 	}
 	line()
 	line("## For AI agents: MCP")
@@ -86,7 +90,7 @@ func (s *Server) renderLLMs() []byte {
 	line()
 	line("## Limits")
 	line()
-	line("- Per account (all its keys, both games, every route), in fixed UTC windows: the Free plan has ",
+	line("- Per account (all its keys, every game, every route), in fixed UTC windows: the Free plan has ",
 		strconv.FormatInt(free.Hour, 10), " requests an hour and ", strconv.FormatInt(free.Day, 10), " a day.")
 	line("- Every answer has X-RateLimit-Limit-Hour, X-RateLimit-Remaining-Hour, X-RateLimit-Limit-Day, X-RateLimit-Remaining-Day.")
 	line("- Past either limit: 429 `Rate limit exceeded` with `Retry-After` (seconds). Requests without a valid key are limited per client address.")
@@ -135,9 +139,35 @@ func paramNote(p param) string {
 	return b.String()
 }
 
+// baseGameNote says where the base game's routes are, when there is one.
+func (s *Server) baseGameNote() string {
+	base, ok := s.deps.Games.Base()
+	if !ok {
+		return ""
+	}
+	return "; the base game, " + base.Name + " (`" + base.Code + "`), is served at the same routes without `/{game}` (`/sets`, `/cards/{id}`, ...)"
+}
+
+// proGamesNote names the games whose paid routes the Pro plan opens.
+func (s *Server) proGamesNote() string {
+	var codes []string
+	for _, g := range s.deps.Games.All() {
+		if g.ProPaid {
+			codes = append(codes, "`"+g.Code+"`")
+		}
+	}
+	if len(codes) == 0 {
+		return ""
+	}
+	return " (the Pro plan also opens those of " + strings.Join(codes, " and ") + ")"
+}
+
 func (s *Server) gameCodes() string {
 	var codes []string
 	for _, g := range s.deps.Games.All() {
+		if g.Base {
+			continue
+		}
 		codes = append(codes, "`"+g.Code+"` ("+g.Name+")")
 	}
 	return strings.Join(codes, ", ")

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -126,9 +128,9 @@ func TestOpenAPIRoutes(t *testing.T) {
 	}
 	docPath := func(sr servedRoute) string {
 		p := strings.TrimPrefix(sr.Pattern, sr.Route.Method()+" ")
-		if sr.Game != "" {
+		if g, ok := s.deps.Games.Get(sr.Game); ok && !g.Base {
 			p = "/{game}" + strings.TrimPrefix(p, "/"+sr.Game)
-		}
+		} // the base game's routes are paths of their own, unprefixed
 		return strings.TrimSuffix(p, "{$}")
 	}
 	servedPaths := map[string]bool{}
@@ -144,10 +146,12 @@ func TestOpenAPIRoutes(t *testing.T) {
 	games := doc.Components.Parameters["game"].Value.Schema.Value.Enum
 	var codes []string
 	for _, g := range s.deps.Games.All() {
-		codes = append(codes, g.Code)
+		if !g.Base {
+			codes = append(codes, g.Code)
+		}
 	}
 	if fmt.Sprint(games) != fmt.Sprint(codes) {
-		t.Errorf("the {game} enum is %v, the registry has %v", games, codes)
+		t.Errorf("the {game} enum is %v, the registry's prefixed games %v", games, codes)
 	}
 	sample := strings.NewReplacer("{set}", "FB01", "{id}", "dbs_0000000000000000")
 	for p, item := range doc.Paths.Map() {
@@ -223,6 +227,10 @@ func TestOpenAPIStartup(t *testing.T) {
 // go test ./internal/httpapi -update rewrites openapi_examples.json.
 const exampleItems = 3
 
+// optionalExamples are in the sample of some games only (a set code shared
+// by two sets with products: Dragon Ball Super's and Magic's).
+var optionalExamples = map[string]bool{"set_code_shared": true}
+
 var sampleExamples = []struct{ what, op, name, summary string }{
 	{"sets", "listSets", "", "the sets"},
 	{"set_cards", "getSetCards", "", "the newest set's first products"},
@@ -253,6 +261,9 @@ func TestOpenAPIExamples(t *testing.T) {
 		for _, se := range sampleExamples {
 			golden := "sample_" + g.Code + "_" + se.what
 			b, err := os.ReadFile(filepath.Join("testdata", "golden", golden+".json"))
+			if errors.Is(err, fs.ErrNotExist) && optionalExamples[se.what] && g.Code != "dbs" && g.Code != "mtg" {
+				continue
+			}
 			if err != nil {
 				t.Fatalf("%v (run go test ./internal/httpapi -update)", err)
 			}
@@ -281,13 +292,17 @@ func TestOpenAPIExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			status := itoa(answer.Status)
-			if ex[se.op] == nil {
-				ex[se.op] = map[string]map[string]json.RawMessage{}
+			op := se.op
+			if g.Base { // the base game's own operation (pkmListSets)
+				op = g.Code + strings.ToUpper(op[:1]) + op[1:]
 			}
-			if ex[se.op][status] == nil {
-				ex[se.op][status] = map[string]json.RawMessage{}
+			if ex[op] == nil {
+				ex[op] = map[string]map[string]json.RawMessage{}
 			}
-			ex[se.op][status][name] = example
+			if ex[op][status] == nil {
+				ex[op][status] = map[string]json.RawMessage{}
+			}
+			ex[op][status][name] = example
 		}
 	}
 	goldens, _ := filepath.Glob(filepath.Join("testdata", "golden", "sample_*.json"))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // The paid endpoints (prices by set, set statistics, completion value,
@@ -20,24 +21,30 @@ import (
 // check and the rate-limit slot, so a 403 counts like any keyed answer, and
 // before the handler, so a caller without access learns nothing else (no
 // 400, no 404).
-func (s *Server) requirePaid(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		caller, ok := CallerFrom(r.Context())
-		if !ok {
-			s.writeError(w, r, errors.New("httpapi: paid route reached without a caller"))
-			return
-		}
-		if caller.Paid != account.Allowed {
-			s.writeError(w, r, s.planRequired(caller.Paid))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+func (s *Server) requirePaid(g game.Game) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			caller, ok := CallerFrom(r.Context())
+			if !ok {
+				s.writeError(w, r, errors.New("httpapi: paid route reached without a caller"))
+				return
+			}
+			if access := caller.PaidFor(g.ProPaid); access != account.Allowed {
+				s.writeError(w, r, s.planRequired(access, g.ProPaid))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
-// planRequired is the 403 of a paid endpoint without paid access.
-func (s *Server) planRequired(access account.Access) *apiError {
-	const needs = "This is a paid endpoint: it needs the Ultra or Business plan, or an active 7-day trial."
+// planRequired is the 403 of a paid endpoint without paid access; proPaid:
+// the Pro plan covers the game's paid endpoints.
+func (s *Server) planRequired(access account.Access, proPaid bool) *apiError {
+	needs := "This is a paid endpoint: it needs the Ultra or Business plan, or an active 7-day trial."
+	if proPaid {
+		needs = "This is a paid endpoint: it needs the Pro, Ultra or Business plan, or an active 7-day trial."
+	}
 	if access == account.TrialExpired {
 		e := newError(http.StatusForbidden, errPlanRequired,
 			needs+" Your trial has ended; upgrade your plan at upgrade_url.")

@@ -271,7 +271,7 @@ func TestTopCardsCardInfo(t *testing.T) {
 						CardInfo json.RawMessage `json:"card_info"`
 					} `json:"top_cards"`
 				}
-				w := get(h, "/"+game+"/analytics/top-cards?limit=100&"+q, "X-API-Key", keyUltra)
+				w := get(h, prefix(game)+"/analytics/top-cards?limit=100&"+q, "X-API-Key", keyUltra)
 				if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != 200 {
 					t.Fatalf("%s %s: %d %v", game, q, w.Code, err)
 				}
@@ -279,7 +279,7 @@ func TestTopCardsCardInfo(t *testing.T) {
 					var card struct {
 						CardInfo json.RawMessage `json:"card_info"`
 					}
-					json.Unmarshal(get(h, "/"+game+"/cards/"+item.ID, "X-API-Key", keyUltra).Body.Bytes(), &card)
+					json.Unmarshal(get(h, prefix(game)+"/cards/"+item.ID, "X-API-Key", keyUltra).Body.Bytes(), &card)
 					if !bytes.Equal(card.CardInfo, item.CardInfo) {
 						t.Errorf("%s %s: card_info differs from the card's:\n%s\n%s", game, item.ID, item.CardInfo, card.CardInfo)
 					}
@@ -382,5 +382,40 @@ func checkCount(t *testing.T, h http.Handler, route, key string, counts map[stri
 		if len(items) != want {
 			t.Errorf("GET %s%s: %d items, want %d", route, query, len(items), want)
 		}
+	}
+}
+
+// TestProPaidGames: the Pro plan's paid access covers the base game
+// (Pokémon, unprefixed) and One Piece, not Dragon Ball Super or Magic; the
+// 403 of a game Pro covers names Pro. Ultra covers all four.
+func TestProPaidGames(t *testing.T) {
+	h := mustServer(t, Config{}, paidDeps(mustView(t, mustMirror(t, sampleDir))))
+	covered := []string{"/prices/BS", "/sets/BS/statistics", "/sets/trending", "/analytics/top-cards",
+		"/op/prices/OP01", "/op/sets/OP01/completion-value", "/op/sets/trending"}
+	notCovered := []string{"/dbs/prices/FB01", "/mtg/sets/trending", "/dbs/analytics/top-cards"}
+	for _, key := range []string{keyProNever, keyTrialJustOver} {
+		for _, target := range covered {
+			if w := get(h, target, "X-API-Key", key); w.Code != 200 {
+				t.Errorf("Pro: GET %s: %d %s", target, w.Code, w.Body)
+			}
+		}
+		for _, target := range notCovered {
+			if w := get(h, target, "X-API-Key", key); w.Code != 403 {
+				t.Errorf("Pro: GET %s: %d, want 403", target, w.Code)
+			}
+		}
+	}
+	for _, target := range append(covered, notCovered...) {
+		if w := get(h, target, "X-API-Key", keyUltra); w.Code != 200 {
+			t.Errorf("Ultra: GET %s: %d", target, w.Code)
+		}
+	}
+	w := get(h, "/prices/BS", "X-API-Key", keyFree)
+	if w.Code != 403 || !strings.Contains(w.Body.String(), "needs the Pro, Ultra or Business plan") {
+		t.Errorf("Free, GET /prices/BS: %d %s", w.Code, w.Body)
+	}
+	w = get(h, "/dbs/prices/FB01", "X-API-Key", keyFree)
+	if w.Code != 403 || strings.Contains(w.Body.String(), "Pro") {
+		t.Errorf("Free, GET /dbs/prices/FB01: %d %s", w.Code, w.Body)
 	}
 }

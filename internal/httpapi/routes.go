@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // access is what a route asks of its caller.
@@ -16,7 +17,8 @@ const (
 	accessPublic access = iota
 	// accessKeyed: counted (429 past the pool's limit), then a valid key (401).
 	accessKeyed
-	// accessPaid: keyed, then the Ultra or Business plan or a trial (403).
+	// accessPaid: keyed, then the Ultra or Business plan or a trial, or Pro
+	// for the games it covers (game.Game.ProPaid) (403).
 	accessPaid
 )
 
@@ -30,6 +32,9 @@ type route struct {
 	Access access
 	Op     operation
 	serve  func(game string) apiHandler // game is "" for a path without {game}
+	// only, when set, is the games the route is served for (the base game's
+	// set image); nil: every game.
+	only func(game.Game) bool
 	// last, when set, is Path's last segment, a literal that the mux does not
 	// match: the route is registered with a wildcard in its place and
 	// answers any other value as an unrouted path (muxPattern).
@@ -43,8 +48,8 @@ type route struct {
 // both match /dbs/cards/tcgplayer/history. /{game}/cards/{id}/{last} is less
 // specific than both, so the product lookup keeps that path (its id is no
 // card id anyway) and the history route refuses the rest itself.
-func (rt route) muxPattern(game string) string {
-	p := rt.pattern(game)
+func (rt route) muxPattern(prefix string) string {
+	p := rt.pattern(prefix)
 	if rt.last == "" {
 		return p
 	}
@@ -54,20 +59,37 @@ func (rt route) muxPattern(game string) string {
 // lastSegment is the wildcard of a route's last segment (route.last).
 const lastSegment = "last"
 
+// servedPrefixed reports whether the route is served at a path without a
+// game prefix of its own (not per game) or under some game's prefix: what
+// the document lists at rt.Path.
+func (rt route) servedPrefixed(games *game.Registry) bool {
+	if !rt.PerGame() {
+		return true
+	}
+	for _, g := range games.All() {
+		if !g.Base && (rt.only == nil || rt.only(g)) {
+			return true
+		}
+	}
+	return false
+}
+
 // Method is the route's HTTP method: the API is read-only.
 func (rt route) Method() string { return http.MethodGet }
 
 // Paid reports whether the route needs paid access.
 func (rt route) Paid() bool { return rt.Access == accessPaid }
 
-// PerGame reports whether the route is served under each game's prefix.
+// PerGame reports whether the route is served once per game, under each
+// game's path prefix (game.Game.PathPrefix: none for the base game).
 func (rt route) PerGame() bool { return strings.HasPrefix(rt.Path, "/{game}/") }
 
-// pattern is the ServeMux pattern of the route for game.
-func (rt route) pattern(game string) string {
+// pattern is the ServeMux pattern of the route under a game's path prefix
+// ("/dbs", or "" for the base game and for a route not per game).
+func (rt route) pattern(prefix string) string {
 	p := rt.Path
 	if rt.PerGame() {
-		p = "/" + game + strings.TrimPrefix(p, "/{game}")
+		p = prefix + strings.TrimPrefix(p, "/{game}")
 	}
 	if p == "/" {
 		p = "/{$}"
@@ -441,15 +463,26 @@ func (s *Server) routes() *http.ServeMux {
 	s.table = s.routeTable()
 	for i := range s.table {
 		rt := &s.table[i]
-		s.docs = append(s.docs, endpointDoc{Label: rt.Label, Path: rt.listedPath(), AuthRequired: rt.Access != accessPublic})
-		games := []string{""}
-		if rt.PerGame() {
-			games = games[:0]
-			for _, g := range s.deps.Games.All() {
-				games = append(games, g.Code)
-			}
+		if rt.servedPrefixed(s.deps.Games) {
+			s.docs = append(s.docs, endpointDoc{Label: rt.Label, Path: rt.listedPath(), AuthRequired: rt.Access != accessPublic})
 		}
-		for _, game := range games {
+		if base, ok := s.deps.Games.Base(); ok && rt.PerGame() && (rt.only == nil || rt.only(base)) {
+			// The base game's routes are listed as themselves: pkm_sets /sets.
+			s.docs = append(s.docs, endpointDoc{Label: base.Code + "_" + rt.Label,
+				Path: strings.TrimPrefix(rt.listedPath(), "/{game}"), AuthRequired: rt.Access != accessPublic})
+		}
+		games := []game.Game{{}}
+		if rt.PerGame() {
+			games = s.deps.Games.All()
+		}
+		for _, g := range games {
+			if rt.only != nil && !rt.only(g) {
+				continue
+			}
+			game, prefix := g.Code, g.PathPrefix()
+			if !rt.PerGame() {
+				prefix = ""
+			}
 			h := s.adapt(rt.serve(game))
 			switch rt.Access {
 			case accessPublic:
@@ -459,13 +492,13 @@ func (s *Server) routes() *http.ServeMux {
 			case accessPaid:
 				// The plan check comes after the count, so a 403 counts like
 				// any keyed answer, and before the handler's own work.
-				h = chain(h, s.withRateLimit, s.requireKey, s.requirePaid)
+				h = chain(h, s.withRateLimit, s.requireKey, s.requirePaid(g))
 			}
 			h = s.numbered(rt.Path, game, h)
 			if rt.last != "" {
 				h = s.onlyLast(rt.last, h)
 			}
-			p, mp := rt.pattern(game), rt.muxPattern(game)
+			p, mp := rt.pattern(prefix), rt.muxPattern(prefix)
 			mux.Handle(mp, h)
 			s.served = append(s.served, servedRoute{Pattern: p, Mux: mp, Game: game, Route: rt})
 		}

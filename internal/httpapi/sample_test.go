@@ -55,7 +55,7 @@ func TestRealNames(t *testing.T) {
 					if catalog.LooksLikeSQL(card.Name) {
 						t.Errorf("%s: %q looks like SQL", gc.Game, card.Name)
 					}
-					if w := get(h, "/"+gc.Game+"/cards/"+card.ID); w.Code != http.StatusOK {
+					if w := get(h, prefix(gc.Game)+"/cards/"+card.ID); w.Code != http.StatusOK {
 						t.Errorf("%s card %s: %d", gc.Game, card.ID, w.Code)
 					}
 					q := []rune(card.Name)
@@ -76,7 +76,7 @@ func TestRealNames(t *testing.T) {
 func searchFinds(t *testing.T, h http.Handler, game, q, id string) bool {
 	t.Helper()
 	for page := 1; page <= 10; page++ {
-		w := get(h, "/"+game+"/search?limit=100&page="+itoa(page)+"&q="+url.QueryEscape(q))
+		w := get(h, prefix(game)+"/search?limit=100&page="+itoa(page)+"&q="+url.QueryEscape(q))
 		if w.Code != http.StatusOK {
 			t.Errorf("search %q: %d %s", q, w.Code, w.Body)
 			return false
@@ -115,8 +115,8 @@ func TestSampleGolden(t *testing.T) {
 	var cases []goldenCase
 	for _, g := range snap.Games() {
 		code := g.Game().Code
-		cases = append(cases, goldenCase{"sample_" + code + "_sets", "/" + code + "/sets", 200, nil},
-			goldenCase{"sample_" + code + "_bulk", "/" + code + "/bulk", 200, nil})
+		cases = append(cases, goldenCase{"sample_" + code + "_sets", prefix(code) + "/sets", 200, nil},
+			goldenCase{"sample_" + code + "_bulk", prefix(code) + "/bulk", 200, nil})
 		sets := g.Sets()
 		if len(sets) == 0 {
 			continue
@@ -124,7 +124,7 @@ func TestSampleGolden(t *testing.T) {
 		// The newest set, first page of 10; one card's detail; a search.
 		set := sets[0]
 		cases = append(cases,
-			goldenCase{"sample_" + code + "_set_cards", "/" + code + "/sets/" + url.PathEscape(set.ID) + "?limit=10", 200, nil})
+			goldenCase{"sample_" + code + "_set_cards", prefix(code) + "/sets/" + url.PathEscape(set.ID) + "?limit=10", 200, nil})
 		first, _ := set.Cards()
 		var card struct {
 			ID       string
@@ -132,9 +132,9 @@ func TestSampleGolden(t *testing.T) {
 		}
 		json.Unmarshal([]byte(g.CardJSON(first)), &card)
 		cases = append(cases,
-			goldenCase{"sample_" + code + "_card", "/" + code + "/cards/" + card.ID, 200, nil},
-			goldenCase{"sample_" + code + "_search", "/" + code + "/search?limit=5&q=" + url.QueryEscape(card.CardInfo.Name), 200, nil},
-			goldenCase{"sample_" + code + "_changes", "/" + code + "/changes?since=" + sinceQuery(changesFirst), 200, nil})
+			goldenCase{"sample_" + code + "_card", prefix(code) + "/cards/" + card.ID, 200, nil},
+			goldenCase{"sample_" + code + "_search", prefix(code) + "/search?limit=5&q=" + url.QueryEscape(card.CardInfo.Name), 200, nil},
+			goldenCase{"sample_" + code + "_changes", prefix(code) + "/changes?since=" + sinceQuery(changesFirst), 200, nil})
 	}
 	cases = append(cases, sampleMarketplaceCases(c, snap)...)
 	cases = append(cases,
@@ -165,7 +165,7 @@ func samplePaidCases(v *serving.View) []goldenCase {
 				small = s
 			}
 		}
-		p := "/" + code
+		p := prefix(code)
 		if small != nil {
 			cases = append(cases, goldenCase{"sample_" + code + "_prices", p + "/prices/" + small.ID, 200, nil})
 		}
@@ -207,7 +207,7 @@ func sampleMarketplaceCases(c *catalog.Catalog, v *serving.View) []goldenCase {
 		first, _ := g.Sets()[0].Cards()
 		var newest struct{ ID string }
 		json.Unmarshal([]byte(g.CardJSON(first)), &newest)
-		p := "/" + code + "/cards"
+		p := prefix(code) + "/cards"
 		cases = append(cases,
 			goldenCase{"sample_" + code + "_card_by_tcgplayer", p + "/tcgplayer/" + strconv.Itoa(linked.TCGProductID), 200, nil},
 			goldenCase{"sample_" + code + "_card_by_cardmarket", p + "/cardmarket/" + strconv.Itoa(linked.CMProductID), 200, nil},

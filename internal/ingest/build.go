@@ -105,7 +105,7 @@ func buildGame(u *upstream, now time.Time) (*catalog.GameCatalog, *GameReport, e
 			ID:            strconv.Itoa(grp.GroupID),
 			Code:          strings.TrimSpace(grp.Abbreviation),
 			Name:          grp.Name,
-			Language:      "en",
+			Language:      u.game.Language(grp.CategoryID),
 			ReleaseDate:   isoDateTime(grp.PublishedOn),
 			TCGCategoryID: grp.CategoryID,
 			TCGGroupID:    grp.GroupID,

@@ -246,3 +246,17 @@ func TestRealGameFields(t *testing.T) {
 		}
 	}
 }
+
+// TestPokemonSetLanguages: category 3's sets are English, category 85's
+// Japanese; a code shared across the two stays two sets.
+func TestPokemonSetLanguages(t *testing.T) {
+	cat, _ := fourGames(t)
+	langs := map[int]string{}
+	for _, s := range cat.Game("pkm").Sets {
+		langs[s.TCGGroupID] = s.Language
+	}
+	// SM8: 3/2328 (English) and 85/23687 (Japanese).
+	if langs[2328] != "en" || langs[23687] != "ja" || langs[604] != "en" {
+		t.Errorf("languages: 2328 %q, 23687 %q, 604 %q", langs[2328], langs[23687], langs[604])
+	}
+}
