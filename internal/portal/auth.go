@@ -458,7 +458,7 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 	}
 	page := pageData{Title: "Log in", Data: f}
 	addr := p.deps.ClientAddr(r)
-	pools := []limited{{loginByAddr, addr}, {loginByEmail, email}}
+	pools := passwordPools(addr, email, p.knownDeviceOf(ctx, r, email, emailErr == nil))
 	now := p.now()
 	if ref := p.take(ctx, now, pools...); ref != nil {
 		p.log.InfoContext(ctx, "portal: login throttled", "client", addr)
@@ -484,6 +484,8 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 			err = p.updateAccount(ctx, acc.ID, func(a *account.Account) { a.PasswordHash = hash })
 			if err != nil {
 				p.log.WarnContext(ctx, "portal: rehash not saved", "account", acc.ID, "error", err)
+			} else {
+				acc.PasswordHash = hash
 			}
 		}
 	}
@@ -491,6 +493,7 @@ func (p *Portal) login(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, "login: session", err)
 		return
 	}
+	p.rememberDevice(w, acc)
 	p.log.InfoContext(ctx, "portal: logged in", "account", acc.ID)
 	next := f.Next
 	if next == "" {
@@ -610,6 +613,7 @@ func (p *Portal) resetConfirm(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, "reset: save", err)
 		return
 	}
+	p.clearLoginPools(ctx, p.deps.ClientAddr(r), acc.Email)
 	p.log.InfoContext(ctx, "portal: password reset", "account", acc.ID)
 	http.Redirect(w, r, "/account/login?reset=1", http.StatusSeeOther)
 }
@@ -630,7 +634,7 @@ func (p *Portal) settingsPage(w http.ResponseWriter, r *http.Request, acc *accou
 func (p *Portal) confirmPassword(w http.ResponseWriter, r *http.Request, acc *account.Account, pw, wrong string) bool {
 	ctx := r.Context()
 	page := pageData{Title: "Settings", Nav: "settings", Data: settingsData{MinPassword: password.MinRunes}}
-	pools := []limited{{loginByAddr, p.deps.ClientAddr(r)}, {loginByEmail, acc.Email}}
+	pools := passwordPools(p.deps.ClientAddr(r), acc.Email, p.knownDevice(r, acc))
 	now := p.now()
 	if ref := p.take(ctx, now, pools...); ref != nil {
 		p.tooMany(w, r, ref, "settings", page)
@@ -676,6 +680,10 @@ func (p *Portal) changePassword(w http.ResponseWriter, r *http.Request, acc *acc
 		p.fail(w, r, "change password", err)
 		return
 	}
+	// This browser proved the new password; the others' cookies ended with the old one.
+	changed := *acc
+	changed.PasswordHash = hash
+	p.rememberDevice(w, &changed)
 	p.log.InfoContext(ctx, "portal: password changed", "account", acc.ID)
 	http.Redirect(w, r, "/account/settings?changed=1", http.StatusSeeOther)
 }

@@ -108,6 +108,7 @@ type testPortal struct {
 	clock  *testClock
 	logs   *syncBuffer
 	keys   *refreshCounter
+	limits ratelimit.Limiter
 	mu     sync.Mutex
 	secret map[string]bool // never to appear in a log line
 }
@@ -155,7 +156,7 @@ func newTestPortalWith(t *testing.T, o portalOptions) *testPortal {
 	}
 	t.Cleanup(func() { limiter.Close() })
 	tp := &testPortal{t: t, store: db, mail: newRecordingMailer(), clock: &testClock{now: testStart},
-		logs: &syncBuffer{}, keys: &refreshCounter{}, secret: map[string]bool{}}
+		logs: &syncBuffer{}, keys: &refreshCounter{}, limits: limiter, secret: map[string]bool{}}
 
 	var handler http.Handler
 	tp.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,8 +55,10 @@ func TestCrossOriginPostRefused(t *testing.T) {
 	}
 }
 
-// The session cookie's flags: HttpOnly, SameSite=Lax, Path=/, no Domain;
-// over https also Secure with the __Host- prefix. Logging out clears it.
+// The flags of the session cookie and of the device cookie a login also
+// sets (device.go): HttpOnly, SameSite=Lax, Path=/, no Domain; over https
+// also Secure with the __Host- prefix. Logging out clears the session
+// cookie only.
 func TestCookieFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -72,14 +75,27 @@ func TestCookieFlags(t *testing.T) {
 			tp.createAccount("ann@example.com", true)
 			c := tp.client()
 			res := c.post("/account/login", url.Values{"email": {"ann@example.com"}, "password": {testPassword}})
-			ck := onlyCookie(t, res)
-			wantName := "cardcat_session"
+			wantName, deviceName := "cardcat_session", "cardcat_device"
 			if tc.https {
-				wantName = "__Host-cardcat_session"
+				wantName, deviceName = "__Host-cardcat_session", "__Host-cardcat_device"
 			}
-			if ck.Name != wantName || ck.Value == "" || ck.Path != "/" || ck.Domain != "" || !ck.HttpOnly ||
-				ck.SameSite != http.SameSiteLaxMode || ck.Secure != tc.https || ck.MaxAge != 48*3600 {
-				t.Errorf("Set-Cookie: %s", res.header.Get("Set-Cookie"))
+			cookies := map[string]*http.Cookie{}
+			for _, line := range res.header.Values("Set-Cookie") {
+				ck, err := http.ParseSetCookie(line)
+				if err != nil {
+					t.Fatalf("Set-Cookie %q: %v", line, err)
+				}
+				cookies[ck.Name] = ck
+			}
+			if len(cookies) != 2 || cookies[wantName] == nil || cookies[deviceName] == nil {
+				t.Fatalf("Set-Cookie %q, want %s and %s", res.header.Values("Set-Cookie"), wantName, deviceName)
+			}
+			for name, maxAge := range map[string]int{wantName: 48 * 3600, deviceName: 180 * 24 * 3600} {
+				ck := cookies[name]
+				if ck.Value == "" || ck.Path != "/" || ck.Domain != "" || !ck.HttpOnly ||
+					ck.SameSite != http.SameSiteLaxMode || ck.Secure != tc.https || ck.MaxAge != maxAge {
+					t.Errorf("Set-Cookie: %s", ck)
+				}
 			}
 			if !c.loggedIn() {
 				t.Fatal("the cookie does not log in")
@@ -240,29 +256,22 @@ func withoutEmailResponse(res response, email, instead string) response {
 	return res
 }
 
-// Failed logins are throttled per email (10 an hour) and per client
-// address (20 an hour), with a message that says which and for how long,
-// the same for known and unknown emails; the right password does not get
-// through a throttle.
+// Failed logins are throttled per email and client address (10 an hour),
+// per client address (20 an hour) and per email (50 an hour), with a
+// message that says which and for how long, the same for known and unknown
+// emails; the right password does not get through a throttle. The owner's
+// known browser is exempt from the per-email pool (TestAttackerCannotLockOwnerOut).
 func TestLoginThrottle(t *testing.T) {
 	tp := newTestPortal(t)
 	tp.createAccount("victim@example.com", true)
 	tp.createAccount("other@example.com", true)
-	from := func(addr string) *client {
-		c := tp.client()
-		c.header.Set("X-Test-Client", addr)
-		return c
-	}
 	fail := func(c *client, email string, n int) {
 		t.Helper()
-		for i := range n {
-			res := c.post("/account/login", url.Values{"email": {email}, "password": {"a wrong password here"}})
-			if res.status != http.StatusUnauthorized {
-				t.Fatalf("failure %d for %s: %d\n%s", i+1, email, res.status, mainOf(res.body))
-			}
+		if refused := c.failLogins(email, n); refused != 0 {
+			t.Fatalf("%d of %d failures for %s refused", refused, n, email)
 		}
 	}
-	const forAccount = "Too many failed logins for this account; try again in 45 minutes."
+	const forAccountHere = "Too many failed logins for this account from here; try again in 45 minutes."
 	throttled := func(c *client, email, pw, want string) response {
 		t.Helper()
 		res := c.post("/account/login", url.Values{"email": {email}, "password": {pw}})
@@ -273,30 +282,36 @@ func TestLoginThrottle(t *testing.T) {
 		return res
 	}
 
-	a := from("192.0.2.1")
+	a := tp.from("192.0.2.1")
 	fail(a, "victim@example.com", 10)
-	known := throttled(a, "victim@example.com", "a wrong password here", forAccount)
-	throttled(from("192.0.2.2"), "victim@example.com", testPassword, forAccount)
+	known := throttled(a, "victim@example.com", testPassword, forAccountHere)
+	// Another address is not refused for them.
+	tp.from("192.0.2.2").login("victim@example.com", testPassword)
 
-	u := from("192.0.2.3")
+	u := tp.from("192.0.2.3")
 	fail(u, "ghost@example.com", 10)
-	unknown := throttled(u, "ghost@example.com", "a wrong password here", forAccount)
+	unknown := throttled(u, "ghost@example.com", testPassword, forAccountHere)
 	if got := withoutEmailResponse(unknown, "ghost@example.com", "victim@example.com"); got.body != known.body {
 		t.Errorf("throttled answers differ for known and unknown emails:\n%s\n---\n%s", mainOf(known.body), mainOf(got.body))
 	}
 
-	from("192.0.2.4").login("other@example.com", testPassword)
-
 	// One address guessing many accounts.
-	m := from("198.51.100.7")
+	m := tp.from("198.51.100.7")
 	for i := range 20 {
 		fail(m, "guess"+string(rune('a'+i))+"@example.com", 1)
 	}
 	throttled(m, "other@example.com", testPassword, "Too many failed logins from here; try again in 45 minutes.")
 
+	// Many addresses guessing one account: with the 10 above, 40 more
+	// exhaust the account's 50.
+	for i := range 4 {
+		fail(tp.from("203.0.113."+strconv.Itoa(i)), "victim@example.com", 10)
+	}
+	throttled(tp.from("203.0.113.9"), "victim@example.com", testPassword, "Too many failed logins for this account; try again in 45 minutes.")
+
 	// The hour ends.
 	tp.clock.Advance(45 * time.Minute)
-	from("192.0.2.2").login("victim@example.com", testPassword)
+	tp.from("192.0.2.1").login("victim@example.com", testPassword)
 	if !strings.Contains(tp.logs.String(), "portal: login throttled") {
 		t.Error("throttled logins are not logged")
 	}

@@ -69,7 +69,7 @@ func (p *Portal) startSession(w http.ResponseWriter, r *http.Request, accountID 
 	if err := p.deps.Store.CreateSession(r.Context(), &account.Session{IDHash: hashSecret(id), AccountID: accountID, CreatedAt: now, LastSeenAt: now}); err != nil {
 		return err
 	}
-	p.setCookie(w, id, int(p.cfg.SessionMax/time.Second))
+	p.setCookie(w, p.cookieName(), id, int(p.cfg.SessionMax/time.Second))
 	return nil
 }
 
@@ -80,14 +80,15 @@ func (p *Portal) endSession(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	p.setCookie(w, "", -1)
+	p.setCookie(w, p.cookieName(), "", -1)
 	return nil
 }
 
-// setCookie is the one place the session cookie's flags are decided.
-func (p *Portal) setCookie(w http.ResponseWriter, value string, maxAge int) {
+// setCookie is the one place the flags of the portal's cookies (the
+// session's, the device's) are decided.
+func (p *Portal) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{
-		Name:     p.cookieName(),
+		Name:     name,
 		Value:    value,
 		Path:     "/",
 		MaxAge:   maxAge,

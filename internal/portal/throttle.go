@@ -3,6 +3,7 @@ package portal
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -18,14 +19,31 @@ type throttle struct {
 	refusal string
 }
 
-// Failed logins are counted per client address and per email: the address
-// pool stops one machine guessing many accounts, the email pool stops many
-// machines guessing one account. Both answer the same for known and unknown
-// emails.
+// Failed password checks (a login, the settings page's confirmation) are
+// counted in three pools. The address pool stops one machine guessing many
+// accounts, the account-and-address pool one machine guessing one account,
+// and the account pool many machines guessing one account. The account
+// pool's ceiling is higher, so that only many machines together exhaust it,
+// and a browser that logged in to the account before is exempt from it
+// (device.go): failures from elsewhere cannot lock the owner out. A completed
+// password reset clears the account's pools (clearLoginPools). Every pool
+// answers the same for known and unknown emails.
 var (
-	loginByAddr  = throttle{"login-ip:", ratelimit.Limits{Hour: 20, Day: 200}, "Too many failed logins from here"}
-	loginByEmail = throttle{"login-acct:", ratelimit.Limits{Hour: 10, Day: 100}, "Too many failed logins for this account"}
+	loginByAddr      = throttle{"login-ip:", ratelimit.Limits{Hour: 20, Day: 200}, "Too many failed logins from here"}
+	loginByEmailAddr = throttle{"login-acct-ip:", ratelimit.Limits{Hour: 10, Day: 100}, "Too many failed logins for this account from here"}
+	loginByEmail     = throttle{"login-acct:", ratelimit.Limits{Hour: 50, Day: 200}, "Too many failed logins for this account"}
 )
+
+// passwordPools are the pools a password check for email from addr counts
+// in; knownDevice: the browser logged in to email's account before.
+func passwordPools(addr, email string, knownDevice bool) []limited {
+	// An address has no space: the key cannot be read two ways.
+	pools := []limited{{loginByAddr, addr}, {loginByEmailAddr, addr + " " + email}}
+	if !knownDevice {
+		pools = append(pools, limited{loginByEmail, email})
+	}
+	return pools
+}
 
 // Every request that may send an email (sign-up, reset, a new verification
 // link) is counted, so that nobody can use the portal to flood a mailbox.
@@ -96,6 +114,21 @@ func (p *Portal) refund(ctx context.Context, now time.Time, ls ...limited) {
 	for _, l := range ls {
 		if err := p.deps.Limiter.Refund(ctx, l.pool(), 1, now); err != nil {
 			p.log.WarnContext(ctx, "portal: throttle refund failed", "pool", l.prefix, "error", err)
+		}
+	}
+}
+
+// clearLoginPools forgets the failed logins for email, and for email from
+// addr, of this hour and day: a completed password reset proved the mailbox,
+// and whatever was guessed before it is no longer the password.
+func (p *Portal) clearLoginPools(ctx context.Context, addr, email string) {
+	if p.deps.Limiter == nil {
+		return
+	}
+	now := p.now()
+	for _, l := range []limited{{loginByEmail, email}, {loginByEmailAddr, addr + " " + email}} {
+		if err := p.deps.Limiter.Refund(ctx, l.pool(), math.MaxInt64, now); err != nil {
+			p.log.WarnContext(ctx, "portal: throttle not cleared", "pool", l.prefix, "error", err)
 		}
 	}
 }

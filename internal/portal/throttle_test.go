@@ -130,7 +130,7 @@ func TestLoginBurstThrottled(t *testing.T) {
 			got := c.burst(150, "/account/login", url.Values{"email": {"victim@example.com"}, "password": {"a wrong password here"}})
 			want := map[int]int{http.StatusUnauthorized: 10, http.StatusTooManyRequests: 140}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("150 wrong passwords at once: statuses %v, want %v (10 checked, the per-account limit)", got, want)
+				t.Errorf("150 wrong passwords at once: statuses %v, want %v (10 checked, the limit per email and address)", got, want)
 			}
 		})
 	}
@@ -149,9 +149,136 @@ func TestSettingsBurstThrottled(t *testing.T) {
 			got := c.burst(150, "/account/settings/delete", url.Values{"password": {"a wrong password here"}})
 			want := map[int]int{http.StatusBadRequest: 10, http.StatusTooManyRequests: 140}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("150 wrong confirmations at once: statuses %v, want %v (10 checked, the per-account limit)", got, want)
+				t.Errorf("150 wrong confirmations at once: statuses %v, want %v (10 checked, the limit per email and address)", got, want)
 			}
 			tp.accountByEmail("ann@example.com") // not deleted
 		})
 	}
+}
+
+// from is a new browser at the client address addr.
+func (tp *testPortal) from(addr string) *client {
+	c := tp.client()
+	c.header.Set("X-Test-Client", addr)
+	return c
+}
+
+// failLogins posts n wrong passwords for email from c; each must be
+// checked (401) or refused (429), and it returns how many were refused.
+func (c *client) failLogins(email string, n int) (refused int) {
+	c.tp.t.Helper()
+	for range n {
+		res := c.post("/account/login", url.Values{"email": {email}, "password": {"a wrong password here"}})
+		switch res.status {
+		case http.StatusUnauthorized:
+		case http.StatusTooManyRequests:
+			refused++
+		default:
+			c.tp.t.Fatalf("a wrong password for %s: %d\n%s", email, res.status, mainOf(res.body))
+		}
+	}
+	return refused
+}
+
+// postLogin posts the login form and returns the answer's status.
+func (c *client) postLogin(email, pw string) int {
+	c.tp.t.Helper()
+	return c.post("/account/login", url.Values{"email": {email}, "password": {pw}}).status
+}
+
+// lockAccount exhausts the account pool of email, as failures from many
+// addresses would (TestLoginThrottle sends them for real), and checks that
+// a new browser is refused.
+func (tp *testPortal) lockAccount(email string) {
+	tp.t.Helper()
+	for range loginByEmail.limits.Hour {
+		if _, err := tp.limits.Take(context.Background(), limited{loginByEmail, email}.pool(), loginByEmail.limits, tp.clock.Now()); err != nil {
+			tp.t.Fatal(err)
+		}
+	}
+	if got := tp.from("198.51.101.1").postLogin(email, "a wrong password here"); got != http.StatusTooManyRequests {
+		tp.t.Fatalf("a wrong password from a new browser on the locked %s: %d, want 429", email, got)
+	}
+}
+
+// The second finding of issue 24: ten failures from any addresses made even
+// the right password answer 429 for the rest of the hour, and a completed
+// reset did not lift it. Failures now count per email and address; a
+// browser that logged in to the account before is exempt from the account's
+// own pool, which only many addresses together can exhaust.
+func TestAttackerCannotLockOwnerOut(t *testing.T) {
+	tp := newTestPortal(t)
+	tp.createAccount("owner@example.com", true)
+	owner, laptop := tp.from("203.0.113.5"), tp.from("203.0.113.8")
+	owner.login("owner@example.com", testPassword)
+	owner.post("/account/logout", nil)
+	laptop.login("owner@example.com", testPassword)
+
+	// One attacker's address is refused after its 10 failures; the owner
+	// at another address is not, even on a new browser.
+	attacker := tp.from("198.51.100.200")
+	attacker.failLogins("owner@example.com", 10)
+	if got := attacker.postLogin("owner@example.com", testPassword); got != http.StatusTooManyRequests {
+		t.Errorf("the right password from the address with 10 failures: %d, want 429", got)
+	}
+	tp.from("203.0.113.77").login("owner@example.com", testPassword)
+
+	// Many addresses together exhaust the account's pool: a new browser is
+	// refused, the owner's own is not.
+	tp.lockAccount("owner@example.com")
+	if got := tp.from("203.0.113.6").postLogin("owner@example.com", testPassword); got != http.StatusTooManyRequests {
+		t.Errorf("the right password from a new browser on a locked account: %d, want 429", got)
+	}
+	owner.login("owner@example.com", testPassword)
+	// Also from another address: it is the browser that is known.
+	owner.header.Set("X-Test-Client", "192.0.2.99")
+	owner.login("owner@example.com", testPassword)
+
+	// The known browser still has a pool of its own per address.
+	if refused := owner.failLogins("owner@example.com", 11); refused != 1 {
+		t.Errorf("11 wrong passwords from the known browser at one address: %d refused, want 1", refused)
+	}
+
+	// The exemption is for the account the browser logged in to, and ends
+	// with the password it logged in with: a password change moves it to
+	// the browser that changed it.
+	tp.createAccount("other@example.com", true)
+	tp.lockAccount("other@example.com")
+	if got := owner.postLogin("other@example.com", testPassword); got != http.StatusTooManyRequests {
+		t.Errorf("the owner's browser on another locked account: %d, want 429", got)
+	}
+	laptop.login("owner@example.com", testPassword)
+	const newPassword = "a brand new passphrase"
+	res := laptop.post("/account/settings/password", url.Values{"current": {testPassword}, "password": {newPassword}})
+	if res.status != http.StatusSeeOther {
+		t.Fatalf("password change: %d\n%s", res.status, mainOf(res.body))
+	}
+	laptop.post("/account/logout", nil)
+	laptop.login("owner@example.com", newPassword)
+	if got := owner.postLogin("owner@example.com", newPassword); got != http.StatusTooManyRequests {
+		t.Errorf("a browser known before the password change, on the locked account: %d, want 429", got)
+	}
+}
+
+// A completed password reset lifts the lock on its account: the owner on a
+// new browser can log in with the new password at once.
+func TestResetLiftsLoginLock(t *testing.T) {
+	tp := newTestPortal(t)
+	tp.createAccount("owner@example.com", true)
+	tp.lockAccount("owner@example.com")
+	// The owner's own failures at their address count too.
+	c := tp.from("203.0.113.5")
+	c.failLogins("owner@example.com", 10)
+	if got := c.postLogin("owner@example.com", testPassword); got != http.StatusTooManyRequests {
+		t.Fatalf("the right password on a locked account: %d, want 429", got)
+	}
+
+	c.post("/account/reset", url.Values{"email": {"owner@example.com"}})
+	token := tokenOf(t, tp.waitMail("owner@example.com").Link)
+	const newPassword = "a brand new passphrase"
+	if res := c.post("/account/reset/confirm", url.Values{"token": {token}, "password": {newPassword}}); res.status != http.StatusSeeOther {
+		t.Fatalf("reset: %d\n%s", res.status, mainOf(res.body))
+	}
+	c.login("owner@example.com", newPassword)
+	tp.from("203.0.113.6").login("owner@example.com", newPassword)
 }
