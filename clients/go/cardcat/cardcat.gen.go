@@ -250,9 +250,10 @@ func (e HealthCheckStatus) Valid() bool {
 
 // Defines values for MarketCMatch.
 const (
-	Mtgjson  MarketCMatch = "mtgjson"
-	Name     MarketCMatch = "name"
-	Operator MarketCMatch = "operator"
+	Mtgjson     MarketCMatch = "mtgjson"
+	Name        MarketCMatch = "name"
+	NameSetPair MarketCMatch = "name_set_pair"
+	Operator    MarketCMatch = "operator"
 )
 
 // Valid indicates whether the value is a known member of the MarketCMatch enum.
@@ -261,6 +262,8 @@ func (e MarketCMatch) Valid() bool {
 	case Mtgjson:
 		return true
 	case Name:
+		return true
+	case NameSetPair:
 		return true
 	case Operator:
 		return true
@@ -540,6 +543,7 @@ func (e TrendingSetsPeriod) Valid() bool {
 const (
 	GameDbs Game = "dbs"
 	GameMtg Game = "mtg"
+	GameOp  Game = "op"
 )
 
 // Valid indicates whether the value is a known member of the Game enum.
@@ -548,6 +552,8 @@ func (e Game) Valid() bool {
 	case GameDbs:
 		return true
 	case GameMtg:
+		return true
+	case GameOp:
 		return true
 	default:
 		return false
@@ -662,6 +668,891 @@ func (e GetRoot500JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for PkmGetTopCardsParamsMetric.
+const (
+	PkmGetTopCardsParamsMetricGrowth PkmGetTopCardsParamsMetric = "growth"
+	PkmGetTopCardsParamsMetricPrice  PkmGetTopCardsParamsMetric = "price"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTopCardsParamsMetric enum.
+func (e PkmGetTopCardsParamsMetric) Valid() bool {
+	switch e {
+	case PkmGetTopCardsParamsMetricGrowth:
+		return true
+	case PkmGetTopCardsParamsMetricPrice:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTopCardsParamsSource.
+const (
+	PkmGetTopCardsParamsSourceCm  PkmGetTopCardsParamsSource = "cm"
+	PkmGetTopCardsParamsSourceTcg PkmGetTopCardsParamsSource = "tcg"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTopCardsParamsSource enum.
+func (e PkmGetTopCardsParamsSource) Valid() bool {
+	switch e {
+	case PkmGetTopCardsParamsSourceCm:
+		return true
+	case PkmGetTopCardsParamsSourceTcg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTopCards400JSONResponseBodyError.
+const (
+	PkmGetTopCards400JSONResponseBodyErrorInvalidParameter PkmGetTopCards400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTopCards400JSONResponseBodyError enum.
+func (e PkmGetTopCards400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTopCards400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTopCards401JSONResponseBodyError.
+const (
+	PkmGetTopCards401JSONResponseBodyErrorAPIKeyRequired PkmGetTopCards401JSONResponseBodyError = "API key required"
+	PkmGetTopCards401JSONResponseBodyErrorInvalidAPIKey  PkmGetTopCards401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTopCards401JSONResponseBodyError enum.
+func (e PkmGetTopCards401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTopCards401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetTopCards401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTopCards403JSONResponseBodyError.
+const (
+	PkmGetTopCards403JSONResponseBodyErrorPlanUpgradeRequired PkmGetTopCards403JSONResponseBodyError = "Plan upgrade required"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTopCards403JSONResponseBodyError enum.
+func (e PkmGetTopCards403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTopCards403JSONResponseBodyErrorPlanUpgradeRequired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTopCards429JSONResponseBodyError.
+const (
+	PkmGetTopCards429JSONResponseBodyErrorRateLimitExceeded PkmGetTopCards429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTopCards429JSONResponseBodyError enum.
+func (e PkmGetTopCards429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTopCards429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTopCards500JSONResponseBodyError.
+const (
+	PkmGetTopCards500JSONResponseBodyErrorInternalServerError PkmGetTopCards500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTopCards500JSONResponseBodyError enum.
+func (e PkmGetTopCards500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTopCards500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTopCards503JSONResponseBodyError.
+const (
+	PkmGetTopCards503JSONResponseBodyErrorServiceUnavailable PkmGetTopCards503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTopCards503JSONResponseBodyError enum.
+func (e PkmGetTopCards503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTopCards503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListBulkFiles401JSONResponseBodyError.
+const (
+	PkmListBulkFiles401JSONResponseBodyErrorAPIKeyRequired PkmListBulkFiles401JSONResponseBodyError = "API key required"
+	PkmListBulkFiles401JSONResponseBodyErrorInvalidAPIKey  PkmListBulkFiles401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmListBulkFiles401JSONResponseBodyError enum.
+func (e PkmListBulkFiles401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListBulkFiles401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmListBulkFiles401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListBulkFiles429JSONResponseBodyError.
+const (
+	PkmListBulkFiles429JSONResponseBodyErrorRateLimitExceeded PkmListBulkFiles429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmListBulkFiles429JSONResponseBodyError enum.
+func (e PkmListBulkFiles429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListBulkFiles429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListBulkFiles500JSONResponseBodyError.
+const (
+	PkmListBulkFiles500JSONResponseBodyErrorInternalServerError PkmListBulkFiles500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmListBulkFiles500JSONResponseBodyError enum.
+func (e PkmListBulkFiles500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListBulkFiles500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListBulkFiles503JSONResponseBodyError.
+const (
+	PkmListBulkFiles503JSONResponseBodyErrorServiceUnavailable PkmListBulkFiles503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmListBulkFiles503JSONResponseBodyError enum.
+func (e PkmListBulkFiles503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListBulkFiles503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetBulkFileParamsName.
+const (
+	PkmGetBulkFileParamsNameCardsJsonlGz PkmGetBulkFileParamsName = "cards.jsonl.gz"
+	PkmGetBulkFileParamsNamePricesCsvGz  PkmGetBulkFileParamsName = "prices.csv.gz"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetBulkFileParamsName enum.
+func (e PkmGetBulkFileParamsName) Valid() bool {
+	switch e {
+	case PkmGetBulkFileParamsNameCardsJsonlGz:
+		return true
+	case PkmGetBulkFileParamsNamePricesCsvGz:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetBulkFile401JSONResponseBodyError.
+const (
+	PkmGetBulkFile401JSONResponseBodyErrorAPIKeyRequired PkmGetBulkFile401JSONResponseBodyError = "API key required"
+	PkmGetBulkFile401JSONResponseBodyErrorInvalidAPIKey  PkmGetBulkFile401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetBulkFile401JSONResponseBodyError enum.
+func (e PkmGetBulkFile401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetBulkFile401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetBulkFile401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetBulkFile404JSONResponseBodyError.
+const (
+	PkmGetBulkFile404JSONResponseBodyErrorEndpointNotFound PkmGetBulkFile404JSONResponseBodyError = "Endpoint not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetBulkFile404JSONResponseBodyError enum.
+func (e PkmGetBulkFile404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetBulkFile404JSONResponseBodyErrorEndpointNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetBulkFile416JSONResponseBodyError.
+const (
+	PkmGetBulkFile416JSONResponseBodyErrorInvalidParameter PkmGetBulkFile416JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetBulkFile416JSONResponseBodyError enum.
+func (e PkmGetBulkFile416JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetBulkFile416JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetBulkFile429JSONResponseBodyError.
+const (
+	PkmGetBulkFile429JSONResponseBodyErrorRateLimitExceeded PkmGetBulkFile429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetBulkFile429JSONResponseBodyError enum.
+func (e PkmGetBulkFile429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetBulkFile429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetBulkFile500JSONResponseBodyError.
+const (
+	PkmGetBulkFile500JSONResponseBodyErrorInternalServerError PkmGetBulkFile500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetBulkFile500JSONResponseBodyError enum.
+func (e PkmGetBulkFile500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetBulkFile500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetBulkFile503JSONResponseBodyError.
+const (
+	PkmGetBulkFile503JSONResponseBodyErrorServiceUnavailable PkmGetBulkFile503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetBulkFile503JSONResponseBodyError enum.
+func (e PkmGetBulkFile503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetBulkFile503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCards400JSONResponseBodyError.
+const (
+	PkmGetCards400JSONResponseBodyErrorInvalidParameter PkmGetCards400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCards400JSONResponseBodyError enum.
+func (e PkmGetCards400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCards400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCards401JSONResponseBodyError.
+const (
+	PkmGetCards401JSONResponseBodyErrorAPIKeyRequired PkmGetCards401JSONResponseBodyError = "API key required"
+	PkmGetCards401JSONResponseBodyErrorInvalidAPIKey  PkmGetCards401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCards401JSONResponseBodyError enum.
+func (e PkmGetCards401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCards401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetCards401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCards429JSONResponseBodyError.
+const (
+	PkmGetCards429JSONResponseBodyErrorRateLimitExceeded PkmGetCards429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCards429JSONResponseBodyError enum.
+func (e PkmGetCards429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCards429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCards500JSONResponseBodyError.
+const (
+	PkmGetCards500JSONResponseBodyErrorInternalServerError PkmGetCards500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCards500JSONResponseBodyError enum.
+func (e PkmGetCards500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCards500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCards503JSONResponseBodyError.
+const (
+	PkmGetCards503JSONResponseBodyErrorServiceUnavailable PkmGetCards503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCards503JSONResponseBodyError enum.
+func (e PkmGetCards503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCards503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByCardmarketProduct400JSONResponseBodyError.
+const (
+	PkmGetCardByCardmarketProduct400JSONResponseBodyErrorInvalidParameter PkmGetCardByCardmarketProduct400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByCardmarketProduct400JSONResponseBodyError enum.
+func (e PkmGetCardByCardmarketProduct400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByCardmarketProduct400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByCardmarketProduct401JSONResponseBodyError.
+const (
+	PkmGetCardByCardmarketProduct401JSONResponseBodyErrorAPIKeyRequired PkmGetCardByCardmarketProduct401JSONResponseBodyError = "API key required"
+	PkmGetCardByCardmarketProduct401JSONResponseBodyErrorInvalidAPIKey  PkmGetCardByCardmarketProduct401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByCardmarketProduct401JSONResponseBodyError enum.
+func (e PkmGetCardByCardmarketProduct401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByCardmarketProduct401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetCardByCardmarketProduct401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByCardmarketProduct404JSONResponseBodyError.
+const (
+	PkmGetCardByCardmarketProduct404JSONResponseBodyErrorCardNotFound PkmGetCardByCardmarketProduct404JSONResponseBodyError = "Card not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByCardmarketProduct404JSONResponseBodyError enum.
+func (e PkmGetCardByCardmarketProduct404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByCardmarketProduct404JSONResponseBodyErrorCardNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByCardmarketProduct429JSONResponseBodyError.
+const (
+	PkmGetCardByCardmarketProduct429JSONResponseBodyErrorRateLimitExceeded PkmGetCardByCardmarketProduct429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByCardmarketProduct429JSONResponseBodyError enum.
+func (e PkmGetCardByCardmarketProduct429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByCardmarketProduct429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByCardmarketProduct500JSONResponseBodyError.
+const (
+	PkmGetCardByCardmarketProduct500JSONResponseBodyErrorInternalServerError PkmGetCardByCardmarketProduct500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByCardmarketProduct500JSONResponseBodyError enum.
+func (e PkmGetCardByCardmarketProduct500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByCardmarketProduct500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByCardmarketProduct503JSONResponseBodyError.
+const (
+	PkmGetCardByCardmarketProduct503JSONResponseBodyErrorServiceUnavailable PkmGetCardByCardmarketProduct503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByCardmarketProduct503JSONResponseBodyError enum.
+func (e PkmGetCardByCardmarketProduct503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByCardmarketProduct503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByTCGplayerProduct400JSONResponseBodyError.
+const (
+	PkmGetCardByTCGplayerProduct400JSONResponseBodyErrorInvalidParameter PkmGetCardByTCGplayerProduct400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByTCGplayerProduct400JSONResponseBodyError enum.
+func (e PkmGetCardByTCGplayerProduct400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByTCGplayerProduct400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByTCGplayerProduct401JSONResponseBodyError.
+const (
+	PkmGetCardByTCGplayerProduct401JSONResponseBodyErrorAPIKeyRequired PkmGetCardByTCGplayerProduct401JSONResponseBodyError = "API key required"
+	PkmGetCardByTCGplayerProduct401JSONResponseBodyErrorInvalidAPIKey  PkmGetCardByTCGplayerProduct401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByTCGplayerProduct401JSONResponseBodyError enum.
+func (e PkmGetCardByTCGplayerProduct401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByTCGplayerProduct401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetCardByTCGplayerProduct401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByTCGplayerProduct404JSONResponseBodyError.
+const (
+	PkmGetCardByTCGplayerProduct404JSONResponseBodyErrorCardNotFound PkmGetCardByTCGplayerProduct404JSONResponseBodyError = "Card not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByTCGplayerProduct404JSONResponseBodyError enum.
+func (e PkmGetCardByTCGplayerProduct404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByTCGplayerProduct404JSONResponseBodyErrorCardNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByTCGplayerProduct429JSONResponseBodyError.
+const (
+	PkmGetCardByTCGplayerProduct429JSONResponseBodyErrorRateLimitExceeded PkmGetCardByTCGplayerProduct429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByTCGplayerProduct429JSONResponseBodyError enum.
+func (e PkmGetCardByTCGplayerProduct429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByTCGplayerProduct429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByTCGplayerProduct500JSONResponseBodyError.
+const (
+	PkmGetCardByTCGplayerProduct500JSONResponseBodyErrorInternalServerError PkmGetCardByTCGplayerProduct500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByTCGplayerProduct500JSONResponseBodyError enum.
+func (e PkmGetCardByTCGplayerProduct500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByTCGplayerProduct500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardByTCGplayerProduct503JSONResponseBodyError.
+const (
+	PkmGetCardByTCGplayerProduct503JSONResponseBodyErrorServiceUnavailable PkmGetCardByTCGplayerProduct503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardByTCGplayerProduct503JSONResponseBodyError enum.
+func (e PkmGetCardByTCGplayerProduct503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardByTCGplayerProduct503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCard400JSONResponseBodyError.
+const (
+	PkmGetCard400JSONResponseBodyErrorInvalidOrCorruptedCardID PkmGetCard400JSONResponseBodyError = "Invalid or corrupted card ID"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCard400JSONResponseBodyError enum.
+func (e PkmGetCard400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCard400JSONResponseBodyErrorInvalidOrCorruptedCardID:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCard401JSONResponseBodyError.
+const (
+	PkmGetCard401JSONResponseBodyErrorAPIKeyRequired PkmGetCard401JSONResponseBodyError = "API key required"
+	PkmGetCard401JSONResponseBodyErrorInvalidAPIKey  PkmGetCard401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCard401JSONResponseBodyError enum.
+func (e PkmGetCard401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCard401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetCard401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCard404JSONResponseBodyError.
+const (
+	PkmGetCard404JSONResponseBodyErrorCardNotFound PkmGetCard404JSONResponseBodyError = "Card not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCard404JSONResponseBodyError enum.
+func (e PkmGetCard404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCard404JSONResponseBodyErrorCardNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCard429JSONResponseBodyError.
+const (
+	PkmGetCard429JSONResponseBodyErrorRateLimitExceeded PkmGetCard429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCard429JSONResponseBodyError enum.
+func (e PkmGetCard429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCard429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCard500JSONResponseBodyError.
+const (
+	PkmGetCard500JSONResponseBodyErrorInternalServerError PkmGetCard500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCard500JSONResponseBodyError enum.
+func (e PkmGetCard500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCard500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCard503JSONResponseBodyError.
+const (
+	PkmGetCard503JSONResponseBodyErrorServiceUnavailable PkmGetCard503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCard503JSONResponseBodyError enum.
+func (e PkmGetCard503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCard503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistoryParamsSource.
+const (
+	PkmGetCardHistoryParamsSourceCm  PkmGetCardHistoryParamsSource = "cm"
+	PkmGetCardHistoryParamsSourceTcg PkmGetCardHistoryParamsSource = "tcg"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistoryParamsSource enum.
+func (e PkmGetCardHistoryParamsSource) Valid() bool {
+	switch e {
+	case PkmGetCardHistoryParamsSourceCm:
+		return true
+	case PkmGetCardHistoryParamsSourceTcg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistoryParamsFormat.
+const (
+	PkmGetCardHistoryParamsFormatCsv  PkmGetCardHistoryParamsFormat = "csv"
+	PkmGetCardHistoryParamsFormatJson PkmGetCardHistoryParamsFormat = "json"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistoryParamsFormat enum.
+func (e PkmGetCardHistoryParamsFormat) Valid() bool {
+	switch e {
+	case PkmGetCardHistoryParamsFormatCsv:
+		return true
+	case PkmGetCardHistoryParamsFormatJson:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistory400JSONResponseBodyError.
+const (
+	PkmGetCardHistory400JSONResponseBodyErrorInvalidOrCorruptedCardID PkmGetCardHistory400JSONResponseBodyError = "Invalid or corrupted card ID"
+	PkmGetCardHistory400JSONResponseBodyErrorInvalidParameter         PkmGetCardHistory400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistory400JSONResponseBodyError enum.
+func (e PkmGetCardHistory400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardHistory400JSONResponseBodyErrorInvalidOrCorruptedCardID:
+		return true
+	case PkmGetCardHistory400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistory401JSONResponseBodyError.
+const (
+	PkmGetCardHistory401JSONResponseBodyErrorAPIKeyRequired PkmGetCardHistory401JSONResponseBodyError = "API key required"
+	PkmGetCardHistory401JSONResponseBodyErrorInvalidAPIKey  PkmGetCardHistory401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistory401JSONResponseBodyError enum.
+func (e PkmGetCardHistory401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardHistory401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetCardHistory401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistory403JSONResponseBodyError.
+const (
+	PkmGetCardHistory403JSONResponseBodyErrorPlanUpgradeRequired PkmGetCardHistory403JSONResponseBodyError = "Plan upgrade required"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistory403JSONResponseBodyError enum.
+func (e PkmGetCardHistory403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardHistory403JSONResponseBodyErrorPlanUpgradeRequired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistory404JSONResponseBodyError.
+const (
+	PkmGetCardHistory404JSONResponseBodyErrorCardNotFound PkmGetCardHistory404JSONResponseBodyError = "Card not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistory404JSONResponseBodyError enum.
+func (e PkmGetCardHistory404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardHistory404JSONResponseBodyErrorCardNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistory429JSONResponseBodyError.
+const (
+	PkmGetCardHistory429JSONResponseBodyErrorRateLimitExceeded PkmGetCardHistory429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistory429JSONResponseBodyError enum.
+func (e PkmGetCardHistory429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardHistory429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistory500JSONResponseBodyError.
+const (
+	PkmGetCardHistory500JSONResponseBodyErrorInternalServerError PkmGetCardHistory500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistory500JSONResponseBodyError enum.
+func (e PkmGetCardHistory500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardHistory500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardHistory503JSONResponseBodyError.
+const (
+	PkmGetCardHistory503JSONResponseBodyErrorServiceUnavailable PkmGetCardHistory503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardHistory503JSONResponseBodyError enum.
+func (e PkmGetCardHistory503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardHistory503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListChanges400JSONResponseBodyError.
+const (
+	PkmListChanges400JSONResponseBodyErrorInvalidParameter PkmListChanges400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmListChanges400JSONResponseBodyError enum.
+func (e PkmListChanges400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListChanges400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListChanges401JSONResponseBodyError.
+const (
+	PkmListChanges401JSONResponseBodyErrorAPIKeyRequired PkmListChanges401JSONResponseBodyError = "API key required"
+	PkmListChanges401JSONResponseBodyErrorInvalidAPIKey  PkmListChanges401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmListChanges401JSONResponseBodyError enum.
+func (e PkmListChanges401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListChanges401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmListChanges401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListChanges429JSONResponseBodyError.
+const (
+	PkmListChanges429JSONResponseBodyErrorRateLimitExceeded PkmListChanges429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmListChanges429JSONResponseBodyError enum.
+func (e PkmListChanges429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListChanges429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListChanges500JSONResponseBodyError.
+const (
+	PkmListChanges500JSONResponseBodyErrorInternalServerError PkmListChanges500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmListChanges500JSONResponseBodyError enum.
+func (e PkmListChanges500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListChanges500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListChanges503JSONResponseBodyError.
+const (
+	PkmListChanges503JSONResponseBodyErrorServiceUnavailable PkmListChanges503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmListChanges503JSONResponseBodyError enum.
+func (e PkmListChanges503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListChanges503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetDocs404JSONResponseBodyError.
 const (
 	GetDocs404JSONResponseBodyErrorEndpointNotFound GetDocs404JSONResponseBodyError = "Endpoint not found"
@@ -722,6 +1613,117 @@ func (e GetHealth500JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for PkmGetCardImage400JSONResponseBodyError.
+const (
+	PkmGetCardImage400JSONResponseBodyErrorInvalidOrCorruptedCardID PkmGetCardImage400JSONResponseBodyError = "Invalid or corrupted card ID"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardImage400JSONResponseBodyError enum.
+func (e PkmGetCardImage400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardImage400JSONResponseBodyErrorInvalidOrCorruptedCardID:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardImage401JSONResponseBodyError.
+const (
+	PkmGetCardImage401JSONResponseBodyErrorAPIKeyRequired PkmGetCardImage401JSONResponseBodyError = "API key required"
+	PkmGetCardImage401JSONResponseBodyErrorInvalidAPIKey  PkmGetCardImage401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardImage401JSONResponseBodyError enum.
+func (e PkmGetCardImage401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardImage401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetCardImage401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardImage404JSONResponseBodyError.
+const (
+	PkmGetCardImage404JSONResponseBodyErrorCardNotFound  PkmGetCardImage404JSONResponseBodyError = "Card not found"
+	PkmGetCardImage404JSONResponseBodyErrorImageNotFound PkmGetCardImage404JSONResponseBodyError = "Image not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardImage404JSONResponseBodyError enum.
+func (e PkmGetCardImage404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardImage404JSONResponseBodyErrorCardNotFound:
+		return true
+	case PkmGetCardImage404JSONResponseBodyErrorImageNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardImage429JSONResponseBodyError.
+const (
+	PkmGetCardImage429JSONResponseBodyErrorRateLimitExceeded PkmGetCardImage429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardImage429JSONResponseBodyError enum.
+func (e PkmGetCardImage429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardImage429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardImage500JSONResponseBodyError.
+const (
+	PkmGetCardImage500JSONResponseBodyErrorInternalServerError PkmGetCardImage500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardImage500JSONResponseBodyError enum.
+func (e PkmGetCardImage500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardImage500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardImage502JSONResponseBodyError.
+const (
+	PkmGetCardImage502JSONResponseBodyErrorImageNotAvailable PkmGetCardImage502JSONResponseBodyError = "Image not available"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardImage502JSONResponseBodyError enum.
+func (e PkmGetCardImage502JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardImage502JSONResponseBodyErrorImageNotAvailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetCardImage503JSONResponseBodyError.
+const (
+	PkmGetCardImage503JSONResponseBodyErrorServiceUnavailable PkmGetCardImage503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardImage503JSONResponseBodyError enum.
+func (e PkmGetCardImage503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetCardImage503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetLLMsTxt500JSONResponseBodyError.
 const (
 	GetLLMsTxt500JSONResponseBodyErrorInternalServerError GetLLMsTxt500JSONResponseBodyError = "Internal server error"
@@ -746,6 +1748,705 @@ const (
 func (e GetOpenAPI500JSONResponseBodyError) Valid() bool {
 	switch e {
 	case GetOpenAPI500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetPricesParamsSource.
+const (
+	PkmGetSetPricesParamsSourceBoth PkmGetSetPricesParamsSource = "both"
+	PkmGetSetPricesParamsSourceCm   PkmGetSetPricesParamsSource = "cm"
+	PkmGetSetPricesParamsSourceTcg  PkmGetSetPricesParamsSource = "tcg"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetPricesParamsSource enum.
+func (e PkmGetSetPricesParamsSource) Valid() bool {
+	switch e {
+	case PkmGetSetPricesParamsSourceBoth:
+		return true
+	case PkmGetSetPricesParamsSourceCm:
+		return true
+	case PkmGetSetPricesParamsSourceTcg:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetPrices400JSONResponseBodyError.
+const (
+	PkmGetSetPrices400JSONResponseBodyErrorInvalidParameter PkmGetSetPrices400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetPrices400JSONResponseBodyError enum.
+func (e PkmGetSetPrices400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetPrices400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetPrices401JSONResponseBodyError.
+const (
+	PkmGetSetPrices401JSONResponseBodyErrorAPIKeyRequired PkmGetSetPrices401JSONResponseBodyError = "API key required"
+	PkmGetSetPrices401JSONResponseBodyErrorInvalidAPIKey  PkmGetSetPrices401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetPrices401JSONResponseBodyError enum.
+func (e PkmGetSetPrices401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetPrices401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetSetPrices401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetPrices403JSONResponseBodyError.
+const (
+	PkmGetSetPrices403JSONResponseBodyErrorPlanUpgradeRequired PkmGetSetPrices403JSONResponseBodyError = "Plan upgrade required"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetPrices403JSONResponseBodyError enum.
+func (e PkmGetSetPrices403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetPrices403JSONResponseBodyErrorPlanUpgradeRequired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetPrices404JSONResponseBodyError.
+const (
+	PkmGetSetPrices404JSONResponseBodyErrorSetNotFound PkmGetSetPrices404JSONResponseBodyError = "Set not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetPrices404JSONResponseBodyError enum.
+func (e PkmGetSetPrices404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetPrices404JSONResponseBodyErrorSetNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetPrices429JSONResponseBodyError.
+const (
+	PkmGetSetPrices429JSONResponseBodyErrorRateLimitExceeded PkmGetSetPrices429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetPrices429JSONResponseBodyError enum.
+func (e PkmGetSetPrices429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetPrices429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetPrices500JSONResponseBodyError.
+const (
+	PkmGetSetPrices500JSONResponseBodyErrorInternalServerError PkmGetSetPrices500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetPrices500JSONResponseBodyError enum.
+func (e PkmGetSetPrices500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetPrices500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetPrices503JSONResponseBodyError.
+const (
+	PkmGetSetPrices503JSONResponseBodyErrorServiceUnavailable PkmGetSetPrices503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetPrices503JSONResponseBodyError enum.
+func (e PkmGetSetPrices503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetPrices503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmSearchCards400JSONResponseBodyError.
+const (
+	PkmSearchCards400JSONResponseBodyErrorInvalidParameter       PkmSearchCards400JSONResponseBodyError = "Invalid parameter"
+	PkmSearchCards400JSONResponseBodyErrorQueryParameterRequired PkmSearchCards400JSONResponseBodyError = "Query parameter required"
+	PkmSearchCards400JSONResponseBodyErrorSearchQueryRejected    PkmSearchCards400JSONResponseBodyError = "Search query rejected"
+)
+
+// Valid indicates whether the value is a known member of the PkmSearchCards400JSONResponseBodyError enum.
+func (e PkmSearchCards400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmSearchCards400JSONResponseBodyErrorInvalidParameter:
+		return true
+	case PkmSearchCards400JSONResponseBodyErrorQueryParameterRequired:
+		return true
+	case PkmSearchCards400JSONResponseBodyErrorSearchQueryRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmSearchCards401JSONResponseBodyError.
+const (
+	PkmSearchCards401JSONResponseBodyErrorAPIKeyRequired PkmSearchCards401JSONResponseBodyError = "API key required"
+	PkmSearchCards401JSONResponseBodyErrorInvalidAPIKey  PkmSearchCards401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmSearchCards401JSONResponseBodyError enum.
+func (e PkmSearchCards401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmSearchCards401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmSearchCards401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmSearchCards429JSONResponseBodyError.
+const (
+	PkmSearchCards429JSONResponseBodyErrorRateLimitExceeded PkmSearchCards429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmSearchCards429JSONResponseBodyError enum.
+func (e PkmSearchCards429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmSearchCards429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmSearchCards500JSONResponseBodyError.
+const (
+	PkmSearchCards500JSONResponseBodyErrorInternalServerError PkmSearchCards500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmSearchCards500JSONResponseBodyError enum.
+func (e PkmSearchCards500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmSearchCards500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmSearchCards503JSONResponseBodyError.
+const (
+	PkmSearchCards503JSONResponseBodyErrorSearchTemporarilyUnavailable PkmSearchCards503JSONResponseBodyError = "Search temporarily unavailable"
+	PkmSearchCards503JSONResponseBodyErrorServiceUnavailable           PkmSearchCards503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmSearchCards503JSONResponseBodyError enum.
+func (e PkmSearchCards503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmSearchCards503JSONResponseBodyErrorSearchTemporarilyUnavailable:
+		return true
+	case PkmSearchCards503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListSets401JSONResponseBodyError.
+const (
+	PkmListSets401JSONResponseBodyErrorAPIKeyRequired PkmListSets401JSONResponseBodyError = "API key required"
+	PkmListSets401JSONResponseBodyErrorInvalidAPIKey  PkmListSets401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmListSets401JSONResponseBodyError enum.
+func (e PkmListSets401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListSets401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmListSets401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListSets429JSONResponseBodyError.
+const (
+	PkmListSets429JSONResponseBodyErrorRateLimitExceeded PkmListSets429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmListSets429JSONResponseBodyError enum.
+func (e PkmListSets429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListSets429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListSets500JSONResponseBodyError.
+const (
+	PkmListSets500JSONResponseBodyErrorInternalServerError PkmListSets500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmListSets500JSONResponseBodyError enum.
+func (e PkmListSets500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListSets500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmListSets503JSONResponseBodyError.
+const (
+	PkmListSets503JSONResponseBodyErrorServiceUnavailable PkmListSets503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmListSets503JSONResponseBodyError enum.
+func (e PkmListSets503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmListSets503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTrendingSetsParamsPeriod.
+const (
+	PkmGetTrendingSetsParamsPeriodN7d PkmGetTrendingSetsParamsPeriod = "7d"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTrendingSetsParamsPeriod enum.
+func (e PkmGetTrendingSetsParamsPeriod) Valid() bool {
+	switch e {
+	case PkmGetTrendingSetsParamsPeriodN7d:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTrendingSets400JSONResponseBodyError.
+const (
+	PkmGetTrendingSets400JSONResponseBodyErrorInvalidParameter PkmGetTrendingSets400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTrendingSets400JSONResponseBodyError enum.
+func (e PkmGetTrendingSets400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTrendingSets400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTrendingSets401JSONResponseBodyError.
+const (
+	PkmGetTrendingSets401JSONResponseBodyErrorAPIKeyRequired PkmGetTrendingSets401JSONResponseBodyError = "API key required"
+	PkmGetTrendingSets401JSONResponseBodyErrorInvalidAPIKey  PkmGetTrendingSets401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTrendingSets401JSONResponseBodyError enum.
+func (e PkmGetTrendingSets401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTrendingSets401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetTrendingSets401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTrendingSets403JSONResponseBodyError.
+const (
+	PkmGetTrendingSets403JSONResponseBodyErrorPlanUpgradeRequired PkmGetTrendingSets403JSONResponseBodyError = "Plan upgrade required"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTrendingSets403JSONResponseBodyError enum.
+func (e PkmGetTrendingSets403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTrendingSets403JSONResponseBodyErrorPlanUpgradeRequired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTrendingSets429JSONResponseBodyError.
+const (
+	PkmGetTrendingSets429JSONResponseBodyErrorRateLimitExceeded PkmGetTrendingSets429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTrendingSets429JSONResponseBodyError enum.
+func (e PkmGetTrendingSets429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTrendingSets429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTrendingSets500JSONResponseBodyError.
+const (
+	PkmGetTrendingSets500JSONResponseBodyErrorInternalServerError PkmGetTrendingSets500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTrendingSets500JSONResponseBodyError enum.
+func (e PkmGetTrendingSets500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTrendingSets500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetTrendingSets503JSONResponseBodyError.
+const (
+	PkmGetTrendingSets503JSONResponseBodyErrorServiceUnavailable PkmGetTrendingSets503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetTrendingSets503JSONResponseBodyError enum.
+func (e PkmGetTrendingSets503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetTrendingSets503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCards400JSONResponseBodyError.
+const (
+	PkmGetSetCards400JSONResponseBodyErrorInvalidParameter PkmGetSetCards400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCards400JSONResponseBodyError enum.
+func (e PkmGetSetCards400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCards400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCards401JSONResponseBodyError.
+const (
+	PkmGetSetCards401JSONResponseBodyErrorAPIKeyRequired PkmGetSetCards401JSONResponseBodyError = "API key required"
+	PkmGetSetCards401JSONResponseBodyErrorInvalidAPIKey  PkmGetSetCards401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCards401JSONResponseBodyError enum.
+func (e PkmGetSetCards401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCards401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetSetCards401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCards404JSONResponseBodyError.
+const (
+	PkmGetSetCards404JSONResponseBodyErrorSetNotFound PkmGetSetCards404JSONResponseBodyError = "Set not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCards404JSONResponseBodyError enum.
+func (e PkmGetSetCards404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCards404JSONResponseBodyErrorSetNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCards429JSONResponseBodyError.
+const (
+	PkmGetSetCards429JSONResponseBodyErrorRateLimitExceeded PkmGetSetCards429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCards429JSONResponseBodyError enum.
+func (e PkmGetSetCards429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCards429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCards500JSONResponseBodyError.
+const (
+	PkmGetSetCards500JSONResponseBodyErrorInternalServerError PkmGetSetCards500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCards500JSONResponseBodyError enum.
+func (e PkmGetSetCards500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCards500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCards503JSONResponseBodyError.
+const (
+	PkmGetSetCards503JSONResponseBodyErrorServiceUnavailable PkmGetSetCards503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCards503JSONResponseBodyError enum.
+func (e PkmGetSetCards503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCards503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCompletionValue401JSONResponseBodyError.
+const (
+	PkmGetSetCompletionValue401JSONResponseBodyErrorAPIKeyRequired PkmGetSetCompletionValue401JSONResponseBodyError = "API key required"
+	PkmGetSetCompletionValue401JSONResponseBodyErrorInvalidAPIKey  PkmGetSetCompletionValue401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCompletionValue401JSONResponseBodyError enum.
+func (e PkmGetSetCompletionValue401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCompletionValue401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetSetCompletionValue401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCompletionValue403JSONResponseBodyError.
+const (
+	PkmGetSetCompletionValue403JSONResponseBodyErrorPlanUpgradeRequired PkmGetSetCompletionValue403JSONResponseBodyError = "Plan upgrade required"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCompletionValue403JSONResponseBodyError enum.
+func (e PkmGetSetCompletionValue403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCompletionValue403JSONResponseBodyErrorPlanUpgradeRequired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCompletionValue404JSONResponseBodyError.
+const (
+	PkmGetSetCompletionValue404JSONResponseBodyErrorSetNotFound PkmGetSetCompletionValue404JSONResponseBodyError = "Set not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCompletionValue404JSONResponseBodyError enum.
+func (e PkmGetSetCompletionValue404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCompletionValue404JSONResponseBodyErrorSetNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCompletionValue429JSONResponseBodyError.
+const (
+	PkmGetSetCompletionValue429JSONResponseBodyErrorRateLimitExceeded PkmGetSetCompletionValue429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCompletionValue429JSONResponseBodyError enum.
+func (e PkmGetSetCompletionValue429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCompletionValue429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCompletionValue500JSONResponseBodyError.
+const (
+	PkmGetSetCompletionValue500JSONResponseBodyErrorInternalServerError PkmGetSetCompletionValue500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCompletionValue500JSONResponseBodyError enum.
+func (e PkmGetSetCompletionValue500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCompletionValue500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetCompletionValue503JSONResponseBodyError.
+const (
+	PkmGetSetCompletionValue503JSONResponseBodyErrorServiceUnavailable PkmGetSetCompletionValue503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCompletionValue503JSONResponseBodyError enum.
+func (e PkmGetSetCompletionValue503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCompletionValue503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetStatisticsParamsVariant.
+const (
+	PkmGetSetStatisticsParamsVariantFoil   PkmGetSetStatisticsParamsVariant = "foil"
+	PkmGetSetStatisticsParamsVariantNormal PkmGetSetStatisticsParamsVariant = "normal"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetStatisticsParamsVariant enum.
+func (e PkmGetSetStatisticsParamsVariant) Valid() bool {
+	switch e {
+	case PkmGetSetStatisticsParamsVariantFoil:
+		return true
+	case PkmGetSetStatisticsParamsVariantNormal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetStatistics400JSONResponseBodyError.
+const (
+	PkmGetSetStatistics400JSONResponseBodyErrorInvalidParameter PkmGetSetStatistics400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetStatistics400JSONResponseBodyError enum.
+func (e PkmGetSetStatistics400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetStatistics400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetStatistics401JSONResponseBodyError.
+const (
+	PkmGetSetStatistics401JSONResponseBodyErrorAPIKeyRequired PkmGetSetStatistics401JSONResponseBodyError = "API key required"
+	PkmGetSetStatistics401JSONResponseBodyErrorInvalidAPIKey  PkmGetSetStatistics401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetStatistics401JSONResponseBodyError enum.
+func (e PkmGetSetStatistics401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetStatistics401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetSetStatistics401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetStatistics403JSONResponseBodyError.
+const (
+	PkmGetSetStatistics403JSONResponseBodyErrorPlanUpgradeRequired PkmGetSetStatistics403JSONResponseBodyError = "Plan upgrade required"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetStatistics403JSONResponseBodyError enum.
+func (e PkmGetSetStatistics403JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetStatistics403JSONResponseBodyErrorPlanUpgradeRequired:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetStatistics404JSONResponseBodyError.
+const (
+	PkmGetSetStatistics404JSONResponseBodyErrorSetNotFound PkmGetSetStatistics404JSONResponseBodyError = "Set not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetStatistics404JSONResponseBodyError enum.
+func (e PkmGetSetStatistics404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetStatistics404JSONResponseBodyErrorSetNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetStatistics429JSONResponseBodyError.
+const (
+	PkmGetSetStatistics429JSONResponseBodyErrorRateLimitExceeded PkmGetSetStatistics429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetStatistics429JSONResponseBodyError enum.
+func (e PkmGetSetStatistics429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetStatistics429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetStatistics500JSONResponseBodyError.
+const (
+	PkmGetSetStatistics500JSONResponseBodyErrorInternalServerError PkmGetSetStatistics500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetStatistics500JSONResponseBodyError enum.
+func (e PkmGetSetStatistics500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetStatistics500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetStatistics503JSONResponseBodyError.
+const (
+	PkmGetSetStatistics503JSONResponseBodyErrorServiceUnavailable PkmGetSetStatistics503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetStatistics503JSONResponseBodyError enum.
+func (e PkmGetSetStatistics503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetStatistics503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
@@ -792,6 +2493,7 @@ func (e GetTopCardsParamsSource) Valid() bool {
 const (
 	GetTopCardsParamsGameDbs GetTopCardsParamsGame = "dbs"
 	GetTopCardsParamsGameMtg GetTopCardsParamsGame = "mtg"
+	GetTopCardsParamsGameOp  GetTopCardsParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetTopCardsParamsGame enum.
@@ -800,6 +2502,8 @@ func (e GetTopCardsParamsGame) Valid() bool {
 	case GetTopCardsParamsGameDbs:
 		return true
 	case GetTopCardsParamsGameMtg:
+		return true
+	case GetTopCardsParamsGameOp:
 		return true
 	default:
 		return false
@@ -903,6 +2607,7 @@ func (e GetTopCards503JSONResponseBodyError) Valid() bool {
 const (
 	ListBulkFilesParamsGameDbs ListBulkFilesParamsGame = "dbs"
 	ListBulkFilesParamsGameMtg ListBulkFilesParamsGame = "mtg"
+	ListBulkFilesParamsGameOp  ListBulkFilesParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the ListBulkFilesParamsGame enum.
@@ -911,6 +2616,8 @@ func (e ListBulkFilesParamsGame) Valid() bool {
 	case ListBulkFilesParamsGameDbs:
 		return true
 	case ListBulkFilesParamsGameMtg:
+		return true
+	case ListBulkFilesParamsGameOp:
 		return true
 	default:
 		return false
@@ -984,6 +2691,7 @@ func (e ListBulkFiles503JSONResponseBodyError) Valid() bool {
 const (
 	GetBulkFileParamsGameDbs GetBulkFileParamsGame = "dbs"
 	GetBulkFileParamsGameMtg GetBulkFileParamsGame = "mtg"
+	GetBulkFileParamsGameOp  GetBulkFileParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetBulkFileParamsGame enum.
@@ -992,6 +2700,8 @@ func (e GetBulkFileParamsGame) Valid() bool {
 	case GetBulkFileParamsGameDbs:
 		return true
 	case GetBulkFileParamsGameMtg:
+		return true
+	case GetBulkFileParamsGameOp:
 		return true
 	default:
 		return false
@@ -1113,6 +2823,7 @@ func (e GetBulkFile503JSONResponseBodyError) Valid() bool {
 const (
 	GetCardsParamsGameDbs GetCardsParamsGame = "dbs"
 	GetCardsParamsGameMtg GetCardsParamsGame = "mtg"
+	GetCardsParamsGameOp  GetCardsParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetCardsParamsGame enum.
@@ -1121,6 +2832,8 @@ func (e GetCardsParamsGame) Valid() bool {
 	case GetCardsParamsGameDbs:
 		return true
 	case GetCardsParamsGameMtg:
+		return true
+	case GetCardsParamsGameOp:
 		return true
 	default:
 		return false
@@ -1209,6 +2922,7 @@ func (e GetCards503JSONResponseBodyError) Valid() bool {
 const (
 	GetCardByCardmarketProductParamsGameDbs GetCardByCardmarketProductParamsGame = "dbs"
 	GetCardByCardmarketProductParamsGameMtg GetCardByCardmarketProductParamsGame = "mtg"
+	GetCardByCardmarketProductParamsGameOp  GetCardByCardmarketProductParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetCardByCardmarketProductParamsGame enum.
@@ -1217,6 +2931,8 @@ func (e GetCardByCardmarketProductParamsGame) Valid() bool {
 	case GetCardByCardmarketProductParamsGameDbs:
 		return true
 	case GetCardByCardmarketProductParamsGameMtg:
+		return true
+	case GetCardByCardmarketProductParamsGameOp:
 		return true
 	default:
 		return false
@@ -1320,6 +3036,7 @@ func (e GetCardByCardmarketProduct503JSONResponseBodyError) Valid() bool {
 const (
 	GetCardByTCGplayerProductParamsGameDbs GetCardByTCGplayerProductParamsGame = "dbs"
 	GetCardByTCGplayerProductParamsGameMtg GetCardByTCGplayerProductParamsGame = "mtg"
+	GetCardByTCGplayerProductParamsGameOp  GetCardByTCGplayerProductParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetCardByTCGplayerProductParamsGame enum.
@@ -1328,6 +3045,8 @@ func (e GetCardByTCGplayerProductParamsGame) Valid() bool {
 	case GetCardByTCGplayerProductParamsGameDbs:
 		return true
 	case GetCardByTCGplayerProductParamsGameMtg:
+		return true
+	case GetCardByTCGplayerProductParamsGameOp:
 		return true
 	default:
 		return false
@@ -1431,6 +3150,7 @@ func (e GetCardByTCGplayerProduct503JSONResponseBodyError) Valid() bool {
 const (
 	GetCardParamsGameDbs GetCardParamsGame = "dbs"
 	GetCardParamsGameMtg GetCardParamsGame = "mtg"
+	GetCardParamsGameOp  GetCardParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetCardParamsGame enum.
@@ -1439,6 +3159,8 @@ func (e GetCardParamsGame) Valid() bool {
 	case GetCardParamsGameDbs:
 		return true
 	case GetCardParamsGameMtg:
+		return true
+	case GetCardParamsGameOp:
 		return true
 	default:
 		return false
@@ -1558,16 +3280,16 @@ func (e GetCardHistoryParamsSource) Valid() bool {
 
 // Defines values for GetCardHistoryParamsFormat.
 const (
-	Csv  GetCardHistoryParamsFormat = "csv"
-	Json GetCardHistoryParamsFormat = "json"
+	GetCardHistoryParamsFormatCsv  GetCardHistoryParamsFormat = "csv"
+	GetCardHistoryParamsFormatJson GetCardHistoryParamsFormat = "json"
 )
 
 // Valid indicates whether the value is a known member of the GetCardHistoryParamsFormat enum.
 func (e GetCardHistoryParamsFormat) Valid() bool {
 	switch e {
-	case Csv:
+	case GetCardHistoryParamsFormatCsv:
 		return true
-	case Json:
+	case GetCardHistoryParamsFormatJson:
 		return true
 	default:
 		return false
@@ -1578,6 +3300,7 @@ func (e GetCardHistoryParamsFormat) Valid() bool {
 const (
 	GetCardHistoryParamsGameDbs GetCardHistoryParamsGame = "dbs"
 	GetCardHistoryParamsGameMtg GetCardHistoryParamsGame = "mtg"
+	GetCardHistoryParamsGameOp  GetCardHistoryParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetCardHistoryParamsGame enum.
@@ -1586,6 +3309,8 @@ func (e GetCardHistoryParamsGame) Valid() bool {
 	case GetCardHistoryParamsGameDbs:
 		return true
 	case GetCardHistoryParamsGameMtg:
+		return true
+	case GetCardHistoryParamsGameOp:
 		return true
 	default:
 		return false
@@ -1707,6 +3432,7 @@ func (e GetCardHistory503JSONResponseBodyError) Valid() bool {
 const (
 	ListChangesParamsGameDbs ListChangesParamsGame = "dbs"
 	ListChangesParamsGameMtg ListChangesParamsGame = "mtg"
+	ListChangesParamsGameOp  ListChangesParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the ListChangesParamsGame enum.
@@ -1715,6 +3441,8 @@ func (e ListChangesParamsGame) Valid() bool {
 	case ListChangesParamsGameDbs:
 		return true
 	case ListChangesParamsGameMtg:
+		return true
+	case ListChangesParamsGameOp:
 		return true
 	default:
 		return false
@@ -1803,6 +3531,7 @@ func (e ListChanges503JSONResponseBodyError) Valid() bool {
 const (
 	GetCardImageParamsGameDbs GetCardImageParamsGame = "dbs"
 	GetCardImageParamsGameMtg GetCardImageParamsGame = "mtg"
+	GetCardImageParamsGameOp  GetCardImageParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetCardImageParamsGame enum.
@@ -1811,6 +3540,8 @@ func (e GetCardImageParamsGame) Valid() bool {
 	case GetCardImageParamsGameDbs:
 		return true
 	case GetCardImageParamsGameMtg:
+		return true
+	case GetCardImageParamsGameOp:
 		return true
 	default:
 		return false
@@ -1900,13 +3631,13 @@ func (e GetCardImage500JSONResponseBodyError) Valid() bool {
 
 // Defines values for GetCardImage502JSONResponseBodyError.
 const (
-	ImageNotAvailable GetCardImage502JSONResponseBodyError = "Image not available"
+	GetCardImage502JSONResponseBodyErrorImageNotAvailable GetCardImage502JSONResponseBodyError = "Image not available"
 )
 
 // Valid indicates whether the value is a known member of the GetCardImage502JSONResponseBodyError enum.
 func (e GetCardImage502JSONResponseBodyError) Valid() bool {
 	switch e {
-	case ImageNotAvailable:
+	case GetCardImage502JSONResponseBodyErrorImageNotAvailable:
 		return true
 	default:
 		return false
@@ -1953,6 +3684,7 @@ func (e GetSetPricesParamsSource) Valid() bool {
 const (
 	GetSetPricesParamsGameDbs GetSetPricesParamsGame = "dbs"
 	GetSetPricesParamsGameMtg GetSetPricesParamsGame = "mtg"
+	GetSetPricesParamsGameOp  GetSetPricesParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetSetPricesParamsGame enum.
@@ -1961,6 +3693,8 @@ func (e GetSetPricesParamsGame) Valid() bool {
 	case GetSetPricesParamsGameDbs:
 		return true
 	case GetSetPricesParamsGameMtg:
+		return true
+	case GetSetPricesParamsGameOp:
 		return true
 	default:
 		return false
@@ -2079,6 +3813,7 @@ func (e GetSetPrices503JSONResponseBodyError) Valid() bool {
 const (
 	SearchCardsParamsGameDbs SearchCardsParamsGame = "dbs"
 	SearchCardsParamsGameMtg SearchCardsParamsGame = "mtg"
+	SearchCardsParamsGameOp  SearchCardsParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the SearchCardsParamsGame enum.
@@ -2087,6 +3822,8 @@ func (e SearchCardsParamsGame) Valid() bool {
 	case SearchCardsParamsGameDbs:
 		return true
 	case SearchCardsParamsGameMtg:
+		return true
+	case SearchCardsParamsGameOp:
 		return true
 	default:
 		return false
@@ -2184,6 +3921,7 @@ func (e SearchCards503JSONResponseBodyError) Valid() bool {
 const (
 	ListSetsParamsGameDbs ListSetsParamsGame = "dbs"
 	ListSetsParamsGameMtg ListSetsParamsGame = "mtg"
+	ListSetsParamsGameOp  ListSetsParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the ListSetsParamsGame enum.
@@ -2192,6 +3930,8 @@ func (e ListSetsParamsGame) Valid() bool {
 	case ListSetsParamsGameDbs:
 		return true
 	case ListSetsParamsGameMtg:
+		return true
+	case ListSetsParamsGameOp:
 		return true
 	default:
 		return false
@@ -2280,6 +4020,7 @@ func (e GetTrendingSetsParamsPeriod) Valid() bool {
 const (
 	GetTrendingSetsParamsGameDbs GetTrendingSetsParamsGame = "dbs"
 	GetTrendingSetsParamsGameMtg GetTrendingSetsParamsGame = "mtg"
+	GetTrendingSetsParamsGameOp  GetTrendingSetsParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetTrendingSetsParamsGame enum.
@@ -2288,6 +4029,8 @@ func (e GetTrendingSetsParamsGame) Valid() bool {
 	case GetTrendingSetsParamsGameDbs:
 		return true
 	case GetTrendingSetsParamsGameMtg:
+		return true
+	case GetTrendingSetsParamsGameOp:
 		return true
 	default:
 		return false
@@ -2391,6 +4134,7 @@ func (e GetTrendingSets503JSONResponseBodyError) Valid() bool {
 const (
 	GetSetCardsParamsGameDbs GetSetCardsParamsGame = "dbs"
 	GetSetCardsParamsGameMtg GetSetCardsParamsGame = "mtg"
+	GetSetCardsParamsGameOp  GetSetCardsParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetSetCardsParamsGame enum.
@@ -2399,6 +4143,8 @@ func (e GetSetCardsParamsGame) Valid() bool {
 	case GetSetCardsParamsGameDbs:
 		return true
 	case GetSetCardsParamsGameMtg:
+		return true
+	case GetSetCardsParamsGameOp:
 		return true
 	default:
 		return false
@@ -2502,6 +4248,7 @@ func (e GetSetCards503JSONResponseBodyError) Valid() bool {
 const (
 	GetSetCompletionValueParamsGameDbs GetSetCompletionValueParamsGame = "dbs"
 	GetSetCompletionValueParamsGameMtg GetSetCompletionValueParamsGame = "mtg"
+	GetSetCompletionValueParamsGameOp  GetSetCompletionValueParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetSetCompletionValueParamsGame enum.
@@ -2510,6 +4257,8 @@ func (e GetSetCompletionValueParamsGame) Valid() bool {
 	case GetSetCompletionValueParamsGameDbs:
 		return true
 	case GetSetCompletionValueParamsGameMtg:
+		return true
+	case GetSetCompletionValueParamsGameOp:
 		return true
 	default:
 		return false
@@ -2631,6 +4380,7 @@ func (e GetSetStatisticsParamsVariant) Valid() bool {
 const (
 	GetSetStatisticsParamsGameDbs GetSetStatisticsParamsGame = "dbs"
 	GetSetStatisticsParamsGameMtg GetSetStatisticsParamsGame = "mtg"
+	GetSetStatisticsParamsGameOp  GetSetStatisticsParamsGame = "op"
 )
 
 // Valid indicates whether the value is a known member of the GetSetStatisticsParamsGame enum.
@@ -2639,6 +4389,8 @@ func (e GetSetStatisticsParamsGame) Valid() bool {
 	case GetSetStatisticsParamsGameDbs:
 		return true
 	case GetSetStatisticsParamsGameMtg:
+		return true
+	case GetSetStatisticsParamsGameOp:
 		return true
 	default:
 		return false
@@ -2895,6 +4647,11 @@ type CardChangeRemoved bool
 
 // CardInfo The catalogue data of a card, then the game's own fields (strings), each present only when the card has it.
 type CardInfo struct {
+	// Attacks Of pkm cards that have it, in the card's order.
+	Attacks *[]string `json:"attacks,omitempty"`
+
+	// Attribute Of op cards that have it.
+	Attribute  *string `json:"attribute,omitempty"`
 	CardNumber *string `json:"card_number"`
 
 	// CardText Rules text, keeping the marketplace's HTML; for a sealed product, its description.
@@ -2912,7 +4669,7 @@ type CardInfo struct {
 	// CleanName The name without punctuation, spaces collapsed.
 	CleanName string `json:"clean_name"`
 
-	// Color Of dbs cards that have it.
+	// Color Of dbs, op cards that have it.
 	Color *string `json:"color,omitempty"`
 
 	// ComboEnergy Of dbs cards that have it.
@@ -2921,8 +4678,11 @@ type CardInfo struct {
 	// ComboPower Of dbs cards that have it.
 	ComboPower *string `json:"combo_power,omitempty"`
 
-	// Cost Of dbs cards that have it.
+	// Cost Of dbs, op cards that have it.
 	Cost *string `json:"cost,omitempty"`
+
+	// Counter Of op cards that have it.
+	Counter *string `json:"counter,omitempty"`
 
 	// EnergyColorCost Of dbs cards that have it.
 	EnergyColorCost *string `json:"energy_color_cost,omitempty"`
@@ -2935,12 +4695,18 @@ type CardInfo struct {
 
 	// Gtin Of dbs cards that have it.
 	Gtin *string `json:"gtin,omitempty"`
+
+	// Hp Of pkm cards that have it.
+	Hp *string `json:"hp,omitempty"`
+
+	// Life Of op cards that have it.
+	Life *string `json:"life,omitempty"`
 	Name string  `json:"name"`
 
 	// P Of mtg cards that have it.
 	P *string `json:"p,omitempty"`
 
-	// Power Of dbs cards that have it.
+	// Power Of dbs, op cards that have it.
 	Power *string `json:"power,omitempty"`
 
 	// ProductType `card`, `sealed`, or null when it cannot be told.
@@ -2952,6 +4718,12 @@ type CardInfo struct {
 	// Rarity As the marketplace writes it.
 	Rarity *string `json:"rarity"`
 
+	// Resistance Of pkm cards that have it.
+	Resistance *string `json:"resistance,omitempty"`
+
+	// RetreatCost Of pkm cards that have it.
+	RetreatCost *string `json:"retreat_cost,omitempty"`
+
 	// SetCode Short code; not unique.
 	SetCode *string `json:"set_code"`
 
@@ -2962,8 +4734,14 @@ type CardInfo struct {
 	// SpecialTrait Of dbs cards that have it.
 	SpecialTrait *string `json:"special_trait,omitempty"`
 
+	// Stage Of pkm cards that have it.
+	Stage *string `json:"stage,omitempty"`
+
 	// SubType Of mtg cards that have it.
 	SubType *string `json:"sub_type,omitempty"`
+
+	// SubTypes Of op cards that have it.
+	SubTypes *string `json:"sub_types,omitempty"`
 
 	// T Of mtg cards that have it.
 	T *string `json:"t,omitempty"`
@@ -2973,6 +4751,9 @@ type CardInfo struct {
 
 	// Variants The finishes TCGplayer prices, in its order; [] when it prices none.
 	Variants []string `json:"variants"`
+
+	// Weakness Of pkm cards that have it.
+	Weakness *string `json:"weakness,omitempty"`
 
 	// ZEnergyCost Of dbs cards that have it.
 	ZEnergyCost *string `json:"z_energy_cost,omitempty"`
@@ -3143,7 +4924,7 @@ type MarketC struct {
 	// Id The card's 64-hex Cardmarket id; it always resolves on the card endpoint.
 	Id string `json:"id"`
 
-	// Match How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set. Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
+	// Match How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set, `name_set_pair` the same inside an expansion that TCGdex's published set pairs match to the set (Pokémon). Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
 	Match *MarketCMatch `json:"match,omitempty"`
 
 	// Prices One per priced finish; can be empty; empty in a set's listing.
@@ -3157,7 +4938,7 @@ type MarketC struct {
 	ProductUrl *string `json:"product_url,omitempty"`
 }
 
-// MarketCMatch How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set. Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
+// MarketCMatch How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set, `name_set_pair` the same inside an expansion that TCGdex's published set pairs match to the set (Pokémon). Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
 type MarketCMatch string
 
 // MarketT TCGplayer's side of a card.
@@ -3814,6 +5595,264 @@ type UnauthorizedError string
 // GetRoot500JSONResponseBodyError defines parameters for GetRoot.
 type GetRoot500JSONResponseBodyError string
 
+// PkmGetTopCardsParams defines parameters for PkmGetTopCards.
+type PkmGetTopCardsParams struct {
+	// Metric What to rank by. Matched without regard to case; an empty value is the default.
+	Metric *PkmGetTopCardsParamsMetric `form:"metric,omitempty" json:"metric,omitempty"`
+
+	// Source Which marketplace: `tcg` (the default for `price`) or `cm` (the default for, and the only one allowed with, `growth`). Matched without regard to case; an empty value is the default.
+	Source *PkmGetTopCardsParamsSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// Limit How many cards to answer, from 1; above 100 it is taken as 100.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetTopCardsParamsMetric defines parameters for PkmGetTopCards.
+type PkmGetTopCardsParamsMetric string
+
+// PkmGetTopCardsParamsSource defines parameters for PkmGetTopCards.
+type PkmGetTopCardsParamsSource string
+
+// PkmGetTopCards400JSONResponseBodyError defines parameters for PkmGetTopCards.
+type PkmGetTopCards400JSONResponseBodyError string
+
+// PkmGetTopCards401JSONResponseBodyError defines parameters for PkmGetTopCards.
+type PkmGetTopCards401JSONResponseBodyError string
+
+// PkmGetTopCards403JSONResponseBodyError defines parameters for PkmGetTopCards.
+type PkmGetTopCards403JSONResponseBodyError string
+
+// PkmGetTopCards429JSONResponseBodyError defines parameters for PkmGetTopCards.
+type PkmGetTopCards429JSONResponseBodyError string
+
+// PkmGetTopCards500JSONResponseBodyError defines parameters for PkmGetTopCards.
+type PkmGetTopCards500JSONResponseBodyError string
+
+// PkmGetTopCards503JSONResponseBodyError defines parameters for PkmGetTopCards.
+type PkmGetTopCards503JSONResponseBodyError string
+
+// PkmListBulkFilesParams defines parameters for PkmListBulkFiles.
+type PkmListBulkFilesParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmListBulkFiles401JSONResponseBodyError defines parameters for PkmListBulkFiles.
+type PkmListBulkFiles401JSONResponseBodyError string
+
+// PkmListBulkFiles429JSONResponseBodyError defines parameters for PkmListBulkFiles.
+type PkmListBulkFiles429JSONResponseBodyError string
+
+// PkmListBulkFiles500JSONResponseBodyError defines parameters for PkmListBulkFiles.
+type PkmListBulkFiles500JSONResponseBodyError string
+
+// PkmListBulkFiles503JSONResponseBodyError defines parameters for PkmListBulkFiles.
+type PkmListBulkFiles503JSONResponseBodyError string
+
+// PkmGetBulkFileParams defines parameters for PkmGetBulkFile.
+type PkmGetBulkFileParams struct {
+	// Range One byte range, `bytes=FIRST-` or `bytes=FIRST-LAST`, to resume a download.
+	Range *string `json:"Range,omitempty"`
+
+	// IfRange The file's ETag: the Range applies only while the file is still that one, else the whole file is answered.
+	IfRange *string `json:"If-Range,omitempty"`
+
+	// IfNoneMatch An ETag of this file from an earlier answer.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetBulkFileParamsName defines parameters for PkmGetBulkFile.
+type PkmGetBulkFileParamsName string
+
+// PkmGetBulkFile401JSONResponseBodyError defines parameters for PkmGetBulkFile.
+type PkmGetBulkFile401JSONResponseBodyError string
+
+// PkmGetBulkFile404JSONResponseBodyError defines parameters for PkmGetBulkFile.
+type PkmGetBulkFile404JSONResponseBodyError string
+
+// PkmGetBulkFile416JSONResponseBodyError defines parameters for PkmGetBulkFile.
+type PkmGetBulkFile416JSONResponseBodyError string
+
+// PkmGetBulkFile429JSONResponseBodyError defines parameters for PkmGetBulkFile.
+type PkmGetBulkFile429JSONResponseBodyError string
+
+// PkmGetBulkFile500JSONResponseBodyError defines parameters for PkmGetBulkFile.
+type PkmGetBulkFile500JSONResponseBodyError string
+
+// PkmGetBulkFile503JSONResponseBodyError defines parameters for PkmGetBulkFile.
+type PkmGetBulkFile503JSONResponseBodyError string
+
+// PkmGetCardsParams defines parameters for PkmGetCards.
+type PkmGetCardsParams struct {
+	// Ids 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.
+	Ids string `form:"ids" json:"ids"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetCards400JSONResponseBodyError defines parameters for PkmGetCards.
+type PkmGetCards400JSONResponseBodyError string
+
+// PkmGetCards401JSONResponseBodyError defines parameters for PkmGetCards.
+type PkmGetCards401JSONResponseBodyError string
+
+// PkmGetCards429JSONResponseBodyError defines parameters for PkmGetCards.
+type PkmGetCards429JSONResponseBodyError string
+
+// PkmGetCards500JSONResponseBodyError defines parameters for PkmGetCards.
+type PkmGetCards500JSONResponseBodyError string
+
+// PkmGetCards503JSONResponseBodyError defines parameters for PkmGetCards.
+type PkmGetCards503JSONResponseBodyError string
+
+// PkmGetCardByCardmarketProductParams defines parameters for PkmGetCardByCardmarketProduct.
+type PkmGetCardByCardmarketProductParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetCardByCardmarketProduct400JSONResponseBodyError defines parameters for PkmGetCardByCardmarketProduct.
+type PkmGetCardByCardmarketProduct400JSONResponseBodyError string
+
+// PkmGetCardByCardmarketProduct401JSONResponseBodyError defines parameters for PkmGetCardByCardmarketProduct.
+type PkmGetCardByCardmarketProduct401JSONResponseBodyError string
+
+// PkmGetCardByCardmarketProduct404JSONResponseBodyError defines parameters for PkmGetCardByCardmarketProduct.
+type PkmGetCardByCardmarketProduct404JSONResponseBodyError string
+
+// PkmGetCardByCardmarketProduct429JSONResponseBodyError defines parameters for PkmGetCardByCardmarketProduct.
+type PkmGetCardByCardmarketProduct429JSONResponseBodyError string
+
+// PkmGetCardByCardmarketProduct500JSONResponseBodyError defines parameters for PkmGetCardByCardmarketProduct.
+type PkmGetCardByCardmarketProduct500JSONResponseBodyError string
+
+// PkmGetCardByCardmarketProduct503JSONResponseBodyError defines parameters for PkmGetCardByCardmarketProduct.
+type PkmGetCardByCardmarketProduct503JSONResponseBodyError string
+
+// PkmGetCardByTCGplayerProductParams defines parameters for PkmGetCardByTCGplayerProduct.
+type PkmGetCardByTCGplayerProductParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetCardByTCGplayerProduct400JSONResponseBodyError defines parameters for PkmGetCardByTCGplayerProduct.
+type PkmGetCardByTCGplayerProduct400JSONResponseBodyError string
+
+// PkmGetCardByTCGplayerProduct401JSONResponseBodyError defines parameters for PkmGetCardByTCGplayerProduct.
+type PkmGetCardByTCGplayerProduct401JSONResponseBodyError string
+
+// PkmGetCardByTCGplayerProduct404JSONResponseBodyError defines parameters for PkmGetCardByTCGplayerProduct.
+type PkmGetCardByTCGplayerProduct404JSONResponseBodyError string
+
+// PkmGetCardByTCGplayerProduct429JSONResponseBodyError defines parameters for PkmGetCardByTCGplayerProduct.
+type PkmGetCardByTCGplayerProduct429JSONResponseBodyError string
+
+// PkmGetCardByTCGplayerProduct500JSONResponseBodyError defines parameters for PkmGetCardByTCGplayerProduct.
+type PkmGetCardByTCGplayerProduct500JSONResponseBodyError string
+
+// PkmGetCardByTCGplayerProduct503JSONResponseBodyError defines parameters for PkmGetCardByTCGplayerProduct.
+type PkmGetCardByTCGplayerProduct503JSONResponseBodyError string
+
+// PkmGetCardParams defines parameters for PkmGetCard.
+type PkmGetCardParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetCard400JSONResponseBodyError defines parameters for PkmGetCard.
+type PkmGetCard400JSONResponseBodyError string
+
+// PkmGetCard401JSONResponseBodyError defines parameters for PkmGetCard.
+type PkmGetCard401JSONResponseBodyError string
+
+// PkmGetCard404JSONResponseBodyError defines parameters for PkmGetCard.
+type PkmGetCard404JSONResponseBodyError string
+
+// PkmGetCard429JSONResponseBodyError defines parameters for PkmGetCard.
+type PkmGetCard429JSONResponseBodyError string
+
+// PkmGetCard500JSONResponseBodyError defines parameters for PkmGetCard.
+type PkmGetCard500JSONResponseBodyError string
+
+// PkmGetCard503JSONResponseBodyError defines parameters for PkmGetCard.
+type PkmGetCard503JSONResponseBodyError string
+
+// PkmGetCardHistoryParams defines parameters for PkmGetCardHistory.
+type PkmGetCardHistoryParams struct {
+	// Source Which marketplace's prices: TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default.
+	Source *PkmGetCardHistoryParamsSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// Days How many UTC days, ending on the catalogue's day, from 1 to 365. An empty value is the default.
+	Days *int `form:"days,omitempty" json:"days,omitempty"`
+
+	// Format The answer's format: JSON, or CSV (`text/csv`, RFC 4180, a header row, an empty field for a null). Matched without regard to case; an empty value is the default.
+	Format *PkmGetCardHistoryParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetCardHistoryParamsSource defines parameters for PkmGetCardHistory.
+type PkmGetCardHistoryParamsSource string
+
+// PkmGetCardHistoryParamsFormat defines parameters for PkmGetCardHistory.
+type PkmGetCardHistoryParamsFormat string
+
+// PkmGetCardHistory400JSONResponseBodyError defines parameters for PkmGetCardHistory.
+type PkmGetCardHistory400JSONResponseBodyError string
+
+// PkmGetCardHistory401JSONResponseBodyError defines parameters for PkmGetCardHistory.
+type PkmGetCardHistory401JSONResponseBodyError string
+
+// PkmGetCardHistory403JSONResponseBodyError defines parameters for PkmGetCardHistory.
+type PkmGetCardHistory403JSONResponseBodyError string
+
+// PkmGetCardHistory404JSONResponseBodyError defines parameters for PkmGetCardHistory.
+type PkmGetCardHistory404JSONResponseBodyError string
+
+// PkmGetCardHistory429JSONResponseBodyError defines parameters for PkmGetCardHistory.
+type PkmGetCardHistory429JSONResponseBodyError string
+
+// PkmGetCardHistory500JSONResponseBodyError defines parameters for PkmGetCardHistory.
+type PkmGetCardHistory500JSONResponseBodyError string
+
+// PkmGetCardHistory503JSONResponseBodyError defines parameters for PkmGetCardHistory.
+type PkmGetCardHistory503JSONResponseBodyError string
+
+// PkmListChangesParams defines parameters for PkmListChanges.
+type PkmListChangesParams struct {
+	// Since An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy.
+	Since time.Time `form:"since" json:"since"`
+
+	// Page The page, from 1. A page past the end is an empty list with the true totals.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// Limit How many cards to answer, from 1; above 1000 it is taken as 1000.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmListChanges400JSONResponseBodyError defines parameters for PkmListChanges.
+type PkmListChanges400JSONResponseBodyError string
+
+// PkmListChanges401JSONResponseBodyError defines parameters for PkmListChanges.
+type PkmListChanges401JSONResponseBodyError string
+
+// PkmListChanges429JSONResponseBodyError defines parameters for PkmListChanges.
+type PkmListChanges429JSONResponseBodyError string
+
+// PkmListChanges500JSONResponseBodyError defines parameters for PkmListChanges.
+type PkmListChanges500JSONResponseBodyError string
+
+// PkmListChanges503JSONResponseBodyError defines parameters for PkmListChanges.
+type PkmListChanges503JSONResponseBodyError string
+
 // GetDocsParams defines parameters for GetDocs.
 type GetDocsParams struct {
 	// IfNoneMatch The ETag of an earlier answer.
@@ -3832,11 +5871,259 @@ type ListGames500JSONResponseBodyError string
 // GetHealth500JSONResponseBodyError defines parameters for GetHealth.
 type GetHealth500JSONResponseBodyError string
 
+// PkmGetCardImageParams defines parameters for PkmGetCardImage.
+type PkmGetCardImageParams struct {
+	// IfNoneMatch An ETag of this image from an earlier answer.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetCardImage400JSONResponseBodyError defines parameters for PkmGetCardImage.
+type PkmGetCardImage400JSONResponseBodyError string
+
+// PkmGetCardImage401JSONResponseBodyError defines parameters for PkmGetCardImage.
+type PkmGetCardImage401JSONResponseBodyError string
+
+// PkmGetCardImage404JSONResponseBodyError defines parameters for PkmGetCardImage.
+type PkmGetCardImage404JSONResponseBodyError string
+
+// PkmGetCardImage429JSONResponseBodyError defines parameters for PkmGetCardImage.
+type PkmGetCardImage429JSONResponseBodyError string
+
+// PkmGetCardImage500JSONResponseBodyError defines parameters for PkmGetCardImage.
+type PkmGetCardImage500JSONResponseBodyError string
+
+// PkmGetCardImage502JSONResponseBodyError defines parameters for PkmGetCardImage.
+type PkmGetCardImage502JSONResponseBodyError string
+
+// PkmGetCardImage503JSONResponseBodyError defines parameters for PkmGetCardImage.
+type PkmGetCardImage503JSONResponseBodyError string
+
 // GetLLMsTxt500JSONResponseBodyError defines parameters for GetLLMsTxt.
 type GetLLMsTxt500JSONResponseBodyError string
 
 // GetOpenAPI500JSONResponseBodyError defines parameters for GetOpenAPI.
 type GetOpenAPI500JSONResponseBodyError string
+
+// PkmGetSetPricesParams defines parameters for PkmGetSetPrices.
+type PkmGetSetPricesParams struct {
+	// Source Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default.
+	Source *PkmGetSetPricesParamsSource `form:"source,omitempty" json:"source,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetSetPricesParamsSource defines parameters for PkmGetSetPrices.
+type PkmGetSetPricesParamsSource string
+
+// PkmGetSetPrices200JSONResponseBody defines parameters for PkmGetSetPrices.
+type PkmGetSetPrices200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PkmGetSetPrices400JSONResponseBodyError defines parameters for PkmGetSetPrices.
+type PkmGetSetPrices400JSONResponseBodyError string
+
+// PkmGetSetPrices401JSONResponseBodyError defines parameters for PkmGetSetPrices.
+type PkmGetSetPrices401JSONResponseBodyError string
+
+// PkmGetSetPrices403JSONResponseBodyError defines parameters for PkmGetSetPrices.
+type PkmGetSetPrices403JSONResponseBodyError string
+
+// PkmGetSetPrices404JSONResponseBodyError defines parameters for PkmGetSetPrices.
+type PkmGetSetPrices404JSONResponseBodyError string
+
+// PkmGetSetPrices429JSONResponseBodyError defines parameters for PkmGetSetPrices.
+type PkmGetSetPrices429JSONResponseBodyError string
+
+// PkmGetSetPrices500JSONResponseBodyError defines parameters for PkmGetSetPrices.
+type PkmGetSetPrices500JSONResponseBodyError string
+
+// PkmGetSetPrices503JSONResponseBodyError defines parameters for PkmGetSetPrices.
+type PkmGetSetPrices503JSONResponseBodyError string
+
+// PkmSearchCardsParams defines parameters for PkmSearchCards.
+type PkmSearchCardsParams struct {
+	// Q The name or card number to find; 2 to 100 characters after trimming surrounding spaces.
+	Q string `form:"q" json:"q"`
+
+	// Page The page, from 1. A page past the end is an empty list with the true totals.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// Limit How many cards to answer, from 1; above 100 it is taken as 100.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmSearchCards400JSONResponseBodyError defines parameters for PkmSearchCards.
+type PkmSearchCards400JSONResponseBodyError string
+
+// PkmSearchCards401JSONResponseBodyError defines parameters for PkmSearchCards.
+type PkmSearchCards401JSONResponseBodyError string
+
+// PkmSearchCards429JSONResponseBodyError defines parameters for PkmSearchCards.
+type PkmSearchCards429JSONResponseBodyError string
+
+// PkmSearchCards500JSONResponseBodyError defines parameters for PkmSearchCards.
+type PkmSearchCards500JSONResponseBodyError string
+
+// PkmSearchCards503JSONResponseBodyError defines parameters for PkmSearchCards.
+type PkmSearchCards503JSONResponseBodyError string
+
+// PkmListSetsParams defines parameters for PkmListSets.
+type PkmListSetsParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmListSets401JSONResponseBodyError defines parameters for PkmListSets.
+type PkmListSets401JSONResponseBodyError string
+
+// PkmListSets429JSONResponseBodyError defines parameters for PkmListSets.
+type PkmListSets429JSONResponseBodyError string
+
+// PkmListSets500JSONResponseBodyError defines parameters for PkmListSets.
+type PkmListSets500JSONResponseBodyError string
+
+// PkmListSets503JSONResponseBodyError defines parameters for PkmListSets.
+type PkmListSets503JSONResponseBodyError string
+
+// PkmGetTrendingSetsParams defines parameters for PkmGetTrendingSets.
+type PkmGetTrendingSetsParams struct {
+	// Period The period. Matched without regard to case; an empty value is the default.
+	Period *PkmGetTrendingSetsParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// Limit How many sets to answer, from 1; above 50 it is taken as 50.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetTrendingSetsParamsPeriod defines parameters for PkmGetTrendingSets.
+type PkmGetTrendingSetsParamsPeriod string
+
+// PkmGetTrendingSets400JSONResponseBodyError defines parameters for PkmGetTrendingSets.
+type PkmGetTrendingSets400JSONResponseBodyError string
+
+// PkmGetTrendingSets401JSONResponseBodyError defines parameters for PkmGetTrendingSets.
+type PkmGetTrendingSets401JSONResponseBodyError string
+
+// PkmGetTrendingSets403JSONResponseBodyError defines parameters for PkmGetTrendingSets.
+type PkmGetTrendingSets403JSONResponseBodyError string
+
+// PkmGetTrendingSets429JSONResponseBodyError defines parameters for PkmGetTrendingSets.
+type PkmGetTrendingSets429JSONResponseBodyError string
+
+// PkmGetTrendingSets500JSONResponseBodyError defines parameters for PkmGetTrendingSets.
+type PkmGetTrendingSets500JSONResponseBodyError string
+
+// PkmGetTrendingSets503JSONResponseBodyError defines parameters for PkmGetTrendingSets.
+type PkmGetTrendingSets503JSONResponseBodyError string
+
+// PkmGetSetCardsParams defines parameters for PkmGetSetCards.
+type PkmGetSetCardsParams struct {
+	// Page The page, from 1. A page past the end is an empty list with the true totals.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// Limit How many products to answer, from 1; above 200 it is taken as 200.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetSetCards200JSONResponseBody defines parameters for PkmGetSetCards.
+type PkmGetSetCards200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PkmGetSetCards400JSONResponseBodyError defines parameters for PkmGetSetCards.
+type PkmGetSetCards400JSONResponseBodyError string
+
+// PkmGetSetCards401JSONResponseBodyError defines parameters for PkmGetSetCards.
+type PkmGetSetCards401JSONResponseBodyError string
+
+// PkmGetSetCards404JSONResponseBodyError defines parameters for PkmGetSetCards.
+type PkmGetSetCards404JSONResponseBodyError string
+
+// PkmGetSetCards429JSONResponseBodyError defines parameters for PkmGetSetCards.
+type PkmGetSetCards429JSONResponseBodyError string
+
+// PkmGetSetCards500JSONResponseBodyError defines parameters for PkmGetSetCards.
+type PkmGetSetCards500JSONResponseBodyError string
+
+// PkmGetSetCards503JSONResponseBodyError defines parameters for PkmGetSetCards.
+type PkmGetSetCards503JSONResponseBodyError string
+
+// PkmGetSetCompletionValueParams defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValueParams struct {
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetSetCompletionValue200JSONResponseBody defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValue200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PkmGetSetCompletionValue401JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValue401JSONResponseBodyError string
+
+// PkmGetSetCompletionValue403JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValue403JSONResponseBodyError string
+
+// PkmGetSetCompletionValue404JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValue404JSONResponseBodyError string
+
+// PkmGetSetCompletionValue429JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValue429JSONResponseBodyError string
+
+// PkmGetSetCompletionValue500JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValue500JSONResponseBodyError string
+
+// PkmGetSetCompletionValue503JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValue503JSONResponseBodyError string
+
+// PkmGetSetStatisticsParams defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatisticsParams struct {
+	// Variant The finish. Matched without regard to case; an empty value is the default.
+	Variant *PkmGetSetStatisticsParamsVariant `form:"variant,omitempty" json:"variant,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetSetStatisticsParamsVariant defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatisticsParamsVariant string
+
+// PkmGetSetStatistics200JSONResponseBody defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatistics200JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// PkmGetSetStatistics400JSONResponseBodyError defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatistics400JSONResponseBodyError string
+
+// PkmGetSetStatistics401JSONResponseBodyError defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatistics401JSONResponseBodyError string
+
+// PkmGetSetStatistics403JSONResponseBodyError defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatistics403JSONResponseBodyError string
+
+// PkmGetSetStatistics404JSONResponseBodyError defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatistics404JSONResponseBodyError string
+
+// PkmGetSetStatistics429JSONResponseBodyError defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatistics429JSONResponseBodyError string
+
+// PkmGetSetStatistics500JSONResponseBodyError defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatistics500JSONResponseBodyError string
+
+// PkmGetSetStatistics503JSONResponseBodyError defines parameters for PkmGetSetStatistics.
+type PkmGetSetStatistics503JSONResponseBodyError string
 
 // GetTopCardsParams defines parameters for GetTopCards.
 type GetTopCardsParams struct {
@@ -4519,6 +6806,254 @@ func (t *TrendingSet_MarketT) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsPricesBySet returns the union data inside the PkmGetSetPrices200JSONResponseBody as a PricesBySet
+func (t PkmGetSetPrices200JSONResponseBody) AsPricesBySet() (PricesBySet, error) {
+	var body PricesBySet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPricesBySet overwrites any union data inside the PkmGetSetPrices200JSONResponseBody as the provided PricesBySet
+func (t *PkmGetSetPrices200JSONResponseBody) FromPricesBySet(v PricesBySet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePricesBySet performs a merge with any union data inside the PkmGetSetPrices200JSONResponseBody, using the provided PricesBySet
+func (t *PkmGetSetPrices200JSONResponseBody) MergePricesBySet(v PricesBySet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDisambiguation returns the union data inside the PkmGetSetPrices200JSONResponseBody as a Disambiguation
+func (t PkmGetSetPrices200JSONResponseBody) AsDisambiguation() (Disambiguation, error) {
+	var body Disambiguation
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDisambiguation overwrites any union data inside the PkmGetSetPrices200JSONResponseBody as the provided Disambiguation
+func (t *PkmGetSetPrices200JSONResponseBody) FromDisambiguation(v Disambiguation) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDisambiguation performs a merge with any union data inside the PkmGetSetPrices200JSONResponseBody, using the provided Disambiguation
+func (t *PkmGetSetPrices200JSONResponseBody) MergeDisambiguation(v Disambiguation) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PkmGetSetPrices200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PkmGetSetPrices200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSetCards returns the union data inside the PkmGetSetCards200JSONResponseBody as a SetCards
+func (t PkmGetSetCards200JSONResponseBody) AsSetCards() (SetCards, error) {
+	var body SetCards
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSetCards overwrites any union data inside the PkmGetSetCards200JSONResponseBody as the provided SetCards
+func (t *PkmGetSetCards200JSONResponseBody) FromSetCards(v SetCards) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSetCards performs a merge with any union data inside the PkmGetSetCards200JSONResponseBody, using the provided SetCards
+func (t *PkmGetSetCards200JSONResponseBody) MergeSetCards(v SetCards) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDisambiguation returns the union data inside the PkmGetSetCards200JSONResponseBody as a Disambiguation
+func (t PkmGetSetCards200JSONResponseBody) AsDisambiguation() (Disambiguation, error) {
+	var body Disambiguation
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDisambiguation overwrites any union data inside the PkmGetSetCards200JSONResponseBody as the provided Disambiguation
+func (t *PkmGetSetCards200JSONResponseBody) FromDisambiguation(v Disambiguation) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDisambiguation performs a merge with any union data inside the PkmGetSetCards200JSONResponseBody, using the provided Disambiguation
+func (t *PkmGetSetCards200JSONResponseBody) MergeDisambiguation(v Disambiguation) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PkmGetSetCards200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PkmGetSetCards200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCompletionValue returns the union data inside the PkmGetSetCompletionValue200JSONResponseBody as a CompletionValue
+func (t PkmGetSetCompletionValue200JSONResponseBody) AsCompletionValue() (CompletionValue, error) {
+	var body CompletionValue
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCompletionValue overwrites any union data inside the PkmGetSetCompletionValue200JSONResponseBody as the provided CompletionValue
+func (t *PkmGetSetCompletionValue200JSONResponseBody) FromCompletionValue(v CompletionValue) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCompletionValue performs a merge with any union data inside the PkmGetSetCompletionValue200JSONResponseBody, using the provided CompletionValue
+func (t *PkmGetSetCompletionValue200JSONResponseBody) MergeCompletionValue(v CompletionValue) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDisambiguation returns the union data inside the PkmGetSetCompletionValue200JSONResponseBody as a Disambiguation
+func (t PkmGetSetCompletionValue200JSONResponseBody) AsDisambiguation() (Disambiguation, error) {
+	var body Disambiguation
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDisambiguation overwrites any union data inside the PkmGetSetCompletionValue200JSONResponseBody as the provided Disambiguation
+func (t *PkmGetSetCompletionValue200JSONResponseBody) FromDisambiguation(v Disambiguation) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDisambiguation performs a merge with any union data inside the PkmGetSetCompletionValue200JSONResponseBody, using the provided Disambiguation
+func (t *PkmGetSetCompletionValue200JSONResponseBody) MergeDisambiguation(v Disambiguation) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PkmGetSetCompletionValue200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PkmGetSetCompletionValue200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSetStatistics returns the union data inside the PkmGetSetStatistics200JSONResponseBody as a SetStatistics
+func (t PkmGetSetStatistics200JSONResponseBody) AsSetStatistics() (SetStatistics, error) {
+	var body SetStatistics
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSetStatistics overwrites any union data inside the PkmGetSetStatistics200JSONResponseBody as the provided SetStatistics
+func (t *PkmGetSetStatistics200JSONResponseBody) FromSetStatistics(v SetStatistics) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSetStatistics performs a merge with any union data inside the PkmGetSetStatistics200JSONResponseBody, using the provided SetStatistics
+func (t *PkmGetSetStatistics200JSONResponseBody) MergeSetStatistics(v SetStatistics) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDisambiguation returns the union data inside the PkmGetSetStatistics200JSONResponseBody as a Disambiguation
+func (t PkmGetSetStatistics200JSONResponseBody) AsDisambiguation() (Disambiguation, error) {
+	var body Disambiguation
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDisambiguation overwrites any union data inside the PkmGetSetStatistics200JSONResponseBody as the provided Disambiguation
+func (t *PkmGetSetStatistics200JSONResponseBody) FromDisambiguation(v Disambiguation) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDisambiguation performs a merge with any union data inside the PkmGetSetStatistics200JSONResponseBody, using the provided Disambiguation
+func (t *PkmGetSetStatistics200JSONResponseBody) MergeDisambiguation(v Disambiguation) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PkmGetSetStatistics200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PkmGetSetStatistics200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsPricesBySet returns the union data inside the GetSetPrices200JSONResponseBody as a PricesBySet
 func (t GetSetPrices200JSONResponseBody) AsPricesBySet() (PricesBySet, error) {
 	var body PricesBySet
@@ -4848,6 +7383,69 @@ type ClientInterface interface {
 	// Corresponds with GET / (the `GetRoot` operationId).
 	GetRoot(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PkmGetTopCards Pokémon Trading Card Game: the most expensive cards, or the fastest-growing ones
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+	//
+	// Corresponds with GET /analytics/top-cards (the `PkmGetTopCards` operationId).
+	PkmGetTopCards(ctx context.Context, params *PkmGetTopCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmListBulkFiles Pokémon Trading Card Game: the whole-catalogue download files of the game
+	//
+	// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+	//
+	// Corresponds with GET /bulk (the `PkmListBulkFiles` operationId).
+	PkmListBulkFiles(ctx context.Context, params *PkmListBulkFilesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetBulkFile Pokémon Trading Card Game: one bulk file, as gzip bytes, resumable
+	//
+	// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
+	//
+	// Corresponds with GET /bulk/{name} (the `PkmGetBulkFile` operationId).
+	PkmGetBulkFile(ctx context.Context, name PkmGetBulkFileParamsName, params *PkmGetBulkFileParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetCards Pokémon Trading Card Game: up to 100 cards by their ids, in one request
+	//
+	// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+	//
+	// Corresponds with GET /cards (the `PkmGetCards` operationId).
+	PkmGetCards(ctx context.Context, params *PkmGetCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetCardByCardmarketProduct Pokémon Trading Card Game: the card of a Cardmarket product, by its idProduct
+	//
+	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+	//
+	// Corresponds with GET /cards/cardmarket/{idProduct} (the `PkmGetCardByCardmarketProduct` operationId).
+	PkmGetCardByCardmarketProduct(ctx context.Context, idProduct int, params *PkmGetCardByCardmarketProductParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetCardByTCGplayerProduct Pokémon Trading Card Game: the card of a TCGplayer product, by its productId
+	//
+	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+	//
+	// Corresponds with GET /cards/tcgplayer/{productId} (the `PkmGetCardByTCGplayerProduct` operationId).
+	PkmGetCardByTCGplayerProduct(ctx context.Context, productId int, params *PkmGetCardByTCGplayerProductParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetCard Pokémon Trading Card Game: one card with all its prices
+	//
+	// Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
+	//
+	// Corresponds with GET /cards/{id} (the `PkmGetCard` operationId).
+	PkmGetCard(ctx context.Context, id string, params *PkmGetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetCardHistory Pokémon Trading Card Game: a card's daily prices on one marketplace, oldest first
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+	//
+	// Corresponds with GET /cards/{id}/history (the `PkmGetCardHistory` operationId).
+	PkmGetCardHistory(ctx context.Context, id string, params *PkmGetCardHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmListChanges Pokémon Trading Card Game: the cards whose detail body changed after a time, to keep a copy in sync
+	//
+	// Needs a key (every plan); counted. Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).
+	//
+	// Corresponds with GET /changes (the `PkmListChanges` operationId).
+	PkmListChanges(ctx context.Context, params *PkmListChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetDocs The API reference and guides, as an HTML page
 	//
 	// Public: no key needed; never counted. The reference is rendered in the browser from /openapi.json; the guide pages are under /docs/, and the guide as Markdown at /docs/api.md.
@@ -4869,6 +7467,13 @@ type ClientInterface interface {
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PkmGetCardImage Pokémon Trading Card Game: the card's image, cacheable for 24 hours
+	//
+	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+	//
+	// Corresponds with GET /images/{id} (the `PkmGetCardImage` operationId).
+	PkmGetCardImage(ctx context.Context, id string, params *PkmGetCardImageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLLMsTxt A plain-text guide to the API for AI assistants
 	//
 	// Public: no key needed; never counted.
@@ -4883,9 +7488,58 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PkmGetSetPrices Pokémon Trading Card Game: the prices of every product of a set, one row per finish
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+	//
+	// Corresponds with GET /prices/{set} (the `PkmGetSetPrices` operationId).
+	PkmGetSetPrices(ctx context.Context, set string, params *PkmGetSetPricesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmSearchCards Pokémon Trading Card Game: cards by name or card number, with their prices
+	//
+	// Needs a key (every plan); counted. A `q` of 3 characters or more matches the names that contain every word of it, in any order, and the card numbers that start with it; a shorter one matches names and numbers that start with it. Case, accents and quote characters do not matter; `*`, `%`, `_` are plain text.
+	//
+	// Corresponds with GET /search (the `PkmSearchCards` operationId).
+	PkmSearchCards(ctx context.Context, params *PkmSearchCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmListSets Pokémon Trading Card Game: every set of the game that has products, newest first
+	//
+	// Needs a key (every plan); counted.
+	//
+	// Corresponds with GET /sets (the `PkmListSets` operationId).
+	PkmListSets(ctx context.Context, params *PkmListSetsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetTrendingSets Pokémon Trading Card Game: the sets whose Cardmarket prices moved most (7-day against 30-day average)
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+	//
+	// Corresponds with GET /sets/trending (the `PkmGetTrendingSets` operationId).
+	PkmGetTrendingSets(ctx context.Context, params *PkmGetTrendingSetsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetSetCards Pokémon Trading Card Game: the products of one set, paginated (prices empty)
+	//
+	// Needs a key (every plan); counted. Cards first, then sealed products, in card-number order. `market_t.prices` and `market_c.prices` are empty here: card detail and search fill them.
+	//
+	// Corresponds with GET /sets/{set} (the `PkmGetSetCards` operationId).
+	PkmGetSetCards(ctx context.Context, set string, params *PkmGetSetCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetSetCompletionValue Pokémon Trading Card Game: what one copy of every card of a set costs
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+	//
+	// Corresponds with GET /sets/{set}/completion-value (the `PkmGetSetCompletionValue` operationId).
+	PkmGetSetCompletionValue(ctx context.Context, set string, params *PkmGetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetSetStatistics Pokémon Trading Card Game: price statistics of a set's cards in one finish, and its rarity breakdown
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+	//
+	// Corresponds with GET /sets/{set}/statistics (the `PkmGetSetStatistics` operationId).
+	PkmGetSetStatistics(ctx context.Context, set string, params *PkmGetSetStatisticsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTopCards The most expensive cards, or the fastest-growing ones
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
 	//
 	// Corresponds with GET /{game}/analytics/top-cards (the `GetTopCards` operationId).
 	GetTopCards(ctx context.Context, game GetTopCardsParamsGame, params *GetTopCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4934,7 +7588,7 @@ type ClientInterface interface {
 
 	// GetCardHistory A card's daily prices on one marketplace, oldest first
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
 	//
 	// Corresponds with GET /{game}/cards/{id}/history (the `GetCardHistory` operationId).
 	GetCardHistory(ctx context.Context, game GetCardHistoryParamsGame, id string, params *GetCardHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4955,7 +7609,7 @@ type ClientInterface interface {
 
 	// GetSetPrices The prices of every product of a set, one row per finish
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
 	//
 	// Corresponds with GET /{game}/prices/{set} (the `GetSetPrices` operationId).
 	GetSetPrices(ctx context.Context, game GetSetPricesParamsGame, set string, params *GetSetPricesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4976,7 +7630,7 @@ type ClientInterface interface {
 
 	// GetTrendingSets The sets whose Cardmarket prices moved most (7-day against 30-day average)
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
 	//
 	// Corresponds with GET /{game}/sets/trending (the `GetTrendingSets` operationId).
 	GetTrendingSets(ctx context.Context, game GetTrendingSetsParamsGame, params *GetTrendingSetsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4990,14 +7644,14 @@ type ClientInterface interface {
 
 	// GetSetCompletionValue What one copy of every card of a set costs
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
 	//
 	// Corresponds with GET /{game}/sets/{set}/completion-value (the `GetSetCompletionValue` operationId).
 	GetSetCompletionValue(ctx context.Context, game GetSetCompletionValueParamsGame, set string, params *GetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSetStatistics Price statistics of a set's cards in one finish, and its rarity breakdown
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
 	//
 	// Corresponds with GET /{game}/sets/{set}/statistics (the `GetSetStatistics` operationId).
 	GetSetStatistics(ctx context.Context, game GetSetStatisticsParamsGame, set string, params *GetSetStatisticsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5010,6 +7664,159 @@ type ClientInterface interface {
 // Corresponds with GET / (the `GetRoot` operationId).
 func (c *Client) GetRoot(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetRootRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetTopCards Pokémon Trading Card Game: the most expensive cards, or the fastest-growing ones
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+//
+// Corresponds with GET /analytics/top-cards (the `PkmGetTopCards` operationId).
+func (c *Client) PkmGetTopCards(ctx context.Context, params *PkmGetTopCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetTopCardsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmListBulkFiles Pokémon Trading Card Game: the whole-catalogue download files of the game
+//
+// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+//
+// Corresponds with GET /bulk (the `PkmListBulkFiles` operationId).
+func (c *Client) PkmListBulkFiles(ctx context.Context, params *PkmListBulkFilesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmListBulkFilesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetBulkFile Pokémon Trading Card Game: one bulk file, as gzip bytes, resumable
+//
+// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
+//
+// Corresponds with GET /bulk/{name} (the `PkmGetBulkFile` operationId).
+func (c *Client) PkmGetBulkFile(ctx context.Context, name PkmGetBulkFileParamsName, params *PkmGetBulkFileParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetBulkFileRequest(c.Server, name, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetCards Pokémon Trading Card Game: up to 100 cards by their ids, in one request
+//
+// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+//
+// Corresponds with GET /cards (the `PkmGetCards` operationId).
+func (c *Client) PkmGetCards(ctx context.Context, params *PkmGetCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetCardsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetCardByCardmarketProduct Pokémon Trading Card Game: the card of a Cardmarket product, by its idProduct
+//
+// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+//
+// Corresponds with GET /cards/cardmarket/{idProduct} (the `PkmGetCardByCardmarketProduct` operationId).
+func (c *Client) PkmGetCardByCardmarketProduct(ctx context.Context, idProduct int, params *PkmGetCardByCardmarketProductParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetCardByCardmarketProductRequest(c.Server, idProduct, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetCardByTCGplayerProduct Pokémon Trading Card Game: the card of a TCGplayer product, by its productId
+//
+// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+//
+// Corresponds with GET /cards/tcgplayer/{productId} (the `PkmGetCardByTCGplayerProduct` operationId).
+func (c *Client) PkmGetCardByTCGplayerProduct(ctx context.Context, productId int, params *PkmGetCardByTCGplayerProductParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetCardByTCGplayerProductRequest(c.Server, productId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetCard Pokémon Trading Card Game: one card with all its prices
+//
+// Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
+//
+// Corresponds with GET /cards/{id} (the `PkmGetCard` operationId).
+func (c *Client) PkmGetCard(ctx context.Context, id string, params *PkmGetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetCardRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetCardHistory Pokémon Trading Card Game: a card's daily prices on one marketplace, oldest first
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+//
+// Corresponds with GET /cards/{id}/history (the `PkmGetCardHistory` operationId).
+func (c *Client) PkmGetCardHistory(ctx context.Context, id string, params *PkmGetCardHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetCardHistoryRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmListChanges Pokémon Trading Card Game: the cards whose detail body changed after a time, to keep a copy in sync
+//
+// Needs a key (every plan); counted. Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).
+//
+// Corresponds with GET /changes (the `PkmListChanges` operationId).
+func (c *Client) PkmListChanges(ctx context.Context, params *PkmListChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmListChangesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5071,6 +7878,23 @@ func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (
 	return c.Client.Do(req)
 }
 
+// PkmGetCardImage Pokémon Trading Card Game: the card's image, cacheable for 24 hours
+//
+// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+//
+// Corresponds with GET /images/{id} (the `PkmGetCardImage` operationId).
+func (c *Client) PkmGetCardImage(ctx context.Context, id string, params *PkmGetCardImageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetCardImageRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetLLMsTxt A plain-text guide to the API for AI assistants
 //
 // Public: no key needed; never counted.
@@ -5105,9 +7929,128 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
+// PkmGetSetPrices Pokémon Trading Card Game: the prices of every product of a set, one row per finish
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+//
+// Corresponds with GET /prices/{set} (the `PkmGetSetPrices` operationId).
+func (c *Client) PkmGetSetPrices(ctx context.Context, set string, params *PkmGetSetPricesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetSetPricesRequest(c.Server, set, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmSearchCards Pokémon Trading Card Game: cards by name or card number, with their prices
+//
+// Needs a key (every plan); counted. A `q` of 3 characters or more matches the names that contain every word of it, in any order, and the card numbers that start with it; a shorter one matches names and numbers that start with it. Case, accents and quote characters do not matter; `*`, `%`, `_` are plain text.
+//
+// Corresponds with GET /search (the `PkmSearchCards` operationId).
+func (c *Client) PkmSearchCards(ctx context.Context, params *PkmSearchCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmSearchCardsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmListSets Pokémon Trading Card Game: every set of the game that has products, newest first
+//
+// Needs a key (every plan); counted.
+//
+// Corresponds with GET /sets (the `PkmListSets` operationId).
+func (c *Client) PkmListSets(ctx context.Context, params *PkmListSetsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmListSetsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetTrendingSets Pokémon Trading Card Game: the sets whose Cardmarket prices moved most (7-day against 30-day average)
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+//
+// Corresponds with GET /sets/trending (the `PkmGetTrendingSets` operationId).
+func (c *Client) PkmGetTrendingSets(ctx context.Context, params *PkmGetTrendingSetsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetTrendingSetsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetSetCards Pokémon Trading Card Game: the products of one set, paginated (prices empty)
+//
+// Needs a key (every plan); counted. Cards first, then sealed products, in card-number order. `market_t.prices` and `market_c.prices` are empty here: card detail and search fill them.
+//
+// Corresponds with GET /sets/{set} (the `PkmGetSetCards` operationId).
+func (c *Client) PkmGetSetCards(ctx context.Context, set string, params *PkmGetSetCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetSetCardsRequest(c.Server, set, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetSetCompletionValue Pokémon Trading Card Game: what one copy of every card of a set costs
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+//
+// Corresponds with GET /sets/{set}/completion-value (the `PkmGetSetCompletionValue` operationId).
+func (c *Client) PkmGetSetCompletionValue(ctx context.Context, set string, params *PkmGetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetSetCompletionValueRequest(c.Server, set, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetSetStatistics Pokémon Trading Card Game: price statistics of a set's cards in one finish, and its rarity breakdown
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+//
+// Corresponds with GET /sets/{set}/statistics (the `PkmGetSetStatistics` operationId).
+func (c *Client) PkmGetSetStatistics(ctx context.Context, set string, params *PkmGetSetStatisticsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetSetStatisticsRequest(c.Server, set, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTopCards The most expensive cards, or the fastest-growing ones
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
 //
 // Corresponds with GET /{game}/analytics/top-cards (the `GetTopCards` operationId).
 func (c *Client) GetTopCards(ctx context.Context, game GetTopCardsParamsGame, params *GetTopCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5226,7 +8169,7 @@ func (c *Client) GetCard(ctx context.Context, game GetCardParamsGame, id string,
 
 // GetCardHistory A card's daily prices on one marketplace, oldest first
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
 //
 // Corresponds with GET /{game}/cards/{id}/history (the `GetCardHistory` operationId).
 func (c *Client) GetCardHistory(ctx context.Context, game GetCardHistoryParamsGame, id string, params *GetCardHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5277,7 +8220,7 @@ func (c *Client) GetCardImage(ctx context.Context, game GetCardImageParamsGame, 
 
 // GetSetPrices The prices of every product of a set, one row per finish
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
 //
 // Corresponds with GET /{game}/prices/{set} (the `GetSetPrices` operationId).
 func (c *Client) GetSetPrices(ctx context.Context, game GetSetPricesParamsGame, set string, params *GetSetPricesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5328,7 +8271,7 @@ func (c *Client) ListSets(ctx context.Context, game ListSetsParamsGame, params *
 
 // GetTrendingSets The sets whose Cardmarket prices moved most (7-day against 30-day average)
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
 //
 // Corresponds with GET /{game}/sets/trending (the `GetTrendingSets` operationId).
 func (c *Client) GetTrendingSets(ctx context.Context, game GetTrendingSetsParamsGame, params *GetTrendingSetsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5362,7 +8305,7 @@ func (c *Client) GetSetCards(ctx context.Context, game GetSetCardsParamsGame, se
 
 // GetSetCompletionValue What one copy of every card of a set costs
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
 //
 // Corresponds with GET /{game}/sets/{set}/completion-value (the `GetSetCompletionValue` operationId).
 func (c *Client) GetSetCompletionValue(ctx context.Context, game GetSetCompletionValueParamsGame, set string, params *GetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5379,7 +8322,7 @@ func (c *Client) GetSetCompletionValue(ctx context.Context, game GetSetCompletio
 
 // GetSetStatistics Price statistics of a set's cards in one finish, and its rarity breakdown
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
 //
 // Corresponds with GET /{game}/sets/{set}/statistics (the `GetSetStatistics` operationId).
 func (c *Client) GetSetStatistics(ctx context.Context, game GetSetStatisticsParamsGame, set string, params *GetSetStatisticsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5416,6 +8359,613 @@ func NewGetRootRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPkmGetTopCardsRequest constructs an http.Request for the PkmGetTopCards method
+func NewPkmGetTopCardsRequest(server string, params *PkmGetTopCardsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/analytics/top-cards")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Metric != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metric", *params.Metric, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Source != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "source", *params.Source, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmListBulkFilesRequest constructs an http.Request for the PkmListBulkFiles method
+func NewPkmListBulkFilesRequest(server string, params *PkmListBulkFilesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/bulk")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetBulkFileRequest constructs an http.Request for the PkmGetBulkFile method
+func NewPkmGetBulkFileRequest(server string, name PkmGetBulkFileParamsName, params *PkmGetBulkFileParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/bulk/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Range != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Range", *params.Range, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Range", headerParam0)
+		}
+
+		if params.IfRange != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Range", *params.IfRange, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Range", headerParam1)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetCardsRequest constructs an http.Request for the PkmGetCards method
+func NewPkmGetCardsRequest(server string, params *PkmGetCardsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ids", params.Ids, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetCardByCardmarketProductRequest constructs an http.Request for the PkmGetCardByCardmarketProduct method
+func NewPkmGetCardByCardmarketProductRequest(server string, idProduct int, params *PkmGetCardByCardmarketProductParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "idProduct", idProduct, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/cardmarket/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetCardByTCGplayerProductRequest constructs an http.Request for the PkmGetCardByTCGplayerProduct method
+func NewPkmGetCardByTCGplayerProductRequest(server string, productId int, params *PkmGetCardByTCGplayerProductParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "productId", productId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/tcgplayer/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetCardRequest constructs an http.Request for the PkmGetCard method
+func NewPkmGetCardRequest(server string, id string, params *PkmGetCardParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetCardHistoryRequest constructs an http.Request for the PkmGetCardHistory method
+func NewPkmGetCardHistoryRequest(server string, id string, params *PkmGetCardHistoryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/history", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Source != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "source", *params.Source, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Days != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "days", *params.Days, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmListChangesRequest constructs an http.Request for the PkmListChanges method
+func NewPkmListChangesRequest(server string, params *PkmListChangesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/changes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5517,6 +9067,55 @@ func NewGetHealthRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewPkmGetCardImageRequest constructs an http.Request for the PkmGetCardImage method
+func NewPkmGetCardImageRequest(server string, id string, params *PkmGetCardImageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/images/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetLLMsTxtRequest constructs an http.Request for the GetLLMsTxt method
 func NewGetLLMsTxtRequest(server string) (*http.Request, error) {
 	var err error
@@ -5566,6 +9165,507 @@ func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPkmGetSetPricesRequest constructs an http.Request for the PkmGetSetPrices method
+func NewPkmGetSetPricesRequest(server string, set string, params *PkmGetSetPricesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "set", set, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/prices/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Source != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "source", *params.Source, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmSearchCardsRequest constructs an http.Request for the PkmSearchCards method
+func NewPkmSearchCardsRequest(server string, params *PkmSearchCardsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/search")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmListSetsRequest constructs an http.Request for the PkmListSets method
+func NewPkmListSetsRequest(server string, params *PkmListSetsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetTrendingSetsRequest constructs an http.Request for the PkmGetTrendingSets method
+func NewPkmGetTrendingSetsRequest(server string, params *PkmGetTrendingSetsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sets/trending")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Period != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "period", *params.Period, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetSetCardsRequest constructs an http.Request for the PkmGetSetCards method
+func NewPkmGetSetCardsRequest(server string, set string, params *PkmGetSetCardsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "set", set, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetSetCompletionValueRequest constructs an http.Request for the PkmGetSetCompletionValue method
+func NewPkmGetSetCompletionValueRequest(server string, set string, params *PkmGetSetCompletionValueParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "set", set, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sets/%s/completion-value", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetSetStatisticsRequest constructs an http.Request for the PkmGetSetStatistics method
+func NewPkmGetSetStatisticsRequest(server string, set string, params *PkmGetSetStatisticsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "set", set, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sets/%s/statistics", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Variant != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "variant", *params.Variant, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6900,6 +11000,87 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET / (the `GetRoot` operationId).
 	GetRootWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetRootResponse, error)
 
+	// PkmGetTopCardsWithResponse Pokémon Trading Card Game: the most expensive cards, or the fastest-growing ones
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /analytics/top-cards (the `PkmGetTopCards` operationId).
+	PkmGetTopCardsWithResponse(ctx context.Context, params *PkmGetTopCardsParams, reqEditors ...RequestEditorFn) (*PkmGetTopCardsResponse, error)
+
+	// PkmListBulkFilesWithResponse Pokémon Trading Card Game: the whole-catalogue download files of the game
+	//
+	// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /bulk (the `PkmListBulkFiles` operationId).
+	PkmListBulkFilesWithResponse(ctx context.Context, params *PkmListBulkFilesParams, reqEditors ...RequestEditorFn) (*PkmListBulkFilesResponse, error)
+
+	// PkmGetBulkFileWithResponse Pokémon Trading Card Game: one bulk file, as gzip bytes, resumable
+	//
+	// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /bulk/{name} (the `PkmGetBulkFile` operationId).
+	PkmGetBulkFileWithResponse(ctx context.Context, name PkmGetBulkFileParamsName, params *PkmGetBulkFileParams, reqEditors ...RequestEditorFn) (*PkmGetBulkFileResponse, error)
+
+	// PkmGetCardsWithResponse Pokémon Trading Card Game: up to 100 cards by their ids, in one request
+	//
+	// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards (the `PkmGetCards` operationId).
+	PkmGetCardsWithResponse(ctx context.Context, params *PkmGetCardsParams, reqEditors ...RequestEditorFn) (*PkmGetCardsResponse, error)
+
+	// PkmGetCardByCardmarketProductWithResponse Pokémon Trading Card Game: the card of a Cardmarket product, by its idProduct
+	//
+	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/cardmarket/{idProduct} (the `PkmGetCardByCardmarketProduct` operationId).
+	PkmGetCardByCardmarketProductWithResponse(ctx context.Context, idProduct int, params *PkmGetCardByCardmarketProductParams, reqEditors ...RequestEditorFn) (*PkmGetCardByCardmarketProductResponse, error)
+
+	// PkmGetCardByTCGplayerProductWithResponse Pokémon Trading Card Game: the card of a TCGplayer product, by its productId
+	//
+	// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/tcgplayer/{productId} (the `PkmGetCardByTCGplayerProduct` operationId).
+	PkmGetCardByTCGplayerProductWithResponse(ctx context.Context, productId int, params *PkmGetCardByTCGplayerProductParams, reqEditors ...RequestEditorFn) (*PkmGetCardByTCGplayerProductResponse, error)
+
+	// PkmGetCardWithResponse Pokémon Trading Card Game: one card with all its prices
+	//
+	// Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/{id} (the `PkmGetCard` operationId).
+	PkmGetCardWithResponse(ctx context.Context, id string, params *PkmGetCardParams, reqEditors ...RequestEditorFn) (*PkmGetCardResponse, error)
+
+	// PkmGetCardHistoryWithResponse Pokémon Trading Card Game: a card's daily prices on one marketplace, oldest first
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/{id}/history (the `PkmGetCardHistory` operationId).
+	PkmGetCardHistoryWithResponse(ctx context.Context, id string, params *PkmGetCardHistoryParams, reqEditors ...RequestEditorFn) (*PkmGetCardHistoryResponse, error)
+
+	// PkmListChangesWithResponse Pokémon Trading Card Game: the cards whose detail body changed after a time, to keep a copy in sync
+	//
+	// Needs a key (every plan); counted. Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /changes (the `PkmListChanges` operationId).
+	PkmListChangesWithResponse(ctx context.Context, params *PkmListChangesParams, reqEditors ...RequestEditorFn) (*PkmListChangesResponse, error)
+
 	// GetDocsWithResponse The API reference and guides, as an HTML page
 	//
 	// Public: no key needed; never counted. The reference is rendered in the browser from /openapi.json; the guide pages are under /docs/, and the guide as Markdown at /docs/api.md.
@@ -6927,6 +11108,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /health (the `GetHealth` operationId).
 	GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
 
+	// PkmGetCardImageWithResponse Pokémon Trading Card Game: the card's image, cacheable for 24 hours
+	//
+	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /images/{id} (the `PkmGetCardImage` operationId).
+	PkmGetCardImageWithResponse(ctx context.Context, id string, params *PkmGetCardImageParams, reqEditors ...RequestEditorFn) (*PkmGetCardImageResponse, error)
+
 	// GetLLMsTxtWithResponse A plain-text guide to the API for AI assistants
 	//
 	// Public: no key needed; never counted.
@@ -6945,9 +11135,72 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
 
+	// PkmGetSetPricesWithResponse Pokémon Trading Card Game: the prices of every product of a set, one row per finish
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /prices/{set} (the `PkmGetSetPrices` operationId).
+	PkmGetSetPricesWithResponse(ctx context.Context, set string, params *PkmGetSetPricesParams, reqEditors ...RequestEditorFn) (*PkmGetSetPricesResponse, error)
+
+	// PkmSearchCardsWithResponse Pokémon Trading Card Game: cards by name or card number, with their prices
+	//
+	// Needs a key (every plan); counted. A `q` of 3 characters or more matches the names that contain every word of it, in any order, and the card numbers that start with it; a shorter one matches names and numbers that start with it. Case, accents and quote characters do not matter; `*`, `%`, `_` are plain text.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /search (the `PkmSearchCards` operationId).
+	PkmSearchCardsWithResponse(ctx context.Context, params *PkmSearchCardsParams, reqEditors ...RequestEditorFn) (*PkmSearchCardsResponse, error)
+
+	// PkmListSetsWithResponse Pokémon Trading Card Game: every set of the game that has products, newest first
+	//
+	// Needs a key (every plan); counted.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sets (the `PkmListSets` operationId).
+	PkmListSetsWithResponse(ctx context.Context, params *PkmListSetsParams, reqEditors ...RequestEditorFn) (*PkmListSetsResponse, error)
+
+	// PkmGetTrendingSetsWithResponse Pokémon Trading Card Game: the sets whose Cardmarket prices moved most (7-day against 30-day average)
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sets/trending (the `PkmGetTrendingSets` operationId).
+	PkmGetTrendingSetsWithResponse(ctx context.Context, params *PkmGetTrendingSetsParams, reqEditors ...RequestEditorFn) (*PkmGetTrendingSetsResponse, error)
+
+	// PkmGetSetCardsWithResponse Pokémon Trading Card Game: the products of one set, paginated (prices empty)
+	//
+	// Needs a key (every plan); counted. Cards first, then sealed products, in card-number order. `market_t.prices` and `market_c.prices` are empty here: card detail and search fill them.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sets/{set} (the `PkmGetSetCards` operationId).
+	PkmGetSetCardsWithResponse(ctx context.Context, set string, params *PkmGetSetCardsParams, reqEditors ...RequestEditorFn) (*PkmGetSetCardsResponse, error)
+
+	// PkmGetSetCompletionValueWithResponse Pokémon Trading Card Game: what one copy of every card of a set costs
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sets/{set}/completion-value (the `PkmGetSetCompletionValue` operationId).
+	PkmGetSetCompletionValueWithResponse(ctx context.Context, set string, params *PkmGetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*PkmGetSetCompletionValueResponse, error)
+
+	// PkmGetSetStatisticsWithResponse Pokémon Trading Card Game: price statistics of a set's cards in one finish, and its rarity breakdown
+	//
+	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sets/{set}/statistics (the `PkmGetSetStatistics` operationId).
+	PkmGetSetStatisticsWithResponse(ctx context.Context, set string, params *PkmGetSetStatisticsParams, reqEditors ...RequestEditorFn) (*PkmGetSetStatisticsResponse, error)
+
 	// GetTopCardsWithResponse The most expensive cards, or the fastest-growing ones
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7010,7 +11263,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetCardHistoryWithResponse A card's daily prices on one marketplace, oldest first
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7037,7 +11290,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetSetPricesWithResponse The prices of every product of a set, one row per finish
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7064,7 +11317,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetTrendingSetsWithResponse The sets whose Cardmarket prices moved most (7-day against 30-day average)
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7082,7 +11335,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetSetCompletionValueWithResponse What one copy of every card of a set costs
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7091,7 +11344,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetSetStatisticsWithResponse Price statistics of a set's cards in one finish, and its rarity breakdown
 	//
-	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+	// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7164,6 +11417,2444 @@ func (r GetRootResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetRootResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetTopCardsResponse200Headers the declared response headers of an HTTP 200 response for PkmGetTopCards
+type PkmGetTopCardsResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTopCardsResponse304Headers the declared response headers of an HTTP 304 response for PkmGetTopCards
+type PkmGetTopCardsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTopCardsResponse400Headers the declared response headers of an HTTP 400 response for PkmGetTopCards
+type PkmGetTopCardsResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTopCardsResponse401Headers the declared response headers of an HTTP 401 response for PkmGetTopCards
+type PkmGetTopCardsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTopCardsResponse403Headers the declared response headers of an HTTP 403 response for PkmGetTopCards
+type PkmGetTopCardsResponse403Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTopCardsResponse429Headers the declared response headers of an HTTP 429 response for PkmGetTopCards
+type PkmGetTopCardsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTopCardsResponse500Headers the declared response headers of an HTTP 500 response for PkmGetTopCards
+type PkmGetTopCardsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTopCardsResponse503Headers the declared response headers of an HTTP 503 response for PkmGetTopCards
+type PkmGetTopCardsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetTopCardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TopCards
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetTopCards400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PlanRequired
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetTopCardsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetTopCardsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetTopCardsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetTopCardsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PkmGetTopCardsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetTopCardsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetTopCardsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetTopCardsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetTopCardsResponse) GetJSON200() *TopCards {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetTopCardsResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetTopCards400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetTopCardsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PkmGetTopCardsResponse) GetJSON403() *PlanRequired {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetTopCardsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetTopCardsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetTopCardsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetTopCardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetTopCardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetTopCardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetTopCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmListBulkFilesResponse200Headers the declared response headers of an HTTP 200 response for PkmListBulkFiles
+type PkmListBulkFilesResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListBulkFilesResponse304Headers the declared response headers of an HTTP 304 response for PkmListBulkFiles
+type PkmListBulkFilesResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListBulkFilesResponse401Headers the declared response headers of an HTTP 401 response for PkmListBulkFiles
+type PkmListBulkFilesResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListBulkFilesResponse429Headers the declared response headers of an HTTP 429 response for PkmListBulkFiles
+type PkmListBulkFilesResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListBulkFilesResponse500Headers the declared response headers of an HTTP 500 response for PkmListBulkFiles
+type PkmListBulkFilesResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListBulkFilesResponse503Headers the declared response headers of an HTTP 503 response for PkmListBulkFiles
+type PkmListBulkFilesResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmListBulkFilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BulkFiles
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmListBulkFilesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmListBulkFilesResponse304Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmListBulkFilesResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmListBulkFilesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmListBulkFilesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmListBulkFilesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmListBulkFilesResponse) GetJSON200() *BulkFiles {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmListBulkFilesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmListBulkFilesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmListBulkFilesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmListBulkFilesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmListBulkFilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmListBulkFilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmListBulkFilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmListBulkFilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetBulkFileResponse200Headers the declared response headers of an HTTP 200 response for PkmGetBulkFile
+type PkmGetBulkFileResponse200Headers struct {
+	AcceptRanges            string
+	CacheControl            string
+	ContentDisposition      *string
+	ETag                    string
+	LastModified            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetBulkFileResponse206Headers the declared response headers of an HTTP 206 response for PkmGetBulkFile
+type PkmGetBulkFileResponse206Headers struct {
+	AcceptRanges            string
+	CacheControl            string
+	ContentDisposition      *string
+	ContentRange            string
+	ETag                    string
+	LastModified            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetBulkFileResponse304Headers the declared response headers of an HTTP 304 response for PkmGetBulkFile
+type PkmGetBulkFileResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetBulkFileResponse401Headers the declared response headers of an HTTP 401 response for PkmGetBulkFile
+type PkmGetBulkFileResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetBulkFileResponse404Headers the declared response headers of an HTTP 404 response for PkmGetBulkFile
+type PkmGetBulkFileResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetBulkFileResponse416Headers the declared response headers of an HTTP 416 response for PkmGetBulkFile
+type PkmGetBulkFileResponse416Headers struct {
+	CacheControl            string
+	ContentRange            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetBulkFileResponse429Headers the declared response headers of an HTTP 429 response for PkmGetBulkFile
+type PkmGetBulkFileResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetBulkFileResponse500Headers the declared response headers of an HTTP 500 response for PkmGetBulkFile
+type PkmGetBulkFileResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetBulkFileResponse503Headers the declared response headers of an HTTP 503 response for PkmGetBulkFile
+type PkmGetBulkFileResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetBulkFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  string                                 `json:"docs"`
+		Error PkmGetBulkFile404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON416 the response for an HTTP 416 `application/json` response
+	JSON416 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetBulkFile416JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetBulkFile503JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetBulkFileResponse200Headers
+	// Headers206 the parsed response headers for an HTTP 206 response
+	Headers206 *PkmGetBulkFileResponse206Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetBulkFileResponse304Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetBulkFileResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetBulkFileResponse404Headers
+	// Headers416 the parsed response headers for an HTTP 416 response
+	Headers416 *PkmGetBulkFileResponse416Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetBulkFileResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetBulkFileResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetBulkFileResponse503Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetBulkFileResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetBulkFileResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  string                                 `json:"docs"`
+	Error PkmGetBulkFile404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON416 returns the response for an HTTP 416 `application/json` response
+func (r PkmGetBulkFileResponse) GetJSON416() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetBulkFile416JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON416
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetBulkFileResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetBulkFileResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetBulkFileResponse) GetJSON503() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetBulkFile503JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetBulkFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetBulkFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetBulkFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetBulkFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetCardsResponse200Headers the declared response headers of an HTTP 200 response for PkmGetCards
+type PkmGetCardsResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardsResponse304Headers the declared response headers of an HTTP 304 response for PkmGetCards
+type PkmGetCardsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardsResponse400Headers the declared response headers of an HTTP 400 response for PkmGetCards
+type PkmGetCardsResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardsResponse401Headers the declared response headers of an HTTP 401 response for PkmGetCards
+type PkmGetCardsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardsResponse429Headers the declared response headers of an HTTP 429 response for PkmGetCards
+type PkmGetCardsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardsResponse500Headers the declared response headers of an HTTP 500 response for PkmGetCards
+type PkmGetCardsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardsResponse503Headers the declared response headers of an HTTP 503 response for PkmGetCards
+type PkmGetCardsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetCardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CardBatch
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                             `json:"docs,omitempty"`
+		Error PkmGetCards400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetCardsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetCardsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetCardsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetCardsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetCardsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetCardsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetCardsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetCardsResponse) GetJSON200() *CardBatch {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetCardsResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                             `json:"docs,omitempty"`
+	Error PkmGetCards400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetCardsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetCardsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetCardsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetCardsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetCardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetCardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetCardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetCardByCardmarketProductResponse200Headers the declared response headers of an HTTP 200 response for PkmGetCardByCardmarketProduct
+type PkmGetCardByCardmarketProductResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByCardmarketProductResponse304Headers the declared response headers of an HTTP 304 response for PkmGetCardByCardmarketProduct
+type PkmGetCardByCardmarketProductResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByCardmarketProductResponse400Headers the declared response headers of an HTTP 400 response for PkmGetCardByCardmarketProduct
+type PkmGetCardByCardmarketProductResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByCardmarketProductResponse401Headers the declared response headers of an HTTP 401 response for PkmGetCardByCardmarketProduct
+type PkmGetCardByCardmarketProductResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByCardmarketProductResponse404Headers the declared response headers of an HTTP 404 response for PkmGetCardByCardmarketProduct
+type PkmGetCardByCardmarketProductResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByCardmarketProductResponse429Headers the declared response headers of an HTTP 429 response for PkmGetCardByCardmarketProduct
+type PkmGetCardByCardmarketProductResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByCardmarketProductResponse500Headers the declared response headers of an HTTP 500 response for PkmGetCardByCardmarketProduct
+type PkmGetCardByCardmarketProductResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByCardmarketProductResponse503Headers the declared response headers of an HTTP 503 response for PkmGetCardByCardmarketProduct
+type PkmGetCardByCardmarketProductResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetCardByCardmarketProductResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Card
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                               `json:"docs,omitempty"`
+		Error PkmGetCardByCardmarketProduct400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                               `json:"docs,omitempty"`
+		Error PkmGetCardByCardmarketProduct404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetCardByCardmarketProductResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetCardByCardmarketProductResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetCardByCardmarketProductResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetCardByCardmarketProductResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetCardByCardmarketProductResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetCardByCardmarketProductResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetCardByCardmarketProductResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetCardByCardmarketProductResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetCardByCardmarketProductResponse) GetJSON200() *Card {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetCardByCardmarketProductResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                               `json:"docs,omitempty"`
+	Error PkmGetCardByCardmarketProduct400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetCardByCardmarketProductResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetCardByCardmarketProductResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                               `json:"docs,omitempty"`
+	Error PkmGetCardByCardmarketProduct404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetCardByCardmarketProductResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetCardByCardmarketProductResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetCardByCardmarketProductResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetCardByCardmarketProductResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetCardByCardmarketProductResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetCardByCardmarketProductResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetCardByCardmarketProductResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetCardByTCGplayerProductResponse200Headers the declared response headers of an HTTP 200 response for PkmGetCardByTCGplayerProduct
+type PkmGetCardByTCGplayerProductResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByTCGplayerProductResponse304Headers the declared response headers of an HTTP 304 response for PkmGetCardByTCGplayerProduct
+type PkmGetCardByTCGplayerProductResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByTCGplayerProductResponse400Headers the declared response headers of an HTTP 400 response for PkmGetCardByTCGplayerProduct
+type PkmGetCardByTCGplayerProductResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByTCGplayerProductResponse401Headers the declared response headers of an HTTP 401 response for PkmGetCardByTCGplayerProduct
+type PkmGetCardByTCGplayerProductResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByTCGplayerProductResponse404Headers the declared response headers of an HTTP 404 response for PkmGetCardByTCGplayerProduct
+type PkmGetCardByTCGplayerProductResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByTCGplayerProductResponse429Headers the declared response headers of an HTTP 429 response for PkmGetCardByTCGplayerProduct
+type PkmGetCardByTCGplayerProductResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByTCGplayerProductResponse500Headers the declared response headers of an HTTP 500 response for PkmGetCardByTCGplayerProduct
+type PkmGetCardByTCGplayerProductResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardByTCGplayerProductResponse503Headers the declared response headers of an HTTP 503 response for PkmGetCardByTCGplayerProduct
+type PkmGetCardByTCGplayerProductResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetCardByTCGplayerProductResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Card
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                              `json:"docs,omitempty"`
+		Error PkmGetCardByTCGplayerProduct400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                              `json:"docs,omitempty"`
+		Error PkmGetCardByTCGplayerProduct404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetCardByTCGplayerProductResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetCardByTCGplayerProductResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetCardByTCGplayerProductResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetCardByTCGplayerProductResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetCardByTCGplayerProductResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetCardByTCGplayerProductResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetCardByTCGplayerProductResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetCardByTCGplayerProductResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetCardByTCGplayerProductResponse) GetJSON200() *Card {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetCardByTCGplayerProductResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                              `json:"docs,omitempty"`
+	Error PkmGetCardByTCGplayerProduct400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetCardByTCGplayerProductResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetCardByTCGplayerProductResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                              `json:"docs,omitempty"`
+	Error PkmGetCardByTCGplayerProduct404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetCardByTCGplayerProductResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetCardByTCGplayerProductResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetCardByTCGplayerProductResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetCardByTCGplayerProductResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetCardByTCGplayerProductResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetCardByTCGplayerProductResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetCardByTCGplayerProductResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetCardResponse200Headers the declared response headers of an HTTP 200 response for PkmGetCard
+type PkmGetCardResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardResponse304Headers the declared response headers of an HTTP 304 response for PkmGetCard
+type PkmGetCardResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardResponse400Headers the declared response headers of an HTTP 400 response for PkmGetCard
+type PkmGetCardResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardResponse401Headers the declared response headers of an HTTP 401 response for PkmGetCard
+type PkmGetCardResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardResponse404Headers the declared response headers of an HTTP 404 response for PkmGetCard
+type PkmGetCardResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardResponse429Headers the declared response headers of an HTTP 429 response for PkmGetCard
+type PkmGetCardResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardResponse500Headers the declared response headers of an HTTP 500 response for PkmGetCard
+type PkmGetCardResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardResponse503Headers the declared response headers of an HTTP 503 response for PkmGetCard
+type PkmGetCardResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Card
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                            `json:"docs,omitempty"`
+		Error PkmGetCard400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                            `json:"docs,omitempty"`
+		Error PkmGetCard404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetCardResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetCardResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetCardResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetCardResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetCardResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetCardResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetCardResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetCardResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetCardResponse) GetJSON200() *Card {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetCardResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                            `json:"docs,omitempty"`
+	Error PkmGetCard400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetCardResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetCardResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                            `json:"docs,omitempty"`
+	Error PkmGetCard404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetCardResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetCardResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetCardResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetCardHistoryResponse200Headers the declared response headers of an HTTP 200 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse200Headers struct {
+	CacheControl            string
+	ContentDisposition      *string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardHistoryResponse304Headers the declared response headers of an HTTP 304 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardHistoryResponse400Headers the declared response headers of an HTTP 400 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardHistoryResponse401Headers the declared response headers of an HTTP 401 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardHistoryResponse403Headers the declared response headers of an HTTP 403 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse403Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardHistoryResponse404Headers the declared response headers of an HTTP 404 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardHistoryResponse429Headers the declared response headers of an HTTP 429 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardHistoryResponse500Headers the declared response headers of an HTTP 500 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardHistoryResponse503Headers the declared response headers of an HTTP 503 response for PkmGetCardHistory
+type PkmGetCardHistoryResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetCardHistoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PriceHistory
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                   `json:"docs,omitempty"`
+		Error PkmGetCardHistory400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PlanRequired
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                   `json:"docs,omitempty"`
+		Error PkmGetCardHistory404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                   `json:"docs,omitempty"`
+		Error PkmGetCardHistory503JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetCardHistoryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetCardHistoryResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetCardHistoryResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetCardHistoryResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PkmGetCardHistoryResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetCardHistoryResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetCardHistoryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetCardHistoryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetCardHistoryResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetCardHistoryResponse) GetJSON200() *PriceHistory {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetCardHistoryResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                   `json:"docs,omitempty"`
+	Error PkmGetCardHistory400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetCardHistoryResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PkmGetCardHistoryResponse) GetJSON403() *PlanRequired {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetCardHistoryResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                   `json:"docs,omitempty"`
+	Error PkmGetCardHistory404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetCardHistoryResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetCardHistoryResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetCardHistoryResponse) GetJSON503() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                   `json:"docs,omitempty"`
+	Error PkmGetCardHistory503JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetCardHistoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetCardHistoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetCardHistoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetCardHistoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmListChangesResponse200Headers the declared response headers of an HTTP 200 response for PkmListChanges
+type PkmListChangesResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListChangesResponse304Headers the declared response headers of an HTTP 304 response for PkmListChanges
+type PkmListChangesResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListChangesResponse400Headers the declared response headers of an HTTP 400 response for PkmListChanges
+type PkmListChangesResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListChangesResponse401Headers the declared response headers of an HTTP 401 response for PkmListChanges
+type PkmListChangesResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListChangesResponse429Headers the declared response headers of an HTTP 429 response for PkmListChanges
+type PkmListChangesResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListChangesResponse500Headers the declared response headers of an HTTP 500 response for PkmListChanges
+type PkmListChangesResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListChangesResponse503Headers the declared response headers of an HTTP 503 response for PkmListChanges
+type PkmListChangesResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmListChangesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Changes
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmListChanges400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmListChanges503JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmListChangesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmListChangesResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmListChangesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmListChangesResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmListChangesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmListChangesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmListChangesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmListChangesResponse) GetJSON200() *Changes {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmListChangesResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmListChanges400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmListChangesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmListChangesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmListChangesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmListChangesResponse) GetJSON503() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmListChanges503JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmListChangesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmListChangesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmListChangesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmListChangesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7428,6 +14119,355 @@ func (r GetHealthResponse) ContentType() string {
 	return ""
 }
 
+// PkmGetCardImageResponse200Headers the declared response headers of an HTTP 200 response for PkmGetCardImage
+type PkmGetCardImageResponse200Headers struct {
+	CacheControl            string
+	ETag                    string
+	XImageSize              string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardImageResponse304Headers the declared response headers of an HTTP 304 response for PkmGetCardImage
+type PkmGetCardImageResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	XImageSize              string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardImageResponse400Headers the declared response headers of an HTTP 400 response for PkmGetCardImage
+type PkmGetCardImageResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardImageResponse401Headers the declared response headers of an HTTP 401 response for PkmGetCardImage
+type PkmGetCardImageResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardImageResponse404Headers the declared response headers of an HTTP 404 response for PkmGetCardImage
+type PkmGetCardImageResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardImageResponse429Headers the declared response headers of an HTTP 429 response for PkmGetCardImage
+type PkmGetCardImageResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardImageResponse500Headers the declared response headers of an HTTP 500 response for PkmGetCardImage
+type PkmGetCardImageResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardImageResponse502Headers the declared response headers of an HTTP 502 response for PkmGetCardImage
+type PkmGetCardImageResponse502Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetCardImageResponse503Headers the declared response headers of an HTTP 503 response for PkmGetCardImage
+type PkmGetCardImageResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetCardImageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                 `json:"docs,omitempty"`
+		Error PkmGetCardImage400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                 `json:"docs,omitempty"`
+		Error PkmGetCardImage404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                 `json:"docs,omitempty"`
+		Error PkmGetCardImage502JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetCardImageResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetCardImageResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetCardImageResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetCardImageResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetCardImageResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetCardImageResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetCardImageResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *PkmGetCardImageResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetCardImageResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetCardImageResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                 `json:"docs,omitempty"`
+	Error PkmGetCardImage400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetCardImageResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetCardImageResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                 `json:"docs,omitempty"`
+	Error PkmGetCardImage404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetCardImageResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetCardImageResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r PkmGetCardImageResponse) GetJSON502() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                 `json:"docs,omitempty"`
+	Error PkmGetCardImage502JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetCardImageResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetCardImageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetCardImageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetCardImageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetCardImageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetLLMsTxtResponse200Headers the declared response headers of an HTTP 200 response for GetLLMsTxt
 type GetLLMsTxtResponse200Headers struct {
 	CacheControl            string
@@ -7559,6 +14599,1796 @@ func (r GetOpenAPIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetSetPricesResponse200Headers the declared response headers of an HTTP 200 response for PkmGetSetPrices
+type PkmGetSetPricesResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetPricesResponse304Headers the declared response headers of an HTTP 304 response for PkmGetSetPrices
+type PkmGetSetPricesResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetPricesResponse400Headers the declared response headers of an HTTP 400 response for PkmGetSetPrices
+type PkmGetSetPricesResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetPricesResponse401Headers the declared response headers of an HTTP 401 response for PkmGetSetPrices
+type PkmGetSetPricesResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetPricesResponse403Headers the declared response headers of an HTTP 403 response for PkmGetSetPrices
+type PkmGetSetPricesResponse403Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetPricesResponse404Headers the declared response headers of an HTTP 404 response for PkmGetSetPrices
+type PkmGetSetPricesResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetPricesResponse429Headers the declared response headers of an HTTP 429 response for PkmGetSetPrices
+type PkmGetSetPricesResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetPricesResponse500Headers the declared response headers of an HTTP 500 response for PkmGetSetPrices
+type PkmGetSetPricesResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetPricesResponse503Headers the declared response headers of an HTTP 503 response for PkmGetSetPrices
+type PkmGetSetPricesResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetSetPricesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PkmGetSetPrices200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                 `json:"docs,omitempty"`
+		Error PkmGetSetPrices400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PlanRequired
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                 `json:"docs,omitempty"`
+		Error PkmGetSetPrices404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetSetPricesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetSetPricesResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetSetPricesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetSetPricesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PkmGetSetPricesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetSetPricesResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetSetPricesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetSetPricesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetSetPricesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetSetPricesResponse) GetJSON200() *PkmGetSetPrices200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetSetPricesResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                 `json:"docs,omitempty"`
+	Error PkmGetSetPrices400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetSetPricesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PkmGetSetPricesResponse) GetJSON403() *PlanRequired {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetSetPricesResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                 `json:"docs,omitempty"`
+	Error PkmGetSetPrices404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetSetPricesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetSetPricesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetSetPricesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetSetPricesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetSetPricesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetSetPricesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetSetPricesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmSearchCardsResponse200Headers the declared response headers of an HTTP 200 response for PkmSearchCards
+type PkmSearchCardsResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmSearchCardsResponse304Headers the declared response headers of an HTTP 304 response for PkmSearchCards
+type PkmSearchCardsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmSearchCardsResponse400Headers the declared response headers of an HTTP 400 response for PkmSearchCards
+type PkmSearchCardsResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmSearchCardsResponse401Headers the declared response headers of an HTTP 401 response for PkmSearchCards
+type PkmSearchCardsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmSearchCardsResponse429Headers the declared response headers of an HTTP 429 response for PkmSearchCards
+type PkmSearchCardsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmSearchCardsResponse500Headers the declared response headers of an HTTP 500 response for PkmSearchCards
+type PkmSearchCardsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmSearchCardsResponse503Headers the declared response headers of an HTTP 503 response for PkmSearchCards
+type PkmSearchCardsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmSearchCardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SearchResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmSearchCards400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmSearchCards503JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmSearchCardsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmSearchCardsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmSearchCardsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmSearchCardsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmSearchCardsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmSearchCardsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmSearchCardsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmSearchCardsResponse) GetJSON200() *SearchResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmSearchCardsResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmSearchCards400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmSearchCardsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmSearchCardsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmSearchCardsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmSearchCardsResponse) GetJSON503() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmSearchCards503JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmSearchCardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmSearchCardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmSearchCardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmSearchCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmListSetsResponse200Headers the declared response headers of an HTTP 200 response for PkmListSets
+type PkmListSetsResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListSetsResponse304Headers the declared response headers of an HTTP 304 response for PkmListSets
+type PkmListSetsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListSetsResponse401Headers the declared response headers of an HTTP 401 response for PkmListSets
+type PkmListSetsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListSetsResponse429Headers the declared response headers of an HTTP 429 response for PkmListSets
+type PkmListSetsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListSetsResponse500Headers the declared response headers of an HTTP 500 response for PkmListSets
+type PkmListSetsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmListSetsResponse503Headers the declared response headers of an HTTP 503 response for PkmListSets
+type PkmListSetsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmListSetsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SetList
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmListSetsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmListSetsResponse304Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmListSetsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmListSetsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmListSetsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmListSetsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmListSetsResponse) GetJSON200() *SetList {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmListSetsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmListSetsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmListSetsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmListSetsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmListSetsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmListSetsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmListSetsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmListSetsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetTrendingSetsResponse200Headers the declared response headers of an HTTP 200 response for PkmGetTrendingSets
+type PkmGetTrendingSetsResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTrendingSetsResponse304Headers the declared response headers of an HTTP 304 response for PkmGetTrendingSets
+type PkmGetTrendingSetsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTrendingSetsResponse400Headers the declared response headers of an HTTP 400 response for PkmGetTrendingSets
+type PkmGetTrendingSetsResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTrendingSetsResponse401Headers the declared response headers of an HTTP 401 response for PkmGetTrendingSets
+type PkmGetTrendingSetsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTrendingSetsResponse403Headers the declared response headers of an HTTP 403 response for PkmGetTrendingSets
+type PkmGetTrendingSetsResponse403Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTrendingSetsResponse429Headers the declared response headers of an HTTP 429 response for PkmGetTrendingSets
+type PkmGetTrendingSetsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTrendingSetsResponse500Headers the declared response headers of an HTTP 500 response for PkmGetTrendingSets
+type PkmGetTrendingSetsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetTrendingSetsResponse503Headers the declared response headers of an HTTP 503 response for PkmGetTrendingSets
+type PkmGetTrendingSetsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetTrendingSetsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrendingSets
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                    `json:"docs,omitempty"`
+		Error PkmGetTrendingSets400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PlanRequired
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetTrendingSetsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetTrendingSetsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetTrendingSetsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetTrendingSetsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PkmGetTrendingSetsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetTrendingSetsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetTrendingSetsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetTrendingSetsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetTrendingSetsResponse) GetJSON200() *TrendingSets {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetTrendingSetsResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                    `json:"docs,omitempty"`
+	Error PkmGetTrendingSets400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetTrendingSetsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PkmGetTrendingSetsResponse) GetJSON403() *PlanRequired {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetTrendingSetsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetTrendingSetsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetTrendingSetsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetTrendingSetsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetTrendingSetsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetTrendingSetsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetTrendingSetsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetSetCardsResponse200Headers the declared response headers of an HTTP 200 response for PkmGetSetCards
+type PkmGetSetCardsResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCardsResponse304Headers the declared response headers of an HTTP 304 response for PkmGetSetCards
+type PkmGetSetCardsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCardsResponse400Headers the declared response headers of an HTTP 400 response for PkmGetSetCards
+type PkmGetSetCardsResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCardsResponse401Headers the declared response headers of an HTTP 401 response for PkmGetSetCards
+type PkmGetSetCardsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCardsResponse404Headers the declared response headers of an HTTP 404 response for PkmGetSetCards
+type PkmGetSetCardsResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCardsResponse429Headers the declared response headers of an HTTP 429 response for PkmGetSetCards
+type PkmGetSetCardsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCardsResponse500Headers the declared response headers of an HTTP 500 response for PkmGetSetCards
+type PkmGetSetCardsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCardsResponse503Headers the declared response headers of an HTTP 503 response for PkmGetSetCards
+type PkmGetSetCardsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetSetCardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PkmGetSetCards200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetSetCards400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetSetCards404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetSetCardsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetSetCardsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetSetCardsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetSetCardsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetSetCardsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetSetCardsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetSetCardsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetSetCardsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetSetCardsResponse) GetJSON200() *PkmGetSetCards200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetSetCardsResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetSetCards400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetSetCardsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetSetCardsResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetSetCards404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetSetCardsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetSetCardsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetSetCardsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetSetCardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetSetCardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetSetCardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetSetCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetSetCompletionValueResponse200Headers the declared response headers of an HTTP 200 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCompletionValueResponse304Headers the declared response headers of an HTTP 304 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCompletionValueResponse401Headers the declared response headers of an HTTP 401 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCompletionValueResponse403Headers the declared response headers of an HTTP 403 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse403Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCompletionValueResponse404Headers the declared response headers of an HTTP 404 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCompletionValueResponse429Headers the declared response headers of an HTTP 429 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCompletionValueResponse500Headers the declared response headers of an HTTP 500 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetCompletionValueResponse503Headers the declared response headers of an HTTP 503 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetSetCompletionValueResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PkmGetSetCompletionValue200JSONResponseBody
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PlanRequired
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                          `json:"docs,omitempty"`
+		Error PkmGetSetCompletionValue404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetSetCompletionValueResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetSetCompletionValueResponse304Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetSetCompletionValueResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PkmGetSetCompletionValueResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetSetCompletionValueResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetSetCompletionValueResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetSetCompletionValueResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetSetCompletionValueResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetSetCompletionValueResponse) GetJSON200() *PkmGetSetCompletionValue200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetSetCompletionValueResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PkmGetSetCompletionValueResponse) GetJSON403() *PlanRequired {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetSetCompletionValueResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                          `json:"docs,omitempty"`
+	Error PkmGetSetCompletionValue404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetSetCompletionValueResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetSetCompletionValueResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetSetCompletionValueResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetSetCompletionValueResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetSetCompletionValueResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetSetCompletionValueResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetSetCompletionValueResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetSetStatisticsResponse200Headers the declared response headers of an HTTP 200 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetStatisticsResponse304Headers the declared response headers of an HTTP 304 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetStatisticsResponse400Headers the declared response headers of an HTTP 400 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetStatisticsResponse401Headers the declared response headers of an HTTP 401 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetStatisticsResponse403Headers the declared response headers of an HTTP 403 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse403Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetStatisticsResponse404Headers the declared response headers of an HTTP 404 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetStatisticsResponse429Headers the declared response headers of an HTTP 429 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetStatisticsResponse500Headers the declared response headers of an HTTP 500 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetStatisticsResponse503Headers the declared response headers of an HTTP 503 response for PkmGetSetStatistics
+type PkmGetSetStatisticsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetSetStatisticsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PkmGetSetStatistics200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                     `json:"docs,omitempty"`
+		Error PkmGetSetStatistics400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *PlanRequired
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                     `json:"docs,omitempty"`
+		Error PkmGetSetStatistics404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetSetStatisticsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetSetStatisticsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetSetStatisticsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetSetStatisticsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PkmGetSetStatisticsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetSetStatisticsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetSetStatisticsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetSetStatisticsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetSetStatisticsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PkmGetSetStatisticsResponse) GetJSON200() *PkmGetSetStatistics200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetSetStatisticsResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                     `json:"docs,omitempty"`
+	Error PkmGetSetStatistics400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetSetStatisticsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PkmGetSetStatisticsResponse) GetJSON403() *PlanRequired {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetSetStatisticsResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                     `json:"docs,omitempty"`
+	Error PkmGetSetStatistics404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetSetStatisticsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetSetStatisticsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetSetStatisticsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetSetStatisticsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetSetStatisticsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetSetStatisticsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetSetStatisticsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12157,6 +20987,141 @@ func (c *ClientWithResponses) GetRootWithResponse(ctx context.Context, reqEditor
 	return ParseGetRootResponse(rsp)
 }
 
+// PkmGetTopCardsWithResponse Pokémon Trading Card Game: the most expensive cards, or the fastest-growing ones
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /analytics/top-cards (the `PkmGetTopCards` operationId).
+func (c *ClientWithResponses) PkmGetTopCardsWithResponse(ctx context.Context, params *PkmGetTopCardsParams, reqEditors ...RequestEditorFn) (*PkmGetTopCardsResponse, error) {
+	rsp, err := c.PkmGetTopCards(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetTopCardsResponse(rsp)
+}
+
+// PkmListBulkFilesWithResponse Pokémon Trading Card Game: the whole-catalogue download files of the game
+//
+// Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /bulk (the `PkmListBulkFiles` operationId).
+func (c *ClientWithResponses) PkmListBulkFilesWithResponse(ctx context.Context, params *PkmListBulkFilesParams, reqEditors ...RequestEditorFn) (*PkmListBulkFilesResponse, error) {
+	rsp, err := c.PkmListBulkFiles(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmListBulkFilesResponse(rsp)
+}
+
+// PkmGetBulkFileWithResponse Pokémon Trading Card Game: one bulk file, as gzip bytes, resumable
+//
+// Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /bulk/{name} (the `PkmGetBulkFile` operationId).
+func (c *ClientWithResponses) PkmGetBulkFileWithResponse(ctx context.Context, name PkmGetBulkFileParamsName, params *PkmGetBulkFileParams, reqEditors ...RequestEditorFn) (*PkmGetBulkFileResponse, error) {
+	rsp, err := c.PkmGetBulkFile(ctx, name, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetBulkFileResponse(rsp)
+}
+
+// PkmGetCardsWithResponse Pokémon Trading Card Game: up to 100 cards by their ids, in one request
+//
+// Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards (the `PkmGetCards` operationId).
+func (c *ClientWithResponses) PkmGetCardsWithResponse(ctx context.Context, params *PkmGetCardsParams, reqEditors ...RequestEditorFn) (*PkmGetCardsResponse, error) {
+	rsp, err := c.PkmGetCards(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetCardsResponse(rsp)
+}
+
+// PkmGetCardByCardmarketProductWithResponse Pokémon Trading Card Game: the card of a Cardmarket product, by its idProduct
+//
+// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/cardmarket/{idProduct} (the `PkmGetCardByCardmarketProduct` operationId).
+func (c *ClientWithResponses) PkmGetCardByCardmarketProductWithResponse(ctx context.Context, idProduct int, params *PkmGetCardByCardmarketProductParams, reqEditors ...RequestEditorFn) (*PkmGetCardByCardmarketProductResponse, error) {
+	rsp, err := c.PkmGetCardByCardmarketProduct(ctx, idProduct, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetCardByCardmarketProductResponse(rsp)
+}
+
+// PkmGetCardByTCGplayerProductWithResponse Pokémon Trading Card Game: the card of a TCGplayer product, by its productId
+//
+// Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/tcgplayer/{productId} (the `PkmGetCardByTCGplayerProduct` operationId).
+func (c *ClientWithResponses) PkmGetCardByTCGplayerProductWithResponse(ctx context.Context, productId int, params *PkmGetCardByTCGplayerProductParams, reqEditors ...RequestEditorFn) (*PkmGetCardByTCGplayerProductResponse, error) {
+	rsp, err := c.PkmGetCardByTCGplayerProduct(ctx, productId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetCardByTCGplayerProductResponse(rsp)
+}
+
+// PkmGetCardWithResponse Pokémon Trading Card Game: one card with all its prices
+//
+// Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/{id} (the `PkmGetCard` operationId).
+func (c *ClientWithResponses) PkmGetCardWithResponse(ctx context.Context, id string, params *PkmGetCardParams, reqEditors ...RequestEditorFn) (*PkmGetCardResponse, error) {
+	rsp, err := c.PkmGetCard(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetCardResponse(rsp)
+}
+
+// PkmGetCardHistoryWithResponse Pokémon Trading Card Game: a card's daily prices on one marketplace, oldest first
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/{id}/history (the `PkmGetCardHistory` operationId).
+func (c *ClientWithResponses) PkmGetCardHistoryWithResponse(ctx context.Context, id string, params *PkmGetCardHistoryParams, reqEditors ...RequestEditorFn) (*PkmGetCardHistoryResponse, error) {
+	rsp, err := c.PkmGetCardHistory(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetCardHistoryResponse(rsp)
+}
+
+// PkmListChangesWithResponse Pokémon Trading Card Game: the cards whose detail body changed after a time, to keep a copy in sync
+//
+// Needs a key (every plan); counted. Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /changes (the `PkmListChanges` operationId).
+func (c *ClientWithResponses) PkmListChangesWithResponse(ctx context.Context, params *PkmListChangesParams, reqEditors ...RequestEditorFn) (*PkmListChangesResponse, error) {
+	rsp, err := c.PkmListChanges(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmListChangesResponse(rsp)
+}
+
 // GetDocsWithResponse The API reference and guides, as an HTML page
 //
 // Public: no key needed; never counted. The reference is rendered in the browser from /openapi.json; the guide pages are under /docs/, and the guide as Markdown at /docs/api.md.
@@ -12202,6 +21167,21 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEdit
 	return ParseGetHealthResponse(rsp)
 }
 
+// PkmGetCardImageWithResponse Pokémon Trading Card Game: the card's image, cacheable for 24 hours
+//
+// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /images/{id} (the `PkmGetCardImage` operationId).
+func (c *ClientWithResponses) PkmGetCardImageWithResponse(ctx context.Context, id string, params *PkmGetCardImageParams, reqEditors ...RequestEditorFn) (*PkmGetCardImageResponse, error) {
+	rsp, err := c.PkmGetCardImage(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetCardImageResponse(rsp)
+}
+
 // GetLLMsTxtWithResponse A plain-text guide to the API for AI assistants
 //
 // Public: no key needed; never counted.
@@ -12232,9 +21212,114 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 	return ParseGetOpenAPIResponse(rsp)
 }
 
+// PkmGetSetPricesWithResponse Pokémon Trading Card Game: the prices of every product of a set, one row per finish
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /prices/{set} (the `PkmGetSetPrices` operationId).
+func (c *ClientWithResponses) PkmGetSetPricesWithResponse(ctx context.Context, set string, params *PkmGetSetPricesParams, reqEditors ...RequestEditorFn) (*PkmGetSetPricesResponse, error) {
+	rsp, err := c.PkmGetSetPrices(ctx, set, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetSetPricesResponse(rsp)
+}
+
+// PkmSearchCardsWithResponse Pokémon Trading Card Game: cards by name or card number, with their prices
+//
+// Needs a key (every plan); counted. A `q` of 3 characters or more matches the names that contain every word of it, in any order, and the card numbers that start with it; a shorter one matches names and numbers that start with it. Case, accents and quote characters do not matter; `*`, `%`, `_` are plain text.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /search (the `PkmSearchCards` operationId).
+func (c *ClientWithResponses) PkmSearchCardsWithResponse(ctx context.Context, params *PkmSearchCardsParams, reqEditors ...RequestEditorFn) (*PkmSearchCardsResponse, error) {
+	rsp, err := c.PkmSearchCards(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmSearchCardsResponse(rsp)
+}
+
+// PkmListSetsWithResponse Pokémon Trading Card Game: every set of the game that has products, newest first
+//
+// Needs a key (every plan); counted.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sets (the `PkmListSets` operationId).
+func (c *ClientWithResponses) PkmListSetsWithResponse(ctx context.Context, params *PkmListSetsParams, reqEditors ...RequestEditorFn) (*PkmListSetsResponse, error) {
+	rsp, err := c.PkmListSets(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmListSetsResponse(rsp)
+}
+
+// PkmGetTrendingSetsWithResponse Pokémon Trading Card Game: the sets whose Cardmarket prices moved most (7-day against 30-day average)
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sets/trending (the `PkmGetTrendingSets` operationId).
+func (c *ClientWithResponses) PkmGetTrendingSetsWithResponse(ctx context.Context, params *PkmGetTrendingSetsParams, reqEditors ...RequestEditorFn) (*PkmGetTrendingSetsResponse, error) {
+	rsp, err := c.PkmGetTrendingSets(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetTrendingSetsResponse(rsp)
+}
+
+// PkmGetSetCardsWithResponse Pokémon Trading Card Game: the products of one set, paginated (prices empty)
+//
+// Needs a key (every plan); counted. Cards first, then sealed products, in card-number order. `market_t.prices` and `market_c.prices` are empty here: card detail and search fill them.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sets/{set} (the `PkmGetSetCards` operationId).
+func (c *ClientWithResponses) PkmGetSetCardsWithResponse(ctx context.Context, set string, params *PkmGetSetCardsParams, reqEditors ...RequestEditorFn) (*PkmGetSetCardsResponse, error) {
+	rsp, err := c.PkmGetSetCards(ctx, set, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetSetCardsResponse(rsp)
+}
+
+// PkmGetSetCompletionValueWithResponse Pokémon Trading Card Game: what one copy of every card of a set costs
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sets/{set}/completion-value (the `PkmGetSetCompletionValue` operationId).
+func (c *ClientWithResponses) PkmGetSetCompletionValueWithResponse(ctx context.Context, set string, params *PkmGetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*PkmGetSetCompletionValueResponse, error) {
+	rsp, err := c.PkmGetSetCompletionValue(ctx, set, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetSetCompletionValueResponse(rsp)
+}
+
+// PkmGetSetStatisticsWithResponse Pokémon Trading Card Game: price statistics of a set's cards in one finish, and its rarity breakdown
+//
+// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sets/{set}/statistics (the `PkmGetSetStatistics` operationId).
+func (c *ClientWithResponses) PkmGetSetStatisticsWithResponse(ctx context.Context, set string, params *PkmGetSetStatisticsParams, reqEditors ...RequestEditorFn) (*PkmGetSetStatisticsResponse, error) {
+	rsp, err := c.PkmGetSetStatistics(ctx, set, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetSetStatisticsResponse(rsp)
+}
+
 // GetTopCardsWithResponse The most expensive cards, or the fastest-growing ones
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12339,7 +21424,7 @@ func (c *ClientWithResponses) GetCardWithResponse(ctx context.Context, game GetC
 
 // GetCardHistoryWithResponse A card's daily prices on one marketplace, oldest first
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12384,7 +21469,7 @@ func (c *ClientWithResponses) GetCardImageWithResponse(ctx context.Context, game
 
 // GetSetPricesWithResponse The prices of every product of a set, one row per finish
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12429,7 +21514,7 @@ func (c *ClientWithResponses) ListSetsWithResponse(ctx context.Context, game Lis
 
 // GetTrendingSetsWithResponse The sets whose Cardmarket prices moved most (7-day against 30-day average)
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12459,7 +21544,7 @@ func (c *ClientWithResponses) GetSetCardsWithResponse(ctx context.Context, game 
 
 // GetSetCompletionValueWithResponse What one copy of every card of a set costs
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12474,7 +21559,7 @@ func (c *ClientWithResponses) GetSetCompletionValueWithResponse(ctx context.Cont
 
 // GetSetStatisticsWithResponse Price statistics of a set's cards in one finish, and its rarity breakdown
 //
-// **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+// **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12601,6 +21686,4750 @@ func ParseGetRootResponse(rsp *http.Response) (*GetRootResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetTopCardsResponse parses an HTTP response from a PkmGetTopCardsWithResponse call
+func ParsePkmGetTopCardsResponse(rsp *http.Response) (*PkmGetTopCardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetTopCardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TopCards
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetTopCards400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PlanRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetTopCardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetTopCardsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetTopCardsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetTopCardsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PkmGetTopCardsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetTopCardsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetTopCardsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetTopCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmListBulkFilesResponse parses an HTTP response from a PkmListBulkFilesWithResponse call
+func ParsePkmListBulkFilesResponse(rsp *http.Response) (*PkmListBulkFilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmListBulkFilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BulkFiles
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmListBulkFilesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmListBulkFilesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmListBulkFilesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmListBulkFilesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmListBulkFilesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmListBulkFilesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetBulkFileResponse parses an HTTP response from a PkmGetBulkFileWithResponse call
+func ParsePkmGetBulkFileResponse(rsp *http.Response) (*PkmGetBulkFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetBulkFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  string                                 `json:"docs"`
+			Error PkmGetBulkFile404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 416:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetBulkFile416JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON416 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetBulkFile503JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetBulkFileResponse200Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 206:
+		var headers PkmGetBulkFileResponse206Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers206 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetBulkFileResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetBulkFileResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetBulkFileResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 416:
+		var headers PkmGetBulkFileResponse416Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers416 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetBulkFileResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetBulkFileResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetBulkFileResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetCardsResponse parses an HTTP response from a PkmGetCardsWithResponse call
+func ParsePkmGetCardsResponse(rsp *http.Response) (*PkmGetCardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetCardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CardBatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                             `json:"docs,omitempty"`
+			Error PkmGetCards400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetCardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetCardsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetCardsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetCardsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetCardsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetCardsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetCardByCardmarketProductResponse parses an HTTP response from a PkmGetCardByCardmarketProductWithResponse call
+func ParsePkmGetCardByCardmarketProductResponse(rsp *http.Response) (*PkmGetCardByCardmarketProductResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetCardByCardmarketProductResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Card
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                               `json:"docs,omitempty"`
+			Error PkmGetCardByCardmarketProduct400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                               `json:"docs,omitempty"`
+			Error PkmGetCardByCardmarketProduct404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetCardByCardmarketProductResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetCardByCardmarketProductResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetCardByCardmarketProductResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetCardByCardmarketProductResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetCardByCardmarketProductResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetCardByCardmarketProductResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetCardByCardmarketProductResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetCardByCardmarketProductResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetCardByTCGplayerProductResponse parses an HTTP response from a PkmGetCardByTCGplayerProductWithResponse call
+func ParsePkmGetCardByTCGplayerProductResponse(rsp *http.Response) (*PkmGetCardByTCGplayerProductResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetCardByTCGplayerProductResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Card
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                              `json:"docs,omitempty"`
+			Error PkmGetCardByTCGplayerProduct400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                              `json:"docs,omitempty"`
+			Error PkmGetCardByTCGplayerProduct404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetCardByTCGplayerProductResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetCardByTCGplayerProductResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetCardByTCGplayerProductResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetCardByTCGplayerProductResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetCardByTCGplayerProductResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetCardByTCGplayerProductResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetCardByTCGplayerProductResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetCardByTCGplayerProductResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetCardResponse parses an HTTP response from a PkmGetCardWithResponse call
+func ParsePkmGetCardResponse(rsp *http.Response) (*PkmGetCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Card
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                            `json:"docs,omitempty"`
+			Error PkmGetCard400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                            `json:"docs,omitempty"`
+			Error PkmGetCard404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetCardResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetCardResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetCardResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetCardResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetCardResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetCardResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetCardResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetCardResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetCardHistoryResponse parses an HTTP response from a PkmGetCardHistoryWithResponse call
+func ParsePkmGetCardHistoryResponse(rsp *http.Response) (*PkmGetCardHistoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetCardHistoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PriceHistory
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                   `json:"docs,omitempty"`
+			Error PkmGetCardHistory400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PlanRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                   `json:"docs,omitempty"`
+			Error PkmGetCardHistory404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                   `json:"docs,omitempty"`
+			Error PkmGetCardHistory503JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetCardHistoryResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetCardHistoryResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetCardHistoryResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetCardHistoryResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PkmGetCardHistoryResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetCardHistoryResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetCardHistoryResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetCardHistoryResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetCardHistoryResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmListChangesResponse parses an HTTP response from a PkmListChangesWithResponse call
+func ParsePkmListChangesResponse(rsp *http.Response) (*PkmListChangesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmListChangesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Changes
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmListChanges400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmListChanges503JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmListChangesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmListChangesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmListChangesResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmListChangesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmListChangesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmListChangesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmListChangesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -13122,6 +26951,616 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	return response, nil
 }
 
+// ParsePkmGetCardImageResponse parses an HTTP response from a PkmGetCardImageWithResponse call
+func ParsePkmGetCardImageResponse(rsp *http.Response) (*PkmGetCardImageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetCardImageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                 `json:"docs,omitempty"`
+			Error PkmGetCardImage400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                 `json:"docs,omitempty"`
+			Error PkmGetCardImage404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                 `json:"docs,omitempty"`
+			Error PkmGetCardImage502JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetCardImageResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-Image-Size"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Image-Size", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XImageSize = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetCardImageResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-Image-Size"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Image-Size", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XImageSize = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetCardImageResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetCardImageResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetCardImageResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetCardImageResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetCardImageResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers PkmGetCardImageResponse502Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetCardImageResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetLLMsTxtResponse parses an HTTP response from a GetLLMsTxtWithResponse call
 func ParseGetLLMsTxtResponse(rsp *http.Response) (*GetLLMsTxtResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13362,6 +27801,3634 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetSetPricesResponse parses an HTTP response from a PkmGetSetPricesWithResponse call
+func ParsePkmGetSetPricesResponse(rsp *http.Response) (*PkmGetSetPricesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetSetPricesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PkmGetSetPrices200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                 `json:"docs,omitempty"`
+			Error PkmGetSetPrices400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PlanRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                 `json:"docs,omitempty"`
+			Error PkmGetSetPrices404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetSetPricesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetSetPricesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetSetPricesResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetSetPricesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PkmGetSetPricesResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetSetPricesResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetSetPricesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetSetPricesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetSetPricesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmSearchCardsResponse parses an HTTP response from a PkmSearchCardsWithResponse call
+func ParsePkmSearchCardsResponse(rsp *http.Response) (*PkmSearchCardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmSearchCardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SearchResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmSearchCards400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmSearchCards503JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmSearchCardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmSearchCardsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmSearchCardsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmSearchCardsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmSearchCardsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmSearchCardsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmSearchCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmListSetsResponse parses an HTTP response from a PkmListSetsWithResponse call
+func ParsePkmListSetsResponse(rsp *http.Response) (*PkmListSetsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmListSetsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SetList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmListSetsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmListSetsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmListSetsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmListSetsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmListSetsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmListSetsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetTrendingSetsResponse parses an HTTP response from a PkmGetTrendingSetsWithResponse call
+func ParsePkmGetTrendingSetsResponse(rsp *http.Response) (*PkmGetTrendingSetsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetTrendingSetsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrendingSets
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                    `json:"docs,omitempty"`
+			Error PkmGetTrendingSets400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PlanRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetTrendingSetsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetTrendingSetsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetTrendingSetsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetTrendingSetsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PkmGetTrendingSetsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetTrendingSetsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetTrendingSetsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetTrendingSetsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetSetCardsResponse parses an HTTP response from a PkmGetSetCardsWithResponse call
+func ParsePkmGetSetCardsResponse(rsp *http.Response) (*PkmGetSetCardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetSetCardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PkmGetSetCards200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetSetCards400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetSetCards404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetSetCardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetSetCardsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetSetCardsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetSetCardsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetSetCardsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetSetCardsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetSetCardsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetSetCardsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetSetCompletionValueResponse parses an HTTP response from a PkmGetSetCompletionValueWithResponse call
+func ParsePkmGetSetCompletionValueResponse(rsp *http.Response) (*PkmGetSetCompletionValueResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetSetCompletionValueResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PkmGetSetCompletionValue200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PlanRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                          `json:"docs,omitempty"`
+			Error PkmGetSetCompletionValue404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetSetCompletionValueResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetSetCompletionValueResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetSetCompletionValueResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PkmGetSetCompletionValueResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetSetCompletionValueResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetSetCompletionValueResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetSetCompletionValueResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetSetCompletionValueResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePkmGetSetStatisticsResponse parses an HTTP response from a PkmGetSetStatisticsWithResponse call
+func ParsePkmGetSetStatisticsResponse(rsp *http.Response) (*PkmGetSetStatisticsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetSetStatisticsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PkmGetSetStatistics200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                     `json:"docs,omitempty"`
+			Error PkmGetSetStatistics400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest PlanRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                     `json:"docs,omitempty"`
+			Error PkmGetSetStatistics404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetSetStatisticsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetSetStatisticsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetSetStatisticsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetSetStatisticsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PkmGetSetStatisticsResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetSetStatisticsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetSetStatisticsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetSetStatisticsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetSetStatisticsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -71,6 +71,29 @@ func TestClient(t *testing.T) {
 		}
 	})
 
+	t.Run("the base game and One Piece", func(t *testing.T) {
+		// Pokémon's routes have no prefix (their own operations, Pkm*); One
+		// Piece's take the game "op".
+		zapdos, err := client.PkmGetCardByTCGplayerProductWithResponse(ctx, 42356, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := zapdos.JSON200; c == nil || !strings.HasPrefix(c.Id, "pkm_") || c.CardInfo.Name != "Zapdos" {
+			t.Fatalf("GET /cards/tcgplayer/42356: %d %.300s", zapdos.StatusCode(), zapdos.Body)
+		}
+		again, err := client.PkmGetCardWithResponse(ctx, zapdos.JSON200.Id, nil)
+		if err != nil || again.JSON200 == nil || !bytes.Equal(again.Body, zapdos.Body) {
+			t.Errorf("GET /cards/%s: %v %.200s", zapdos.JSON200.Id, err, again.Body)
+		}
+		sets, err := client.ListSetsWithResponse(ctx, "op", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sets.JSON200 == nil || !strings.Contains(string(sets.Body), `"set_code":"OP01"`) {
+			t.Errorf("GET /op/sets: %d %.300s", sets.StatusCode(), sets.Body)
+		}
+	})
+
 	t.Run("marketplace numbers and batch", func(t *testing.T) {
 		byTCG, err := client.GetCardByTCGplayerProductWithResponse(ctx, "dbs", 615549, nil)
 		if err != nil {

@@ -13,7 +13,7 @@ export type SetList = Schemas["SetList"];
 export type SetCards = Schemas["SetCards"];
 /** Every error answer: `{error, message, ...}`; test on `error`, which is stable. */
 export type ErrorBody = Schemas["Error"];
-/** A game's path prefix: `dbs` or `mtg`. */
+/** A prefixed game's path prefix: `dbs`, `mtg` or `op`. The base game (Pokémon) has paths of its own, without a prefix: `/sets`, `/cards/{id}`, ... */
 export type Game = components["parameters"]["game"];
 
 /** A cardcat client: openapi-fetch's, typed by the API's paths. */

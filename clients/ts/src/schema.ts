@@ -24,6 +24,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analytics/top-cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the most expensive cards, or the fastest-growing ones
+         * @description **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+         */
+        get: operations["pkmGetTopCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the whole-catalogue download files of the game
+         * @description Needs a key (every plan); counted. Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.
+         */
+        get: operations["pkmListBulkFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: one bulk file, as gzip bytes, resumable
+         * @description Needs a key (every plan); counted. Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.
+         */
+        get: operations["pkmGetBulkFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: up to 100 cards by their ids, in one request
+         * @description Needs a key (every plan); counted. Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.
+         */
+        get: operations["pkmGetCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/cardmarket/{idProduct}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the card of a Cardmarket product, by its idProduct
+         * @description Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.
+         */
+        get: operations["pkmGetCardByCardmarketProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/tcgplayer/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the card of a TCGplayer product, by its productId
+         * @description Needs a key (every plan); counted. The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.
+         */
+        get: operations["pkmGetCardByTCGplayerProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: one card with all its prices
+         * @description Needs a key (every plan); counted. Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.
+         */
+        get: operations["pkmGetCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cards/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: a card's daily prices on one marketplace, oldest first
+         * @description **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+         */
+        get: operations["pkmGetCardHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the cards whose detail body changed after a time, to keep a copy in sync
+         * @description Needs a key (every plan); counted. Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).
+         */
+        get: operations["pkmListChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -76,6 +256,26 @@ export interface paths {
          * @description Public: no key needed; never counted. `status` says whether this server can answer the API: unhealthy (503) only before its catalogue is loaded or when its API keys could not be refreshed for too long. A failing `database`, `cache` or `storage` shows in `checks` while `status` stays `healthy`: the catalogue and keys are served from memory. `catalogue` gives the version served and when it was written (`updated_at`), so that a monitor sees stale data.
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/images/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the card's image, cacheable for 24 hours
+         * @description Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+         */
+        get: operations["pkmGetCardImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -144,6 +344,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/prices/{set}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the prices of every product of a set, one row per finish
+         * @description **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+         */
+        get: operations["pkmGetSetPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: cards by name or card number, with their prices
+         * @description Needs a key (every plan); counted. A `q` of 3 characters or more matches the names that contain every word of it, in any order, and the card numbers that start with it; a shorter one matches names and numbers that start with it. Case, accents and quote characters do not matter; `*`, `%`, `_` are plain text.
+         */
+        get: operations["pkmSearchCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: every set of the game that has products, newest first
+         * @description Needs a key (every plan); counted.
+         */
+        get: operations["pkmListSets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sets/trending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the sets whose Cardmarket prices moved most (7-day against 30-day average)
+         * @description **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+         */
+        get: operations["pkmGetTrendingSets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sets/{set}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the products of one set, paginated (prices empty)
+         * @description Needs a key (every plan); counted. Cards first, then sealed products, in card-number order. `market_t.prices` and `market_c.prices` are empty here: card detail and search fill them.
+         */
+        get: operations["pkmGetSetCards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sets/{set}/completion-value": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: what one copy of every card of a set costs
+         * @description **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+         */
+        get: operations["pkmGetSetCompletionValue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sets/{set}/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: price statistics of a set's cards in one finish, and its rarity breakdown
+         * @description **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+         */
+        get: operations["pkmGetSetStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{game}/analytics/top-cards": {
         parameters: {
             query?: never;
@@ -153,7 +493,7 @@ export interface paths {
         };
         /**
          * The most expensive cards, or the fastest-growing ones
-         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
+         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
          */
         get: operations["getTopCards"];
         put?: never;
@@ -293,7 +633,7 @@ export interface paths {
         };
         /**
          * A card's daily prices on one marketplace, oldest first
-         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
+         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.
          */
         get: operations["getCardHistory"];
         put?: never;
@@ -353,7 +693,7 @@ export interface paths {
         };
         /**
          * The prices of every product of a set, one row per finish
-         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
+         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.
          */
         get: operations["getSetPrices"];
         put?: never;
@@ -413,7 +753,7 @@ export interface paths {
         };
         /**
          * The sets whose Cardmarket prices moved most (7-day against 30-day average)
-         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
+         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Cards from 1 EUR up. Always this endpoint: a set whose code is "trending" is reached by its set_id.
          */
         get: operations["getTrendingSets"];
         put?: never;
@@ -453,7 +793,7 @@ export interface paths {
         };
         /**
          * What one copy of every card of a set costs
-         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
+         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
          */
         get: operations["getSetCompletionValue"];
         put?: never;
@@ -473,7 +813,7 @@ export interface paths {
         };
         /**
          * Price statistics of a set's cards in one finish, and its rarity breakdown
-         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
+         * @description **Paid**: needs the Ultra or Business plan, or an active 7-day trial (the Pro plan also opens those of `pkm` and `op`); otherwise 403 `Plan upgrade required`. Counted like every keyed request. Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.
          */
         get: operations["getSetStatistics"];
         put?: never;
@@ -610,6 +950,10 @@ export interface components {
         };
         /** @description The catalogue data of a card, then the game's own fields (strings), each present only when the card has it. */
         CardInfo: {
+            /** @description Of pkm cards that have it, in the card's order. */
+            attacks?: string[];
+            /** @description Of op cards that have it. */
+            attribute?: string;
             card_number: string | null;
             /** @description Rules text, keeping the marketplace's HTML; for a sealed product, its description. */
             card_text: string | null;
@@ -621,14 +965,16 @@ export interface components {
             character_traits?: string;
             /** @description The name without punctuation, spaces collapsed. */
             clean_name: string;
-            /** @description Of dbs cards that have it. */
+            /** @description Of dbs, op cards that have it. */
             color?: string;
             /** @description Of dbs cards that have it. */
             combo_energy?: string;
             /** @description Of dbs cards that have it. */
             combo_power?: string;
-            /** @description Of dbs cards that have it. */
+            /** @description Of dbs, op cards that have it. */
             cost?: string;
+            /** @description Of op cards that have it. */
+            counter?: string;
             /** @description Of dbs cards that have it. */
             energy_color_cost?: string;
             /** @description Of dbs cards that have it. */
@@ -637,10 +983,14 @@ export interface components {
             flavor_text?: string;
             /** @description Of dbs cards that have it. */
             gtin?: string;
+            /** @description Of pkm cards that have it. */
+            hp?: string;
+            /** @description Of op cards that have it. */
+            life?: string;
             name: string;
             /** @description Of mtg cards that have it. */
             p?: string;
-            /** @description Of dbs cards that have it. */
+            /** @description Of dbs, op cards that have it. */
             power?: string;
             /**
              * @description `card`, `sealed`, or null when it cannot be told.
@@ -651,6 +1001,10 @@ export interface components {
             publisher_disclaimer?: string;
             /** @description As the marketplace writes it. */
             rarity: string | null;
+            /** @description Of pkm cards that have it. */
+            resistance?: string;
+            /** @description Of pkm cards that have it. */
+            retreat_cost?: string;
             /** @description Short code; not unique. */
             set_code: string | null;
             /** @description Unique; negative for a set that exists only on Cardmarket. */
@@ -658,14 +1012,20 @@ export interface components {
             set_name: string;
             /** @description Of dbs cards that have it. */
             special_trait?: string;
+            /** @description Of pkm cards that have it. */
+            stage?: string;
             /** @description Of mtg cards that have it. */
             sub_type?: string;
+            /** @description Of op cards that have it. */
+            sub_types?: string;
             /** @description Of mtg cards that have it. */
             t?: string;
             /** @description Of mtg cards that have it. */
             upc?: string;
             /** @description The finishes TCGplayer prices, in its order; [] when it prices none. */
             variants: string[];
+            /** @description Of pkm cards that have it. */
+            weakness?: string;
             /** @description Of dbs cards that have it. */
             z_energy_cost?: string;
         };
@@ -811,10 +1171,10 @@ export interface components {
             /** @description The card's 64-hex Cardmarket id; it always resolves on the card endpoint. */
             id: string;
             /**
-             * @description How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set. Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
+             * @description How the card's TCGplayer and Cardmarket products were linked: `mtgjson` by MTGJSON's identifiers (Magic sealed products), `operator` by the operator's own list, `name` by the same name inside a Cardmarket expansion matched to the TCGplayer set, `name_set_pair` the same inside an expansion that TCGdex's published set pairs match to the set (Pokémon). Left out for a card only on Cardmarket (nothing was linked). A wrong link can be reported to the operator, who can forbid it.
              * @enum {string}
              */
-            match?: "mtgjson" | "operator" | "name";
+            match?: "mtgjson" | "operator" | "name" | "name_set_pair";
             /** @description One per priced finish; can be empty; empty in a set's listing. */
             prices: components["schemas"]["CMPrice"][];
             /** @description Cardmarket's product number. */
@@ -1239,7 +1599,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description A paid endpoint without the Ultra or Business plan or an active trial. `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else. */
+        /** @description A paid endpoint without the Ultra or Business plan or an active trial (or the Pro plan, for the games it covers). `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else. */
         PlanRequired: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control"];
@@ -1324,8 +1684,8 @@ export interface components {
     parameters: {
         /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
         IfNoneMatch: string;
-        /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
-        game: "dbs" | "mtg";
+        /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+        game: "dbs" | "mtg" | "op";
     };
     requestBodies: never;
     headers: {
@@ -1392,6 +1752,709 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+        };
+    };
+    pkmGetTopCards: {
+        parameters: {
+            query?: {
+                /** @description What to rank by. Matched without regard to case; an empty value is the default. */
+                metric?: "price" | "growth";
+                /** @description Which marketplace: `tcg` (the default for `price`) or `cm` (the default for, and the only one allowed with, `growth`). Matched without regard to case; an empty value is the default. */
+                source?: "tcg" | "cm";
+                /** @description How many cards to answer, from 1; above 100 it is taken as 100. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cards, first the highest. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopCards"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description A parameter's value is not allowed; the message names it and its allowed values. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PlanRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmListBulkFiles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files built for the catalogue version being served. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkFiles"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetBulkFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, `bytes=FIRST-` or `bytes=FIRST-LAST`, to resume a download. */
+                Range?: string;
+                /** @description The file's ETag: the Range applies only while the file is still that one, else the whole file is answered. */
+                "If-Range"?: string;
+                /** @description An ETag of this file from an earlier answer. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description A bulk file's name, as GET /{game}/bulk lists it. */
+                name: "cards.jsonl.gz" | "prices.csv.gz";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": unknown;
+                };
+            };
+            /** @description The byte range asked for. */
+            206: {
+                headers: {
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": unknown;
+                };
+            };
+            /** @description The file has not changed since the ETag sent in `If-None-Match`. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No bulk file has that name; `did_you_mean` is the listing, GET /{game}/bulk. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Endpoint not found";
+                    };
+                };
+            };
+            /** @description The Range asks for no byte of the file. */
+            416: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The file of the catalogue version being served is still being built, or the catalogue is still loading. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Service unavailable";
+                    };
+                };
+            };
+        };
+    };
+    pkmGetCards: {
+        parameters: {
+            query: {
+                /** @description 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list. */
+                ids: string;
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cards found, and the ids that found none. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardBatch"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description `ids` is missing or empty, holds an empty id, or lists more than 100 ids. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetCardByCardmarketProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
+                idProduct: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card, prices filled. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The product number is not a whole number from 1 to 9223372036854775807 written with digits only. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No card of the game is that product. When a card of another game is, `did_you_mean` is its path. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Card not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetCardByTCGplayerProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
+                productId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card, prices filled. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The product number is not a whole number from 1 to 9223372036854775807 written with digits only. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No card of the game is that product. When a card of another game is, `did_you_mean` is its path. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Card not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card, prices filled. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Card"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description The id is malformed, or belongs to the other game (then with `did_you_mean`, the right path). */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid or corrupted card ID";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description A well-formed id of no card. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Card not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetCardHistory: {
+        parameters: {
+            query?: {
+                /** @description Which marketplace's prices: TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default. */
+                source?: "tcg" | "cm";
+                /** @description How many UTC days, ending on the catalogue's day, from 1 to 365. An empty value is the default. */
+                days?: number;
+                /** @description The answer's format: JSON, or CSV (`text/csv`, RFC 4180, a header row, an empty field for a null). Matched without regard to case; an empty value is the default. */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The card's points (its canonical id in `id`), possibly none; with `format=csv`, the same rows as CSV, as an attachment (`Content-Disposition`). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceHistory"];
+                    "text/csv": components["schemas"]["Text"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description `source`, `days` or `format` is not allowed (the message names it and its allowed values); or the id is malformed, or belongs to the other game (then with `did_you_mean`, the right path). */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter" | "Invalid or corrupted card ID";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PlanRequired"];
+            /** @description A well-formed id of no card. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Card not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The price history cannot be read right now, or the catalogue is still loading. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Service unavailable";
+                    };
+                };
+            };
+        };
+    };
+    pkmListChanges: {
+        parameters: {
+            query: {
+                /** @description An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy. */
+                since: string;
+                /** @description The page, from 1. A page past the end is an empty list with the true totals. */
+                page?: number;
+                /** @description How many cards to answer, from 1; above 1000 it is taken as 1000. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the changed cards. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Changes"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description `since` is missing, not an RFC 3339 time, or older than the change history kept (the message says where it starts and points at GET /{game}/bulk); or `page` or `limit` is not an integer of 1 or more. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The change feed cannot be read right now. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Service unavailable";
+                    };
+                };
+            };
         };
     };
     getDocs: {
@@ -1504,6 +2567,114 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+        };
+    };
+    pkmGetCardImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag of this image from an earlier answer. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image, of the type its source gives (`image/jpeg`). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Image-Size": components["headers"]["X-Image-Size"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": unknown;
+                };
+            };
+            /** @description The image has not changed since the ETag sent in `If-None-Match`. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Image-Size": components["headers"]["X-Image-Size"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is malformed, or belongs to the other game (then with `did_you_mean`, the right path). */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid or corrupted card ID";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description A well-formed id of no card, or a card without an image (Cardmarket-only cards, products without a picture). */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Card not found" | "Image not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The image source cannot be reached right now; ask again after `Retry-After` seconds. */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Image not available";
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getLLMsTxt: {
@@ -1697,6 +2868,484 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    pkmGetSetPrices: {
+        parameters: {
+            query?: {
+                /** @description Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default. */
+                source?: "both" | "tcg" | "cm";
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                set: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows; or the disambiguation of a shared set code. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricesBySet"] | components["schemas"]["Disambiguation"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description A parameter's value is not allowed; the message names it and its allowed values. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PlanRequired"];
+            /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Set not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmSearchCards: {
+        parameters: {
+            query: {
+                /** @description The name or card number to find; 2 to 100 characters after trimming surrounding spaces. */
+                q: string;
+                /** @description The page, from 1. A page past the end is an empty list with the true totals. */
+                page?: number;
+                /** @description How many cards to answer, from 1; above 100 it is taken as 100. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching cards, prices filled. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResult"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description `q` is missing, too short, too long or only quotes; it looks like SQL; or `page` or `limit` is not an integer of 1 or more. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Query parameter required" | "Search query rejected" | "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description Too many searches at once, or this one took too long; or the catalogue is still loading. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Search temporarily unavailable" | "Service unavailable";
+                    };
+                };
+            };
+        };
+    };
+    pkmListSets: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sets. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetTrendingSets: {
+        parameters: {
+            query?: {
+                /** @description The period. Matched without regard to case; an empty value is the default. */
+                period?: "7d";
+                /** @description How many sets to answer, from 1; above 50 it is taken as 50. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sets, largest move first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendingSets"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description A parameter's value is not allowed; the message names it and its allowed values. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PlanRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetSetCards: {
+        parameters: {
+            query?: {
+                /** @description The page, from 1. A page past the end is an empty list with the true totals. */
+                page?: number;
+                /** @description How many products to answer, from 1; above 200 it is taken as 200. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                set: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the set's products; or, when `set` is a code that several sets share, the disambiguation: repeat the request with one of their set_ids. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetCards"] | components["schemas"]["Disambiguation"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description A parameter's value is not allowed; the message names it and its allowed values. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Set not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetSetCompletionValue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                set: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The estimate; or the disambiguation of a shared set code. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompletionValue"] | components["schemas"]["Disambiguation"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PlanRequired"];
+            /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Set not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pkmGetSetStatistics: {
+        parameters: {
+            query?: {
+                /** @description The finish. Matched without regard to case; an empty value is the default. */
+                variant?: "normal" | "foil";
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                set: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics; or the disambiguation of a shared set code. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetStatistics"] | components["schemas"]["Disambiguation"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description A parameter's value is not allowed; the message names it and its allowed values. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PlanRequired"];
+            /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Set not found";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getTopCards: {
         parameters: {
             query?: {
@@ -1712,7 +3361,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -1771,7 +3420,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -1815,7 +3464,7 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A bulk file's name, as GET /{game}/bulk lists it. */
                 name: "cards.jsonl.gz" | "prices.csv.gz";
@@ -1949,7 +3598,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -2007,7 +3656,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
                 idProduct: number;
@@ -2085,7 +3734,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
                 productId: number;
@@ -2163,7 +3812,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
                 id: string;
@@ -2248,7 +3897,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
                 id: string;
@@ -2354,7 +4003,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -2430,7 +4079,7 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
                 id: string;
@@ -2543,7 +4192,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
                 set: string;
@@ -2629,7 +4278,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -2705,7 +4354,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -2750,7 +4399,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -2814,7 +4463,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
                 set: string;
@@ -2892,7 +4541,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
                 set: string;
@@ -2956,7 +4605,7 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`). */
+                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
                 game: components["parameters"]["game"];
                 /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
                 set: string;
