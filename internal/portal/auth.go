@@ -42,6 +42,7 @@ const (
 	msgPasswordReset   = "Your new password is set, and every session of your account was ended. Log in with it."
 	msgPasswordChanged = "Your password is changed, and your other sessions were ended."
 	msgDeleted         = "Your account is deleted and its keys no longer work."
+	msgHiddenInEmail   = "This email address holds invisible or direction-changing characters; type it again."
 )
 
 // authForm is the data of the sign-up, login, verification and reset pages.
@@ -86,6 +87,20 @@ func normalizeEmail(s string) (string, error) {
 		return e, errors.New("Enter a valid email address, like name@example.com.")
 	}
 	return e, nil
+}
+
+// hiddenRune reports whether r does not show (a zero-width character:
+// U+200B–U+200D, U+FEFF) or changes the order text reads in (bidiControl),
+// so that an address holding it can look like another.
+func hiddenRune(r rune) bool {
+	return (r >= '\u200b' && r <= '\u200d') || r == '\ufeff' || bidiControl(r)
+}
+
+// bidiControl reports whether r is a direction mark, embedding, override or
+// isolate (U+200E–U+200F, U+202A–U+202E, U+2066–U+2069): text holding one
+// can read in another order than it is stored ("\u202egnp.exe").
+func bidiControl(r rune) bool {
+	return r == '\u200e' || r == '\u200f' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
 }
 
 // parseForm reads a posted form of at most maxFormBytes; on failure it has
@@ -277,6 +292,13 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 	}
 	f.Email = email
 	page.Data = f
+	// Refused at sign-up only: an account made before this rule still logs
+	// in and resets with the address it has.
+	if strings.ContainsFunc(email, hiddenRune) {
+		page.Error = msgHiddenInEmail
+		p.render(w, r, http.StatusBadRequest, "signup", page)
+		return
+	}
 	pw := r.PostFormValue("password")
 	if err := password.Check(pw, email); err != nil {
 		page.Error = err.Error()

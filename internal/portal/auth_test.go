@@ -166,6 +166,15 @@ func TestSignupRefusals(t *testing.T) {
 		{"short password", "ann@example.com", "short1", string(password.ErrTooShort)},
 		{"common password", "ann@example.com", "password1234", string(password.ErrTooCommon)},
 		{"email as password", "ann@example.com", "ann@example.com", string(password.ErrIsEmail)},
+		{"spaces as password", "ann@example.com", strings.Repeat(" ", 10), string(password.ErrBlank)},
+		{"one character as password", "ann@example.com", "aaaaaaaaaa", string(password.ErrRepeated)},
+		{"zero-width space in email", "ann\u200b@example.com", testPassword, msgHiddenInEmail},
+		{"zero-width joiner in email", "ann@exa\u200dmple.com", testPassword, msgHiddenInEmail},
+		{"right-to-left mark in email", "ann\u200f@example.com", testPassword, msgHiddenInEmail},
+		{"right-to-left override in email", "\u202emoc.elpmaxe@nna", testPassword, msgHiddenInEmail},
+		{"left-to-right embedding in email", "ann\u202a@example.com", testPassword, msgHiddenInEmail},
+		{"isolate in email", "ann\u2066@example.com\u2069", testPassword, msgHiddenInEmail},
+		{"byte order mark in email", "ann@example.com\ufeff", testPassword, msgHiddenInEmail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := c.post("/account/signup", url.Values{"email": {tc.email}, "password": {tc.pw}})

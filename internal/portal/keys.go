@@ -13,6 +13,8 @@ import (
 // maxKeyName is the longest key name, in characters.
 const maxKeyName = 64
 
+const msgBidiInKeyName = "Give the key a name without direction-changing characters: they make a name read in another order than it is written."
+
 // keysData is the keys page's own part.
 type keysData struct {
 	Active, Revoked []account.Key
@@ -86,6 +88,10 @@ func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, acc *account.
 	}
 	if n := utf8.RuneCountInString(kd.Name); n == 0 || n > maxKeyName || !utf8.ValidString(kd.Name) {
 		refuse("Give the key a name of 1 to " + strconv.Itoa(maxKeyName) + " characters, to tell it from your others.")
+		return
+	}
+	if strings.ContainsFunc(kd.Name, bidiControl) {
+		refuse(msgBidiInKeyName)
 		return
 	}
 	key, err := account.NewKey(kd.Test)

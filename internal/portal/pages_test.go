@@ -197,6 +197,12 @@ func TestCreateKeyRefusals(t *testing.T) {
 		{"empty name", verified, url.Values{"name": {"   "}, "kind": {"live"}}, "1 to 64 characters"},
 		{"long name", verified, url.Values{"name": {strings.Repeat("é", 65)}, "kind": {"live"}}, "1 to 64 characters"},
 		{"bad kind", verified, url.Values{"name": {"laptop"}, "kind": {"prod"}}, "live or test"},
+		{"right-to-left override", verified, url.Values{"name": {"prod\u202e1yek"}, "kind": {"live"}}, msgBidiInKeyName},
+		{"left-to-right override", verified, url.Values{"name": {"\u202dlaptop"}, "kind": {"live"}}, msgBidiInKeyName},
+		{"embedding", verified, url.Values{"name": {"laptop\u202b"}, "kind": {"live"}}, msgBidiInKeyName},
+		{"pop", verified, url.Values{"name": {"lap\u202ctop"}, "kind": {"live"}}, msgBidiInKeyName},
+		{"isolate", verified, url.Values{"name": {"\u2067laptop\u2069"}, "kind": {"live"}}, msgBidiInKeyName},
+		{"mark", verified, url.Values{"name": {"laptop\u200f"}, "kind": {"live"}}, msgBidiInKeyName},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -27,6 +28,8 @@ const (
 	ErrTooLong   PolicyError = "Use at most 256 characters (fewer if they include accents or emoji)."
 	ErrIsEmail   PolicyError = "Don't use your email address, or its part before the @, as your password."
 	ErrTooCommon PolicyError = "This password is among the most common ones; choose another."
+	ErrBlank     PolicyError = "Don't use only spaces: add letters, digits or symbols."
+	ErrRepeated  PolicyError = "Don't use one character over and over; mix several."
 )
 
 // Check applies the sign-up policy to password for the account email, returning nil or one of
@@ -37,12 +40,23 @@ func Check(password, email string) error {
 		return ErrTooShort
 	case len(password) > MaxBytes:
 		return ErrTooLong
+	case strings.TrimFunc(password, unicode.IsSpace) == "":
+		return ErrBlank
+	case oneCharacter(password):
+		return ErrRepeated
 	case isEmail(password, email):
 		return ErrIsEmail
 	case isCommon(password):
 		return ErrTooCommon
 	}
 	return nil
+}
+
+// oneCharacter reports whether s is one character repeated ("aaaaaaaaaa"),
+// which the length rule would otherwise let through.
+func oneCharacter(s string) bool {
+	first, _ := utf8.DecodeRuneInString(s)
+	return strings.TrimLeft(s, string(first)) == ""
 }
 
 func isEmail(password, email string) bool {

@@ -32,6 +32,14 @@ func TestCheck(t *testing.T) {
 		{"common in other case", "QwertyUiop", email, ErrTooCommon},
 		{"common, near the list's end", "mailcreated5240", email, ErrTooCommon},
 		{"common plus a character", "qwertyuiop!", email, nil},
+		{"ten spaces", strings.Repeat(" ", 10), email, ErrBlank},
+		{"white space of several kinds", " \t \t\u00a0\u3000 \n \r ", email, ErrBlank},
+		{"spaces around a word", "   plum    ", email, nil},
+		{"one letter ten times", "aaaaaaaaaa", email, ErrRepeated},
+		{"one letter in other cases", "aAaAaAaAaA", email, nil},
+		{"one accented letter", strings.Repeat("é", 12), email, ErrRepeated},
+		{"one symbol", strings.Repeat("!", 30), email, ErrRepeated},
+		{"one letter and another", "aaaaaaaaab", email, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := Check(tc.password, tc.email); err != tc.want {
