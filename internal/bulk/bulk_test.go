@@ -78,6 +78,11 @@ func TestFiles(t *testing.T) {
 	for _, gs := range snap.Games() {
 		code := gs.Game().Code
 		t.Run(code, func(t *testing.T) {
+			if gs.Len() == 0 {
+				// The fixture has Dragon Ball Super and Magic; the other games'
+				// files are checked on the sample (internal/httpapi, TestBulkDownload).
+				t.Skipf("the fixture has no %s catalogue", code)
+			}
 			var names []string
 			for _, f := range b.Ready(code, 7) {
 				names = append(names, f.Name)

@@ -64,7 +64,7 @@ func WithShared(s Shared) Option {
 // replica fetches only files of its own Format: bump it whenever the
 // content changes (TestFormat fails until it is), so that during an upgrade
 // no replica serves files written by the other program.
-const Format = 1
+const Format = 2
 
 // KeepShared is how many versions' files the shared storage keeps: the
 // newest ones, so that a replica still on an older version (replicas pick a

@@ -358,8 +358,8 @@ func TestNewSnapshotGames(t *testing.T) {
 	if mtg == nil || mtg.Len() != 0 || string(mtg.SetListJSON()) != `{"success":true,"data":[],"total":0}` {
 		t.Errorf("a registry game without catalogue must be served empty")
 	}
-	if s.Game("pkm") != nil {
-		t.Errorf("Game(pkm) must be nil")
+	if s.Game("xyz") != nil {
+		t.Errorf("Game(xyz), a game of no registry, must be nil")
 	}
 }
 

@@ -97,6 +97,9 @@ func TestHolderRefresh(t *testing.T) {
 		if gs == nil || paid == nil {
 			t.Fatalf("game %s: snapshot %v, paid answers %v", g.Code, gs != nil, paid != nil)
 		}
+		if len(gs.Sets()) == 0 {
+			continue // a game of the registry the fixture has no catalogue of
+		}
 		if set := gs.Sets()[0]; paid.Statistics(set.ID, "") == nil {
 			t.Errorf("game %s: no statistics of its set %s", g.Code, set.ID)
 		}
