@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 	"unicode"
@@ -109,6 +110,7 @@ type Portal struct {
 	secure  bool // the public URL is https: Secure cookies with the __Host- prefix
 	pages   *pages
 	handler http.Handler
+	mux     *http.ServeMux
 	csp     string
 }
 
@@ -145,11 +147,18 @@ func New(cfg Config, deps Deps) (*Portal, error) {
 	csrf := http.NewCrossOriginProtection()
 	csrf.SetDenyHandler(http.HandlerFunc(p.crossOrigin))
 	mux := p.routes()
+	p.mux = mux
 	// The Stripe webhook is a cross-site POST by design, verified by its
 	// signature instead.
 	guarded := csrf.Handler(mux)
 	p.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.securityHeaders(w)
+		if !cleanPath(r.URL.Path) {
+			// The mux would redirect to the cleaned path: /account/static/../x
+			// is no page of the portal's, and must not lead to one.
+			p.notFound(w, r)
+			return
+		}
 		if r.URL.Path == webhookPath {
 			mux.ServeHTTP(w, r)
 			return
@@ -201,8 +210,42 @@ func (p *Portal) routes() *http.ServeMux {
 	mux.HandleFunc("POST /account/upgrade", p.requireLogin(p.checkout))
 	mux.HandleFunc("POST "+webhookPath, p.webhook)
 
-	mux.HandleFunc("/account/", p.notFound)
+	mux.HandleFunc("/account", p.noRoute)
+	mux.HandleFunc("/account/", p.noRoute)
 	return mux
+}
+
+// probedMethods are the methods an Allow header can list, in its order.
+var probedMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// noRoute answers a request no route took: 405 with Allow when a route has
+// its path for other methods, 404 otherwise.
+func (p *Portal) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range probedMethods {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := p.mux.Handler(probe); pattern != "/account" && pattern != "/account/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		p.notFound(w, r)
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	p.render(w, r, http.StatusMethodNotAllowed, "error", pageData{Title: "Method not allowed",
+		Error: "This page of the account portal does not take " + r.Method + " requests."})
+}
+
+// cleanPath reports whether path is in the form the mux routes without a
+// redirect: no "." or ".." element, no empty one.
+func cleanPath(p string) bool {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 // securityHeaders are sent with every portal answer.

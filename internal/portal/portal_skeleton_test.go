@@ -48,3 +48,53 @@ func TestSkeletonHeadersAndStatic(t *testing.T) {
 		t.Errorf("GET %s: %d %q", css, rec.Code, rec.Header().Get("Content-Type"))
 	}
 }
+
+// A portal path asked with a method its route does not take answers 405
+// with Allow, not the 404 of a page that is not there; a path that is not
+// clean answers 404, not a redirect to its cleaned form (issue 24).
+func TestMethodsAndUncleanPaths(t *testing.T) {
+	var st struct{ account.Store }
+	p, err := New(Config{}, Deps{Store: st, Mailer: nopMailer{}, PublicURL: "http://127.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{http.MethodPut, "/account/login", http.StatusMethodNotAllowed, "GET, HEAD, POST"},
+		{http.MethodDelete, "/account/keys", http.StatusMethodNotAllowed, "GET, HEAD, POST"},
+		{http.MethodGet, "/account/logout", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodHead, "/account/logout", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodGet, "/account/keys/5/revoke", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodPost, "/account/static/portal.css", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{http.MethodPatch, "/account/", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{http.MethodPut, "/account", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{http.MethodOptions, "/account/settings", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{http.MethodGet, "/account/billing/stripe", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodGet, "/account/nope", http.StatusNotFound, ""},
+		{http.MethodPost, "/account/nope/deeper", http.StatusNotFound, ""},
+		{http.MethodGet, "/account/static/../x", http.StatusNotFound, ""},
+		{http.MethodGet, "/account/static/../login", http.StatusNotFound, ""},
+		{http.MethodGet, "/account/keys/../settings", http.StatusNotFound, ""},
+		{http.MethodGet, "/account/./login", http.StatusNotFound, ""},
+		{http.MethodGet, "/account//login", http.StatusNotFound, ""},
+		{http.MethodPost, "/account/static/../login", http.StatusNotFound, ""},
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(tc.method, "/", nil)
+		req.URL.Path = tc.path // as a server reads it: not cleaned
+		p.ServeHTTP(rec, req)
+		if rec.Code != tc.status || rec.Header().Get("Allow") != tc.allow || rec.Header().Get("Location") != "" {
+			t.Errorf("%s %s: %d, Allow %q, Location %q; want %d, Allow %q, no Location",
+				tc.method, tc.path, rec.Code, rec.Header().Get("Allow"), rec.Header().Get("Location"), tc.status, tc.allow)
+		}
+		if tc.method != http.MethodHead && !strings.Contains(rec.Body.String(), "<main") {
+			t.Errorf("%s %s: not the portal's page:\n%s", tc.method, tc.path, rec.Body.String())
+		}
+		if rec.Header().Get("Content-Security-Policy") == "" {
+			t.Errorf("%s %s: no security headers", tc.method, tc.path)
+		}
+	}
+}
