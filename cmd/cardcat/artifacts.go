@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/bulk/s3share"
+	"github.com/cardcat/cardcat/internal/blob/s3blob"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/images/s3store"
 	"github.com/cardcat/cardcat/internal/schedule"
@@ -68,7 +68,7 @@ func (f *artifactFlags) open(sf *storeFlags, s3cfg s3store.Config, log *slog.Log
 	}
 	a := &serving.Artifacts{Dir: filepath.Join(sf.dataDir, "snapshots"), SharedDir: sf.databaseURL == "", Log: log}
 	if s3cfg.Enabled() {
-		objs, err := s3share.New(s3cfg)
+		objs, err := s3blob.New(s3cfg)
 		if err != nil {
 			return nil, err
 		}

@@ -68,9 +68,10 @@ func WriteFile(path string, perm fs.FileMode, write func(f *os.File) error) (err
 const tempInfix = ".tmp-"
 
 // IsTemporary reports whether a file's base name is that of a temporary
-// file of WriteFile.
+// file of WriteFile, or of the writers it replaced (".tmp-*",
+// ".NAME.tmp*").
 func IsTemporary(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix)
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp")
 }
 
 // RemoveTemporary removes the temporary files of WriteFile in dir (not

@@ -90,7 +90,7 @@ func TestRemoveTemporary(t *testing.T) {
 	if filepath.Dir(tmp) != dir || !blob.IsTemporary(filepath.Base(tmp)) || !strings.HasPrefix(filepath.Base(tmp), ".42.snap.tmp-") {
 		t.Fatalf("temporary file %s", tmp)
 	}
-	for _, name := range []string{".42.snap.tmp-1", ".cards.jsonl.gz.tmp-2", "42.snap", ".hidden", "a.tmp-1"} {
+	for _, name := range []string{".42.snap.tmp-1", ".cards.jsonl.gz.tmp2", "42.snap", ".hidden", "a.tmp-1"} {
 		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestRemoveTemporary(t *testing.T) {
 	old := time.Now().Add(-2 * time.Hour)
 	os.Chtimes(filepath.Join(dir, ".42.snap.tmp-1"), old, old)
 	blob.RemoveTemporary(dir, time.Hour)
-	if got := strings.Join(readDir(t, dir), ","); got != ".cards.jsonl.gz.tmp-2,.hidden,42.snap,a.tmp-1" {
+	if got := strings.Join(readDir(t, dir), ","); got != ".cards.jsonl.gz.tmp2,.hidden,42.snap,a.tmp-1" {
 		t.Errorf("left %s after removing the old temporary ones", got)
 	}
 	blob.RemoveTemporary(dir, 0)

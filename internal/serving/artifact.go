@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/binio"
+	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/zeebo/xxh3"
@@ -70,39 +71,20 @@ func sealSum(header []byte, body uint64) uint64 {
 	return h.Sum64()
 }
 
-// WriteArtifact writes v to path atomically: into a temporary file of the
-// same directory, synced, then renamed over path.
-func WriteArtifact(path string, v *View) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// WriteArtifact writes v to path atomically (blob.WriteFile): a replica
+// mapping the old file keeps it, the next one maps the new file.
+func WriteArtifact(path string, v *View) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("serving: snapshot artifact: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*.snap")
+	err := blob.WriteFile(path, 0o600, func(f *os.File) error {
+		if err := writeArtifact(f, v); err != nil {
+			return fmt.Errorf("serving: writing snapshot artifact %s: %w", path, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("serving: snapshot artifact: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err := writeArtifact(f, v); err != nil {
-		return fmt.Errorf("serving: writing snapshot artifact %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("serving: snapshot artifact: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("serving: snapshot artifact: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("serving: snapshot artifact: %w", err)
-	}
-	// The rename is durable once the directory is synced.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

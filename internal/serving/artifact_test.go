@@ -21,6 +21,7 @@ import (
 
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/analytics"
+	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
@@ -377,12 +378,12 @@ func TestArtifactsPrune(t *testing.T) {
 // emptyRemote is shared storage that holds nothing and keeps nothing.
 type emptyRemote struct{}
 
-func (emptyRemote) Get(context.Context, string, io.Writer) error {
-	return fmt.Errorf("no object: %w", fs.ErrNotExist)
+func (emptyRemote) Get(context.Context, string, io.Writer) (blob.Attrs, error) {
+	return blob.Attrs{}, fmt.Errorf("no object: %w", fs.ErrNotExist)
 }
-func (emptyRemote) Put(context.Context, string, io.Reader, int64) error { return nil }
-func (emptyRemote) List(context.Context, string) ([]string, error)      { return nil, nil }
-func (emptyRemote) Delete(context.Context, string) error                { return nil }
+func (emptyRemote) Put(context.Context, string, io.Reader, int64, blob.Attrs) error { return nil }
+func (emptyRemote) List(context.Context, string) ([]string, error)                  { return nil, nil }
+func (emptyRemote) Delete(context.Context, string) error                            { return nil }
 
 // TestHolderWaitsForArtifact: a running holder with shared storage that sees a new version
 // without its artifact keeps serving the current one, up to ArtifactWait,

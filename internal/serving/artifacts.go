@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -14,29 +13,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/game"
 )
-
-// Remote is shared storage of artifacts (S3: internal/bulk/s3share's
-// Objects), so that the artifact one process writes serves every replica.
-// Names are relative ("snapshots/42.snap"); the store adds its own prefix.
-type Remote interface {
-	// Get writes the object's bytes to w; an error wrapping fs.ErrNotExist
-	// when there is none.
-	Get(ctx context.Context, name string, w io.Writer) error
-	// Put stores size bytes of r as the object, replacing any whole.
-	Put(ctx context.Context, name string, r io.Reader, size int64) error
-	// List returns the names of the objects whose names start with prefix.
-	List(ctx context.Context, prefix string) ([]string, error)
-	// Delete removes the object.
-	Delete(ctx context.Context, name string) error
-}
 
 // Artifacts keeps the snapshot artifacts of catalogue versions: in Dir
 // ({data-dir}/snapshots/{version}.snap), and in Remote when it is set.
 type Artifacts struct {
-	Dir    string
-	Remote Remote // nil: the directory only
+	Dir string
+	// Remote is shared storage of artifacts (S3), so that the artifact one
+	// process writes serves every replica: the objects
+	// snapshots/{version}.snap. nil: the directory only.
+	Remote blob.Bucket
 	// SharedDir says that every process writing this store's versions
 	// writes their artifacts into Dir too (SQLite in the data directory:
 	// `ingest` and `serve` share it), so that, like with Remote, a new
@@ -92,27 +80,28 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("serving: snapshot artifacts: %w", err)
 	}
-	tmp, err := os.CreateTemp(a.Dir, ".tmp-*.snap")
-	if err != nil {
-		return nil, "", fmt.Errorf("serving: snapshot artifacts: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // once renamed, a no-op
-	err = a.Remote.Get(ctx, remotePrefix+artifactName(version), tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			a.log().Warn("snapshot artifact not fetched", "version", version, "where", "s3", "err", err)
+	// Fetched into the directory, and read (checked) before it replaces
+	// anything there: a refused artifact never lands on disk.
+	var fetchErr error
+	err = blob.WriteFile(path, 0o600, func(f *os.File) error {
+		if _, err := a.Remote.Get(ctx, remotePrefix+artifactName(version), f); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				a.log().Warn("snapshot artifact not fetched", "version", version, "where", "s3", "err", err)
+			}
+			fetchErr = err
+			return err
 		}
-		return nil, "", err
+		if v, err = ReadArtifact(f.Name(), reg, version); err != nil {
+			a.log().Warn("snapshot artifact refused", "version", version, "where", "s3", "err", err)
+			fetchErr = err
+			return err
+		}
+		return nil
+	})
+	if fetchErr != nil {
+		return nil, "", fetchErr
 	}
-	v, err = ReadArtifact(tmp.Name(), reg, version)
 	if err != nil {
-		a.log().Warn("snapshot artifact refused", "version", version, "where", "s3", "err", err)
-		return nil, "", err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		a.log().Warn("snapshot artifact not kept on disk", "version", version, "err", err)
 	}
 	return v, "s3", nil
@@ -144,7 +133,7 @@ func (a *Artifacts) upload(ctx context.Context, version int64, path string) erro
 	if err != nil {
 		return err
 	}
-	return a.Remote.Put(ctx, remotePrefix+artifactName(version), f, fi.Size())
+	return a.Remote.Put(ctx, remotePrefix+artifactName(version), f, fi.Size(), blob.Attrs{ContentType: blob.DefaultContentType})
 }
 
 // prune removes the artifacts beyond the Keep newest versions, and the
@@ -162,14 +151,10 @@ func (a *Artifacts) prune(ctx context.Context) {
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
-		// A temporary file an hour old is a write that was killed, not
-		// one in progress (an artifact of a million cards takes seconds).
-		if strings.HasPrefix(e.Name(), ".tmp-") {
-			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
-				os.Remove(filepath.Join(a.Dir, e.Name()))
-			}
-		}
 	}
+	// A temporary file an hour old is a write that was killed, not one in
+	// progress (an artifact of a million cards takes seconds).
+	blob.RemoveTemporary(a.Dir, time.Hour)
 	for _, name := range stale(names, keep) {
 		if err := os.Remove(filepath.Join(a.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			a.log().Warn("snapshot artifact not pruned", "file", name, "err", err)

@@ -2,69 +2,42 @@ package serving
 
 import (
 	"bytes"
-	"crypto/rand"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/cardcat/cardcat/internal/bulk/s3share"
+	"github.com/cardcat/cardcat/internal/blob"
+	"github.com/cardcat/cardcat/internal/blob/blobtest"
 	"github.com/cardcat/cardcat/internal/game"
-	"github.com/cardcat/cardcat/internal/images/s3store"
 )
 
-// mustS3 is the real S3 server's objects of CARDCAT_TEST_S3_ENDPOINT (the one
-// .ci/s3-server starts), under a prefix of this run's own, or a skip.
-func mustS3(t *testing.T) *s3share.Objects {
-	t.Helper()
-	endpoint := os.Getenv("CARDCAT_TEST_S3_ENDPOINT")
-	if endpoint == "" {
-		t.Skip("CARDCAT_TEST_S3_ENDPOINT is not set: start a real S3 server with .ci/s3-server and export the variables it prints")
+// TestArtifactRemote: the artifact one replica writes is read by another
+// with an empty data directory from the shared bucket (S3; on disk too),
+// without the store's heavy reads, and kept on its disk; a damaged object
+// in the bucket is refused and the version built from the store, which
+// writes a good one again; old versions are pruned.
+func TestArtifactRemote(t *testing.T) {
+	for _, d := range blobtest.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			testArtifactRemote(t, d.Open(t))
+		})
 	}
-	env := func(name, def string) string {
-		if v := os.Getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-	cfg := s3store.Config{
-		Endpoint:  endpoint,
-		Bucket:    env("CARDCAT_TEST_S3_BUCKET", "cardcat-test"),
-		AccessKey: env("CARDCAT_TEST_S3_ACCESS_KEY", "cardcat-test"),
-		SecretKey: env("CARDCAT_TEST_S3_SECRET_KEY", "cardcat-test-secret"),
-		Region:    env("CARDCAT_TEST_S3_REGION", "us-east-1"),
-		Prefix:    "run-" + rand.Text()[:12] + "/" + t.Name(),
-	}
-	if st, err := s3store.New(cfg); err != nil {
-		t.Fatal(err)
-	} else if err := st.Check(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	objs, err := s3share.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objs
 }
 
-// TestArtifactS3: the artifact one replica writes is read by another with
-// an empty data directory from S3, without the store's heavy reads, and
-// kept on its disk; a damaged object in S3 is refused and the version built
-// from the store, which writes a good one again; old versions are pruned.
-func TestArtifactS3(t *testing.T) {
-	t.Parallel()
-	s3 := mustS3(t)
+func testArtifactRemote(t *testing.T, remote blob.Bucket) {
 	reg := game.Default()
 
 	first := mustSampleStore(t)
 	a := NewHolder(first, reg, slog.New(slog.DiscardHandler))
-	a.Artifacts = &Artifacts{Dir: t.TempDir(), Remote: s3}
+	a.Artifacts = &Artifacts{Dir: t.TempDir(), Remote: remote}
 	if err := a.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	built := a.Current()
-	names, err := s3.List(t.Context(), "snapshots/")
+	names, err := remote.List(t.Context(), "snapshots/")
 	if err != nil || len(names) != 1 || names[0] != "snapshots/"+artifactName(built.Version) {
 		t.Fatalf("objects after the first replica built: %v, %v", names, err)
 	}
@@ -72,7 +45,7 @@ func TestArtifactS3(t *testing.T) {
 	second := mustSampleStore(t)
 	var logs bytes.Buffer
 	b := NewHolder(second, reg, slog.New(slog.NewTextHandler(&logs, nil)))
-	b.Artifacts = &Artifacts{Dir: filepath.Join(t.TempDir(), "snapshots"), Remote: s3}
+	b.Artifacts = &Artifacts{Dir: filepath.Join(t.TempDir(), "snapshots"), Remote: remote}
 	if err := b.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +64,13 @@ func TestArtifactS3(t *testing.T) {
 	// A damaged object: a third replica refuses it and builds.
 	bad := bytes.Clone(local)
 	bad[len(bad)/2] ^= 1
-	if err := s3.Put(t.Context(), "snapshots/"+artifactName(built.Version), bytes.NewReader(bad), int64(len(bad))); err != nil {
+	if err := remote.Put(t.Context(), "snapshots/"+artifactName(built.Version), bytes.NewReader(bad), int64(len(bad)), blob.Attrs{}); err != nil {
 		t.Fatal(err)
 	}
 	third := mustSampleStore(t)
 	logs.Reset()
 	c := NewHolder(third, reg, slog.New(slog.NewTextHandler(&logs, nil)))
-	c.Artifacts = &Artifacts{Dir: t.TempDir(), Remote: s3}
+	c.Artifacts = &Artifacts{Dir: t.TempDir(), Remote: remote}
 	if err := c.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +78,7 @@ func TestArtifactS3(t *testing.T) {
 		t.Errorf("a damaged S3 artifact: %d loads, log:\n%s", third.loads.Load(), logs.String())
 	}
 	var repaired bytes.Buffer
-	if err := s3.Get(t.Context(), "snapshots/"+artifactName(built.Version), &repaired); err != nil {
+	if _, err := remote.Get(t.Context(), "snapshots/"+artifactName(built.Version), &repaired); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(repaired.Bytes(), local) {
@@ -117,11 +90,11 @@ func TestArtifactS3(t *testing.T) {
 	snap := *built.Snapshot
 	snap.Version = built.Version + 1
 	v.Snapshot = &snap
-	arts := &Artifacts{Dir: t.TempDir(), Remote: s3, Keep: 1}
+	arts := &Artifacts{Dir: t.TempDir(), Remote: remote, Keep: 1}
 	if err := arts.Save(t.Context(), &v); err != nil {
 		t.Fatal(err)
 	}
-	names, err = s3.List(t.Context(), "snapshots/")
+	names, err = remote.List(t.Context(), "snapshots/")
 	if err != nil || len(names) != 1 || names[0] != "snapshots/"+artifactName(v.Version) {
 		t.Errorf("objects after pruning: %v, %v", names, err)
 	}
