@@ -12,9 +12,6 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"net"
 	"net/http"
 	"os"
@@ -27,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/config"
 )
 
 // root is the repository's root, from this package's directory.
@@ -163,70 +162,20 @@ func TestDockerfileBuildsAStaticBinary(t *testing.T) {
 	}
 }
 
-// cardcatEnv is every variable cardcat reads: each "CARDCAT_..." string constant of cmd/cardcat's source (the
-// names are spelled once, at the call or in a const), plus NAME_FILE for each secret read by envSecret(getenv,
-// NAME), plus the Go runtime's own.
+// cardcatEnv is every variable cardcat reads: internal/config's table (NAME_FILE of each secret included), plus
+// the Go runtime's own.
 var cardcatEnv = sync.OnceValues(func() (map[string]bool, error) {
-	dir := filepath.Join(root, "cmd", "cardcat")
-	fset := token.NewFileSet()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		return nil, err
-	}
 	names := map[string]bool{}
-	consts := map[string]string{}
-	var secretArgs []ast.Expr
-	envName := regexp.MustCompile(`^CARDCAT_[A-Z0-9_]+$`)
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return nil, err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.BasicLit:
-				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && envName.MatchString(s) {
-					names[s] = true
-				}
-			case *ast.ValueSpec:
-				for i, id := range n.Names {
-					if i < len(n.Values) {
-						if lit, ok := n.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							consts[id.Name], _ = strconv.Unquote(lit.Value)
-						}
-					}
-				}
-			case *ast.CallExpr:
-				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "envSecret" && len(n.Args) == 2 {
-					secretArgs = append(secretArgs, n.Args[1])
-				}
-			}
-			return true
-		})
-	}
-	for _, arg := range secretArgs {
-		var name string
-		switch a := arg.(type) {
-		case *ast.BasicLit:
-			name, _ = strconv.Unquote(a.Value)
-		case *ast.Ident:
-			name = consts[a.Name]
-		}
-		if name == "" {
-			return nil, fmt.Errorf("envSecret called with %T, not a name this test can read: teach it", arg)
-		}
-		names[name+"_FILE"] = true
+	for _, name := range config.Variables() {
+		names[name] = true
 	}
 	for name := range goRuntimeEnv {
 		names[name] = true
 	}
-	// The parse found nothing, or missed the secrets: a test that passes on an empty set is no test.
+	// A test that passes on an empty set is no test.
 	for _, want := range []string{"CARDCAT_DATA_DIR", "CARDCAT_DATABASE_URL_FILE", "CARDCAT_S3_SECRET_KEY_FILE", "CARDCAT_ADMIN_ADDR"} {
 		if !names[want] {
-			return nil, fmt.Errorf("reading cmd/cardcat's variables found no %s: the parse is broken", want)
+			return nil, fmt.Errorf("internal/config's table has no %s", want)
 		}
 	}
 	return names, nil

@@ -4,12 +4,12 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/jsonw"
 )
@@ -150,22 +150,13 @@ func textNeedsQuoting(s string) bool {
 }
 
 // logConfig is how every command logs, read once at start-up from
-// CARDCAT_LOG_LEVEL (debug, info, warn, error; info when unset or unknown)
-// and CARDCAT_LOG_FORMAT (text, or json).
+// CARDCAT_LOG_LEVEL and CARDCAT_LOG_FORMAT (internal/config).
 type logConfig struct {
 	level slog.Level
 	json  bool
 }
 
 func readLogConfig(getenv func(string) string) logConfig {
-	cfg := logConfig{level: slog.LevelInfo, json: strings.ToLower(getenv("CARDCAT_LOG_FORMAT")) == "json"}
-	switch strings.ToLower(getenv("CARDCAT_LOG_LEVEL")) {
-	case "debug":
-		cfg.level = slog.LevelDebug
-	case "warn":
-		cfg.level = slog.LevelWarn
-	case "error":
-		cfg.level = slog.LevelError
-	}
-	return cfg
+	l := config.ReadLog(getenv)
+	return logConfig{level: l.Level, json: l.JSON}
 }

@@ -9,9 +9,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/config"
 	_ "modernc.org/sqlite" // the "sqlite" driver, as the store uses it
 )
 
@@ -21,7 +21,7 @@ func init() {
 
 func cmdBackup(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "backup", "--out FILE [--force]")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Backup)
 	if err != nil {
 		return err
 	}
@@ -34,12 +34,12 @@ func cmdBackup(ctx context.Context, env *Env, args []string) error {
 		return usageError{"backup: --out FILE is required"}
 	}
 	switch {
-	case isPostgresURL(sf.databaseURL):
+	case sf.Postgres():
 		return usageError{"backup: the store is PostgreSQL; back it up with pg_dump (docs/operations.md, \"Backups and restore\")"}
-	case sf.databaseURL != "" && !strings.HasPrefix(sf.databaseURL, "sqlite:"):
-		return usageError{fmt.Sprintf("--database-url: want postgres://..., postgresql://... or sqlite:PATH, got %q", redact(sf.databaseURL))}
+	case !sf.SQLite():
+		return usageError{fmt.Sprintf("--database-url: want postgres://..., postgresql://... or sqlite:PATH, got %q", redact(sf.DatabaseURL))}
 	}
-	src := sf.sqlitePath()
+	src := sf.SQLitePath()
 	start := time.Now()
 	sum, err := backupSQLite(ctx, src, *out, *force)
 	if err != nil {

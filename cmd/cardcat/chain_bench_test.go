@@ -14,6 +14,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/ratelimit"
@@ -56,8 +57,7 @@ func newChainFixture(b *testing.B) *chainFixture {
 	b.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.DiscardHandler)
-	sf := &storeFlags{dataDir: b.TempDir()}
-	st, err := sf.open(ctx)
+	st, err := openStore(ctx, config.StoreConfig{DataDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,39 +4,26 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/images"
 	"github.com/cardcat/cardcat/internal/images/fsstore"
 	"github.com/cardcat/cardcat/internal/images/s3store"
 )
 
-// Environment variables of the image service and its S3 storage. The two
-// keys may instead be read from the file named by NAME_FILE (see envSecret).
-const (
-	envImageURL    = "CARDCAT_TCGPLAYER_IMAGE_URL"
-	envS3Endpoint  = "CARDCAT_S3_ENDPOINT"
-	envS3Bucket    = "CARDCAT_S3_BUCKET"
-	envS3Region    = "CARDCAT_S3_REGION"
-	envS3AccessKey = "CARDCAT_S3_ACCESS_KEY"
-	envS3SecretKey = "CARDCAT_S3_SECRET_KEY"
-	envS3UseSSL    = "CARDCAT_S3_USE_SSL"
-	envS3Prefix    = "CARDCAT_S3_PREFIX"
-)
-
-// imageConfig is serve's image settings, read from the environment.
+// imageConfig is serve's image settings.
 type imageConfig struct {
 	service images.Config
 	s3      s3store.Config // not Enabled: the data directory's images/
 }
 
-func readImageConfig(getenv func(string) string) (imageConfig, error) {
-	s3cfg, err := s3ConfigFromEnv(getenv)
+func readImageConfig(c *config.Config) (imageConfig, error) {
+	s3cfg, err := s3Config(c)
 	if err != nil {
-		return imageConfig{}, usageError{err.Error()}
+		return imageConfig{}, err
 	}
-	return imageConfig{service: imagesConfigFromEnv(getenv), s3: s3cfg}, nil
+	return imageConfig{service: images.Config{SourceURL: c.Images.SourceURL}, s3: s3cfg}, nil
 }
 
 // openImages builds the image service: S3-compatible storage when
@@ -73,48 +60,30 @@ func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string, 
 	return svc, where, nil
 }
 
-// imagesConfigFromEnv reads the image service's settings that have
-// environment variables (CARDCAT_TCGPLAYER_IMAGE_URL); the rest keep their
-// defaults. images.New validates the result.
-func imagesConfigFromEnv(getenv func(string) string) images.Config {
-	return images.Config{SourceURL: strings.TrimSpace(getenv(envImageURL))}
-}
-
-// s3ConfigFromEnv reads CARDCAT_S3_ENDPOINT, _BUCKET, _REGION, _ACCESS_KEY
-// (or _ACCESS_KEY_FILE), _SECRET_KEY (or _SECRET_KEY_FILE), _USE_SSL
-// (default true, or what the endpoint URL's scheme says) and _PREFIX. With
-// no endpoint it returns a Config that is not Enabled, and refuses any other
-// CARDCAT_S3_* setting (S3 was meant, and would silently not be used); with
-// one, the Config as s3store normalizes and validates it.
-func s3ConfigFromEnv(getenv func(string) string) (s3store.Config, error) {
-	c := s3store.Config{
-		Endpoint: strings.TrimSpace(getenv(envS3Endpoint)),
-		Bucket:   strings.TrimSpace(getenv(envS3Bucket)),
-		Region:   strings.TrimSpace(getenv(envS3Region)),
-		Prefix:   strings.TrimSpace(getenv(envS3Prefix)),
-		UseSSL:   true,
-	}
-	var err error
-	if c.AccessKey, err = envSecret(getenv, envS3AccessKey); err != nil {
-		return s3store.Config{}, err
-	}
-	if c.SecretKey, err = envSecret(getenv, envS3SecretKey); err != nil {
-		return s3store.Config{}, err
-	}
-	useSSL := strings.TrimSpace(getenv(envS3UseSSL))
-	if !c.Enabled() {
-		if c.Bucket != "" || c.Region != "" || c.Prefix != "" || c.AccessKey != "" || c.SecretKey != "" || useSSL != "" {
-			return s3store.Config{}, fmt.Errorf("%s is required with the other CARDCAT_S3_* settings", envS3Endpoint)
+// s3Config is the S3 storage of the CARDCAT_S3_* settings, shared by the
+// image cache, the bulk files and the snapshot artifacts. With no endpoint
+// it is not Enabled, and refuses any other CARDCAT_S3_* setting (S3 was
+// meant, and would silently not be used); with one, it is the Config as
+// s3store normalizes and validates it: a mistake is a usage error.
+func s3Config(c *config.Config) (s3store.Config, error) {
+	s := c.S3
+	if s.Endpoint == "" {
+		if s.Set() {
+			return s3store.Config{}, config.Errorf("CARDCAT_S3_ENDPOINT is required with the other CARDCAT_S3_* settings")
 		}
 		return s3store.Config{}, nil
 	}
-	if useSSL != "" {
-		if c.UseSSL, err = strconv.ParseBool(useSSL); err != nil {
-			return s3store.Config{}, fmt.Errorf("%s=%q: want true or false", envS3UseSSL, useSSL)
-		}
-		if scheme, _, ok := strings.Cut(c.Endpoint, "://"); ok && c.UseSSL != (scheme == "https") {
-			return s3store.Config{}, fmt.Errorf("%s=%q disagrees with %s=%q", envS3UseSSL, useSSL, envS3Endpoint, c.Endpoint)
+	cfg := s3store.Config{Endpoint: s.Endpoint, Bucket: s.Bucket, Region: s.Region, AccessKey: s.AccessKey, SecretKey: s.SecretKey,
+		Prefix: s.Prefix, UseSSL: true}
+	if s.UseSSL != nil {
+		cfg.UseSSL = *s.UseSSL
+		if scheme, _, ok := strings.Cut(s.Endpoint, "://"); ok && cfg.UseSSL != (scheme == "https") {
+			return s3store.Config{}, config.Errorf("CARDCAT_S3_USE_SSL=%t disagrees with CARDCAT_S3_ENDPOINT=%q", cfg.UseSSL, s.Endpoint)
 		}
 	}
-	return c.Normalized()
+	cfg, err := cfg.Normalized()
+	if err != nil {
+		return s3store.Config{}, config.Errorf("%v", err)
+	}
+	return cfg, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/images"
 	"github.com/cardcat/cardcat/internal/images/s3store"
 	"github.com/google/go-cmp/cmp"
@@ -235,14 +235,31 @@ func TestS3ConfigFromEnvErrors(t *testing.T) {
 	}
 }
 
-func TestImagesConfigFromEnv(t *testing.T) {
-	cfg := imagesConfigFromEnv(testEnv(map[string]string{"CARDCAT_TCGPLAYER_IMAGE_URL": " http://127.0.0.1:1/{productId}.png "}))
-	if cfg.SourceURL != "http://127.0.0.1:1/{productId}.png" {
-		t.Errorf("SourceURL %q", cfg.SourceURL)
+func TestImagesConfig(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"CARDCAT_TCGPLAYER_IMAGE_URL": " http://127.0.0.1:1/{productId}.png "}, "http://127.0.0.1:1/{productId}.png"},
+		{nil, images.DefaultSourceURL},
+	} {
+		c, err := config.Bind(config.Serve, nil, testEnv(tt.env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg, err := readImageConfig(c); err != nil || cfg.service.SourceURL != tt.want {
+			t.Errorf("%v: SourceURL %q, %v; want %q", tt.env, cfg.service.SourceURL, err, tt.want)
+		}
 	}
-	if cfg := imagesConfigFromEnv(testEnv(nil)); cfg != (images.Config{}) {
-		t.Errorf("unset: %+v, want the zero Config (the defaults)", cfg)
+}
+
+// s3ConfigFromEnv is the S3 storage of serve's settings read from getenv.
+func s3ConfigFromEnv(getenv func(string) string) (s3store.Config, error) {
+	c, err := config.Bind(config.Serve, nil, getenv)
+	if err != nil {
+		return s3store.Config{}, err
 	}
+	return s3Config(c)
 }
 
 // A bad S3 setting stops serve before it listens, as a usage error.
@@ -251,8 +268,7 @@ func TestServeRefusesBadS3Config(t *testing.T) {
 	var out, errb bytes.Buffer
 	vars := map[string]string{"CARDCAT_S3_ENDPOINT": "127.0.0.1:1", "CARDCAT_S3_BUCKET": "cardcat", "CARDCAT_S3_ACCESS_KEY": "only-one"}
 	err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir}, testEnv(vars), &out, &errb)
-	var usage usageError
-	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "secret key") {
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "secret key") {
 		t.Fatalf("serve with an access key and no secret key: %v, want a usage error", err)
 	}
 }

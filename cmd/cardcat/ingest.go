@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/store"
@@ -18,53 +18,40 @@ func init() {
 
 func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "ingest", "[--from MIRROR] [flags]")
-	sf, err := addStoreFlags(fs, env)
+	c, err := bindConfig(env, fs, config.Ingest)
 	if err != nil {
 		return err
 	}
-	from := fs.String("from", "", "read a local mirror directory instead of the live sources")
-	up, err := addUpstreamFlags(fs, env)
-	if err != nil {
-		return err
-	}
-	arts, err := addArtifactFlags(fs, env)
-	if err != nil {
-		return err
-	}
-	loadTimeout, err := addLoadTimeoutFlag(fs, env)
-	if err != nil {
-		return err
-	}
-	lockWait := fs.Duration("lock-wait", 30*time.Minute, "how long to wait while a scheduled refresh or another ingest of the same store runs (0: fail at once)")
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
-	if err := checkLoadTimeout(*loadTimeout); err != nil {
+	s3cfg, err := s3Config(c) // for the artifact: refused now, not after the ingest
+	if err != nil {
 		return err
 	}
-	var src ingest.Source = ingest.DirSource{Dir: *from}
-	if *from == "" {
-		src = up.source(sf.dataDir)
+	var src ingest.Source = ingest.DirSource{Dir: c.Ingest.From}
+	if c.Ingest.From == "" {
+		src = upstreamSource(c.Upstream, c.Store.DataDir)
 	}
-	st, err := sf.open(ctx)
+	st, err := openStore(ctx, c.Store)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	unlock, err := takeIngestLock(ctx, st, *lockWait, env.Log)
+	unlock, err := takeIngestLock(ctx, st, c.Ingest.LockWait, env.Log)
 	if err != nil {
 		return err
 	}
 	defer unlock() // after the artifact: the next ingest builds on this one's
-	env.Log.Info("ingest starting", "source", src.Describe("."), "store", sf.describe())
-	opts := up.options(env.Log)
+	env.Log.Info("ingest starting", "source", src.Describe("."), "store", c.Store.Describe())
+	opts := ingestOptions(c.Upstream, env.Log)
 	opts.Progress = newProgress(env).update
 	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), opts)
 	if err != nil {
 		return err
 	}
 	printReport(env, rep)
-	writeIngestedArtifact(ctx, env, arts, sf, st, *loadTimeout)
+	writeIngestedArtifact(ctx, env, c, s3cfg, st)
 	return nil
 }
 
@@ -101,35 +88,6 @@ func takeIngestLock(ctx context.Context, st store.Store, wait time.Duration, log
 		case <-time.After(min(ingestLockPoll, time.Until(deadline))):
 		}
 	}
-}
-
-// defaultChangeDays is the change feed's kept history: a client that syncs
-// at least once a quarter never needs the bulk files again.
-const defaultChangeDays = 90
-
-func setChangeDays(days *int, v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return fmt.Errorf("want 0 (keep every removal) or a number of days, got %q", v)
-	}
-	*days = n
-	return nil
-}
-
-// The price history's retention: the API answers up to 365 days of it, and
-// the product promises at least 400 kept.
-const (
-	defaultHistoryDays = 400
-	minHistoryDays     = 400
-)
-
-func setHistoryDays(days *int, v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || (n > 0 && n < minHistoryDays) {
-		return fmt.Errorf("want 0 (keep every point) or a number of days of at least %d, got %q", minHistoryDays, v)
-	}
-	*days = n
-	return nil
 }
 
 // printReport writes the ingest summary, one line per game.

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/config"
 )
 
 func init() {
@@ -21,15 +22,15 @@ func init() {
 }
 
 // accountStore opens the configured store as an account store.
-func accountStore(ctx context.Context, sf *storeFlags) (account.Store, func(), error) {
-	st, err := sf.open(ctx)
+func accountStore(ctx context.Context, sf *config.StoreConfig) (account.Store, func(), error) {
+	st, err := openStore(ctx, *sf)
 	if err != nil {
 		return nil, nil, err
 	}
 	as, ok := st.(account.Store)
 	if !ok {
 		st.Close()
-		return nil, nil, fmt.Errorf("the %s store keeps no accounts", sf.describe())
+		return nil, nil, fmt.Errorf("the %s store keeps no accounts", sf.Describe())
 	}
 	return as, func() { st.Close() }, nil
 }
@@ -80,7 +81,7 @@ func parseTime(flagName, s string) (time.Time, error) {
 
 func keysCreate(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "keys create", "[--name NAME] [--plan PLAN] [--test] [--email EMAIL] [--trial-start RFC3339]")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Keys)
 	if err != nil {
 		return err
 	}
@@ -157,7 +158,7 @@ func keysCreate(ctx context.Context, env *Env, args []string) error {
 
 func keysList(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "keys list", "[--account ID]")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Keys)
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func keysList(ctx context.Context, env *Env, args []string) error {
 
 func keysRevoke(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "keys revoke", "KEY_ID")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Keys)
 	if err != nil {
 		return err
 	}
@@ -244,7 +245,7 @@ func (f accountFlags) load(ctx context.Context, st account.Store) (*account.Acco
 
 func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "accounts set-plan", "(--account ID | --email EMAIL) --plan PLAN [--hour N --day N]")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Accounts)
 	if err != nil {
 		return err
 	}
@@ -288,7 +289,7 @@ func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
 
 func accountsStartTrial(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "accounts start-trial", "(--account ID | --email EMAIL) [--at RFC3339]")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Accounts)
 	if err != nil {
 		return err
 	}
@@ -348,7 +349,7 @@ func timeOr(t time.Time, zero string) string {
 
 func accountsList(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "accounts list", "")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Accounts)
 	if err != nil {
 		return err
 	}
@@ -402,7 +403,7 @@ func trialState(a *account.Account, now time.Time) string {
 
 func accountsVerify(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "accounts verify", "(--account ID | --email EMAIL)")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Accounts)
 	if err != nil {
 		return err
 	}
@@ -433,7 +434,7 @@ func accountsVerify(ctx context.Context, env *Env, args []string) error {
 
 func accountsUsage(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "accounts usage", "(--account ID | --email EMAIL) [--hours 48] [--days 30]")
-	sf, err := addStoreFlags(fs, env)
+	sf, err := storeSettings(env, fs, config.Accounts)
 	if err != nil {
 		return err
 	}

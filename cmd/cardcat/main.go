@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/cardcat/cardcat/internal/config"
 )
 
 func main() {
@@ -32,7 +34,7 @@ func exitCode(err error) int {
 		return 0
 	}
 	var u usageError
-	if errors.As(err, &u) {
+	if errors.As(err, &u) || config.IsError(err) {
 		return 2
 	}
 	return 1
@@ -159,12 +161,4 @@ func parseFlags(fs *flag.FlagSet, env *Env, args []string) error {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil
-}
-
-// envOr returns the environment variable's value, or def when unset or empty.
-func envOr(getenv func(string) string, name, def string) string {
-	if v := getenv(name); v != "" {
-		return v
-	}
-	return def
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"crypto/tls"
-	"flag"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"net/mail"
-	"strings"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/portal"
 	"github.com/cardcat/cardcat/internal/portal/billing"
 	portalmail "github.com/cardcat/cardcat/internal/portal/mail"
@@ -18,9 +15,8 @@ import (
 )
 
 // portalConfig is the account portal's configuration: where its emails go
-// out and how it takes payments. Secrets come from the environment only
-// (NAME or NAME_FILE), never from flags, which other users of the machine
-// can read in the process list.
+// out and how it takes payments (config.Portal: secrets from the
+// environment only, never from flags).
 type portalConfig struct {
 	contactEmail string
 	smtp         *portalmail.SMTPConfig // nil: emails are logged, not sent
@@ -30,77 +26,31 @@ type portalConfig struct {
 	smtpTLS *tls.Config
 }
 
-// The portal's settings.
-const (
-	envContactEmail   = "CARDCAT_CONTACT_EMAIL"
-	envSMTPURL        = "CARDCAT_SMTP_URL"
-	envSMTPPassword   = "CARDCAT_SMTP_PASSWORD"
-	envStripeKey      = "CARDCAT_STRIPE_SECRET_KEY"
-	envStripeWebhook  = "CARDCAT_STRIPE_WEBHOOK_SECRET"
-	envStripePricePro = "CARDCAT_STRIPE_PRICE_PRO"
-	envStripePriceUlt = "CARDCAT_STRIPE_PRICE_ULTRA"
-	envStripeAPIURL   = "CARDCAT_STRIPE_API_URL"
-)
-
-// addPortalFlags registers --contact-email and reads the portal's secrets
-// and payment settings from the environment, refusing an incomplete
-// configuration at start-up rather than at the first sign-up or payment.
-func addPortalFlags(fs *flag.FlagSet, env *Env) (*portalConfig, error) {
-	c := &portalConfig{}
-	fs.StringVar(&c.contactEmail, "contact-email", envOr(env.Getenv, envContactEmail, ""),
-		"address the portal gives for Business plans and, without Stripe, for every upgrade (env "+envContactEmail+")")
-
-	smtpURL, err := envSecret(env.Getenv, envSMTPURL)
-	if err != nil {
-		return nil, err
-	}
-	smtpPassword, err := envSecret(env.Getenv, envSMTPPassword)
-	if err != nil {
-		return nil, err
-	}
-	if smtpURL != "" {
-		sc, err := portalmail.ParseSMTPURL(smtpURL)
+// portalSettings is the portal's configuration of c's settings, refusing
+// an incomplete one at start-up rather than at the first sign-up or payment.
+func portalSettings(c *config.Config) (*portalConfig, error) {
+	p := c.Portal
+	pc := &portalConfig{contactEmail: p.ContactEmail}
+	if p.SMTPURL != "" {
+		sc, err := portalmail.ParseSMTPURL(p.SMTPURL)
 		if err != nil {
-			return nil, usageError{envSMTPURL + ": " + err.Error()}
+			return nil, c.Invalid("smtp-url", err)
 		}
-		if smtpPassword != "" {
-			sc.Password = smtpPassword
+		if p.SMTPPassword != "" {
+			sc.Password = p.SMTPPassword
 		}
-		c.smtp = &sc
-	} else if smtpPassword != "" {
-		return nil, usageError{envSMTPPassword + " is set but " + envSMTPURL + " is not"}
+		pc.smtp = &sc
+	} else if p.SMTPPassword != "" {
+		return nil, config.Errorf("CARDCAT_SMTP_PASSWORD is set but CARDCAT_SMTP_URL is not")
 	}
-
-	key, err := envSecret(env.Getenv, envStripeKey)
-	if err != nil {
-		return nil, err
-	}
-	hook, err := envSecret(env.Getenv, envStripeWebhook)
-	if err != nil {
-		return nil, err
-	}
-	pro, ultra := strings.TrimSpace(env.Getenv(envStripePricePro)), strings.TrimSpace(env.Getenv(envStripePriceUlt))
-	apiURL := strings.TrimSpace(env.Getenv(envStripeAPIURL))
-	switch {
-	case key != "" || hook != "" || pro != "" || ultra != "" || apiURL != "":
-		if key == "" || hook == "" || pro == "" || ultra == "" {
-			return nil, usageError{fmt.Sprintf("Stripe needs all of %s, %s, %s and %s (some are set, some are not)",
-				envStripeKey, envStripeWebhook, envStripePricePro, envStripePriceUlt)}
+	if p.StripeSecretKey != "" || p.StripeWebhookSecret != "" || p.StripePricePro != "" || p.StripePriceUltra != "" || p.StripeAPIURL != "" {
+		if p.StripeSecretKey == "" || p.StripeWebhookSecret == "" || p.StripePricePro == "" || p.StripePriceUltra == "" {
+			return nil, config.Errorf("Stripe needs all of CARDCAT_STRIPE_SECRET_KEY, CARDCAT_STRIPE_WEBHOOK_SECRET, CARDCAT_STRIPE_PRICE_PRO and CARDCAT_STRIPE_PRICE_ULTRA (some are set, some are not)")
 		}
-		c.stripe = &billing.Config{SecretKey: key, WebhookSecret: hook, BaseURL: apiURL,
-			Prices: map[account.Plan]string{account.Pro: pro, account.Ultra: ultra}}
+		pc.stripe = &billing.Config{SecretKey: p.StripeSecretKey, WebhookSecret: p.StripeWebhookSecret, BaseURL: p.StripeAPIURL,
+			Prices: map[account.Plan]string{account.Pro: p.StripePricePro, account.Ultra: p.StripePriceUltra}}
 	}
-	return c, nil
-}
-
-// validate checks what only parsing all flags can tell.
-func (c *portalConfig) validate() error {
-	if c.contactEmail != "" {
-		if _, err := mail.ParseAddress(c.contactEmail); err != nil {
-			return usageError{fmt.Sprintf("--contact-email %q is not an email address", c.contactEmail)}
-		}
-	}
-	return nil
+	return pc, nil
 }
 
 // openPortal builds the account portal on the account store, the API's
@@ -117,7 +67,7 @@ func openPortal(c *portalConfig, st account.Store, lim ratelimit.Limiter, dir *a
 		log.Info("portal email", "smtp", sc)
 	} else {
 		mailer = portalmail.LogMailer{Logger: log}
-		log.Info("portal email: no " + envSMTPURL + " set, so emails are not sent: each is logged with its link instead (fine on a laptop, not in production)")
+		log.Info("portal email: no CARDCAT_SMTP_URL set, so emails are not sent: each is logged with its link instead (fine on a laptop, not in production)")
 	}
 	deps := portal.Deps{
 		Store:      st,

@@ -64,12 +64,12 @@ func TestPortalJourney(t *testing.T) {
 	const stripeKey = "sk_test_journey"
 	fake := stripetest.New(t, stripetest.Options{SecretKey: stripeKey, WebhookSecret: webhookSecret, Now: clock.Now})
 	srv := startJourneyServer(t, clock, smtp, map[string]string{
-		envSMTPURL:                      smtp.URL(),
-		envStripeKey:                    stripeKey,
-		envStripeWebhook:                webhookSecret,
-		envStripePricePro:               "price_journey_pro",
-		envStripePriceUlt:               "price_journey_ultra",
-		envStripeAPIURL:                 fake.URL,
+		"CARDCAT_SMTP_URL":              smtp.URL(),
+		"CARDCAT_STRIPE_SECRET_KEY":     stripeKey,
+		"CARDCAT_STRIPE_WEBHOOK_SECRET": webhookSecret,
+		"CARDCAT_STRIPE_PRICE_PRO":      "price_journey_pro",
+		"CARDCAT_STRIPE_PRICE_ULTRA":    "price_journey_ultra",
+		"CARDCAT_STRIPE_API_URL":        fake.URL,
 		"CARDCAT_KEYS_REFRESH_INTERVAL": "1s",
 	})
 	fake.SetWebhookURL(srv.url + "/account/billing/stripe")

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/metrics"
@@ -21,45 +21,16 @@ import (
 const refreshLockName = "catalogue-refresh"
 
 // refreshConfig is serve's scheduled refresh: the live ingest run inside the
-// server at UTC times of day (--refresh-at), with ingest's upstream flags.
+// server at UTC times of day (--refresh-at), with ingest's upstream settings.
 type refreshConfig struct {
 	at       schedule.Times // empty: off
-	upstream *upstreamFlags
+	upstream config.Upstream
 	// The scheduler's own settings, its defaults but in tests.
 	attempts       int
 	backoff        time.Duration
 	checkEvery     time.Duration
 	onOutcome      func(schedule.Status)
 	attemptTimeout time.Duration
-}
-
-func addRefreshFlags(fs *flag.FlagSet, env *Env) (*refreshConfig, error) {
-	rc := &refreshConfig{}
-	if v := env.Getenv("CARDCAT_REFRESH_AT"); v != "" {
-		t, err := schedule.ParseTimes(v)
-		if err != nil {
-			return nil, usageError{"CARDCAT_REFRESH_AT: " + err.Error()}
-		}
-		rc.at = t
-	}
-	fromFlags := false
-	fs.Func("refresh-at", "UTC time of day HH:MM to run the live ingest inside the server, every day; several as a comma list or by repeating the flag; one replica of a shared store runs each (env CARDCAT_REFRESH_AT; default off)",
-		func(v string) error {
-			t, err := schedule.ParseTimes(v)
-			if err != nil {
-				return err
-			}
-			if !fromFlags { // the flags replace the variable's times
-				rc.at, fromFlags = nil, true
-			}
-			rc.at = rc.at.Add(t)
-			return nil
-		})
-	var err error
-	if rc.upstream, err = addUpstreamFlags(fs, env); err != nil {
-		return nil, err
-	}
-	return rc, nil
 }
 
 // newRefreshScheduler returns the scheduler of the scheduled refresh, nil
@@ -75,7 +46,7 @@ func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, 
 		return nil, fmt.Errorf("--refresh-at: the store %T has no lock to share among replicas", st)
 	}
 	log = log.With("job", "scheduled refresh")
-	src := rc.upstream.source(dataDir)
+	src := upstreamSource(rc.upstream, dataDir)
 	var games []metrics.IngestGame // the last successful run's counts, for OnOutcome (same goroutine)
 	return &schedule.Scheduler{
 		Times: rc.at,
@@ -89,7 +60,7 @@ func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, 
 		},
 		Work: func(ctx context.Context, now time.Time) (int64, error) {
 			log.Info("ingest starting", "source", src.Describe("."))
-			rep, err := ingest.Run(ctx, st, src, reg, now, rc.upstream.options(log))
+			rep, err := ingest.Run(ctx, st, src, reg, now, ingestOptions(rc.upstream, log))
 			if err != nil {
 				return 0, err
 			}

@@ -294,8 +294,8 @@ func TestParseRefreshAt(t *testing.T) {
 	}
 	env, _ := configEnv(map[string]string{"CARDCAT_TCGPLAYER_URL": "http://tcg.test", "CARDCAT_HISTORY_DAYS": "0"})
 	cfg, err := parseServe(env, []string{"--cardmarket-url", "http://cm.test", "--change-days", "7"})
-	if err != nil || cfg.scheduled.upstream.tcgURL != "http://tcg.test" || cfg.scheduled.upstream.cmURL != "http://cm.test" ||
-		cfg.scheduled.upstream.changeDays != 7 || cfg.scheduled.upstream.historyDays != 0 {
+	if err != nil || cfg.scheduled.upstream.TCGPlayerURL != "http://tcg.test" || cfg.scheduled.upstream.CardmarketURL != "http://cm.test" ||
+		cfg.scheduled.upstream.ChangeDays != 7 || cfg.scheduled.upstream.HistoryDays != 0 {
 		t.Errorf("upstream %+v, %v", cfg.scheduled.upstream, err)
 	}
 	for _, tt := range []struct {

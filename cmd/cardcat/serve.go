@@ -17,6 +17,7 @@ import (
 
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -26,29 +27,17 @@ func init() {
 	register("serve", "serve the HTTP API", cmdServe)
 }
 
-// serveConfig is everything `cardcat serve` is told, read once from its
-// flags and the environment (flags win) by parseServe, then passed down:
-// nothing below reads the environment.
+// serveConfig is everything `cardcat serve` is told: its settings, read
+// once from its flags and the environment by parseServe (internal/config's
+// table), and what serve's parts make of them, checked at start-up; nothing
+// below reads the environment.
 type serveConfig struct {
-	store     *storeFlags
-	limits    *limitFlags
-	images    imageConfig
-	artifacts *artifactFlags
-	addr      string
-	publicURL string // without a trailing slash
-	region    string
-	refresh   time.Duration
-	// loadTimeout bounds each reading of a catalogue version (--load-timeout).
-	loadTimeout time.Duration
-	// compressCacheMB bounds the compressed answers kept (--compress-cache-mb).
-	compressCacheMB int
-	adminAddr       string
-	// adminPublic: the operator let the admin server listen where other
-	// hosts can reach it (--admin-allow-public); without it only loopback.
-	adminPublic bool
+	*config.Config
+	trusted []netip.Prefix // Limits.TrustedProxies
+	images  imageConfig
+	portal  *portalConfig
 	// gcPercent is the collector's target unless the operator set GOGC.
-	gcPercent int // -1: leave the runtime's
-	portal    *portalConfig
+	gcPercent int            // -1: leave the runtime's
 	scheduled *refreshConfig // --refresh-at: the live ingest inside the server
 	// now is the clock of every decision with a time (trials, sessions,
 	// windows); time.Now but in tests.
@@ -65,92 +54,48 @@ func cmdServe(ctx context.Context, env *Env, args []string) error {
 
 func parseServe(env *Env, args []string) (*serveConfig, error) {
 	fs := newFlagSet(env, "serve", "[flags]")
-	cfg := &serveConfig{gcPercent: -1, now: time.Now}
-	var err error
-	if cfg.store, err = addStoreFlags(fs, env); err != nil {
-		return nil, err
-	}
-	if cfg.portal, err = addPortalFlags(fs, env); err != nil {
-		return nil, err
-	}
-	fs.StringVar(&cfg.addr, "addr", envOr(env.Getenv, "CARDCAT_ADDR", ":8080"), "listen address (env CARDCAT_ADDR)")
-	fs.StringVar(&cfg.publicURL, "public-url", envOr(env.Getenv, "CARDCAT_PUBLIC_URL", "http://localhost:8080"), "base URL callers use, for docs and example links (env CARDCAT_PUBLIC_URL)")
-	fs.StringVar(&cfg.region, "region", envOr(env.Getenv, "CARDCAT_REGION", "local"), "region reported by /health (env CARDCAT_REGION)")
-	defRefresh, err := envDuration(env.Getenv, "CARDCAT_REFRESH_INTERVAL", 30*time.Second)
+	c, err := bindConfig(env, fs, config.Serve)
 	if err != nil {
-		return nil, err
-	}
-	fs.DurationVar(&cfg.refresh, "refresh-interval", defRefresh, "how often to look for a new catalogue version (env CARDCAT_REFRESH_INTERVAL)")
-	loadTimeout, err := addLoadTimeoutFlag(fs, env)
-	if err != nil {
-		return nil, err
-	}
-	cfg.compressCacheMB = httpapi.DefaultCompressCacheBytes >> 20
-	if v := env.Getenv("CARDCAT_COMPRESS_CACHE_MB"); v != "" {
-		if err := setPositiveInt(&cfg.compressCacheMB, v); err != nil {
-			return nil, usageError{"CARDCAT_COMPRESS_CACHE_MB: " + err.Error()}
-		}
-	}
-	fs.Func("compress-cache-mb", fmt.Sprintf("megabytes of compressed answers kept in memory, each compressed once per catalogue version (env CARDCAT_COMPRESS_CACHE_MB; default %d)", cfg.compressCacheMB),
-		func(v string) error { return setPositiveInt(&cfg.compressCacheMB, v) })
-	fs.StringVar(&cfg.adminAddr, "admin-addr", envOr(env.Getenv, "CARDCAT_ADMIN_ADDR", ""), "address of the admin server (pprof, /livez, /readyz, /metrics), a loopback one such as 127.0.0.1:6060; off when empty (env CARDCAT_ADMIN_ADDR)")
-	if v := env.Getenv("CARDCAT_ADMIN_ALLOW_PUBLIC"); v != "" {
-		if cfg.adminPublic, err = strconv.ParseBool(v); err != nil {
-			return nil, usageError{fmt.Sprintf("CARDCAT_ADMIN_ALLOW_PUBLIC: want true or false, got %q", v)}
-		}
-	}
-	fs.BoolVar(&cfg.adminPublic, "admin-allow-public", cfg.adminPublic, "let --admin-addr be an address other hosts can reach; the admin server has no authentication (env CARDCAT_ADMIN_ALLOW_PUBLIC)")
-	if cfg.limits, err = addLimitFlags(fs, env); err != nil {
-		return nil, err
-	}
-	if cfg.scheduled, err = addRefreshFlags(fs, env); err != nil {
-		return nil, err
-	}
-	if cfg.images, err = readImageConfig(env.Getenv); err != nil {
-		return nil, err
-	}
-	if cfg.artifacts, err = addArtifactFlags(fs, env); err != nil {
 		return nil, err
 	}
 	if err := parseFlags(fs, env, args); err != nil {
 		return nil, err
 	}
-	if cfg.refresh <= 0 {
-		return nil, usageError{"--refresh-interval must be positive"}
-	}
-	cfg.loadTimeout = *loadTimeout
-	if err := checkLoadTimeout(cfg.loadTimeout); err != nil {
-		return nil, err
-	}
-	if err := cfg.portal.validate(); err != nil {
-		return nil, err
-	}
-	if cfg.adminAddr != "" && !cfg.adminPublic {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := checkLoopback(ctx, cfg.adminAddr, net.DefaultResolver.LookupNetIP); err != nil {
-			return nil, usageError{fmt.Sprintf("--admin-addr %s: %v; the admin server (pprof) has no authentication: "+
-				"bind it to loopback, e.g. 127.0.0.1:6060, or add --admin-allow-public (CARDCAT_ADMIN_ALLOW_PUBLIC=true) to serve it there anyway", cfg.adminAddr, err)}
-		}
-	}
-	cfg.publicURL = strings.TrimRight(cfg.publicURL, "/")
-	// 50 keeps resident memory near the long-lived snapshot without
-	// collecting so often that requests wait (measurements in
-	// bench/README.md, "GOGC 50"). An operator's GOGC wins.
-	if env.Getenv("GOGC") == "" {
-		cfg.gcPercent = 50
-	}
-	return cfg, nil
+	return serveSettings(env, c)
 }
 
-// setPositiveInt parses v into *n: a positive integer.
-func setPositiveInt(n *int, v string) error {
-	i, err := strconv.Atoi(v)
-	if err != nil || i <= 0 {
-		return fmt.Errorf("want a positive integer, got %q", v)
+// serveSettings is what serve makes of its settings, or the first mistake
+// in them.
+func serveSettings(env *Env, c *config.Config) (*serveConfig, error) {
+	cfg := &serveConfig{Config: c, gcPercent: -1, now: time.Now, scheduled: &refreshConfig{at: c.Serve.RefreshAt, upstream: c.Upstream}}
+	var err error
+	if cfg.trusted, err = httpapi.ParseTrustedProxies(c.Limits.TrustedProxies); err != nil {
+		return nil, c.Invalid("trusted-proxies", err)
 	}
-	*n = i
-	return nil
+	if cfg.portal, err = portalSettings(c); err != nil {
+		return nil, err
+	}
+	if cfg.images, err = readImageConfig(c); err != nil {
+		return nil, err
+	}
+	if addr := c.Serve.AdminAddr; addr != "" && !c.Serve.AdminPublic {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := checkLoopback(ctx, addr, net.DefaultResolver.LookupNetIP); err != nil {
+			return nil, usageError{fmt.Sprintf("--admin-addr %s: %v; the admin server (pprof) has no authentication: "+
+				"bind it to loopback, e.g. 127.0.0.1:6060, or add --admin-allow-public (CARDCAT_ADMIN_ALLOW_PUBLIC=true) to serve it there anyway", addr, err)}
+		}
+	}
+	// 50 keeps resident memory near the long-lived snapshot without
+	// collecting so often that requests wait (measurements in
+	// bench/README.md, "GOGC 50"). An operator's GOGC wins (the runtime
+	// read it).
+	if c.Origin("gogc").Source == config.FromDefault {
+		if cfg.gcPercent, err = strconv.Atoi(c.Serve.GOGC); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
 }
 
 // serve runs the API until ctx ends, then drains the requests in flight.
@@ -160,9 +105,9 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	if cfg.gcPercent >= 0 {
 		debug.SetGCPercent(cfg.gcPercent)
 	}
-	sf := cfg.store
+	sf := cfg.Store
 
-	st, err := sf.open(ctx)
+	st, err := openStore(ctx, sf)
 	if err != nil {
 		return err
 	}
@@ -171,8 +116,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 	holder := serving.NewHolder(st, reg, log)
-	holder.LoadTimeout = cfg.loadTimeout
-	if holder.Artifacts, err = cfg.artifacts.open(sf, cfg.images.s3, log); err != nil {
+	holder.LoadTimeout = cfg.Catalogue.LoadTimeout
+	if holder.Artifacts, err = openArtifacts(cfg.Catalogue.SnapshotArtifacts, sf, cfg.images.s3, log); err != nil {
 		return err
 	}
 	mx := newServeMetrics(cfg, holder)
@@ -180,7 +125,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	// once another replica built them), in the background, once the version
 	// is served (docs/operations.md, "Bulk files"): the first version's once
 	// the server listens, below.
-	bulkFiles, err := openBulk(filepath.Join(sf.dataDir, "bulk"), cfg.images.s3, log)
+	bulkFiles, err := openBulk(filepath.Join(sf.DataDir, "bulk"), cfg.images.s3, log)
 	if err != nil {
 		return err
 	}
@@ -189,13 +134,18 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 
-	imgs, imgStore, err := openImages(ctx, env, cfg.images, sf.dataDir, imageMetrics(mx))
+	imgs, imgStore, err := openImages(ctx, env, cfg.images, sf.DataDir, imageMetrics(mx))
 	if err != nil {
 		return err
 	}
 	log.Info("image storage", "where", imgStore)
+	setLogos, logosFrom, err := openSetLogos(sf.DataDir)
+	if err != nil {
+		return err
+	}
+	log.Info("set logos", "from", logosFrom, "sets", setLogos.Len())
 
-	lim, err := openLimits(ctx, env, cfg.limits, st, sf.dataDir, mx)
+	lim, err := openLimits(ctx, env, cfg.Limits, cfg.trusted, st, sf.DataDir, mx)
 	if err != nil {
 		return err
 	}
@@ -211,7 +161,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	usage := account.NewMeter(accounts, log)
 	defer flushUsage(env, usage)
 	lim.auth = account.NewAuthenticator(lim.dir, cfg.now)
-	portal, err := openPortal(cfg.portal, accounts, lim.limiter, lim.dir, usage, cfg.publicURL,
+	portal, err := openPortal(cfg.portal, accounts, lim.limiter, lim.dir, usage, cfg.Serve.PublicURL,
 		httpapi.ClientGroup(lim.trusted), cfg.now, log)
 	if err != nil {
 		return err
@@ -225,8 +175,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 	// A new catalogue version reaches this server within a refresh interval:
 	// keyed answers may be reused that long, then revalidated (free).
-	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted, KeyedMaxAge: cfg.refresh,
-		CompressCacheBytes: cfg.compressCacheMB << 20}, httpapi.Deps{
+	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted, KeyedMaxAge: cfg.Serve.RefreshInterval,
+		CompressCacheBytes: cfg.Serve.CompressCacheMB << 20}, httpapi.Deps{
 		Auth:      lim.auth,
 		Limiter:   lim.limiter,
 		Usage:     usage,
@@ -235,6 +185,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Now:       cfg.now,
 		View:      holder.Current,
 		Images:    imgs,
+		SetLogos:  setLogos,
 		Changes:   st, // the change feed: read per request, within httpapi.Config.ChangesTimeout
 		Bulk:      bulkFiles,
 		History:   st, // price history: read per request, within httpapi.Config.HistoryTimeout
@@ -243,8 +194,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Logger:    log,
 		AccessLog: newAccessLog(env.logCfg, env.logs),
 		Version:   Version(),
-		Region:    cfg.region,
-		PublicURL: cfg.publicURL,
+		Region:    cfg.Serve.Region,
+		PublicURL: cfg.Serve.PublicURL,
 		// The API answers from memory: a database outage is reported, but
 		// only what stops this replica from answering (no catalogue, stale
 		// keys) makes it unhealthy.
@@ -264,7 +215,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.addr)
+	ln, err := net.Listen("tcp", cfg.Serve.Addr)
 	if err != nil {
 		return err
 	}
@@ -291,14 +242,14 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	if v := holder.Current(); v != nil {
 		bulkFiles.Publish(v.Snapshot)
 	}
-	go holder.Watch(ctx, cfg.refresh)
+	go holder.Watch(ctx, cfg.Serve.RefreshInterval)
 	go lim.dir.Watch(ctx, lim.refresh)
 	go usage.Run(ctx, account.DefaultFlushInterval)
-	sched, err := newRefreshScheduler(cfg.scheduled, st, reg, sf.dataDir, cfg.now, log, mx)
+	sched, err := newRefreshScheduler(cfg.scheduled, st, reg, sf.DataDir, cfg.now, log, mx)
 	if err != nil {
 		return err
 	}
-	withArtifact(sched, holder.Artifacts, st, cfg.loadTimeout, log)
+	withArtifact(sched, holder.Artifacts, st, cfg.Catalogue.LoadTimeout, log)
 	if sched != nil {
 		// Waited for before the store closes: an ingest cut short by the
 		// shutdown rolls back (docs/operations.md, "Scheduled refresh").
@@ -307,15 +258,15 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		defer func() { cancel(); <-schedDone }()
 		log.Info("scheduled refresh on", "at_utc", sched.Times.String())
 	}
-	if cfg.adminAddr != "" {
-		if err := startAdmin(ctx, env, cfg.adminAddr, cfg.adminPublic, ready, mx.Handler()); err != nil {
+	if cfg.Serve.AdminAddr != "" {
+		if err := startAdmin(ctx, env, cfg.Serve.AdminAddr, cfg.Serve.AdminPublic, ready, mx.Handler()); err != nil {
 			return err
 		}
 	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "store", sf.describe())
+	log.Info("listening", "addr", ln.Addr().String(), "store", sf.Describe())
 	fmt.Fprintf(env.Stdout, "cardcat listening on http://%s\n", ln.Addr())
 
 	select {
@@ -471,17 +422,4 @@ func refreshesFailing(catalogueSince, keysSince time.Time) error {
 		return nil
 	}
 	return errors.New(strings.Join(failing, "; "))
-}
-
-// envDuration reads a duration variable, def when unset.
-func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
-	v := getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, usageError{fmt.Sprintf("%s: want a duration like 30s, got %q", name, v)}
-	}
-	return d, nil
 }

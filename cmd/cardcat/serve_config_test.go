@@ -36,25 +36,25 @@ func TestParseServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.addr != ":9000" || cfg.publicURL != "https://api.example" || cfg.refresh != time.Minute ||
-		cfg.store.databaseURL != "postgres://u:secret@db/cardcat" || cfg.limits.redisURL != "redis://r:6379/0" ||
-		cfg.limits.guardPerHour != 50 || cfg.gcPercent != 50 || cfg.limits.redisTimeout != 250*time.Millisecond ||
-		cfg.loadTimeout != 20*time.Minute || cfg.compressCacheMB != 512 {
-		t.Errorf("from the environment: %+v, store %+v, limits %+v", cfg, cfg.store, cfg.limits)
+	if cfg.Serve.Addr != ":9000" || cfg.Serve.PublicURL != "https://api.example" || cfg.Serve.RefreshInterval != time.Minute ||
+		cfg.Store.DatabaseURL != "postgres://u:secret@db/cardcat" || cfg.Limits.RedisURL != "redis://r:6379/0" ||
+		cfg.Limits.GuardPerHour != 50 || cfg.gcPercent != 50 || cfg.Limits.RedisTimeout != 250*time.Millisecond ||
+		cfg.Catalogue.LoadTimeout != 20*time.Minute || cfg.Serve.CompressCacheMB != 512 {
+		t.Errorf("from the environment: %+v, store %+v, limits %+v", cfg.Serve, cfg.Store, cfg.Limits)
 	}
 
 	cfg, err = parseServe(env, []string{"--addr", ":9001", "--database-url", "sqlite:/tmp/x.db", "--redis-url", "", "--guard-per-hour", "7", "--redis-timeout", "2s", "--load-timeout", "90s", "--compress-cache-mb", "64"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.addr != ":9001" || cfg.store.databaseURL != "sqlite:/tmp/x.db" || cfg.limits.redisURL != "" || cfg.limits.guardPerHour != 7 || cfg.limits.redisTimeout != 2*time.Second ||
-		cfg.loadTimeout != 90*time.Second || cfg.compressCacheMB != 64 {
-		t.Errorf("flags must win: %+v, store %+v, limits %+v", cfg, cfg.store, cfg.limits)
+	if cfg.Serve.Addr != ":9001" || cfg.Store.DatabaseURL != "sqlite:/tmp/x.db" || cfg.Limits.RedisURL != "" || cfg.Limits.GuardPerHour != 7 ||
+		cfg.Limits.RedisTimeout != 2*time.Second || cfg.Catalogue.LoadTimeout != 90*time.Second || cfg.Serve.CompressCacheMB != 64 {
+		t.Errorf("flags must win: %+v, store %+v, limits %+v", cfg.Serve, cfg.Store, cfg.Limits)
 	}
 
 	env, _ = configEnv(map[string]string{"GOGC": "100"})
-	if cfg, err = parseServe(env, nil); err != nil || cfg.gcPercent != -1 || cfg.store.databaseURL != "" || cfg.store.dataDir != "./data" ||
-		cfg.loadTimeout != serving.DefaultLoadTimeout || cfg.compressCacheMB<<20 != httpapi.DefaultCompressCacheBytes {
+	if cfg, err = parseServe(env, nil); err != nil || cfg.gcPercent != -1 || cfg.Store.DatabaseURL != "" || cfg.Store.DataDir != "./data" ||
+		cfg.Catalogue.LoadTimeout != serving.DefaultLoadTimeout || cfg.Serve.CompressCacheMB<<20 != httpapi.DefaultCompressCacheBytes {
 		t.Errorf("defaults with the operator's GOGC: %+v, %v", cfg, err)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/synth"
 )
 
@@ -18,12 +18,12 @@ func init() {
 // (--cards).
 func cmdSynth(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "synth", "--out DIR [--from REAL_DIR | --cards N] [--seed N] [--day D] [--force]")
-	out := fs.String("out", "", "directory to write the mirror into (required)")
-	seedDefault, err := strconv.ParseUint(envOr(env.Getenv, "CARDCAT_SYNTH_SEED", "1"), 10, 64)
+	c, err := bindConfig(env, fs, config.Synth)
 	if err != nil {
-		return usageError{"CARDCAT_SYNTH_SEED is not a non-negative integer"}
+		return err
 	}
-	seed := fs.Uint64("seed", seedDefault, "seed of the generator; the same seed and flags give byte-identical files (env CARDCAT_SYNTH_SEED)")
+	seed := &c.Synth.Seed
+	out := fs.String("out", "", "directory to write the mirror into (required)")
 	from := fs.String("from", "", "sample mode: the real mirror to start from (e.g. ../shared/data)")
 	cards := fs.Int("cards", 0, fmt.Sprintf("synthetic mode: number of TCGplayer cards (default %d when --from is absent)", synth.DefaultCards))
 	day := fs.Int("day", 0, "the same mirror this many days later: same catalogue, about 10% of prices changed per day")
