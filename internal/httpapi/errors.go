@@ -37,6 +37,7 @@ type errorBody struct {
 	RedeemURL   string      `json:"redeem_url,omitempty"`
 	UpgradeURL  string      `json:"upgrade_url,omitempty"`
 	Limits      *limitsBody `json:"limits,omitempty"` // of a 429
+	Matches     any         `json:"matches,omitempty"` // of the set image's 409
 }
 
 func newError(status int, code, message string) *apiError {
@@ -61,6 +62,7 @@ const (
 	errPlanRequired       = "Plan upgrade required"
 	errImageNotFound      = "Image not found"
 	errImageUnavailable   = "Image not available"
+	errAmbiguousSetCode   = "Ambiguous set code" // the base game's set image only
 	// Of POST /mcp, whose protocol the SDK checks before any tool runs.
 	errInvalidMCPRequest = "Invalid MCP request"
 	errRequestTooLarge   = "Request too large"

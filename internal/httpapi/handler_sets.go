@@ -3,11 +3,13 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cardcat/cardcat/internal/jsonw"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/jsonw"
 )
 
 // GET /{game}/sets: the pre-rendered set list.
@@ -34,7 +36,7 @@ func (s *Server) handleSetCards(code string) apiHandler {
 		if err != nil {
 			return err
 		}
-		set, err := resolveSet(w, g, r.PathValue("set"))
+		set, err := resolveSet(w, r, g, r.PathValue("set"))
 		if set == nil || err != nil {
 			return err
 		}
@@ -66,14 +68,19 @@ func (s *Server) handleSetCards(code string) apiHandler {
 }
 
 // resolveSet resolves :set for every route under /{game}/sets/{set}: a
-// set_id, else a set_code compared case-insensitively. A code that several
+// set_id, else a set_code compared case-insensitively, narrowed to the sets
+// of ?language= when given. A code that several
 // sets share is answered here with the disambiguation (nil set, nil error);
 // no set is the 404 "Set not found" with suggestions.
-func resolveSet(w http.ResponseWriter, g *catalog.GameSnapshot, key string) (*catalog.ListedSet, error) {
+func resolveSet(w http.ResponseWriter, r *http.Request, g *catalog.GameSnapshot, key string) (*catalog.ListedSet, error) {
+	language, err := parseLanguage(r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
 	if set, ok := g.SetByID(key); ok {
 		return set, nil
 	}
-	switch sets := g.SetsByCode(key); len(sets) {
+	switch sets := narrowLanguage(g.SetsByCode(key), language); len(sets) {
 	case 0:
 		return nil, setNotFound(g, key)
 	case 1:
@@ -134,4 +141,44 @@ func looksLikeSetID(key string) bool {
 		}
 	}
 	return true
+}
+
+// parseLanguage is ?language=, a set language ("en", "ja"), lower-cased;
+// "" when absent.
+func parseLanguage(q url.Values) (string, error) {
+	v, ok := q["language"]
+	if !ok {
+		return "", nil
+	}
+	if len(v) != 1 || !isLanguage(v[0]) {
+		return "", newError(http.StatusBadRequest, errInvalidParameter,
+			"language must be a set language code, such as en or ja (given once).")
+	}
+	return strings.ToLower(v[0]), nil
+}
+
+func isLanguage(s string) bool {
+	if len(s) < 2 || len(s) > 8 {
+		return false
+	}
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// narrowLanguage keeps the sets of language ("" keeps all).
+func narrowLanguage(sets []*catalog.ListedSet, language string) []*catalog.ListedSet {
+	if language == "" {
+		return sets
+	}
+	out := sets[:0:0]
+	for _, st := range sets {
+		if strings.EqualFold(st.Language, language) {
+			out = append(out, st)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -17,9 +18,11 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat"
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/images"
 	"github.com/cardcat/cardcat/internal/images/fsstore"
+	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 )
 
@@ -149,6 +152,8 @@ func hostileServer(t *testing.T) (*Server, http.Handler) {
 	}
 	deps := paidDeps(mustView(t, mustFixture(t)))
 	deps.Limiter, deps.Docs, deps.Images = lim, cardcat.Docs(), img
+	// Every route of four games, every payload: more than a plan's hour.
+	deps.Auth = roomyAuth{deps.Auth}
 	deps.History = historyStore(t) // price history from a real store: any 5xx of it is a failure here
 	s, err := New(Config{GuardPerHour: 1 << 30}, deps)
 	if err != nil {
@@ -395,4 +400,14 @@ func hostileTargets(s *Server) []string {
 		}
 	}
 	return out
+}
+
+// roomyAuth is an authenticator whose callers have room for every request
+// the hostile test sends.
+type roomyAuth struct{ Authenticator }
+
+func (a roomyAuth) Authenticate(ctx context.Context, key string) (account.Caller, error) {
+	c, err := a.Authenticator.Authenticate(ctx, key)
+	c.Limits = ratelimit.Limits{Hour: 1 << 30, Day: 1 << 30}
+	return c, err
 }

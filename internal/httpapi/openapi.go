@@ -160,8 +160,8 @@ func openapiHeaders() map[string]openapiHeader {
 			Description: "The file name to save it as: `attachment; filename=\"{game}-{name}\"` for a bulk file (always sent); `attachment; filename=\"{id}_{source}_{days}d.csv\"` for a price history with `format=csv` (only then)."},
 		"Content-Range": {Required: true, Schema: map[string]any{"type": "string"},
 			Description: "The range answered (`bytes FIRST-LAST/SIZE`), or the file's size after a refused Range (`bytes */SIZE`)."},
-		"X-Image-Size": {Required: true, Schema: map[string]any{"type": "string", "const": "unsized"},
-			Description: "The image's resolution: there is one only."},
+		"X-Image-Size": {Required: true, Schema: map[string]any{"type": "string", "enum": []string{"unsized", "low", "high"}},
+			Description: "The image's resolution: `unsized` where there is one only (set logos, the prefixed games' cards); the base game's cards `low` or `high`, as `size` asked."},
 	}
 }
 

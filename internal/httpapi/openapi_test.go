@@ -93,7 +93,11 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	// Public routes are marked so, paid routes so.
 	for _, rt := range s.table {
-		op := doc.Paths.Value(rt.Path).Get
+		path := rt.Path
+		if !rt.servedPrefixed(s.deps.Games) {
+			path = strings.TrimPrefix(path, "/{game}") // the base game's only
+		}
+		op := doc.Paths.Value(path).Get
 		public := op.Security != nil && len(*op.Security) == 0
 		if public != (rt.Access == accessPublic) {
 			t.Errorf("%s: security %v for access %d", rt.Path, op.Security, rt.Access)
@@ -441,8 +445,12 @@ func TestLLMsTxt(t *testing.T) {
 	body, _ := io.ReadAll(w.Body)
 	text := string(body)
 	for _, rt := range s.table {
-		if !strings.Contains(text, "\n- GET "+rt.Path+": ") && !strings.Contains(text, "\n- GET "+rt.Path+" (") {
-			t.Errorf("/llms.txt has no line for GET %s", rt.Path)
+		path := rt.Path
+		if !rt.servedPrefixed(s.deps.Games) {
+			path = strings.TrimPrefix(path, "/{game}") // the base game's only
+		}
+		if !strings.Contains(text, "\n- GET "+path+": ") && !strings.Contains(text, "\n- GET "+path+" (") {
+			t.Errorf("/llms.txt has no line for GET %s", path)
 		}
 	}
 	for _, tool := range mcpTools {

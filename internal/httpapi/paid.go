@@ -78,7 +78,7 @@ func (s *Server) paidSetAnswer(w http.ResponseWriter, r *http.Request, code stri
 	if err != nil {
 		return err
 	}
-	set, err := resolveSet(w, g, r.PathValue("set"))
+	set, err := resolveSet(w, r, g, r.PathValue("set"))
 	if set == nil || err != nil {
 		return err
 	}

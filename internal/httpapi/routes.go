@@ -180,6 +180,12 @@ func withHeaders(a answer, headers ...string) answer {
 var (
 	pageParam = param{Name: "page", In: "query", Description: "The page, from 1. A page past the end is an empty list with the true totals.",
 		Schema: paramSchema{Type: "integer", Default: 1, Minimum: ptr(1)}}
+	languageParam = param{Name: "language", In: "query",
+		Description: "Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.",
+		Schema:      paramSchema{Type: "string", MinLength: ptr(2), MaxLength: ptr(8)}}
+	sizeParam = param{Name: "size", In: "query",
+		Description: "The base game's (Pokémon's) images: `low` (TCGplayer's 400-pixel image, the default) or `high` (1000 x 1000); `X-Image-Size` says which. The other games have one resolution and ignore it (`X-Image-Size: unsized`).",
+		Schema:      paramSchema{Type: "string", Enum: []string{"low", "high"}}}
 	setParam = param{Name: "set", In: "path", Required: true,
 		Description: "A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.",
 		Schema:      paramSchema{Type: "string"}}
@@ -275,7 +281,7 @@ func (s *Server) routeTable() []route {
 		{Label: "set_cards", Path: "/{game}/sets/{set}", Access: accessKeyed, serve: s.handleSetCards, Op: operation{
 			ID: "getSetCards", Tag: tagCatalogue, Summary: "The products of one set, paginated (prices empty)",
 			Description: "Cards first, then sealed products, in card-number order. `market_t.prices` and `market_c.prices` are empty here: card detail and search fill them.",
-			Params:      []param{setParam, pageParam, limitParam(setPageDefault, setPageMax, "products")},
+			Params:      []param{setParam, languageParam, pageParam, limitParam(setPageDefault, setPageMax, "products")},
 			Answers: []answer{
 				success("A page of the set's products; or, when `set` is a code that several sets share, the disambiguation: repeat the request with one of their set_ids.", "SetCards", "Disambiguation"),
 				invalidParameter400, setNotFound404,
@@ -369,8 +375,8 @@ func (s *Server) routeTable() []route {
 		}},
 		{Label: "image", Path: "/{game}/images/{id}", Access: accessKeyed, serve: s.handleImage, Op: operation{
 			ID: "getCardImage", Tag: tagCatalogue, Summary: "The card's image, cacheable for 24 hours",
-			Description: "One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).",
-			Params: []param{cardIDParam,
+			Description: "One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).",
+			Params: []param{cardIDParam, sizeParam,
 				{Name: "If-None-Match", In: "header", Description: "An ETag of this image from an earlier answer.", Schema: paramSchema{Type: "string"}}},
 			Answers: []answer{
 				{Status: http.StatusOK, Description: "The image, of the type its source gives (`image/jpeg`).", Media: "image/*", Headers: []string{"ETag", "Cache-Control", "X-Image-Size"}},
@@ -407,23 +413,38 @@ func (s *Server) routeTable() []route {
 		{Label: "prices", Path: "/{game}/prices/{set}", Access: accessPaid, serve: s.handlePrices, Op: operation{
 			ID: "getSetPrices", Tag: tagPaid, Summary: "The prices of every product of a set, one row per finish",
 			Description: "Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.",
-			Params: []param{setParam, enumParam("source", analytics.SourceBoth, "Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`).",
+			Params: []param{setParam, languageParam, enumParam("source", analytics.SourceBoth, "Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`).",
 				analytics.SourceBoth, analytics.SourceTCG, analytics.SourceCM)},
 			Answers: []answer{success("The rows; or the disambiguation of a shared set code.", "PricesBySet", "Disambiguation"), invalidParameter400, setNotFound404},
 		}},
 		{Label: "set_statistics", Path: "/{game}/sets/{set}/statistics", Access: accessPaid, serve: s.handleStatistics, Op: operation{
 			ID: "getSetStatistics", Tag: tagPaid, Summary: "Price statistics of a set's cards in one finish, and its rarity breakdown",
 			Description: "Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.",
-			Params: []param{setParam, enumParam("variant", analytics.VariantNormal, "The finish.",
+			Params: []param{setParam, languageParam, enumParam("variant", analytics.VariantNormal, "The finish.",
 				analytics.VariantNormal, analytics.VariantFoil)},
 			Answers: []answer{success("The statistics; or the disambiguation of a shared set code.", "SetStatistics", "Disambiguation"), invalidParameter400, setNotFound404},
 		}},
 		{Label: "set_completion_value", Path: "/{game}/sets/{set}/completion-value", Access: accessPaid, serve: s.handleCompletionValue, Op: operation{
 			ID: "getSetCompletionValue", Tag: tagPaid, Summary: "What one copy of every card of a set costs",
 			Description: "One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.",
-			Params:      []param{setParam},
-			Answers:     []answer{success("The estimate; or the disambiguation of a shared set code.", "CompletionValue", "Disambiguation"), setNotFound404},
+			Params:      []param{setParam, languageParam},
+			Answers:     []answer{success("The estimate; or the disambiguation of a shared set code.", "CompletionValue", "Disambiguation"), invalidParameter400, setNotFound404},
 		}},
+		{Label: "set_image", Path: "/{game}/sets/{set}/image", only: func(g game.Game) bool { return g.SetImages },
+			Access: accessKeyed, serve: s.handleSetImage, Op: operation{
+				ID: "getSetImage", Tag: tagCatalogue, Summary: "The set's logo, cacheable for 24 hours",
+				Description: "The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).",
+				Params: []param{setParam, languageParam,
+					{Name: "If-None-Match", In: "header", Description: "An ETag of this image from an earlier answer.", Schema: paramSchema{Type: "string"}}},
+				Answers: []answer{
+					{Status: http.StatusOK, Description: "The logo, of the type its source gives (`image/png`).", Media: "image/*", Headers: []string{"ETag", "Cache-Control", "X-Image-Size"}},
+					{Status: http.StatusNotModified, Description: "The image has not changed since the ETag sent in `If-None-Match`.", NoBody: true, Headers: []string{"ETag", "Cache-Control", "X-Image-Size"}},
+					invalidParameter400,
+					failure(http.StatusNotFound, "No set has that set_id or set_code (with `suggestions`, as for the set's cards); or the set has no logo.", errSetNotFound, errImageNotFound),
+					failure(http.StatusConflict, "The set code matches several sets: `matches` lists them (`set_id`, `set_code`, `name`, `language`); add `language` or ask by set_id.", errAmbiguousSetCode),
+					withHeaders(failure(http.StatusBadGateway, "The image source cannot be reached right now; ask again after `Retry-After` seconds.", errImageUnavailable), "Retry-After"),
+				},
+			}},
 		// More specific than /sets/{set}, so ServeMux gives it "trending".
 		{Label: "trending_sets", Path: "/{game}/sets/trending", Access: accessPaid, serve: s.handleTrending, Op: operation{
 			ID: "getTrendingSets", Tag: tagPaid, Summary: "The sets whose Cardmarket prices moved most (7-day against 30-day average)",

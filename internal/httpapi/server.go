@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/images"
 	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -122,6 +123,9 @@ type Deps struct {
 	Docs fs.FS
 	// Images serves card images; without it every image is 404.
 	Images ImageSource
+	// SetLogos are the base game's set logos (GET /sets/{set}/image), by
+	// TCGplayer group; without it every set image is 404.
+	SetLogos *images.SetLogos
 	// Health are the dependency checks of /health: database, cache, storage.
 	Health []HealthCheck
 	// Auth decides whether a request's API key is good and who the caller is

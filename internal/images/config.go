@@ -19,6 +19,16 @@ const (
 	DefaultMaxBytes             = 5 << 20
 	DefaultMaxConcurrentFetches = 8
 	DefaultUserAgent            = "cardcat (card image cache)"
+	// DefaultSetLogoURL is TCGdex's asset server, where the Pokémon sets'
+	// logos are, by the TCGdex language, serie and set of links/pokemon-tcgdex/sets.csv.
+	DefaultSetLogoURL = "https://assets.tcgdex.net/{language}/{serie}/{set}/logo.png"
+)
+
+// Placeholders of Config.SetLogoURL.
+const (
+	LanguagePlaceholder = "{language}"
+	SeriePlaceholder    = "{serie}"
+	SetPlaceholder      = "{set}"
 )
 
 // ProductIDPlaceholder is replaced by the product id in Config.SourceURL.
@@ -28,6 +38,9 @@ const ProductIDPlaceholder = "{productId}"
 type Config struct {
 	// SourceURL is the image URL template, with ProductIDPlaceholder.
 	SourceURL string
+	// SetLogoURL is the set logo URL template, with LanguagePlaceholder,
+	// SeriePlaceholder and SetPlaceholder.
+	SetLogoURL string
 	// TTL is how long a fetched image is served from storage before it is
 	// refreshed from the source.
 	TTL time.Duration
@@ -89,6 +102,18 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.UserAgent == "" {
 		c.UserAgent = DefaultUserAgent
+	}
+	if c.SetLogoURL == "" {
+		c.SetLogoURL = DefaultSetLogoURL
+	}
+	for _, ph := range []string{LanguagePlaceholder, SeriePlaceholder, SetPlaceholder} {
+		if !strings.Contains(c.SetLogoURL, ph) {
+			return c, fmt.Errorf("images: set logo URL %q: no %s placeholder", c.SetLogoURL, ph)
+		}
+	}
+	if u, err := url.Parse(strings.NewReplacer(LanguagePlaceholder, "en", SeriePlaceholder, "s", SetPlaceholder, "s").Replace(c.SetLogoURL)); err != nil ||
+		(u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("images: set logo URL %q: want an absolute http or https URL", c.SetLogoURL)
 	}
 	if !strings.Contains(c.SourceURL, ProductIDPlaceholder) {
 		return c, fmt.Errorf("images: source URL %q: no %s placeholder", c.SourceURL, ProductIDPlaceholder)

@@ -40,8 +40,7 @@ func (f *fetcher) acquire(ctx context.Context) (release func(), err error) {
 
 // fetch gets one image; the caller holds a slot. ctx bounds the whole fetch.
 // Errors wrap ErrNotFound or ErrUnavailable and name the URL.
-func (f *fetcher) fetch(ctx context.Context, productID int) (*Image, error) {
-	url := f.url(productID)
+func (f *fetcher) fetch(ctx context.Context, url string) (*Image, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: GET %s: %w", ErrUnavailable, url, err)

@@ -11,7 +11,7 @@ import (
 // the cache), so one cancelled request cannot poison the shared fetch.
 type flights struct {
 	mu    sync.Mutex
-	calls map[int]*flight
+	calls map[string]*flight
 }
 
 type flight struct {
@@ -20,15 +20,15 @@ type flight struct {
 	err  error
 }
 
-// start returns the call in flight for productID, starting fn if there is none.
-func (fs *flights) start(productID int, fn func() (*Image, error)) *flight {
+// start returns the call in flight for id, starting fn if there is none.
+func (fs *flights) start(productID string, fn func() (*Image, error)) *flight {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if f, ok := fs.calls[productID]; ok {
 		return f
 	}
 	if fs.calls == nil {
-		fs.calls = make(map[int]*flight)
+		fs.calls = make(map[string]*flight)
 	}
 	f := &flight{done: make(chan struct{})}
 	fs.calls[productID] = f

@@ -22,7 +22,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -80,6 +82,54 @@ func ProductKey(productID int) (Key, error) {
 		return Key{}, ErrInvalidProduct
 	}
 	return Key{name: "tcgplayer/" + strconv.Itoa(productID)}, nil
+}
+
+// sizedKey is the key of a product image in another size: the product's,
+// with the size's suffix ("tcgplayer/1234-400w").
+func sizedKey(k Key, suffix string) (Key, error) {
+	part := strings.ReplaceAll(strings.ToLower(suffix), "_", "-")
+	if !keyPart.MatchString(part) {
+		return Key{}, fmt.Errorf("%w: image size %q", ErrInvalidProduct, suffix)
+	}
+	return Key{name: k.name + "-" + part}, nil
+}
+
+// keyPart is what a part of a key may be.
+var keyPart = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
+
+// SetLogoKey is the key of a set's logo, by its TCGdex language, serie and
+// set ("tcgdex/en/base/base1"). A part that is not lower case letters,
+// digits, '.' and '-' (TCGdex's Japanese ids are "ADV1", "L2") is written
+// "x-" and its bytes in hex, so that two ids never share a key.
+func SetLogoKey(language, serie, set string) (Key, error) {
+	parts := []string{"tcgdex"}
+	for _, p := range []string{language, serie, set} {
+		if p == "" || len(p) > 64 {
+			return Key{}, fmt.Errorf("%w: set logo %q/%q/%q", ErrInvalidProduct, language, serie, set)
+		}
+		if !keyPart.MatchString(p) || strings.HasPrefix(p, "x-") || strings.Contains(p, "..") {
+			p = "x-" + hex.EncodeToString([]byte(p))
+		}
+		parts = append(parts, p)
+	}
+	return Key{name: strings.Join(parts, "/")}, nil
+}
+
+// SizedURL is a product image URL template in another size: TCGplayer's
+// image files are {productId}_{suffix}.jpg, so the suffix after
+// "{productId}_" and before the next '.' is replaced. A template of
+// another form is returned as it is (every size is then its one image).
+func SizedURL(template, suffix string) string {
+	i := strings.Index(template, ProductIDPlaceholder+"_")
+	if i < 0 {
+		return template
+	}
+	start := i + len(ProductIDPlaceholder) + 1
+	end := strings.IndexByte(template[start:], '.')
+	if end <= 0 {
+		return template
+	}
+	return template[:start] + suffix + template[start+end:]
 }
 
 // String returns the key's slash-separated name ("" for the zero Key).

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -22,7 +24,15 @@ type Service struct {
 	observe func(Outcome) // WithOutcomes; nil observes nothing
 
 	mu       sync.Mutex
-	failures map[int]failure // recent failed fetches, by product id
+	failures map[string]failure // recent failed fetches, by target id
+}
+
+// target is one image the service gets: the key it is stored under, the
+// URL it is fetched from, and its name in failures, flights and logs.
+type target struct {
+	key Key
+	url string
+	id  string
 }
 
 // failure is a failed fetch, remembered until a time: RetryInterval to twice
@@ -72,7 +82,7 @@ func New(cfg Config, storage Storage, opts ...Option) (*Service, error) {
 		},
 		now:      time.Now,
 		log:      slog.New(slog.DiscardHandler),
-		failures: make(map[int]failure),
+		failures: make(map[string]failure),
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -98,18 +108,60 @@ func New(cfg Config, storage Storage, opts ...Option) (*Service, error) {
 // positive; ErrNotFound when the source has no image; ErrUnavailable when it
 // could not give one and none is stored; ctx's error when ctx ends first.
 func (s *Service) Get(ctx context.Context, productID int) (*Image, error) {
-	img, err := s.get(ctx, productID)
+	return s.GetSize(ctx, productID, "")
+}
+
+// GetSize is Get of the product's image in another size: TCGplayer's file
+// names differ only in their suffix ({productId}_400w.jpg,
+// {productId}_in_1000x1000.jpg), so the size's URL is Config.SourceURL with
+// its suffix in place of the template's (SizedURL). "" is the template's own.
+func (s *Service) GetSize(ctx context.Context, productID int, suffix string) (*Image, error) {
+	t, err := s.productTarget(productID, suffix)
+	return s.getTarget(ctx, t, err)
+}
+
+// GetSetLogo returns a set's logo, fetched from Config.SetLogoURL with the
+// TCGdex language, serie and set in its placeholders, and kept like card
+// images. Errors as Get's; ErrInvalidProduct for an empty part.
+func (s *Service) GetSetLogo(ctx context.Context, language, serie, set string) (*Image, error) {
+	key, err := SetLogoKey(language, serie, set)
+	url := strings.NewReplacer(LanguagePlaceholder, language, SeriePlaceholder, serie, SetPlaceholder, set).Replace(s.cfg.SetLogoURL)
+	return s.getTarget(ctx, target{key: key, url: url, id: key.String()}, err)
+}
+
+// productTarget is the target of a product's image in the size suffix.
+func (s *Service) productTarget(productID int, suffix string) (target, error) {
+	key, err := ProductKey(productID)
+	if err != nil {
+		return target{}, err
+	}
+	url := s.fetcher.url(productID)
+	if suffix != "" {
+		if sized := SizedURL(s.cfg.SourceURL, suffix); sized != s.cfg.SourceURL {
+			url = strings.ReplaceAll(sized, ProductIDPlaceholder, strconv.Itoa(productID))
+			if key, err = sizedKey(key, suffix); err != nil {
+				return target{}, err
+			}
+		}
+	}
+	return target{key: key, url: url, id: key.String()}, nil
+}
+
+// getTarget gets t, or answers err, the error of making t; either way
+// reported to WithOutcomes.
+func (s *Service) getTarget(ctx context.Context, t target, err error) (*Image, error) {
+	var img *Image
+	if err == nil {
+		img, err = s.get(ctx, t)
+	}
 	if s.observe != nil {
 		s.observe(s.outcome(img, err))
 	}
 	return img, err
 }
 
-func (s *Service) get(ctx context.Context, productID int) (*Image, error) {
-	key, err := ProductKey(productID)
-	if err != nil {
-		return nil, err
-	}
+func (s *Service) get(ctx context.Context, t target) (*Image, error) {
+	key := t.key
 	stored := s.load(ctx, key)
 	if stored != nil && s.fresh(stored) {
 		return stored, nil
@@ -117,14 +169,14 @@ func (s *Service) get(ctx context.Context, productID int) (*Image, error) {
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	if err := s.recentFailure(productID); err != nil {
+	if err := s.recentFailure(t.id); err != nil {
 		return s.failed(stored, err)
 	}
 	if err := s.source.turnedAway(); err != nil {
 		return s.failed(stored, err)
 	}
 	detached := context.WithoutCancel(ctx)
-	f := s.flights.start(productID, func() (*Image, error) { return s.refresh(detached, productID, key) })
+	f := s.flights.start(t.id, func() (*Image, error) { return s.refresh(detached, t) })
 	if stored == nil {
 		img, err := f.wait(ctx)
 		switch {
@@ -174,7 +226,8 @@ func (s *Service) countStale(img *Image) {
 // refresh is the shared work of the callers of one product: it looks in
 // storage again (a call that just finished may have stored the image), then
 // fetches from the source and stores the result.
-func (s *Service) refresh(ctx context.Context, productID int, key Key) (*Image, error) {
+func (s *Service) refresh(ctx context.Context, t target) (*Image, error) {
+	key := t.key
 	loadCtx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
 	stored := s.load(loadCtx, key)
 	cancel()
@@ -183,21 +236,21 @@ func (s *Service) refresh(ctx context.Context, productID int, key Key) (*Image, 
 	}
 
 	fetchCtx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
-	img, err := s.fetch(fetchCtx, productID)
+	img, err := s.fetch(fetchCtx, t.url)
 	cancel()
 	if err != nil {
 		if !errors.Is(err, errSourceDown) {
-			err = s.rememberFailure(productID, err)
+			err = s.rememberFailure(t.id, err)
 		}
 		// At most one line per fetch, and at DEBUG: an outage is logged
 		// once, by source.
-		s.log.DebugContext(ctx, "image fetch failed", "product_id", productID, "stale", stored != nil, "err", err)
+		s.log.DebugContext(ctx, "image fetch failed", "image", t.id, "stale", stored != nil, "err", err)
 		if stored != nil {
 			return stored, nil
 		}
 		return nil, err
 	}
-	s.forgetFailure(productID)
+	s.forgetFailure(t.id)
 
 	putCtx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
 	defer cancel()
@@ -211,7 +264,7 @@ func (s *Service) refresh(ctx context.Context, productID int, key Key) (*Image, 
 // fetch fetches from the source when a slot is free and the source lets the
 // caller through (see source), and reports the outcome to source. ctx bounds
 // the wait for a slot and the fetch.
-func (s *Service) fetch(ctx context.Context, productID int) (*Image, error) {
+func (s *Service) fetch(ctx context.Context, url string) (*Image, error) {
 	release, err := s.fetcher.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -221,7 +274,7 @@ func (s *Service) fetch(ctx context.Context, productID int) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	img, err := s.fetcher.fetch(ctx, productID)
+	img, err := s.fetcher.fetch(ctx, url)
 	if s.source.done(probe, err) {
 		// The failures remembered during the outage were the source's, not
 		// the products': ask again at once.
@@ -254,16 +307,16 @@ func (s *Service) fresh(img *Image) bool {
 // recentFailure returns the error of a fetch of the product that failed
 // recently enough to be remembered (with when to ask again, for an
 // ErrUnavailable), or nil.
-func (s *Service) recentFailure(productID int) error {
+func (s *Service) recentFailure(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, ok := s.failures[productID]
+	f, ok := s.failures[id]
 	if !ok {
 		return nil
 	}
 	left := f.until.Sub(s.now())
 	if left <= 0 {
-		delete(s.failures, productID)
+		delete(s.failures, id)
 		return nil
 	}
 	if errors.Is(f.err, ErrNotFound) {
@@ -274,7 +327,7 @@ func (s *Service) recentFailure(productID int) error {
 
 // rememberFailure remembers a failed fetch of the product, and returns its
 // error with when to ask again.
-func (s *Service) rememberFailure(productID int, err error) error {
+func (s *Service) rememberFailure(id string, err error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -295,14 +348,14 @@ func (s *Service) rememberFailure(productID int, err error) error {
 			return err // a burst of failing products: retry them sooner rather than grow
 		}
 	}
-	s.failures[productID] = failure{until: now.Add(wait), err: err}
+	s.failures[id] = failure{until: now.Add(wait), err: err}
 	return err
 }
 
-func (s *Service) forgetFailure(productID int) {
+func (s *Service) forgetFailure(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.failures, productID)
+	delete(s.failures, id)
 }
 
 // forgetUnavailable forgets every remembered ErrUnavailable (the source's

@@ -15,10 +15,16 @@ const CacheControl = "public, max-age=86400"
 // 9110 section 13.1.2 says). Either way it sets Cache-Control, ETag and
 // X-Image-Size: unsized; the 200 also carries the stored Content-Type.
 func Write(w http.ResponseWriter, r *http.Request, img *Image) {
+	WriteSized(w, r, img, "unsized")
+}
+
+// WriteSized is Write with X-Image-Size: size (a game whose images have
+// sizes: "low", "high").
+func WriteSized(w http.ResponseWriter, r *http.Request, img *Image, size string) {
 	h := w.Header()
 	h.Set("Cache-Control", CacheControl)
 	h.Set("ETag", img.ETag)
-	h.Set("X-Image-Size", "unsized")
+	h.Set("X-Image-Size", size)
 	if noneMatch := r.Header.Values("If-None-Match"); len(noneMatch) > 0 && etag.NoneMatch(noneMatch, img.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
