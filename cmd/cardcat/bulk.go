@@ -3,8 +3,8 @@ package main
 import (
 	"log/slog"
 
+	"github.com/cardcat/cardcat/internal/blob/s3blob"
 	"github.com/cardcat/cardcat/internal/bulk"
-	"github.com/cardcat/cardcat/internal/bulk/s3share"
 	"github.com/cardcat/cardcat/internal/images/s3store"
 )
 
@@ -17,7 +17,7 @@ func openBulk(dir string, s3cfg s3store.Config, log *slog.Logger) (*bulk.Builder
 		log.Info("bulk files", "where", "disk "+dir)
 		return bulk.New(dir, log), nil
 	}
-	objs, err := s3share.New(s3cfg)
+	objs, err := s3blob.New(s3cfg)
 	if err != nil {
 		return nil, err
 	}

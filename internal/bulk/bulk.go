@@ -3,12 +3,13 @@
 // every price row as CSV, each gzipped. They are built once per version, in
 // the background while the version is already served, on disk under
 // {dir}/{version}/{game}/ (a million cards make a few hundred MB: too much
-// to keep in memory; figures in bench/README.md), written to a temporary
-// file and renamed into place, and the older versions' files are removed
-// once a newer version's are all built. A restart reuses the files of the
-// version it serves when their sha256 still matches. With shared storage
-// (WithShared, S3), the replicas of a deployment build each version once:
-// the first publishes its files there, the others fetch them (shared.go).
+// to keep in memory; figures in bench/README.md), written atomically
+// (blob.WriteFile), and the older versions' files are removed once a newer
+// version's are all built. A restart reuses the files of the version it
+// serves when their sha256 still matches. With shared storage (WithShared:
+// a blob.Bucket, S3), the replicas of a deployment build each version
+// once: the first publishes its files there, the others fetch them
+// (shared.go).
 package bulk
 
 import (
@@ -30,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/catalog"
 )
 
@@ -67,7 +69,7 @@ type Builder struct {
 	version int64         // the version last published
 	counts  counts
 
-	shared Shared // nil: every replica builds its own files
+	shared blob.Bucket // nil: every replica builds its own files
 	// sharedDown: shared storage failed during the running build, which
 	// asks it nothing more (each call would wait its timeout); only the
 	// build goroutine touches it.
@@ -234,7 +236,7 @@ func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 			b.log.Error("bulk files not built", "version", snap.Version, "game", code, "err", err)
 			return
 		}
-		removeTemporary(dir) // of a build that a crash cut short
+		blob.RemoveTemporary(dir, 0) // of a build that a crash cut short
 		if !b.buildGame(ctx, snap, gs, dir, claim) {
 			return
 		}
@@ -323,13 +325,6 @@ func writeBody(w io.Writer, name string, gs *catalog.GameSnapshot) error {
 	return ErrUnknown
 }
 
-func removeTemporary(dir string) {
-	tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp*"))
-	for _, t := range tmps {
-		os.Remove(t)
-	}
-}
-
 // reuse returns the files of dir's manifest whose bytes match it.
 func (b *Builder) reuse(dir string) map[string]File {
 	data, err := os.ReadFile(filepath.Join(dir, manifestName))
@@ -369,52 +364,41 @@ func writeManifest(dir string, files []File) error {
 	return err
 }
 
-// writeFile writes dir/name through a temporary file renamed into place, so
-// that a reader never sees a partial file; the body is gzipped unless name
-// is the manifest. ctx is checked as the body is written.
-func writeFile(ctx context.Context, dir, name string, body func(io.Writer) error) (f File, err error) {
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
+// writeFile writes dir/name atomically (blob.WriteFile), so that a reader
+// never sees a partial file; the body is gzipped unless name is the
+// manifest. ctx is checked as the body is written.
+func writeFile(ctx context.Context, dir, name string, body func(io.Writer) error) (File, error) {
+	var f File
+	err := blob.WriteFile(filepath.Join(dir, name), 0o600, func(tmp *os.File) error {
+		h := sha256.New()
+		counted := &countWriter{w: io.MultiWriter(tmp, h)}
+		buf := bufio.NewWriterSize(counted, 256<<10)
+		var out io.Writer = buf
+		var zw *gzip.Writer
+		if name != manifestName {
+			// No name nor time in the header: the same catalogue gives the
+			// same bytes (and ETag) on every replica and after a restart.
+			zw, _ = gzip.NewWriterLevel(buf, gzip.DefaultCompression)
+			out = zw
+		}
+		if err := body(&ctxWriter{ctx: ctx, w: out}); err != nil {
+			return err
+		}
+		if zw != nil {
+			if err := zw.Close(); err != nil {
+				return err
+			}
+		}
+		if err := buf.Flush(); err != nil {
+			return err
+		}
+		f = File{Name: name, Size: counted.n, SHA256: hex.EncodeToString(h.Sum(nil))}
+		return nil
+	})
 	if err != nil {
 		return File{}, err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	h := sha256.New()
-	counted := &countWriter{w: io.MultiWriter(tmp, h)}
-	buf := bufio.NewWriterSize(counted, 256<<10)
-	var out io.Writer = buf
-	var zw *gzip.Writer
-	if name != manifestName {
-		// No name nor time in the header: the same catalogue gives the same
-		// bytes (and ETag) on every replica and after a restart.
-		zw, _ = gzip.NewWriterLevel(buf, gzip.DefaultCompression)
-		out = zw
-	}
-	if err = body(&ctxWriter{ctx: ctx, w: out}); err != nil {
-		return File{}, err
-	}
-	if zw != nil {
-		if err = zw.Close(); err != nil {
-			return File{}, err
-		}
-	}
-	if err = buf.Flush(); err != nil {
-		return File{}, err
-	}
-	if err = tmp.Sync(); err != nil {
-		return File{}, err
-	}
-	if err = tmp.Close(); err != nil {
-		return File{}, err
-	}
-	if err = os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-		return File{}, err
-	}
-	return File{Name: name, Size: counted.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return f, nil
 }
 
 type countWriter struct {

@@ -17,12 +17,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/catalog"
 )
 
-// Shared is object storage through which the replicas of a deployment share
-// their bulk files (package s3share: S3), so that each version's files are
-// built once. The objects of a game's version are
+// The replicas of a deployment share their bulk files through a
+// blob.Bucket (S3), so that each version's files are built once. The
+// objects of a game's version are
 //
 //	bulk/{version}/{game}/cards.jsonl.gz, prices.csv.gz  the files
 //	bulk/{version}/{game}/manifest.json                  their format, sizes and sha256, written last
@@ -30,24 +31,12 @@ import (
 //
 // A version is published once its manifest is there: files without one are
 // not. Names are made by this package.
-type Shared interface {
-	// Get writes the object's bytes to w, or returns an error wrapping
-	// fs.ErrNotExist when there is no such object.
-	Get(ctx context.Context, name string, w io.Writer) error
-	// Put stores size bytes of r as the object, replacing any: a reader
-	// sees the old object or the new one, whole.
-	Put(ctx context.Context, name string, r io.Reader, size int64) error
-	// List returns the names of the objects whose names start with prefix.
-	List(ctx context.Context, prefix string) ([]string, error)
-	// Delete removes the object; one already gone is no error.
-	Delete(ctx context.Context, name string) error
-}
 
 // WithShared makes the Builder fetch a version's files from s when another
 // replica published them there (waiting while one is building them), and
 // publish there the files it builds. Whatever fails in s (unreachable,
 // missing or damaged objects) is logged and the files built here.
-func WithShared(s Shared) Option {
+func WithShared(s blob.Bucket) Option {
 	return func(b *Builder) {
 		b.shared = s
 		// The same replica after a restart: host and data directory.
@@ -70,6 +59,9 @@ const Format = 2
 // newest ones, so that a replica still on an older version (replicas pick a
 // new version up within their refresh interval) can still fetch it.
 const KeepShared = 3
+
+// jsonAttrs are the attributes of a manifest or a claim.
+var jsonAttrs = blob.Attrs{ContentType: "application/json"}
 
 const (
 	sharedRoot         = "bulk/"
@@ -127,7 +119,7 @@ const maxSmallObject = 64 << 10
 
 func (b *Builder) getSmall(ctx context.Context, name string) ([]byte, error) {
 	w := &limitWriter{max: maxSmallObject}
-	if err := b.shared.Get(ctx, name, w); err != nil {
+	if _, err := b.shared.Get(ctx, name, w); err != nil {
 		return nil, err
 	}
 	return w.buf.Bytes(), nil
@@ -234,36 +226,24 @@ func (b *Builder) awaitShared(ctx context.Context, snap *catalog.Snapshot, game 
 	}
 }
 
-// fetch downloads a shared file into dir, through a temporary file renamed
-// into place once its size and sha256 match want.
-func (b *Builder) fetch(ctx context.Context, version int64, game, dir string, want File) (f File, err error) {
+// fetch downloads a shared file into dir, through a temporary file
+// renamed into place once its size and sha256 match want (blob.WriteFile).
+func (b *Builder) fetch(ctx context.Context, version int64, game, dir string, want File) (File, error) {
 	t := time.Now()
-	tmp, err := os.CreateTemp(dir, "."+want.Name+".tmp*")
-	if err != nil {
-		return File{}, err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	var got File
+	err := blob.WriteFile(filepath.Join(dir, want.Name), 0o600, func(f *os.File) error {
+		h := sha256.New()
+		counted := &countWriter{w: io.MultiWriter(f, h)}
+		if _, err := b.shared.Get(ctx, sharedName(version, game, want.Name), &sizeGuard{w: counted, left: want.Size}); err != nil {
+			return err
 		}
-	}()
-	h := sha256.New()
-	counted := &countWriter{w: io.MultiWriter(tmp, h)}
-	if err = b.shared.Get(ctx, sharedName(version, game, want.Name), &sizeGuard{w: counted, left: want.Size}); err != nil {
-		return File{}, err
-	}
-	got := File{Name: want.Name, Size: counted.n, SHA256: hex.EncodeToString(h.Sum(nil))}
-	if got != want {
-		return File{}, fmt.Errorf("%w: %d bytes of sha256 %s, the manifest says %d bytes of %s", errDamaged, got.Size, got.SHA256, want.Size, want.SHA256)
-	}
-	if err = tmp.Sync(); err != nil {
-		return File{}, err
-	}
-	if err = tmp.Close(); err != nil {
-		return File{}, err
-	}
-	if err = os.Rename(tmp.Name(), filepath.Join(dir, want.Name)); err != nil {
+		got = File{Name: want.Name, Size: counted.n, SHA256: hex.EncodeToString(h.Sum(nil))}
+		if got != want {
+			return fmt.Errorf("%w: %d bytes of sha256 %s, the manifest says %d bytes of %s", errDamaged, got.Size, got.SHA256, want.Size, want.SHA256)
+		}
+		return nil
+	})
+	if err != nil {
 		return File{}, err
 	}
 	b.count(func(c *counts) { c.fetched++ })
@@ -321,7 +301,7 @@ func (b *Builder) share(ctx context.Context, snap *catalog.Snapshot, game, dir s
 	if err != nil {
 		return
 	}
-	if err := b.shared.Put(ctx, sharedName(version, game, sharedManifestName), bytes.NewReader(data), int64(len(data))); err != nil {
+	if err := b.shared.Put(ctx, sharedName(version, game, sharedManifestName), bytes.NewReader(data), int64(len(data)), jsonAttrs); err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("bulk files not shared", "version", version, "game", game, "file", sharedManifestName, "err", err)
 		}
@@ -337,7 +317,7 @@ func (b *Builder) upload(ctx context.Context, version int64, game, dir string, f
 	}
 	defer fh.Close()
 	// The *os.File itself, so that a large file is read in parallel parts.
-	if err := b.shared.Put(ctx, sharedName(version, game, f.Name), fh, f.Size); err != nil {
+	if err := b.shared.Put(ctx, sharedName(version, game, f.Name), fh, f.Size, blob.Attrs{ContentType: ContentType}); err != nil {
 		return err
 	}
 	b.count(func(c *counts) { c.uploaded++ })
@@ -370,7 +350,7 @@ func (b *Builder) claim(ctx context.Context, version int64) *claim {
 		defer close(c.done)
 		for beat := 0; ; beat++ {
 			data, _ := json.Marshal(claimBody{Owner: b.owner, Beat: beat})
-			if err := b.shared.Put(ctx, c.name, bytes.NewReader(data), int64(len(data))); err != nil && ctx.Err() == nil {
+			if err := b.shared.Put(ctx, c.name, bytes.NewReader(data), int64(len(data)), jsonAttrs); err != nil && ctx.Err() == nil {
 				b.log.Debug("bulk claim not written", "version", version, "err", err)
 			}
 			select {

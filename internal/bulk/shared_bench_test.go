@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/blob/blobtest"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/store/storetest"
@@ -13,7 +14,7 @@ import (
 // builds the files (and shares them) with one that fetches them from the
 // real S3 server (bench/README.md, "Bulk files").
 func BenchmarkShared(b *testing.B) {
-	sh := mustShared(b, testS3Config(b))
+	sh := blobtest.S3(b)
 	c := &catalog.Catalog{Version: 1, CreatedAt: time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC),
 		Games: []catalog.GameCatalog{storetest.Generate("dbs", 100_000, time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))}}
 	snap, err := catalog.NewSnapshot(c, game.Default())

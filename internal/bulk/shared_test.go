@@ -3,7 +3,6 @@ package bulk
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"io"
 	"io/fs"
@@ -17,51 +16,28 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cardcat/cardcat/internal/bulk/s3share"
-	"github.com/cardcat/cardcat/internal/images/s3store"
+	"github.com/cardcat/cardcat/internal/blob"
+	"github.com/cardcat/cardcat/internal/blob/blobtest"
+	"github.com/cardcat/cardcat/internal/blob/s3blob"
 )
 
-var _ Shared = (*s3share.Objects)(nil)
-
-// testS3Config is the real S3 server of .ci/s3-server under a prefix of the
-// test's own, or a skip when none is named.
-func testS3Config(t testing.TB) s3store.Config {
-	t.Helper()
-	endpoint := os.Getenv("CARDCAT_TEST_S3_ENDPOINT")
-	if endpoint == "" {
-		t.Skip("CARDCAT_TEST_S3_ENDPOINT is not set: start a real S3 server with .ci/s3-server (see /work/notes/env.sh) to test shared bulk files")
+// eachBucket runs test on a shared bucket of each driver (blobtest.Drivers):
+// a directory, and the real S3 server of .ci/s3-server when one is named.
+func eachBucket(t *testing.T, test func(t *testing.T, sh blob.Bucket)) {
+	t.Parallel()
+	for _, d := range blobtest.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			test(t, d.Open(t))
+		})
 	}
-	return s3store.Config{
-		Endpoint:  endpoint,
-		Bucket:    envOr("CARDCAT_TEST_S3_BUCKET", "cardcat-test"),
-		AccessKey: envOr("CARDCAT_TEST_S3_ACCESS_KEY", "cardcat-test"),
-		SecretKey: envOr("CARDCAT_TEST_S3_SECRET_KEY", "cardcat-test-secret"),
-		Region:    envOr("CARDCAT_TEST_S3_REGION", "us-east-1"),
-		Prefix:    "bulk-test-" + strings.ToLower(rand.Text()[:12]) + "/" + t.Name(),
-	}
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func mustShared(t testing.TB, cfg s3store.Config) *s3share.Objects {
-	t.Helper()
-	o, err := s3share.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
 }
 
 // testTiming waits milliseconds where a deployment waits seconds.
 var testTiming = sharedTiming{poll: 20 * time.Millisecond, beat: 50 * time.Millisecond, stale: 600 * time.Millisecond, maxWait: 20 * time.Second}
 
 // replica is a Builder of its own data directory on shared storage.
-func replica(t *testing.T, sh Shared) *Builder {
+func replica(t *testing.T, sh blob.Bucket) *Builder {
 	t.Helper()
 	b := New(t.TempDir(), nil, WithShared(sh))
 	b.timing = testTiming
@@ -104,9 +80,9 @@ func filesPerVersion(t *testing.T) int {
 // TestSharedFetch: replica A builds a version's files and publishes them;
 // replica B, on another data directory, fetches them instead of building,
 // and serves the same bytes.
-func TestSharedFetch(t *testing.T) {
-	t.Parallel()
-	sh := mustShared(t, testS3Config(t))
+func TestSharedFetch(t *testing.T) { eachBucket(t, testSharedFetch) }
+
+func testSharedFetch(t *testing.T, sh blob.Bucket) {
 	n := filesPerVersion(t)
 	a := replica(t, sh)
 	a.Publish(mustSnapshot(t, 4))
@@ -147,9 +123,9 @@ func TestSharedFetch(t *testing.T) {
 // TestSharedDamaged: a shared file whose bytes are not the manifest's is
 // built by the replica that finds it, which uploads it again; a third
 // replica then fetches every file.
-func TestSharedDamaged(t *testing.T) {
-	t.Parallel()
-	sh := mustShared(t, testS3Config(t))
+func TestSharedDamaged(t *testing.T) { eachBucket(t, testSharedDamaged) }
+
+func testSharedDamaged(t *testing.T, sh blob.Bucket) {
 	n := filesPerVersion(t)
 	a := replica(t, sh)
 	a.Publish(mustSnapshot(t, 2))
@@ -157,12 +133,12 @@ func TestSharedDamaged(t *testing.T) {
 	ctx := context.Background()
 	damaged := sharedName(2, "dbs", CardsFile)
 	var orig bytes.Buffer
-	if err := sh.Get(ctx, damaged, &orig); err != nil {
+	if _, err := sh.Get(ctx, damaged, &orig); err != nil {
 		t.Fatal(err)
 	}
 	bad := bytes.Clone(orig.Bytes())
 	bad[len(bad)/2] ^= 0xff // same size, other sha256
-	if err := sh.Put(ctx, damaged, bytes.NewReader(bad), int64(len(bad))); err != nil {
+	if err := sh.Put(ctx, damaged, bytes.NewReader(bad), int64(len(bad)), blob.Attrs{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -184,20 +160,23 @@ func TestSharedDamaged(t *testing.T) {
 	}
 }
 
-// TestSharedUnreachable: with the shared storage down, a replica builds its
-// files itself and serves them.
+// TestSharedUnreachable: with the shared storage down (an S3 endpoint that
+// refuses connections), a replica builds its files itself and serves them.
 func TestSharedUnreachable(t *testing.T) {
 	t.Parallel()
-	cfg := testS3Config(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Endpoint = "http://" + ln.Addr().String()
+	endpoint := "http://" + ln.Addr().String()
 	ln.Close() // nothing listens there now: connections are refused
-	cfg.Timeout = 500 * time.Millisecond
+	sh, err := s3blob.New(s3blob.Config{Endpoint: endpoint, Bucket: "cardcat-test", AccessKey: "a", SecretKey: "b",
+		Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := filesPerVersion(t)
-	b := replica(t, mustShared(t, cfg))
+	b := replica(t, sh)
 	b.Publish(mustSnapshot(t, 3))
 	b.Wait()
 	if c := b.countsNow(); c != (counts{built: n}) {
@@ -210,13 +189,13 @@ func TestSharedUnreachable(t *testing.T) {
 
 // recorder records the Puts that reach the shared storage.
 type recorder struct {
-	Shared
+	blob.Bucket
 	mu   sync.Mutex
 	puts []string
 }
 
-func (r *recorder) Put(ctx context.Context, name string, rd io.Reader, size int64) error {
-	err := r.Shared.Put(ctx, name, rd, size)
+func (r *recorder) Put(ctx context.Context, name string, rd io.Reader, size int64, attrs blob.Attrs) error {
+	err := r.Bucket.Put(ctx, name, rd, size, attrs)
 	if err == nil && !strings.HasSuffix(name, "/"+claimName) {
 		r.mu.Lock()
 		r.puts = append(r.puts, name)
@@ -227,9 +206,10 @@ func (r *recorder) Put(ctx context.Context, name string, rd io.Reader, size int6
 
 // TestSharedManifestLast: a game's manifest is written after its files,
 // and files without a manifest are not published: a replica builds them.
-func TestSharedManifestLast(t *testing.T) {
-	t.Parallel()
-	rec := &recorder{Shared: mustShared(t, testS3Config(t))}
+func TestSharedManifestLast(t *testing.T) { eachBucket(t, testSharedManifestLast) }
+
+func testSharedManifestLast(t *testing.T, sh blob.Bucket) {
+	rec := &recorder{Bucket: sh}
 	a := replica(t, rec)
 	snap := mustSnapshot(t, 6)
 	a.Publish(snap)
@@ -248,7 +228,7 @@ func TestSharedManifestLast(t *testing.T) {
 	if err := rec.Delete(ctx, sharedName(6, "mtg", sharedManifestName)); err != nil {
 		t.Fatal(err)
 	}
-	b := replica(t, rec.Shared)
+	b := replica(t, rec.Bucket)
 	b.Publish(snap)
 	b.Wait()
 	n := filesPerVersion(t)
@@ -263,9 +243,9 @@ func TestSharedManifestLast(t *testing.T) {
 // TestSharedWaitsForBuilder: a replica that finds another one building a
 // version waits for its files rather than build them too; a claim whose
 // beats stopped is a builder gone, and the replica builds.
-func TestSharedWaitsForBuilder(t *testing.T) {
-	t.Parallel()
-	sh := mustShared(t, testS3Config(t))
+func TestSharedWaitsForBuilder(t *testing.T) { eachBucket(t, testSharedWaitsForBuilder) }
+
+func testSharedWaitsForBuilder(t *testing.T, sh blob.Bucket) {
 	n := filesPerVersion(t)
 	snap := mustSnapshot(t, 8)
 	a := replica(t, sh)
@@ -292,7 +272,7 @@ func TestSharedWaitsForBuilder(t *testing.T) {
 	snap9 := mustSnapshot(t, 9)
 	ctx := context.Background()
 	stale := []byte(`{"owner":"gone","beat":3}`)
-	if err := sh.Put(ctx, claimObject(9), bytes.NewReader(stale), int64(len(stale))); err != nil {
+	if err := sh.Put(ctx, claimObject(9), bytes.NewReader(stale), int64(len(stale)), blob.Attrs{}); err != nil {
 		t.Fatal(err)
 	}
 	c := replica(t, sh)
@@ -323,9 +303,9 @@ func waitFor(t *testing.T, cond func() bool) {
 
 // TestSharedPrune: the shared storage keeps the KeepShared newest versions;
 // the local data directory the version served only.
-func TestSharedPrune(t *testing.T) {
-	t.Parallel()
-	sh := mustShared(t, testS3Config(t))
+func TestSharedPrune(t *testing.T) { eachBucket(t, testSharedPrune) }
+
+func testSharedPrune(t *testing.T, sh blob.Bucket) {
 	a := replica(t, sh)
 	for v := int64(1); v <= 5; v++ {
 		a.Publish(mustSnapshot(t, v))
@@ -356,9 +336,9 @@ func TestSharedPrune(t *testing.T) {
 
 // TestSharedOtherCatalogue: the same version number with another creation
 // time is another store's catalogue: neither fetched nor replaced.
-func TestSharedOtherCatalogue(t *testing.T) {
-	t.Parallel()
-	sh := mustShared(t, testS3Config(t))
+func TestSharedOtherCatalogue(t *testing.T) { eachBucket(t, testSharedOtherCatalogue) }
+
+func testSharedOtherCatalogue(t *testing.T, sh blob.Bucket) {
 	n := filesPerVersion(t)
 	a := replica(t, sh)
 	a.Publish(mustSnapshot(t, 5))
