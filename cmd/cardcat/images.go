@@ -23,7 +23,7 @@ func readImageConfig(c *config.Config) (imageConfig, error) {
 	if err != nil {
 		return imageConfig{}, err
 	}
-	return imageConfig{service: images.Config{SourceURL: c.Images.SourceURL}, s3: s3cfg}, nil
+	return imageConfig{service: images.Config{SourceURL: c.Images.SourceURL, SetLogoURL: c.Images.SetLogoURL}, s3: s3cfg}, nil
 }
 
 // openImages builds the image service: S3-compatible storage when

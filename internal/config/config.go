@@ -177,7 +177,8 @@ type Portal struct {
 
 // Images is the image service's settings.
 type Images struct {
-	SourceURL string
+	SourceURL  string
+	SetLogoURL string // the base game's set logos (GET /sets/{set}/image)
 }
 
 // S3 is the S3-compatible storage shared by replicas (images, bulk files,

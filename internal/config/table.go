@@ -151,6 +151,11 @@ var table = []*Setting{
 	{Var: "CARDCAT_TCGPLAYER_IMAGE_URL", Default: "https://tcgplayer-cdn.tcgplayer.com/product/{productId}_in_1000x1000.jpg", Commands: Serve,
 		Doc:   "where card images are fetched from; an absolute http(s) URL containing `{productId}`, replaced by the TCGplayer product id",
 		value: text(func(c *Config) *string { return &c.Images.SourceURL })},
+	{Var: "CARDCAT_SET_IMAGE_URL", Default: "https://assets.tcgdex.net/{language}/{serie}/{set}/logo.png", Commands: Serve,
+		Doc: "where the base game's set logos (`GET /sets/:set/image`) are fetched from; an absolute http(s) URL containing `{language}`, `{serie}` and `{set}`, " +
+			"replaced by the TCGdex language, serie and set that `links/pokemon-tcgdex/sets.csv` gives the set's TCGplayer group " +
+			"(read from the data directory when it has one, else the bundled sample's)",
+		value: text(func(c *Config) *string { return &c.Images.SetLogoURL })},
 	{Var: "GOGC", Default: "50", Commands: Serve,
 		Doc: "Go's garbage-collector target. `serve` sets 50 when `GOGC` is unset (the heap is mostly the long-lived catalogue; " +
 			"50 keeps memory near the catalogue's size without collecting too often under load; the measurements are in `bench/README.md`). " +
