@@ -2,8 +2,10 @@ package portal
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // planRow is one plan of the upgrade page's table.
@@ -27,13 +29,32 @@ type upgradeData struct {
 	LoggedIn bool
 }
 
-// Paid-access texts by scope. Pro's says why it opens nothing here
-// (DECISIONS.md: its paid access covers games cardcat does not serve).
-var unlocks = map[account.PaidScope]string{
-	account.PaidNone: "The free endpoints of both games; the paid ones with the 7-day trial.",
-	account.PaidOriginalGames: "The free endpoints of both games, with higher limits. Pro's paid access covers " +
-		"other games than the two served here, so their paid endpoints need the 7-day trial, Ultra or Business.",
-	account.PaidAll: "The free endpoints and every paid endpoint of both games.",
+// unlocks are the paid-access texts by scope, from the game registry:
+// which games' paid endpoints Pro opens (game.Game.ProPaid), and which it
+// leaves to the trial, Ultra and Business.
+var unlocks = func() map[account.PaidScope]string {
+	var pro, rest []string
+	for _, g := range game.Default().All() {
+		if g.ProPaid {
+			pro = append(pro, gameName(g))
+		} else {
+			rest = append(rest, gameName(g))
+		}
+	}
+	proText := "The free endpoints of every game, with higher limits, and the paid endpoints of " + strings.Join(pro, " and ") + "."
+	if len(rest) > 0 {
+		proText += " Those of " + strings.Join(rest, " and ") + " need the 7-day trial, Ultra or Business."
+	}
+	return map[account.PaidScope]string{
+		account.PaidNone:          "The free endpoints of every game; the paid ones with the 7-day trial.",
+		account.PaidOriginalGames: proText,
+		account.PaidAll:           "The free endpoints and every paid endpoint of every game.",
+	}
+}()
+
+// gameName is a game's short name for the plan table.
+func gameName(g game.Game) string {
+	return strings.TrimSuffix(strings.TrimSuffix(g.Name, " Trading Card Game"), " Card Game")
 }
 
 // upgradeRows is the plan table of account, in the spec's order, with what

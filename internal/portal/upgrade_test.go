@@ -57,8 +57,9 @@ var planTableRows = []string{
 	">100</td>", ">1,000</td>", "$0 per month",
 	"Early Access", "closed to new users",
 	"Coffee", ">at least 1,000</td>", ">at least 10,000</td>", "voluntary payment",
-	"Pro", ">5,000</td>", ">50,000</td>", "20 EUR per month", "other games than the two served here",
-	"Ultra", ">7,000</td>", ">70,000</td>", "29 EUR per month", "every paid endpoint of both games",
+	"Pro", ">5,000</td>", ">50,000</td>", "20 EUR per month", "the paid endpoints of Pokémon and One Piece",
+	"Those of Dragon Ball Super and Magic: The Gathering need the 7-day trial",
+	"Ultra", ">7,000</td>", ">70,000</td>", "29 EUR per month", "every paid endpoint of every game",
 	"Business", ">custom</td>", "on contact",
 }
 
