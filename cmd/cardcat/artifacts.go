@@ -9,7 +9,6 @@ import (
 	"github.com/cardcat/cardcat/internal/blob/s3blob"
 	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/game"
-	"github.com/cardcat/cardcat/internal/images/s3store"
 	"github.com/cardcat/cardcat/internal/schedule"
 	"github.com/cardcat/cardcat/internal/serving"
 	"github.com/cardcat/cardcat/internal/store"
@@ -24,7 +23,7 @@ import (
 // S3 when s3cfg is enabled, and through the directory itself when the store
 // is SQLite in it (whoever writes that store writes its artifacts there);
 // nil when artifacts are off (--snapshot-artifacts).
-func openArtifacts(enabled bool, sf config.StoreConfig, s3cfg s3store.Config, log *slog.Logger) (*serving.Artifacts, error) {
+func openArtifacts(enabled bool, sf config.StoreConfig, s3cfg s3blob.Config, log *slog.Logger) (*serving.Artifacts, error) {
 	if !enabled {
 		return nil, nil
 	}
@@ -42,7 +41,7 @@ func openArtifacts(enabled bool, sf config.StoreConfig, s3cfg s3store.Config, lo
 // writeIngestedArtifact builds the version ingest has just written and
 // writes its artifact, so that the first replica to serve it reads it. The
 // version is committed already: a failure is logged, and replicas build it.
-func writeIngestedArtifact(ctx context.Context, env *Env, c *config.Config, s3cfg s3store.Config, st store.Store) {
+func writeIngestedArtifact(ctx context.Context, env *Env, c *config.Config, s3cfg s3blob.Config, st store.Store) {
 	arts, err := openArtifacts(c.Catalogue.SnapshotArtifacts, c.Store, s3cfg, env.Log)
 	if err != nil || arts == nil {
 		if err != nil {

@@ -5,14 +5,13 @@ import (
 
 	"github.com/cardcat/cardcat/internal/blob/s3blob"
 	"github.com/cardcat/cardcat/internal/bulk"
-	"github.com/cardcat/cardcat/internal/images/s3store"
 )
 
 // openBulk returns serve's builder of the bulk files, which keeps them in
 // dir (the data directory's bulk/); with S3 configured (the image storage's
 // CARDCAT_S3_*), replicas share them there under bulk/, so that each
 // version is built once (docs/operations.md, "Bulk files").
-func openBulk(dir string, s3cfg s3store.Config, log *slog.Logger) (*bulk.Builder, error) {
+func openBulk(dir string, s3cfg s3blob.Config, log *slog.Logger) (*bulk.Builder, error) {
 	if !s3cfg.Enabled() {
 		log.Info("bulk files", "where", "disk "+dir)
 		return bulk.New(dir, log), nil

@@ -6,16 +6,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cardcat/cardcat/internal/blob"
+	"github.com/cardcat/cardcat/internal/blob/fileblob"
+	"github.com/cardcat/cardcat/internal/blob/s3blob"
 	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/images"
-	"github.com/cardcat/cardcat/internal/images/fsstore"
-	"github.com/cardcat/cardcat/internal/images/s3store"
 )
 
 // imageConfig is serve's image settings.
 type imageConfig struct {
 	service images.Config
-	s3      s3store.Config // not Enabled: the data directory's images/
+	s3      s3blob.Config // not Enabled: the data directory's images/
 }
 
 func readImageConfig(c *config.Config) (imageConfig, error) {
@@ -31,10 +32,10 @@ func readImageConfig(c *config.Config) (imageConfig, error) {
 // directory's images/.
 func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string, opts ...images.Option) (*images.Service, string, error) {
 	s3cfg := cfg.s3
-	var st images.Storage
+	var st blob.Bucket
 	where := "disk " + filepath.Join(dataDir, "images")
 	if s3cfg.Enabled() {
-		s3, err := s3store.New(s3cfg)
+		s3, err := s3blob.New(s3cfg)
 		if err != nil {
 			return nil, "", err
 		}
@@ -47,7 +48,7 @@ func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string, 
 		}
 		st, where = s3, "s3 "+s3cfg.Endpoint+"/"+s3cfg.Bucket+" with "+creds
 	} else {
-		fs, err := fsstore.New(filepath.Join(dataDir, "images"))
+		fs, err := fileblob.New(filepath.Join(dataDir, "images"))
 		if err != nil {
 			return nil, "", err
 		}
@@ -64,26 +65,26 @@ func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string, 
 // image cache, the bulk files and the snapshot artifacts. With no endpoint
 // it is not Enabled, and refuses any other CARDCAT_S3_* setting (S3 was
 // meant, and would silently not be used); with one, it is the Config as
-// s3store normalizes and validates it: a mistake is a usage error.
-func s3Config(c *config.Config) (s3store.Config, error) {
+// s3blob normalizes and validates it: a mistake is a usage error.
+func s3Config(c *config.Config) (s3blob.Config, error) {
 	s := c.S3
 	if s.Endpoint == "" {
 		if s.Set() {
-			return s3store.Config{}, config.Errorf("CARDCAT_S3_ENDPOINT is required with the other CARDCAT_S3_* settings")
+			return s3blob.Config{}, config.Errorf("CARDCAT_S3_ENDPOINT is required with the other CARDCAT_S3_* settings")
 		}
-		return s3store.Config{}, nil
+		return s3blob.Config{}, nil
 	}
-	cfg := s3store.Config{Endpoint: s.Endpoint, Bucket: s.Bucket, Region: s.Region, AccessKey: s.AccessKey, SecretKey: s.SecretKey,
+	cfg := s3blob.Config{Endpoint: s.Endpoint, Bucket: s.Bucket, Region: s.Region, AccessKey: s.AccessKey, SecretKey: s.SecretKey,
 		Prefix: s.Prefix, UseSSL: true}
 	if s.UseSSL != nil {
 		cfg.UseSSL = *s.UseSSL
 		if scheme, _, ok := strings.Cut(s.Endpoint, "://"); ok && cfg.UseSSL != (scheme == "https") {
-			return s3store.Config{}, config.Errorf("CARDCAT_S3_USE_SSL=%t disagrees with CARDCAT_S3_ENDPOINT=%q", cfg.UseSSL, s.Endpoint)
+			return s3blob.Config{}, config.Errorf("CARDCAT_S3_USE_SSL=%t disagrees with CARDCAT_S3_ENDPOINT=%q", cfg.UseSSL, s.Endpoint)
 		}
 	}
 	cfg, err := cfg.Normalized()
 	if err != nil {
-		return s3store.Config{}, config.Errorf("%v", err)
+		return s3blob.Config{}, config.Errorf("%v", err)
 	}
 	return cfg, nil
 }

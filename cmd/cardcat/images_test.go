@@ -14,10 +14,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cardcat/cardcat/internal/blob/s3blob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/images"
-	"github.com/cardcat/cardcat/internal/images/s3store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -137,9 +137,9 @@ func TestS3ConfigFromEnv(t *testing.T) {
 	tests := []struct {
 		name string
 		env  map[string]string
-		want s3store.Config
+		want s3blob.Config
 	}{
-		{"unset", nil, s3store.Config{}},
+		{"unset", nil, s3blob.Config{}},
 		{
 			"full",
 			map[string]string{
@@ -147,8 +147,8 @@ func TestS3ConfigFromEnv(t *testing.T) {
 				"CARDCAT_S3_REGION": "eu-west-1", "CARDCAT_S3_ACCESS_KEY": "AKID", "CARDCAT_S3_SECRET_KEY": "secret",
 				"CARDCAT_S3_PREFIX": "/cardcat/images/",
 			},
-			s3store.Config{Endpoint: "s3.eu-west-1.amazonaws.com", Bucket: "card-images", Region: "eu-west-1",
-				AccessKey: "AKID", SecretKey: "secret", UseSSL: true, Prefix: "cardcat/images/", Timeout: s3store.DefaultTimeout},
+			s3blob.Config{Endpoint: "s3.eu-west-1.amazonaws.com", Bucket: "card-images", Region: "eu-west-1",
+				AccessKey: "AKID", SecretKey: "secret", UseSSL: true, Prefix: "cardcat/images/", Timeout: s3blob.DefaultTimeout},
 		},
 		{
 			"secrets from files, plain http",
@@ -157,8 +157,8 @@ func TestS3ConfigFromEnv(t *testing.T) {
 				"CARDCAT_S3_ACCESS_KEY_FILE": secretFile, "CARDCAT_S3_SECRET_KEY_FILE": secretFile,
 				"CARDCAT_S3_USE_SSL": "false",
 			},
-			s3store.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat",
-				AccessKey: "s3cr3t", SecretKey: "s3cr3t", Timeout: s3store.DefaultTimeout},
+			s3blob.Config{Endpoint: "127.0.0.1:9000", Bucket: "cardcat",
+				AccessKey: "s3cr3t", SecretKey: "s3cr3t", Timeout: s3blob.DefaultTimeout},
 		},
 		{
 			"endpoint URL sets the scheme",
@@ -166,20 +166,20 @@ func TestS3ConfigFromEnv(t *testing.T) {
 				"CARDCAT_S3_ENDPOINT": "http://minio.internal:9000/", "CARDCAT_S3_BUCKET": "cardcat",
 				"CARDCAT_S3_ACCESS_KEY": "a", "CARDCAT_S3_SECRET_KEY": "b",
 			},
-			s3store.Config{Endpoint: "minio.internal:9000", Bucket: "cardcat",
-				AccessKey: "a", SecretKey: "b", Timeout: s3store.DefaultTimeout},
+			s3blob.Config{Endpoint: "minio.internal:9000", Bucket: "cardcat",
+				AccessKey: "a", SecretKey: "b", Timeout: s3blob.DefaultTimeout},
 		},
 		{
 			"USE_SSL agreeing with the URL's scheme",
 			map[string]string{
 				"CARDCAT_S3_ENDPOINT": "https://minio.internal", "CARDCAT_S3_BUCKET": "cardcat", "CARDCAT_S3_USE_SSL": "true",
 			},
-			s3store.Config{Endpoint: "minio.internal", Bucket: "cardcat", UseSSL: true, Timeout: s3store.DefaultTimeout},
+			s3blob.Config{Endpoint: "minio.internal", Bucket: "cardcat", UseSSL: true, Timeout: s3blob.DefaultTimeout},
 		},
 		{
 			"no keys: the AWS credential chain, region found by the client",
 			map[string]string{"CARDCAT_S3_ENDPOINT": "s3.eu-west-1.amazonaws.com", "CARDCAT_S3_BUCKET": "card-images"},
-			s3store.Config{Endpoint: "s3.eu-west-1.amazonaws.com", Bucket: "card-images", UseSSL: true, Timeout: s3store.DefaultTimeout},
+			s3blob.Config{Endpoint: "s3.eu-west-1.amazonaws.com", Bucket: "card-images", UseSSL: true, Timeout: s3blob.DefaultTimeout},
 		},
 	}
 	for _, tt := range tests {
@@ -254,10 +254,10 @@ func TestImagesConfig(t *testing.T) {
 }
 
 // s3ConfigFromEnv is the S3 storage of serve's settings read from getenv.
-func s3ConfigFromEnv(getenv func(string) string) (s3store.Config, error) {
+func s3ConfigFromEnv(getenv func(string) string) (s3blob.Config, error) {
 	c, err := config.Bind(config.Serve, nil, getenv)
 	if err != nil {
-		return s3store.Config{}, err
+		return s3blob.Config{}, err
 	}
 	return s3Config(c)
 }

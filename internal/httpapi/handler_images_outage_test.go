@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/blob/fileblob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/images"
-	"github.com/cardcat/cardcat/internal/images/fsstore"
 )
 
 // logCounter is a slog.Handler that keeps the records at INFO or above but
@@ -45,7 +45,7 @@ func TestImageOutage(t *testing.T) {
 	now := testNow
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	st, err := fsstore.New(t.TempDir())
+	st, err := fileblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/blob/fileblob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/images"
-	"github.com/cardcat/cardcat/internal/images/fsstore"
 )
 
 // fakeCDN serves a small JPEG for every product, or the status the test sets.
@@ -48,7 +48,7 @@ func imageHandler(t *testing.T, cdn *fakeCDN) http.Handler {
 // imageService serves the images of a fake CDN, cached on disk.
 func imageService(t *testing.T, cdn *fakeCDN) *images.Service {
 	t.Helper()
-	st, err := fsstore.New(t.TempDir())
+	st, err := fileblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/blob/fileblob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/images"
-	"github.com/cardcat/cardcat/internal/images/fsstore"
 )
 
 // logoCDN serves an image for every path it knows, 404 else, and records
@@ -79,7 +79,7 @@ func TestSetImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cdn := newLogoCDN(t, "/en/base/base1/logo.png", "/en/sm/sm8/logo.png")
-	st, err := fsstore.New(t.TempDir())
+	st, err := fileblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestSetImage(t *testing.T) {
 // size is 400. The prefixed games have one size and ignore size.
 func TestCardImageSizes(t *testing.T) {
 	cdn := newLogoCDN(t, "/product/42346_400w.jpg", "/product/42346_in_1000x1000.jpg", "/product/535600_in_1000x1000.jpg")
-	st, err := fsstore.New(t.TempDir())
+	st, err := fileblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

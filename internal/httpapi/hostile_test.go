@@ -19,9 +19,9 @@ import (
 
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/blob/fileblob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/images"
-	"github.com/cardcat/cardcat/internal/images/fsstore"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 )
@@ -138,7 +138,7 @@ func hostileServer(t *testing.T) (*Server, http.Handler) {
 	t.Helper()
 	lim := memory.New(memory.Options{})
 	t.Cleanup(func() { lim.Close() })
-	st, err := fsstore.New(t.TempDir())
+	st, err := fileblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,9 @@ package images_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/blob"
+	"github.com/cardcat/cardcat/internal/blob/blobtest"
 	"github.com/cardcat/cardcat/internal/images"
-	"github.com/cardcat/cardcat/internal/images/fsstore"
 )
 
 // fakeCDN is a local stand-in for the TCGplayer CDN. It serves
@@ -122,9 +123,9 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// storage wraps a Storage so that tests can make it fail and count its calls.
+// storage wraps a bucket so that tests can make it fail and count its puts.
 type storage struct {
-	images.Storage
+	blob.Bucket
 	puts    atomic.Int64
 	failGet atomic.Bool
 	failPut atomic.Bool
@@ -132,19 +133,19 @@ type storage struct {
 
 var errStorageDown = errors.New("storage down")
 
-func (s *storage) Get(ctx context.Context, key images.Key) (*images.Image, error) {
+func (s *storage) Get(ctx context.Context, name string, w io.Writer) (blob.Attrs, error) {
 	if s.failGet.Load() {
-		return nil, errStorageDown
+		return blob.Attrs{}, errStorageDown
 	}
-	return s.Storage.Get(ctx, key)
+	return s.Bucket.Get(ctx, name, w)
 }
 
-func (s *storage) Put(ctx context.Context, key images.Key, img *images.Image) error {
+func (s *storage) Put(ctx context.Context, name string, r io.Reader, size int64, attrs blob.Attrs) error {
 	s.puts.Add(1)
 	if s.failPut.Load() {
 		return errStorageDown
 	}
-	return s.Storage.Put(ctx, key, img)
+	return s.Bucket.Put(ctx, name, r, size, attrs)
 }
 
 // env is one service under test with its fake CDN, disk storage and clock.
@@ -161,11 +162,7 @@ type env struct {
 func newEnv(t *testing.T, edit func(*images.Config)) *env {
 	t.Helper()
 	e := &env{cdn: newFakeCDN(t), clock: newClock()}
-	disk, err := fsstore.New(filepath.Join(t.TempDir(), "images"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.store = &storage{Storage: disk}
+	e.store = &storage{Bucket: blobtest.Disk(t)}
 	e.cfg = images.Config{
 		SourceURL:    e.cdn.template(),
 		FetchTimeout: 5 * time.Second, // an upper bound only: no test waits it out
@@ -204,7 +201,7 @@ func (e *env) stored(t *testing.T, productID int) (*images.Image, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.store.Storage.Get(context.Background(), key)
+	return images.GetStored(context.Background(), e.store.Bucket, key)
 }
 
 func (e *env) checkFetches(t *testing.T, want int64) {

@@ -1,7 +1,6 @@
 // Package images serves card images: fetched from the TCGplayer CDN, kept in a
-// Storage (local disk in images/fsstore, S3-compatible object storage in
-// images/s3store; both pass images/storetest) and served from there for 24
-// hours.
+// blob.Bucket (local disk or S3-compatible object storage; storage.go says
+// how an image is kept there) and served from there for 24 hours.
 //
 // The HTTP handler resolves the card first (a card without a TCGplayer product
 // or with no image is a 404 before this package is asked), then:
@@ -17,7 +16,6 @@
 package images
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -42,10 +40,10 @@ var ErrInvalidProduct = fmt.Errorf("%w: invalid product id", ErrNotFound)
 // answers 502 "Image not available".
 var ErrUnavailable = errors.New("images: image not available")
 
-// ErrNotStored is returned by Storage.Get when the key holds no object.
+// ErrNotStored is returned by GetStored when the key holds no image.
 var ErrNotStored = errors.New("images: not stored")
 
-// ErrInvalidKey is returned by a Storage given the zero Key.
+// ErrInvalidKey is returned by GetStored and PutStored given the zero Key.
 var ErrInvalidKey = errors.New("images: invalid storage key")
 
 // Image is one stored image. Body is shared between the callers that asked for
@@ -59,18 +57,8 @@ type Image struct {
 	fromSource bool // fetched by this process, not read from storage (Outcome)
 }
 
-// Storage keeps images by key. Implementations pass storetest.Run.
-type Storage interface {
-	// Get returns the object stored under key, with the content type, ETag and
-	// fetch time it was put with, or an error wrapping ErrNotStored.
-	Get(ctx context.Context, key Key) (*Image, error)
-	// Put stores img under key, replacing any earlier object. A concurrent Get
-	// sees the old object or the new one, never a mix.
-	Put(ctx context.Context, key Key, img *Image) error
-}
-
-// Key names an object in Storage. Keys are made only by this package, from a
-// validated product id (or for the health probe), so a Storage never sees a
+// Key names an image in storage. Keys are made only by this package, from a
+// validated product id (or for the health probe), so storage never sees a
 // key a client chose: no path traversal, no arbitrary names. Keys are
 // slash-separated lowercase ASCII letters, digits, '-' and '.', never "." or
 // "..", for example "tcgplayer/1234".

@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/blob"
 )
 
 // probeKey is the one object the health probe writes. Every probe of every
@@ -21,14 +23,14 @@ const (
 
 // ProbeStorage writes a small probe object to storage and reads it back, for
 // the storage check of /health. It returns how long that took.
-func ProbeStorage(ctx context.Context, storage Storage) (time.Duration, error) {
+func ProbeStorage(ctx context.Context, storage blob.Bucket) (time.Duration, error) {
 	start := time.Now()
 	body := []byte(probePrefix + rand.Text())
 	written := &Image{Body: body, ContentType: probeContentType, ETag: ETagOf(body), FetchedAt: start.UTC()}
-	if err := storage.Put(ctx, probeKey, written); err != nil {
+	if err := PutStored(ctx, storage, probeKey, written); err != nil {
 		return 0, fmt.Errorf("images: storage probe: write: %w", err)
 	}
-	read, err := storage.Get(ctx, probeKey)
+	read, err := GetStored(ctx, storage, probeKey)
 	if err != nil {
 		return 0, fmt.Errorf("images: storage probe: read: %w", err)
 	}

@@ -10,12 +10,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/blob"
 )
 
 // Service gets card images: from storage while fresh, else from the source.
 type Service struct {
 	cfg     Config
-	storage Storage
+	storage blob.Bucket
 	fetcher *fetcher
 	flights flights
 	source  source
@@ -60,7 +62,7 @@ func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.fetcher
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // New returns a Service that keeps images in storage.
-func New(cfg Config, storage Storage, opts ...Option) (*Service, error) {
+func New(cfg Config, storage blob.Bucket, opts ...Option) (*Service, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -254,7 +256,7 @@ func (s *Service) refresh(ctx context.Context, t target) (*Image, error) {
 
 	putCtx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
 	defer cancel()
-	if err := s.storage.Put(putCtx, key, img); err != nil {
+	if err := PutStored(putCtx, s.storage, key, img); err != nil {
 		s.log.ErrorContext(ctx, "image storage: put failed, serving the fetched image unstored",
 			"key", key.String(), "err", err)
 	}
@@ -286,7 +288,7 @@ func (s *Service) fetch(ctx context.Context, url string) (*Image, error) {
 // load returns the stored copy, or nil when there is none or storage failed
 // (then the source is asked, so a storage outage does not take images down).
 func (s *Service) load(ctx context.Context, key Key) *Image {
-	img, err := s.storage.Get(ctx, key)
+	img, err := GetStored(ctx, s.storage, key)
 	if err != nil {
 		if !errors.Is(err, ErrNotStored) && ctx.Err() == nil {
 			s.log.ErrorContext(ctx, "image storage: get failed", "key", key.String(), "err", err)

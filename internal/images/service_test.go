@@ -447,7 +447,7 @@ func TestStoredWithoutETag(t *testing.T) {
 	e := newEnv(t, nil)
 	key, _ := images.ProductKey(8)
 	body := []byte("\xff\xd8\xff stored by hand")
-	if err := e.store.Put(context.Background(), key, &images.Image{Body: body, ContentType: "image/jpeg", FetchedAt: e.clock.Now()}); err != nil {
+	if err := images.PutStored(context.Background(), e.store, key, &images.Image{Body: body, ContentType: "image/jpeg", FetchedAt: e.clock.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if img := e.mustGet(t, 8); img.ETag != images.ETagOf(body) {

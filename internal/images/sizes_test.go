@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cardcat/cardcat/internal/blob/blobtest"
 	"github.com/cardcat/cardcat/internal/images"
-	"github.com/cardcat/cardcat/internal/images/fsstore"
 )
 
 func TestSizedURL(t *testing.T) {
@@ -57,10 +57,7 @@ func pathServer(t *testing.T, paths ...string) (*httptest.Server, func(string) i
 func TestSizesAndSetLogos(t *testing.T) {
 	srv, asked := pathServer(t, "/product/5_in_1000x1000.jpg", "/product/5_400w.jpg",
 		"/en/base/base1/logo.png", "/ja/ADV/ADV1/logo.png", "/ja/adv/adv1/logo.png")
-	disk, err := fsstore.New(filepath.Join(t.TempDir(), "images"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	disk := blobtest.Disk(t)
 	svc, err := images.New(images.Config{SourceURL: srv.URL + "/product/{productId}_in_1000x1000.jpg",
 		SetLogoURL: srv.URL + "/{language}/{serie}/{set}/logo.png"}, disk)
 	if err != nil {
