@@ -1613,6 +1613,24 @@ func (e GetHealth500JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for PkmGetCardImageParamsSize.
+const (
+	PkmGetCardImageParamsSizeHigh PkmGetCardImageParamsSize = "high"
+	PkmGetCardImageParamsSizeLow  PkmGetCardImageParamsSize = "low"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetCardImageParamsSize enum.
+func (e PkmGetCardImageParamsSize) Valid() bool {
+	switch e {
+	case PkmGetCardImageParamsSizeHigh:
+		return true
+	case PkmGetCardImageParamsSizeLow:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PkmGetCardImage400JSONResponseBodyError.
 const (
 	PkmGetCardImage400JSONResponseBodyErrorInvalidOrCorruptedCardID PkmGetCardImage400JSONResponseBodyError = "Invalid or corrupted card ID"
@@ -2234,6 +2252,21 @@ func (e PkmGetSetCards503JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for PkmGetSetCompletionValue400JSONResponseBodyError.
+const (
+	PkmGetSetCompletionValue400JSONResponseBodyErrorInvalidParameter PkmGetSetCompletionValue400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetCompletionValue400JSONResponseBodyError enum.
+func (e PkmGetSetCompletionValue400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetCompletionValue400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PkmGetSetCompletionValue401JSONResponseBodyError.
 const (
 	PkmGetSetCompletionValue401JSONResponseBodyErrorAPIKeyRequired PkmGetSetCompletionValue401JSONResponseBodyError = "API key required"
@@ -2321,6 +2354,132 @@ const (
 func (e PkmGetSetCompletionValue503JSONResponseBodyError) Valid() bool {
 	switch e {
 	case PkmGetSetCompletionValue503JSONResponseBodyErrorServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetImage400JSONResponseBodyError.
+const (
+	PkmGetSetImage400JSONResponseBodyErrorInvalidParameter PkmGetSetImage400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetImage400JSONResponseBodyError enum.
+func (e PkmGetSetImage400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetImage400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetImage401JSONResponseBodyError.
+const (
+	PkmGetSetImage401JSONResponseBodyErrorAPIKeyRequired PkmGetSetImage401JSONResponseBodyError = "API key required"
+	PkmGetSetImage401JSONResponseBodyErrorInvalidAPIKey  PkmGetSetImage401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetImage401JSONResponseBodyError enum.
+func (e PkmGetSetImage401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetImage401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case PkmGetSetImage401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetImage404JSONResponseBodyError.
+const (
+	PkmGetSetImage404JSONResponseBodyErrorImageNotFound PkmGetSetImage404JSONResponseBodyError = "Image not found"
+	PkmGetSetImage404JSONResponseBodyErrorSetNotFound   PkmGetSetImage404JSONResponseBodyError = "Set not found"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetImage404JSONResponseBodyError enum.
+func (e PkmGetSetImage404JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetImage404JSONResponseBodyErrorImageNotFound:
+		return true
+	case PkmGetSetImage404JSONResponseBodyErrorSetNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetImage409JSONResponseBodyError.
+const (
+	AmbiguousSetCode PkmGetSetImage409JSONResponseBodyError = "Ambiguous set code"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetImage409JSONResponseBodyError enum.
+func (e PkmGetSetImage409JSONResponseBodyError) Valid() bool {
+	switch e {
+	case AmbiguousSetCode:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetImage429JSONResponseBodyError.
+const (
+	PkmGetSetImage429JSONResponseBodyErrorRateLimitExceeded PkmGetSetImage429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetImage429JSONResponseBodyError enum.
+func (e PkmGetSetImage429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetImage429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetImage500JSONResponseBodyError.
+const (
+	PkmGetSetImage500JSONResponseBodyErrorInternalServerError PkmGetSetImage500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetImage500JSONResponseBodyError enum.
+func (e PkmGetSetImage500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetImage500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetImage502JSONResponseBodyError.
+const (
+	PkmGetSetImage502JSONResponseBodyErrorImageNotAvailable PkmGetSetImage502JSONResponseBodyError = "Image not available"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetImage502JSONResponseBodyError enum.
+func (e PkmGetSetImage502JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetImage502JSONResponseBodyErrorImageNotAvailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PkmGetSetImage503JSONResponseBodyError.
+const (
+	PkmGetSetImage503JSONResponseBodyErrorServiceUnavailable PkmGetSetImage503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the PkmGetSetImage503JSONResponseBodyError enum.
+func (e PkmGetSetImage503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case PkmGetSetImage503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
@@ -3527,6 +3686,24 @@ func (e ListChanges503JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Defines values for GetCardImageParamsSize.
+const (
+	GetCardImageParamsSizeHigh GetCardImageParamsSize = "high"
+	GetCardImageParamsSizeLow  GetCardImageParamsSize = "low"
+)
+
+// Valid indicates whether the value is a known member of the GetCardImageParamsSize enum.
+func (e GetCardImageParamsSize) Valid() bool {
+	switch e {
+	case GetCardImageParamsSizeHigh:
+		return true
+	case GetCardImageParamsSizeLow:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetCardImageParamsGame.
 const (
 	GetCardImageParamsGameDbs GetCardImageParamsGame = "dbs"
@@ -4265,6 +4442,21 @@ func (e GetSetCompletionValueParamsGame) Valid() bool {
 	}
 }
 
+// Defines values for GetSetCompletionValue400JSONResponseBodyError.
+const (
+	GetSetCompletionValue400JSONResponseBodyErrorInvalidParameter GetSetCompletionValue400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the GetSetCompletionValue400JSONResponseBodyError enum.
+func (e GetSetCompletionValue400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case GetSetCompletionValue400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetSetCompletionValue401JSONResponseBodyError.
 const (
 	GetSetCompletionValue401JSONResponseBodyErrorAPIKeyRequired GetSetCompletionValue401JSONResponseBodyError = "API key required"
@@ -4835,6 +5027,14 @@ type Error struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -5421,6 +5621,14 @@ type EndpointNotFound struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -5451,6 +5659,14 @@ type InternalError struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -5483,6 +5699,14 @@ type PlanRequired struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -5513,6 +5737,14 @@ type ServiceUnavailable struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -5545,6 +5777,14 @@ type TooManyRequests struct {
 	// Limits The pool's two windows (429).
 	Limits RateLimitUsage `json:"limits"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -5575,6 +5815,14 @@ type Unauthorized struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -5873,9 +6121,15 @@ type GetHealth500JSONResponseBodyError string
 
 // PkmGetCardImageParams defines parameters for PkmGetCardImage.
 type PkmGetCardImageParams struct {
+	// Size The base game's (Pokémon's) images: `low` (TCGplayer's 400-pixel image, the default) or `high` (1000 x 1000); `X-Image-Size` says which. The other games have one resolution and ignore it (`X-Image-Size: unsized`).
+	Size *PkmGetCardImageParamsSize `form:"size,omitempty" json:"size,omitempty"`
+
 	// IfNoneMatch An ETag of this image from an earlier answer.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
+
+// PkmGetCardImageParamsSize defines parameters for PkmGetCardImage.
+type PkmGetCardImageParamsSize string
 
 // PkmGetCardImage400JSONResponseBodyError defines parameters for PkmGetCardImage.
 type PkmGetCardImage400JSONResponseBodyError string
@@ -5906,6 +6160,9 @@ type GetOpenAPI500JSONResponseBodyError string
 
 // PkmGetSetPricesParams defines parameters for PkmGetSetPrices.
 type PkmGetSetPricesParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
 	// Source Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default.
 	Source *PkmGetSetPricesParamsSource `form:"source,omitempty" json:"source,omitempty"`
 
@@ -6025,6 +6282,9 @@ type PkmGetTrendingSets503JSONResponseBodyError string
 
 // PkmGetSetCardsParams defines parameters for PkmGetSetCards.
 type PkmGetSetCardsParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
 	// Page The page, from 1. A page past the end is an empty list with the true totals.
 	Page *int `form:"page,omitempty" json:"page,omitempty"`
 
@@ -6060,6 +6320,9 @@ type PkmGetSetCards503JSONResponseBodyError string
 
 // PkmGetSetCompletionValueParams defines parameters for PkmGetSetCompletionValue.
 type PkmGetSetCompletionValueParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
 	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -6068,6 +6331,9 @@ type PkmGetSetCompletionValueParams struct {
 type PkmGetSetCompletionValue200JSONResponseBody struct {
 	union json.RawMessage
 }
+
+// PkmGetSetCompletionValue400JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
+type PkmGetSetCompletionValue400JSONResponseBodyError string
 
 // PkmGetSetCompletionValue401JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
 type PkmGetSetCompletionValue401JSONResponseBodyError string
@@ -6087,8 +6353,44 @@ type PkmGetSetCompletionValue500JSONResponseBodyError string
 // PkmGetSetCompletionValue503JSONResponseBodyError defines parameters for PkmGetSetCompletionValue.
 type PkmGetSetCompletionValue503JSONResponseBodyError string
 
+// PkmGetSetImageParams defines parameters for PkmGetSetImage.
+type PkmGetSetImageParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
+	// IfNoneMatch An ETag of this image from an earlier answer.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// PkmGetSetImage400JSONResponseBodyError defines parameters for PkmGetSetImage.
+type PkmGetSetImage400JSONResponseBodyError string
+
+// PkmGetSetImage401JSONResponseBodyError defines parameters for PkmGetSetImage.
+type PkmGetSetImage401JSONResponseBodyError string
+
+// PkmGetSetImage404JSONResponseBodyError defines parameters for PkmGetSetImage.
+type PkmGetSetImage404JSONResponseBodyError string
+
+// PkmGetSetImage409JSONResponseBodyError defines parameters for PkmGetSetImage.
+type PkmGetSetImage409JSONResponseBodyError string
+
+// PkmGetSetImage429JSONResponseBodyError defines parameters for PkmGetSetImage.
+type PkmGetSetImage429JSONResponseBodyError string
+
+// PkmGetSetImage500JSONResponseBodyError defines parameters for PkmGetSetImage.
+type PkmGetSetImage500JSONResponseBodyError string
+
+// PkmGetSetImage502JSONResponseBodyError defines parameters for PkmGetSetImage.
+type PkmGetSetImage502JSONResponseBodyError string
+
+// PkmGetSetImage503JSONResponseBodyError defines parameters for PkmGetSetImage.
+type PkmGetSetImage503JSONResponseBodyError string
+
 // PkmGetSetStatisticsParams defines parameters for PkmGetSetStatistics.
 type PkmGetSetStatisticsParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
 	// Variant The finish. Matched without regard to case; an empty value is the default.
 	Variant *PkmGetSetStatisticsParamsVariant `form:"variant,omitempty" json:"variant,omitempty"`
 
@@ -6412,9 +6714,15 @@ type ListChanges503JSONResponseBodyError string
 
 // GetCardImageParams defines parameters for GetCardImage.
 type GetCardImageParams struct {
+	// Size The base game's (Pokémon's) images: `low` (TCGplayer's 400-pixel image, the default) or `high` (1000 x 1000); `X-Image-Size` says which. The other games have one resolution and ignore it (`X-Image-Size: unsized`).
+	Size *GetCardImageParamsSize `form:"size,omitempty" json:"size,omitempty"`
+
 	// IfNoneMatch An ETag of this image from an earlier answer.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
+
+// GetCardImageParamsSize defines parameters for GetCardImage.
+type GetCardImageParamsSize string
 
 // GetCardImageParamsGame defines parameters for GetCardImage.
 type GetCardImageParamsGame string
@@ -6442,6 +6750,9 @@ type GetCardImage503JSONResponseBodyError string
 
 // GetSetPricesParams defines parameters for GetSetPrices.
 type GetSetPricesParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
 	// Source Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default.
 	Source *GetSetPricesParamsSource `form:"source,omitempty" json:"source,omitempty"`
 
@@ -6573,6 +6884,9 @@ type GetTrendingSets503JSONResponseBodyError string
 
 // GetSetCardsParams defines parameters for GetSetCards.
 type GetSetCardsParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
 	// Page The page, from 1. A page past the end is an empty list with the true totals.
 	Page *int `form:"page,omitempty" json:"page,omitempty"`
 
@@ -6611,6 +6925,9 @@ type GetSetCards503JSONResponseBodyError string
 
 // GetSetCompletionValueParams defines parameters for GetSetCompletionValue.
 type GetSetCompletionValueParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
 	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -6622,6 +6939,9 @@ type GetSetCompletionValueParamsGame string
 type GetSetCompletionValue200JSONResponseBody struct {
 	union json.RawMessage
 }
+
+// GetSetCompletionValue400JSONResponseBodyError defines parameters for GetSetCompletionValue.
+type GetSetCompletionValue400JSONResponseBodyError string
 
 // GetSetCompletionValue401JSONResponseBodyError defines parameters for GetSetCompletionValue.
 type GetSetCompletionValue401JSONResponseBodyError string
@@ -6643,6 +6963,9 @@ type GetSetCompletionValue503JSONResponseBodyError string
 
 // GetSetStatisticsParams defines parameters for GetSetStatistics.
 type GetSetStatisticsParams struct {
+	// Language Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.
+	Language *string `form:"language,omitempty" json:"language,omitempty"`
+
 	// Variant The finish. Matched without regard to case; an empty value is the default.
 	Variant *GetSetStatisticsParamsVariant `form:"variant,omitempty" json:"variant,omitempty"`
 
@@ -7469,7 +7792,7 @@ type ClientInterface interface {
 
 	// PkmGetCardImage Pokémon Trading Card Game: the card's image, cacheable for 24 hours
 	//
-	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+	// Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 	//
 	// Corresponds with GET /images/{id} (the `PkmGetCardImage` operationId).
 	PkmGetCardImage(ctx context.Context, id string, params *PkmGetCardImageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7529,6 +7852,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /sets/{set}/completion-value (the `PkmGetSetCompletionValue` operationId).
 	PkmGetSetCompletionValue(ctx context.Context, set string, params *PkmGetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PkmGetSetImage Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
+	//
+	// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+	//
+	// Corresponds with GET /sets/{set}/image (the `PkmGetSetImage` operationId).
+	PkmGetSetImage(ctx context.Context, set string, params *PkmGetSetImageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PkmGetSetStatistics Pokémon Trading Card Game: price statistics of a set's cards in one finish, and its rarity breakdown
 	//
@@ -7602,7 +7932,7 @@ type ClientInterface interface {
 
 	// GetCardImage The card's image, cacheable for 24 hours
 	//
-	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+	// Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 	//
 	// Corresponds with GET /{game}/images/{id} (the `GetCardImage` operationId).
 	GetCardImage(ctx context.Context, game GetCardImageParamsGame, id string, params *GetCardImageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7880,7 +8210,7 @@ func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (
 
 // PkmGetCardImage Pokémon Trading Card Game: the card's image, cacheable for 24 hours
 //
-// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+// Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 //
 // Corresponds with GET /images/{id} (the `PkmGetCardImage` operationId).
 func (c *Client) PkmGetCardImage(ctx context.Context, id string, params *PkmGetCardImageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8021,6 +8351,23 @@ func (c *Client) PkmGetSetCards(ctx context.Context, set string, params *PkmGetS
 // Corresponds with GET /sets/{set}/completion-value (the `PkmGetSetCompletionValue` operationId).
 func (c *Client) PkmGetSetCompletionValue(ctx context.Context, set string, params *PkmGetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPkmGetSetCompletionValueRequest(c.Server, set, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PkmGetSetImage Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
+//
+// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+//
+// Corresponds with GET /sets/{set}/image (the `PkmGetSetImage` operationId).
+func (c *Client) PkmGetSetImage(ctx context.Context, set string, params *PkmGetSetImageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPkmGetSetImageRequest(c.Server, set, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8203,7 +8550,7 @@ func (c *Client) ListChanges(ctx context.Context, game ListChangesParamsGame, pa
 
 // GetCardImage The card's image, cacheable for 24 hours
 //
-// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+// Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 //
 // Corresponds with GET /{game}/images/{id} (the `GetCardImage` operationId).
 func (c *Client) GetCardImage(ctx context.Context, game GetCardImageParamsGame, id string, params *GetCardImageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9093,6 +9440,33 @@ func NewPkmGetCardImageRequest(server string, id string, params *PkmGetCardImage
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Size != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "size", *params.Size, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -9204,6 +9578,18 @@ func NewPkmGetSetPricesRequest(server string, set string, params *PkmGetSetPrice
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Source != nil {
 
@@ -9493,6 +9879,18 @@ func NewPkmGetSetCardsRequest(server string, set string, params *PkmGetSetCardsP
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Page != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -9572,6 +9970,109 @@ func NewPkmGetSetCompletionValueRequest(server string, set string, params *PkmGe
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPkmGetSetImageRequest constructs an http.Request for the PkmGetSetImage method
+func NewPkmGetSetImageRequest(server string, set string, params *PkmGetSetImageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "set", set, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sets/%s/image", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -9629,6 +10130,18 @@ func NewPkmGetSetStatisticsRequest(server string, set string, params *PkmGetSetS
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Variant != nil {
 
@@ -10374,6 +10887,33 @@ func NewGetCardImageRequest(server string, game GetCardImageParamsGame, id strin
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Size != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "size", *params.Size, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -10438,6 +10978,18 @@ func NewGetSetPricesRequest(server string, game GetSetPricesParamsGame, set stri
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Source != nil {
 
@@ -10755,6 +11307,18 @@ func NewGetSetCardsRequest(server string, game GetSetCardsParamsGame, set string
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Page != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -10841,6 +11405,33 @@ func NewGetSetCompletionValueRequest(server string, game GetSetCompletionValuePa
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -10905,6 +11496,18 @@ func NewGetSetStatisticsRequest(server string, game GetSetStatisticsParamsGame, 
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Variant != nil {
 
@@ -11110,7 +11713,7 @@ type ClientWithResponsesInterface interface {
 
 	// PkmGetCardImageWithResponse Pokémon Trading Card Game: the card's image, cacheable for 24 hours
 	//
-	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+	// Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11188,6 +11791,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /sets/{set}/completion-value (the `PkmGetSetCompletionValue` operationId).
 	PkmGetSetCompletionValueWithResponse(ctx context.Context, set string, params *PkmGetSetCompletionValueParams, reqEditors ...RequestEditorFn) (*PkmGetSetCompletionValueResponse, error)
+
+	// PkmGetSetImageWithResponse Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
+	//
+	// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /sets/{set}/image (the `PkmGetSetImage` operationId).
+	PkmGetSetImageWithResponse(ctx context.Context, set string, params *PkmGetSetImageParams, reqEditors ...RequestEditorFn) (*PkmGetSetImageResponse, error)
 
 	// PkmGetSetStatisticsWithResponse Pokémon Trading Card Game: price statistics of a set's cards in one finish, and its rarity breakdown
 	//
@@ -11281,7 +11893,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetCardImageWithResponse The card's image, cacheable for 24 hours
 	//
-	// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+	// Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11531,6 +12143,14 @@ type PkmGetTopCardsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -11590,6 +12210,14 @@ func (r PkmGetTopCardsResponse) GetJSON400() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -11933,6 +12561,14 @@ type PkmGetBulkFileResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -11959,6 +12595,14 @@ type PkmGetBulkFileResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -11990,6 +12634,14 @@ type PkmGetBulkFileResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -12043,6 +12695,14 @@ func (r PkmGetBulkFileResponse) GetJSON404() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -12072,6 +12732,14 @@ func (r PkmGetBulkFileResponse) GetJSON416() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -12112,6 +12780,14 @@ func (r PkmGetBulkFileResponse) GetJSON503() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -12255,6 +12931,14 @@ type PkmGetCardsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -12310,6 +12994,14 @@ func (r PkmGetCardsResponse) GetJSON400() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -12483,6 +13175,14 @@ type PkmGetCardByCardmarketProductResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -12511,6 +13211,14 @@ type PkmGetCardByCardmarketProductResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -12568,6 +13276,14 @@ func (r PkmGetCardByCardmarketProductResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -12602,6 +13318,14 @@ func (r PkmGetCardByCardmarketProductResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -12770,6 +13494,14 @@ type PkmGetCardByTCGplayerProductResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -12798,6 +13530,14 @@ type PkmGetCardByTCGplayerProductResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -12855,6 +13595,14 @@ func (r PkmGetCardByTCGplayerProductResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -12889,6 +13637,14 @@ func (r PkmGetCardByTCGplayerProductResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -13057,6 +13813,14 @@ type PkmGetCardResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -13085,6 +13849,14 @@ type PkmGetCardResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -13142,6 +13914,14 @@ func (r PkmGetCardResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -13176,6 +13956,14 @@ func (r PkmGetCardResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -13355,6 +14143,14 @@ type PkmGetCardHistoryResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -13386,6 +14182,14 @@ type PkmGetCardHistoryResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -13416,6 +14220,14 @@ type PkmGetCardHistoryResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -13469,6 +14281,14 @@ func (r PkmGetCardHistoryResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -13509,6 +14329,14 @@ func (r PkmGetCardHistoryResponse) GetJSON404() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -13548,6 +14376,14 @@ func (r PkmGetCardHistoryResponse) GetJSON503() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -13691,6 +14527,14 @@ type PkmListChangesResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -13723,6 +14567,14 @@ type PkmListChangesResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -13772,6 +14624,14 @@ func (r PkmListChangesResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -13816,6 +14676,14 @@ func (r PkmListChangesResponse) GetJSON503() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -14235,6 +15103,14 @@ type PkmGetCardImageResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -14263,6 +15139,14 @@ type PkmGetCardImageResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -14294,6 +15178,14 @@ type PkmGetCardImageResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -14344,6 +15236,14 @@ func (r PkmGetCardImageResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -14378,6 +15278,14 @@ func (r PkmGetCardImageResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -14418,6 +15326,14 @@ func (r PkmGetCardImageResponse) GetJSON502() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -14723,6 +15639,14 @@ type PkmGetSetPricesResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -14753,6 +15677,14 @@ type PkmGetSetPricesResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -14812,6 +15744,14 @@ func (r PkmGetSetPricesResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -14851,6 +15791,14 @@ func (r PkmGetSetPricesResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -15009,6 +15957,14 @@ type PkmSearchCardsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -15041,6 +15997,14 @@ type PkmSearchCardsResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -15090,6 +16054,14 @@ func (r PkmSearchCardsResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -15134,6 +16106,14 @@ func (r PkmSearchCardsResponse) GetJSON503() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -15436,6 +16416,14 @@ type PkmGetTrendingSetsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -15495,6 +16483,14 @@ func (r PkmGetTrendingSetsResponse) GetJSON400() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -15673,6 +16669,14 @@ type PkmGetSetCardsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -15701,6 +16705,14 @@ type PkmGetSetCardsResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -15758,6 +16770,14 @@ func (r PkmGetSetCardsResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -15792,6 +16812,14 @@ func (r PkmGetSetCardsResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -15877,6 +16905,16 @@ type PkmGetSetCompletionValueResponse304Headers struct {
 	XRequestId              string
 }
 
+// PkmGetSetCompletionValueResponse400Headers the declared response headers of an HTTP 400 response for PkmGetSetCompletionValue
+type PkmGetSetCompletionValueResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
 // PkmGetSetCompletionValueResponse401Headers the declared response headers of an HTTP 401 response for PkmGetSetCompletionValue
 type PkmGetSetCompletionValueResponse401Headers struct {
 	CacheControl            string
@@ -15945,6 +16983,41 @@ type PkmGetSetCompletionValueResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PkmGetSetCompletionValue200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                          `json:"docs,omitempty"`
+		Error PkmGetSetCompletionValue400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -15963,6 +17036,14 @@ type PkmGetSetCompletionValueResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -15986,6 +17067,8 @@ type PkmGetSetCompletionValueResponse struct {
 	Headers200 *PkmGetSetCompletionValueResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *PkmGetSetCompletionValueResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetSetCompletionValueResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *PkmGetSetCompletionValueResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -16003,6 +17086,44 @@ type PkmGetSetCompletionValueResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PkmGetSetCompletionValueResponse) GetJSON200() *PkmGetSetCompletionValue200JSONResponseBody {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetSetCompletionValueResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                          `json:"docs,omitempty"`
+	Error PkmGetSetCompletionValue400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -16029,6 +17150,14 @@ func (r PkmGetSetCompletionValueResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -16083,6 +17212,488 @@ func (r PkmGetSetCompletionValueResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PkmGetSetCompletionValueResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PkmGetSetImageResponse200Headers the declared response headers of an HTTP 200 response for PkmGetSetImage
+type PkmGetSetImageResponse200Headers struct {
+	CacheControl            string
+	ETag                    string
+	XImageSize              string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse304Headers the declared response headers of an HTTP 304 response for PkmGetSetImage
+type PkmGetSetImageResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	XImageSize              string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse400Headers the declared response headers of an HTTP 400 response for PkmGetSetImage
+type PkmGetSetImageResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse401Headers the declared response headers of an HTTP 401 response for PkmGetSetImage
+type PkmGetSetImageResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse404Headers the declared response headers of an HTTP 404 response for PkmGetSetImage
+type PkmGetSetImageResponse404Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse409Headers the declared response headers of an HTTP 409 response for PkmGetSetImage
+type PkmGetSetImageResponse409Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse429Headers the declared response headers of an HTTP 429 response for PkmGetSetImage
+type PkmGetSetImageResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse500Headers the declared response headers of an HTTP 500 response for PkmGetSetImage
+type PkmGetSetImageResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse502Headers the declared response headers of an HTTP 502 response for PkmGetSetImage
+type PkmGetSetImageResponse502Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// PkmGetSetImageResponse503Headers the declared response headers of an HTTP 503 response for PkmGetSetImage
+type PkmGetSetImageResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type PkmGetSetImageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetSetImage400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetSetImage404JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetSetImage409JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                `json:"docs,omitempty"`
+		Error PkmGetSetImage502JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PkmGetSetImageResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *PkmGetSetImageResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PkmGetSetImageResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PkmGetSetImageResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PkmGetSetImageResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PkmGetSetImageResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PkmGetSetImageResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PkmGetSetImageResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *PkmGetSetImageResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PkmGetSetImageResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PkmGetSetImageResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetSetImage400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PkmGetSetImageResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PkmGetSetImageResponse) GetJSON404() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetSetImage404JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PkmGetSetImageResponse) GetJSON409() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetSetImage409JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PkmGetSetImageResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PkmGetSetImageResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r PkmGetSetImageResponse) GetJSON502() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                `json:"docs,omitempty"`
+	Error PkmGetSetImage502JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PkmGetSetImageResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PkmGetSetImageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PkmGetSetImageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PkmGetSetImageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PkmGetSetImageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16207,6 +17818,14 @@ type PkmGetSetStatisticsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -16237,6 +17856,14 @@ type PkmGetSetStatisticsResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -16296,6 +17923,14 @@ func (r PkmGetSetStatisticsResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -16335,6 +17970,14 @@ func (r PkmGetSetStatisticsResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -16503,6 +18146,14 @@ type GetTopCardsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -16562,6 +18213,14 @@ func (r GetTopCardsResponse) GetJSON400() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -16905,6 +18564,14 @@ type GetBulkFileResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -16931,6 +18598,14 @@ type GetBulkFileResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -16962,6 +18637,14 @@ type GetBulkFileResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -17015,6 +18698,14 @@ func (r GetBulkFileResponse) GetJSON404() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -17044,6 +18735,14 @@ func (r GetBulkFileResponse) GetJSON416() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -17084,6 +18783,14 @@ func (r GetBulkFileResponse) GetJSON503() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -17227,6 +18934,14 @@ type GetCardsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -17282,6 +18997,14 @@ func (r GetCardsResponse) GetJSON400() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -17455,6 +19178,14 @@ type GetCardByCardmarketProductResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -17483,6 +19214,14 @@ type GetCardByCardmarketProductResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -17540,6 +19279,14 @@ func (r GetCardByCardmarketProductResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -17574,6 +19321,14 @@ func (r GetCardByCardmarketProductResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -17742,6 +19497,14 @@ type GetCardByTCGplayerProductResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -17770,6 +19533,14 @@ type GetCardByTCGplayerProductResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -17827,6 +19598,14 @@ func (r GetCardByTCGplayerProductResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -17861,6 +19640,14 @@ func (r GetCardByTCGplayerProductResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -18029,6 +19816,14 @@ type GetCardResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -18057,6 +19852,14 @@ type GetCardResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -18114,6 +19917,14 @@ func (r GetCardResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -18148,6 +19959,14 @@ func (r GetCardResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -18327,6 +20146,14 @@ type GetCardHistoryResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -18358,6 +20185,14 @@ type GetCardHistoryResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -18388,6 +20223,14 @@ type GetCardHistoryResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -18441,6 +20284,14 @@ func (r GetCardHistoryResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -18481,6 +20332,14 @@ func (r GetCardHistoryResponse) GetJSON404() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -18520,6 +20379,14 @@ func (r GetCardHistoryResponse) GetJSON503() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -18663,6 +20530,14 @@ type ListChangesResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -18695,6 +20570,14 @@ type ListChangesResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -18744,6 +20627,14 @@ func (r ListChangesResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -18788,6 +20679,14 @@ func (r ListChangesResponse) GetJSON503() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -18949,6 +20848,14 @@ type GetCardImageResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -18977,6 +20884,14 @@ type GetCardImageResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -19008,6 +20923,14 @@ type GetCardImageResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -19058,6 +20981,14 @@ func (r GetCardImageResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -19092,6 +21023,14 @@ func (r GetCardImageResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -19132,6 +21071,14 @@ func (r GetCardImageResponse) GetJSON502() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -19300,6 +21247,14 @@ type GetSetPricesResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -19330,6 +21285,14 @@ type GetSetPricesResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -19389,6 +21352,14 @@ func (r GetSetPricesResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -19428,6 +21399,14 @@ func (r GetSetPricesResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -19586,6 +21565,14 @@ type SearchCardsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -19618,6 +21605,14 @@ type SearchCardsResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -19667,6 +21662,14 @@ func (r SearchCardsResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -19711,6 +21714,14 @@ func (r SearchCardsResponse) GetJSON503() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -20013,6 +22024,14 @@ type GetTrendingSetsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -20072,6 +22091,14 @@ func (r GetTrendingSetsResponse) GetJSON400() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -20250,6 +22277,14 @@ type GetSetCardsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -20278,6 +22313,14 @@ type GetSetCardsResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -20335,6 +22378,14 @@ func (r GetSetCardsResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -20369,6 +22420,14 @@ func (r GetSetCardsResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -20454,6 +22513,16 @@ type GetSetCompletionValueResponse304Headers struct {
 	XRequestId              string
 }
 
+// GetSetCompletionValueResponse400Headers the declared response headers of an HTTP 400 response for GetSetCompletionValue
+type GetSetCompletionValueResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
 // GetSetCompletionValueResponse401Headers the declared response headers of an HTTP 401 response for GetSetCompletionValue
 type GetSetCompletionValueResponse401Headers struct {
 	CacheControl            string
@@ -20522,6 +22591,41 @@ type GetSetCompletionValueResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *GetSetCompletionValue200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                                       `json:"docs,omitempty"`
+		Error GetSetCompletionValue400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
@@ -20540,6 +22644,14 @@ type GetSetCompletionValueResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -20563,6 +22675,8 @@ type GetSetCompletionValueResponse struct {
 	Headers200 *GetSetCompletionValueResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
 	Headers304 *GetSetCompletionValueResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetSetCompletionValueResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetSetCompletionValueResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
@@ -20580,6 +22694,44 @@ type GetSetCompletionValueResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetSetCompletionValueResponse) GetJSON200() *GetSetCompletionValue200JSONResponseBody {
 	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetSetCompletionValueResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                                       `json:"docs,omitempty"`
+	Error GetSetCompletionValue400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
@@ -20606,6 +22758,14 @@ func (r GetSetCompletionValueResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -20784,6 +22944,14 @@ type GetSetStatisticsResponse struct {
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
 
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
 
@@ -20814,6 +22982,14 @@ type GetSetStatisticsResponse struct {
 
 		// Limits The pool's two windows (429).
 		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
 
 		// Message What to fix, in English; it may change.
 		Message string `json:"message"`
@@ -20873,6 +23049,14 @@ func (r GetSetStatisticsResponse) GetJSON400() *struct {
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
 
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
 
@@ -20912,6 +23096,14 @@ func (r GetSetStatisticsResponse) GetJSON404() *struct {
 
 	// Limits The pool's two windows (429).
 	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
 
 	// Message What to fix, in English; it may change.
 	Message string `json:"message"`
@@ -21169,7 +23361,7 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEdit
 
 // PkmGetCardImageWithResponse Pokémon Trading Card Game: the card's image, cacheable for 24 hours
 //
-// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+// Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21300,6 +23492,21 @@ func (c *ClientWithResponses) PkmGetSetCompletionValueWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParsePkmGetSetCompletionValueResponse(rsp)
+}
+
+// PkmGetSetImageWithResponse Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
+//
+// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /sets/{set}/image (the `PkmGetSetImage` operationId).
+func (c *ClientWithResponses) PkmGetSetImageWithResponse(ctx context.Context, set string, params *PkmGetSetImageParams, reqEditors ...RequestEditorFn) (*PkmGetSetImageResponse, error) {
+	rsp, err := c.PkmGetSetImage(ctx, set, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePkmGetSetImageResponse(rsp)
 }
 
 // PkmGetSetStatisticsWithResponse Pokémon Trading Card Game: price statistics of a set's cards in one finish, and its rarity breakdown
@@ -21454,7 +23661,7 @@ func (c *ClientWithResponses) ListChangesWithResponse(ctx context.Context, game 
 
 // GetCardImageWithResponse The card's image, cacheable for 24 hours
 //
-// Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+// Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21729,6 +23936,14 @@ func ParsePkmGetTopCardsResponse(rsp *http.Response) (*PkmGetTopCardsResponse, e
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -22631,6 +24846,14 @@ func ParsePkmGetBulkFileResponse(rsp *http.Response) (*PkmGetBulkFileResponse, e
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -22662,6 +24885,14 @@ func ParsePkmGetBulkFileResponse(rsp *http.Response) (*PkmGetBulkFileResponse, e
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -22708,6 +24939,14 @@ func ParsePkmGetBulkFileResponse(rsp *http.Response) (*PkmGetBulkFileResponse, e
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -23276,6 +25515,14 @@ func ParsePkmGetCardsResponse(rsp *http.Response) (*PkmGetCardsResponse, error) 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -23739,6 +25986,14 @@ func ParsePkmGetCardByCardmarketProductResponse(rsp *http.Response) (*PkmGetCard
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -23777,6 +26032,14 @@ func ParsePkmGetCardByCardmarketProductResponse(rsp *http.Response) (*PkmGetCard
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -24279,6 +26542,14 @@ func ParsePkmGetCardByTCGplayerProductResponse(rsp *http.Response) (*PkmGetCardB
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -24317,6 +26588,14 @@ func ParsePkmGetCardByTCGplayerProductResponse(rsp *http.Response) (*PkmGetCardB
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -24819,6 +27098,14 @@ func ParsePkmGetCardResponse(rsp *http.Response) (*PkmGetCardResponse, error) {
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -24857,6 +27144,14 @@ func ParsePkmGetCardResponse(rsp *http.Response) (*PkmGetCardResponse, error) {
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -25359,6 +27654,14 @@ func ParsePkmGetCardHistoryResponse(rsp *http.Response) (*PkmGetCardHistoryRespo
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -25405,6 +27708,14 @@ func ParsePkmGetCardHistoryResponse(rsp *http.Response) (*PkmGetCardHistoryRespo
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -25450,6 +27761,14 @@ func ParsePkmGetCardHistoryResponse(rsp *http.Response) (*PkmGetCardHistoryRespo
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -25986,6 +28305,14 @@ func ParsePkmListChangesResponse(rsp *http.Response) (*PkmListChangesResponse, e
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -26038,6 +28365,14 @@ func ParsePkmListChangesResponse(rsp *http.Response) (*PkmListChangesResponse, e
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -26983,6 +29318,14 @@ func ParsePkmGetCardImageResponse(rsp *http.Response) (*PkmGetCardImageResponse,
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -27021,6 +29364,14 @@ func ParsePkmGetCardImageResponse(rsp *http.Response) (*PkmGetCardImageResponse,
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -27067,6 +29418,14 @@ func ParsePkmGetCardImageResponse(rsp *http.Response) (*PkmGetCardImageResponse,
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -27845,6 +30204,14 @@ func ParsePkmGetSetPricesResponse(rsp *http.Response) (*PkmGetSetPricesResponse,
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -27890,6 +30257,14 @@ func ParsePkmGetSetPricesResponse(rsp *http.Response) (*PkmGetSetPricesResponse,
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -28437,6 +30812,14 @@ func ParsePkmSearchCardsResponse(rsp *http.Response) (*PkmSearchCardsResponse, e
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -28489,6 +30872,14 @@ func ParsePkmSearchCardsResponse(rsp *http.Response) (*PkmSearchCardsResponse, e
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -29311,6 +31702,14 @@ func ParsePkmGetTrendingSetsResponse(rsp *http.Response) (*PkmGetTrendingSetsRes
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -29826,6 +32225,14 @@ func ParsePkmGetSetCardsResponse(rsp *http.Response) (*PkmGetSetCardsResponse, e
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -29864,6 +32271,14 @@ func ParsePkmGetSetCardsResponse(rsp *http.Response) (*PkmGetSetCardsResponse, e
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -30351,6 +32766,46 @@ func ParsePkmGetSetCompletionValueResponse(rsp *http.Response) (*PkmGetSetComple
 	case rsp.StatusCode == 304:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                          `json:"docs,omitempty"`
+			Error PkmGetSetCompletionValue400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30379,6 +32834,14 @@ func ParsePkmGetSetCompletionValueResponse(rsp *http.Response) (*PkmGetSetComple
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -30546,6 +33009,51 @@ func ParsePkmGetSetCompletionValueResponse(rsp *http.Response) (*PkmGetSetComple
 			headers.XRequestId = value
 		}
 		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetSetCompletionValueResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers PkmGetSetCompletionValueResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -30842,6 +33350,725 @@ func ParsePkmGetSetCompletionValueResponse(rsp *http.Response) (*PkmGetSetComple
 	return response, nil
 }
 
+// ParsePkmGetSetImageResponse parses an HTTP response from a PkmGetSetImageWithResponse call
+func ParsePkmGetSetImageResponse(rsp *http.Response) (*PkmGetSetImageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PkmGetSetImageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetSetImage400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetSetImage404JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetSetImage409JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                `json:"docs,omitempty"`
+			Error PkmGetSetImage502JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PkmGetSetImageResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-Image-Size"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Image-Size", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XImageSize = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers PkmGetSetImageResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("X-Image-Size"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Image-Size", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XImageSize = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers PkmGetSetImageResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PkmGetSetImageResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers PkmGetSetImageResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers PkmGetSetImageResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers PkmGetSetImageResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PkmGetSetImageResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers PkmGetSetImageResponse502Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers PkmGetSetImageResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePkmGetSetStatisticsResponse parses an HTTP response from a PkmGetSetStatisticsWithResponse call
 func ParsePkmGetSetStatisticsResponse(rsp *http.Response) (*PkmGetSetStatisticsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -30880,6 +34107,14 @@ func ParsePkmGetSetStatisticsResponse(rsp *http.Response) (*PkmGetSetStatisticsR
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -30926,6 +34161,14 @@ func ParsePkmGetSetStatisticsResponse(rsp *http.Response) (*PkmGetSetStatisticsR
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -31472,6 +34715,14 @@ func ParseGetTopCardsResponse(rsp *http.Response) (*GetTopCardsResponse, error) 
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -32374,6 +35625,14 @@ func ParseGetBulkFileResponse(rsp *http.Response) (*GetBulkFileResponse, error) 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -32405,6 +35664,14 @@ func ParseGetBulkFileResponse(rsp *http.Response) (*GetBulkFileResponse, error) 
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -32451,6 +35718,14 @@ func ParseGetBulkFileResponse(rsp *http.Response) (*GetBulkFileResponse, error) 
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -33019,6 +36294,14 @@ func ParseGetCardsResponse(rsp *http.Response) (*GetCardsResponse, error) {
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -33482,6 +36765,14 @@ func ParseGetCardByCardmarketProductResponse(rsp *http.Response) (*GetCardByCard
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -33520,6 +36811,14 @@ func ParseGetCardByCardmarketProductResponse(rsp *http.Response) (*GetCardByCard
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -34022,6 +37321,14 @@ func ParseGetCardByTCGplayerProductResponse(rsp *http.Response) (*GetCardByTCGpl
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -34060,6 +37367,14 @@ func ParseGetCardByTCGplayerProductResponse(rsp *http.Response) (*GetCardByTCGpl
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -34562,6 +37877,14 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -34600,6 +37923,14 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -35102,6 +38433,14 @@ func ParseGetCardHistoryResponse(rsp *http.Response) (*GetCardHistoryResponse, e
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -35148,6 +38487,14 @@ func ParseGetCardHistoryResponse(rsp *http.Response) (*GetCardHistoryResponse, e
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -35193,6 +38540,14 @@ func ParseGetCardHistoryResponse(rsp *http.Response) (*GetCardHistoryResponse, e
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -35729,6 +39084,14 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -35781,6 +39144,14 @@ func ParseListChangesResponse(rsp *http.Response) (*ListChangesResponse, error) 
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -36210,6 +39581,14 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -36248,6 +39627,14 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -36294,6 +39681,14 @@ func ParseGetCardImageResponse(rsp *http.Response) (*GetCardImageResponse, error
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -36827,6 +40222,14 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -36872,6 +40275,14 @@ func ParseGetSetPricesResponse(rsp *http.Response) (*GetSetPricesResponse, error
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -37419,6 +40830,14 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -37471,6 +40890,14 @@ func ParseSearchCardsResponse(rsp *http.Response) (*SearchCardsResponse, error) 
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -38293,6 +41720,14 @@ func ParseGetTrendingSetsResponse(rsp *http.Response) (*GetTrendingSetsResponse,
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -38808,6 +42243,14 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -38846,6 +42289,14 @@ func ParseGetSetCardsResponse(rsp *http.Response) (*GetSetCardsResponse, error) 
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -39333,6 +42784,46 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 	case rsp.StatusCode == 304:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                                       `json:"docs,omitempty"`
+			Error GetSetCompletionValue400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -39361,6 +42852,14 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
@@ -39528,6 +43027,51 @@ func ParseGetSetCompletionValueResponse(rsp *http.Response) (*GetSetCompletionVa
 			headers.XRequestId = value
 		}
 		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetSetCompletionValueResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetSetCompletionValueResponse401Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
@@ -39863,6 +43407,14 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
 
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`
 
@@ -39908,6 +43460,14 @@ func ParseGetSetStatisticsResponse(rsp *http.Response) (*GetSetStatisticsRespons
 
 			// Limits The pool's two windows (429).
 			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
 
 			// Message What to fix, in English; it may change.
 			Message string `json:"message"`

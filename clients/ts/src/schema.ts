@@ -273,7 +273,7 @@ export interface paths {
         };
         /**
          * Pokémon Trading Card Game: the card's image, cacheable for 24 hours
-         * @description Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+         * @description Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
          */
         get: operations["pkmGetCardImage"];
         put?: never;
@@ -456,6 +456,26 @@ export interface paths {
          * @description **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.
          */
         get: operations["pkmGetSetCompletionValue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sets/{set}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
+         * @description Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+         */
+        get: operations["pkmGetSetImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -673,7 +693,7 @@ export interface paths {
         };
         /**
          * The card's image, cacheable for 24 hours
-         * @description Needs a key (every plan); counted. One resolution only (`X-Image-Size: unsized`). Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
+         * @description Needs a key (every plan); counted. One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).
          */
         get: operations["getCardImage"];
         put?: never;
@@ -1095,6 +1115,13 @@ export interface components {
             /** @description A curl line for the very request, with the key header in place (401). */
             example?: string;
             limits?: components["schemas"]["RateLimitUsage"];
+            /** @description The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`. */
+            matches?: {
+                language: string;
+                name: string;
+                set_code: string;
+                set_id: string;
+            }[];
             /** @description What to fix, in English; it may change. */
             message: string;
             /**
@@ -1711,8 +1738,8 @@ export interface components {
         Vary: "Accept-Encoding";
         /** @description The authentication scheme. */
         "WWW-Authenticate": "Bearer realm=\"cardcat\"";
-        /** @description The image's resolution: there is one only. */
-        "X-Image-Size": "unsized";
+        /** @description The image's resolution: `unsized` where there is one only (set logos, the prefixed games' cards); the base game's cards `low` or `high`, as `size` asked. */
+        "X-Image-Size": "unsized" | "low" | "high";
         /** @description The pool's daily limit. */
         "X-RateLimit-Limit-Day": number;
         /** @description The pool's hourly limit: the account's with a valid key; the Free plan's on a public route without a key; the client address's guard bucket otherwise. */
@@ -2571,7 +2598,10 @@ export interface operations {
     };
     pkmGetCardImage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The base game's (Pokémon's) images: `low` (TCGplayer's 400-pixel image, the default) or `high` (1000 x 1000); `X-Image-Size` says which. The other games have one resolution and ignore it (`X-Image-Size: unsized`). */
+                size?: "low" | "high";
+            };
             header?: {
                 /** @description An ETag of this image from an earlier answer. */
                 "If-None-Match"?: string;
@@ -2871,6 +2901,8 @@ export interface operations {
     pkmGetSetPrices: {
         parameters: {
             query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
                 /** @description Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default. */
                 source?: "both" | "tcg" | "cm";
             };
@@ -3129,6 +3161,8 @@ export interface operations {
     pkmGetSetCards: {
         parameters: {
             query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
                 /** @description The page, from 1. A page past the end is an empty list with the true totals. */
                 page?: number;
                 /** @description How many products to answer, from 1; above 200 it is taken as 200. */
@@ -3209,7 +3243,10 @@ export interface operations {
     };
     pkmGetSetCompletionValue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
+            };
             header?: {
                 /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3241,6 +3278,24 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            /** @description A parameter's value is not allowed; the message names it and its allowed values. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["PlanRequired"];
             /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
@@ -3266,9 +3321,140 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    pkmGetSetImage: {
+        parameters: {
+            query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
+            };
+            header?: {
+                /** @description An ETag of this image from an earlier answer. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                set: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo, of the type its source gives (`image/png`). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Image-Size": components["headers"]["X-Image-Size"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": unknown;
+                };
+            };
+            /** @description The image has not changed since the ETag sent in `If-None-Match`. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Image-Size": components["headers"]["X-Image-Size"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter's value is not allowed; the message names it and its allowed values. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No set has that set_id or set_code (with `suggestions`, as for the set's cards); or the set has no logo. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Set not found" | "Image not found";
+                    };
+                };
+            };
+            /** @description The set code matches several sets: `matches` lists them (`set_id`, `set_code`, `name`, `language`); add `language` or ask by set_id. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Ambiguous set code";
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The image source cannot be reached right now; ask again after `Retry-After` seconds. */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Image not available";
+                    };
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     pkmGetSetStatistics: {
         parameters: {
             query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
                 /** @description The finish. Matched without regard to case; an empty value is the default. */
                 variant?: "normal" | "foil";
             };
@@ -4073,7 +4259,10 @@ export interface operations {
     };
     getCardImage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The base game's (Pokémon's) images: `low` (TCGplayer's 400-pixel image, the default) or `high` (1000 x 1000); `X-Image-Size` says which. The other games have one resolution and ignore it (`X-Image-Size: unsized`). */
+                size?: "low" | "high";
+            };
             header?: {
                 /** @description An ETag of this image from an earlier answer. */
                 "If-None-Match"?: string;
@@ -4184,6 +4373,8 @@ export interface operations {
     getSetPrices: {
         parameters: {
             query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
                 /** @description Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`). Matched without regard to case; an empty value is the default. */
                 source?: "both" | "tcg" | "cm";
             };
@@ -4453,6 +4644,8 @@ export interface operations {
     getSetCards: {
         parameters: {
             query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
                 /** @description The page, from 1. A page past the end is an empty list with the true totals. */
                 page?: number;
                 /** @description How many products to answer, from 1; above 200 it is taken as 200. */
@@ -4535,7 +4728,10 @@ export interface operations {
     };
     getSetCompletionValue: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
+            };
             header?: {
                 /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -4569,6 +4765,24 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            /** @description A parameter's value is not allowed; the message names it and its allowed values. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["PlanRequired"];
             /** @description No set has that set_id or set_code. When `set` does not look like a set_id, `suggestions` lists the sets whose name matches it. */
@@ -4597,6 +4811,8 @@ export interface operations {
     getSetStatistics: {
         parameters: {
             query?: {
+                /** @description Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none. */
+                language?: string;
                 /** @description The finish. Matched without regard to case; an empty value is the default. */
                 variant?: "normal" | "foil";
             };
