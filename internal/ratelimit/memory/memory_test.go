@@ -160,7 +160,7 @@ func TestPeriodicSave(t *testing.T) {
 	if diff := cmp.Diff(want, st); diff != "" {
 		t.Errorf("state file (-want +got):\n%s", diff)
 	}
-	leftovers, _ := filepath.Glob(path + ".tmp-*")
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left behind: %v", leftovers)
 	}

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 )
 
@@ -106,41 +106,14 @@ func (l *Limiter) save() error {
 }
 
 // writeFileAtomic replaces path with the encoding of v so that a crash at any
-// moment leaves either the old file or the new one, never a torn one: write a
-// temporary file in the same directory, sync it, rename it over path.
-func writeFileAtomic(path string, v any) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+// moment leaves either the old file or the new one, never a torn one
+// (blob.WriteFile).
+func writeFileAtomic(path string, v any) error {
+	return blob.WriteFile(path, 0o600, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 64<<10)
+		if err := json.NewEncoder(w).Encode(v); err != nil {
+			return err
 		}
-	}()
-	w := bufio.NewWriterSize(tmp, 64<<10)
-	if err := json.NewEncoder(w).Encode(v); err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// Make the rename itself durable; some filesystems cannot sync a
-	// directory, and the file is already complete, so this is best effort.
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+		return w.Flush()
+	})
 }
