@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/blob"
 )
 
 // Source reads upstream files by their mirror path, for example
@@ -238,7 +240,7 @@ func (s *HTTPSource) cached(name string) *cacheMeta {
 }
 
 // store writes a fetched file and its validators into the cache, each
-// through a temporary file and a rename, so a crash leaves no torn copy.
+// atomically (blob.WriteFile), so a crash leaves no torn copy.
 func (s *HTTPSource) store(name string, resp *http.Response) error {
 	p := s.cachePath(name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -246,7 +248,7 @@ func (s *HTTPSource) store(name string, resp *http.Response) error {
 	}
 	// The old validators go first: a body without them is only re-fetched.
 	os.Remove(p + ".meta")
-	if err := writeAtomic(p, func(w io.Writer) error { _, err := io.Copy(w, resp.Body); return err }); err != nil {
+	if err := blob.WriteFile(p, 0o600, func(f *os.File) error { _, err := io.Copy(f, resp.Body); return err }); err != nil {
 		return err
 	}
 	m := cacheMeta{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}
@@ -254,23 +256,7 @@ func (s *HTTPSource) store(name string, resp *http.Response) error {
 		return nil
 	}
 	b, _ := json.Marshal(m)
-	return writeAtomic(p+".meta", func(w io.Writer) error { _, err := w.Write(b); return err })
-}
-
-func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return blob.WriteFile(p+".meta", 0o600, func(f *os.File) error { _, err := f.Write(b); return err })
 }
 
 func orDefault(s, def string) string {
