@@ -3,16 +3,19 @@ package ingest_test
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/store"
 )
 
 // The Pokémon and One Piece files of the sample are real (TCGplayer
@@ -258,5 +261,81 @@ func TestPokemonSetLanguages(t *testing.T) {
 	// SM8: 3/2328 (English) and 85/23687 (Japanese).
 	if langs[2328] != "en" || langs[23687] != "ja" || langs[604] != "en" {
 		t.Errorf("languages: 2328 %q, 23687 %q, 604 %q", langs[2328], langs[23687], langs[604])
+	}
+}
+
+// TestOnePieceRealDays ingests the sample with One Piece's real Cardmarket
+// price guide of each of its five dates, one daily ingest each, and reads the
+// price history back: the real values of each day, in order. Checked by
+// hand on Shanks (OP01-120, Cardmarket 690959), whose trend was 992.2,
+// 1072.71, 1187.89, 1229.52 and 1229.52 on those days; on the last two only
+// its avg moved (1233 → 1323.5).
+func TestOnePieceRealDays(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(sampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	guide := filepath.Join(dir, "cardmarket", "18", "price_guide.json")
+	latest, err := os.ReadFile(guide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openSQLite(t)
+	days := []string{"2025-08-31", "2025-09-30", "2025-10-31", "2025-11-15", "2025-12-01"}
+	var changed []int
+	for i, day := range days {
+		b := latest
+		if i < len(days)-1 {
+			if b, err = os.ReadFile(filepath.Join(sampleDir, "cardmarket", "18", "history", day, "price_guide.json")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(guide, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at, _ := time.Parse(time.DateOnly, day)
+		rep := mustRun(t, st, dir, at.Add(3*time.Hour))
+		for _, g := range rep.Games {
+			if g.Game == "op" {
+				changed = append(changed, g.PricesChanged)
+			}
+		}
+	}
+	cat := mustLoad(t, st)
+	var shanks catalog.Card
+	for _, c := range cat.Game("op").Cards {
+		if c.CMProductID == 690959 {
+			shanks = c
+		}
+	}
+	if shanks.ID == "" {
+		t.Fatal("no card of Cardmarket product 690959")
+	}
+	points, err := st.PriceHistory(context.Background(), "op", shanks.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trends, avgs []int64
+	var got []string
+	for _, p := range points {
+		if p.Market == store.MarketCM && p.Finish == catalog.CMNormal {
+			got = append(got, p.Day)
+			avgs = append(avgs, p.Values[0].Cents)
+			trends = append(trends, p.Values[2].Cents)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(days) || fmt.Sprint(trends) != "[99220 107271 118789 122952 122952]" ||
+		avgs[3] != 123300 || avgs[4] != 132350 {
+		t.Errorf("Shanks's Cardmarket points: days %v, trends %v, avgs %v", got, trends, avgs)
+	}
+	// Every later day moved some real prices, and the catalogue kept the
+	// latest day's.
+	for i, n := range changed[1:] {
+		if n == 0 {
+			t.Errorf("the ingest of %s changed no One Piece price", days[i+1])
+		}
+	}
+	if p := shanks.CMPrices[0]; p.Trend != catalog.Cents(122952) || p.Avg7 != catalog.Cents(112144) || p.Avg30 != catalog.Cents(98961) {
+		t.Errorf("Shanks's served price: %+v", p)
 	}
 }
