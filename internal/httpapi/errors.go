@@ -36,7 +36,7 @@ type errorBody struct {
 	Example     string      `json:"example,omitempty"`
 	RedeemURL   string      `json:"redeem_url,omitempty"`
 	UpgradeURL  string      `json:"upgrade_url,omitempty"`
-	Limits      *limitsBody `json:"limits,omitempty"` // of a 429
+	Limits      *limitsBody `json:"limits,omitempty"`  // of a 429
 	Matches     any         `json:"matches,omitempty"` // of the set image's 409
 }
 

@@ -86,16 +86,16 @@ func (s *Server) writeImage(w http.ResponseWriter, r *http.Request, img *images.
 	case errors.Is(err, images.ErrNotFound):
 		return notFound()
 	case r.Context().Err() != nil:
-			return r.Context().Err() // the caller has gone; nothing to answer
-		default:
-			// The image service logs an outage once, at its start and end;
-			// one line per answer would be thousands.
-			s.log.Debug("image not available", "err", err)
-			e := newError(http.StatusBadGateway, errImageUnavailable,
-				"The image source cannot be reached right now; try again in a few seconds.")
-			e.Header = map[string]string{"Retry-After": strconv.FormatInt(retryAfterSeconds(images.RetryAfter(err)), 10)}
-			return e
-		}
+		return r.Context().Err() // the caller has gone; nothing to answer
+	default:
+		// The image service logs an outage once, at its start and end;
+		// one line per answer would be thousands.
+		s.log.Debug("image not available", "err", err)
+		e := newError(http.StatusBadGateway, errImageUnavailable,
+			"The image source cannot be reached right now; try again in a few seconds.")
+		e.Header = map[string]string{"Retry-After": strconv.FormatInt(retryAfterSeconds(images.RetryAfter(err)), 10)}
+		return e
+	}
 }
 
 func imageNotFound() *apiError {

@@ -42,8 +42,8 @@ func TestOnePieceGrowthByHand(t *testing.T) {
 		TopCards []struct {
 			ID       string
 			CardInfo struct{ Name string } `json:"card_info"`
-			Price    float64              `json:"current_price"`
-			Change   string               `json:"change_7d"`
+			Price    float64               `json:"current_price"`
+			Change   string                `json:"change_7d"`
 		} `json:"top_cards"`
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &top); err != nil || w.Code != 200 || len(top.TopCards) < 5 {
