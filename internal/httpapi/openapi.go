@@ -344,6 +344,12 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 		delete(ex, rt.Op.ID)
 	}
 	for id := range ex {
+		// A base game's operation (pkmGetCard) of a registry without that
+		// base game is not stale: the examples are the default registry's.
+		if i := strings.IndexFunc(id, func(r rune) bool { return r >= 'A' && r <= 'Z' }); i > 0 &&
+			slices.ContainsFunc(s.table, func(rt route) bool { return strings.EqualFold(rt.Op.ID, id[i:]) }) {
+			continue
+		}
 		return nil, fmt.Errorf("httpapi: openapi_examples.json has examples of %s, which no route has", id)
 	}
 	// The MCP endpoint, registered beside the table (routes.go).
