@@ -20,33 +20,31 @@ import (
 // when set, so that a replica reads it instead of building it.
 
 // openArtifacts returns the artifacts of the data directory, shared through
-// S3 when s3cfg is enabled, and through the directory itself when the store
-// is SQLite in it (whoever writes that store writes its artifacts there);
-// nil when artifacts are off (--snapshot-artifacts).
-func openArtifacts(enabled bool, sf config.StoreConfig, s3cfg s3blob.Config, log *slog.Logger) (*serving.Artifacts, error) {
+// S3 when s3 is not nil (openS3), and through the directory itself when the
+// store is SQLite in it (whoever writes that store writes its artifacts
+// there); nil when artifacts are off (--snapshot-artifacts).
+func openArtifacts(enabled bool, sf config.StoreConfig, s3 *s3blob.Bucket, log *slog.Logger) *serving.Artifacts {
 	if !enabled {
-		return nil, nil
+		return nil
 	}
 	a := &serving.Artifacts{Dir: filepath.Join(sf.DataDir, "snapshots"), SharedDir: sf.DatabaseURL == "", Log: log}
-	if s3cfg.Enabled() {
-		objs, err := s3blob.New(s3cfg)
-		if err != nil {
-			return nil, err
-		}
-		a.Remote = objs
+	if s3 != nil {
+		a.Remote = s3
 	}
-	return a, nil
+	return a
 }
 
 // writeIngestedArtifact builds the version ingest has just written and
 // writes its artifact, so that the first replica to serve it reads it. The
 // version is committed already: a failure is logged, and replicas build it.
 func writeIngestedArtifact(ctx context.Context, env *Env, c *config.Config, s3cfg s3blob.Config, st store.Store) {
-	arts, err := openArtifacts(c.Catalogue.SnapshotArtifacts, c.Store, s3cfg, env.Log)
-	if err != nil || arts == nil {
-		if err != nil {
-			env.Log.Error("snapshot artifact not written", "err", err)
-		}
+	s3, err := openS3(s3cfg)
+	if err != nil {
+		env.Log.Error("snapshot artifact not written", "err", err)
+		return
+	}
+	arts := openArtifacts(c.Catalogue.SnapshotArtifacts, c.Store, s3, env.Log)
+	if arts == nil {
 		return
 	}
 	buildArtifact(ctx, arts, st, c.Catalogue.LoadTimeout, env.Log)

@@ -8,18 +8,14 @@ import (
 )
 
 // openBulk returns serve's builder of the bulk files, which keeps them in
-// dir (the data directory's bulk/); with S3 configured (the image storage's
-// CARDCAT_S3_*), replicas share them there under bulk/, so that each
-// version is built once (docs/operations.md, "Bulk files").
-func openBulk(dir string, s3cfg s3blob.Config, log *slog.Logger) (*bulk.Builder, error) {
-	if !s3cfg.Enabled() {
+// dir (the data directory's bulk/); with S3 (s3 not nil: openS3), replicas
+// share them there under bulk/, so that each version is built once
+// (docs/operations.md, "Bulk files").
+func openBulk(dir string, s3 *s3blob.Bucket, log *slog.Logger) *bulk.Builder {
+	if s3 == nil {
 		log.Info("bulk files", "where", "disk "+dir)
-		return bulk.New(dir, log), nil
+		return bulk.New(dir, log)
 	}
-	objs, err := s3blob.New(s3cfg)
-	if err != nil {
-		return nil, err
-	}
-	log.Info("bulk files", "where", "disk "+dir, "shared", objs.String()+"bulk/")
-	return bulk.New(dir, log, bulk.WithShared(objs)), nil
+	log.Info("bulk files", "where", "disk "+dir, "shared", s3.String()+"bulk/")
+	return bulk.New(dir, log, bulk.WithShared(s3))
 }

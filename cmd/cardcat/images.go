@@ -27,18 +27,25 @@ func readImageConfig(c *config.Config) (imageConfig, error) {
 	return imageConfig{service: images.Config{SourceURL: c.Images.SourceURL, SetLogoURL: c.Images.SetLogoURL}, s3: s3cfg}, nil
 }
 
-// openImages builds the image service: S3-compatible storage when
-// CARDCAT_S3_ENDPOINT is set (replicas share one cache), else the data
+// openS3 returns the S3 bucket of the CARDCAT_S3_* settings, one client
+// that the image cache, the bulk files and the snapshot artifacts share;
+// nil when S3 is not configured. It does not contact the server
+// (openImages checks it).
+func openS3(cfg s3blob.Config) (*s3blob.Bucket, error) {
+	if !cfg.Enabled() {
+		return nil, nil
+	}
+	return s3blob.New(cfg)
+}
+
+// openImages builds the image service: S3-compatible storage when s3 is not
+// nil (openS3: replicas share one cache), checked first, else the data
 // directory's images/.
-func openImages(ctx context.Context, env *Env, cfg imageConfig, dataDir string, opts ...images.Option) (*images.Service, string, error) {
+func openImages(ctx context.Context, env *Env, cfg imageConfig, s3 *s3blob.Bucket, dataDir string, opts ...images.Option) (*images.Service, string, error) {
 	s3cfg := cfg.s3
 	var st blob.Bucket
 	where := "disk " + filepath.Join(dataDir, "images")
-	if s3cfg.Enabled() {
-		s3, err := s3blob.New(s3cfg)
-		if err != nil {
-			return nil, "", err
-		}
+	if s3 != nil {
 		if err := s3.Check(ctx); err != nil {
 			return nil, "", fmt.Errorf("image storage: %w", err)
 		}

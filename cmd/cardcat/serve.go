@@ -115,26 +115,25 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	if err := ensureSample(ctx, st, reg, log); err != nil {
 		return err
 	}
-	holder := serving.NewHolder(st, reg, log)
-	holder.LoadTimeout = cfg.Catalogue.LoadTimeout
-	if holder.Artifacts, err = openArtifacts(cfg.Catalogue.SnapshotArtifacts, sf, cfg.images.s3, log); err != nil {
+	s3, err := openS3(cfg.images.s3)
+	if err != nil {
 		return err
 	}
+	holder := serving.NewHolder(st, reg, log)
+	holder.LoadTimeout = cfg.Catalogue.LoadTimeout
+	holder.Artifacts = openArtifacts(cfg.Catalogue.SnapshotArtifacts, sf, s3, log)
 	mx := newServeMetrics(cfg, holder)
 	// The bulk files of each version are built on disk (or fetched from S3,
 	// once another replica built them), in the background, once the version
 	// is served (docs/operations.md, "Bulk files"): the first version's once
 	// the server listens, below.
-	bulkFiles, err := openBulk(filepath.Join(sf.DataDir, "bulk"), cfg.images.s3, log)
-	if err != nil {
-		return err
-	}
+	bulkFiles := openBulk(filepath.Join(sf.DataDir, "bulk"), s3, log)
 	defer bulkFiles.Close()
 	if err := holder.Refresh(ctx); err != nil {
 		return err
 	}
 
-	imgs, imgStore, err := openImages(ctx, env, cfg.images, sf.DataDir, imageMetrics(mx))
+	imgs, imgStore, err := openImages(ctx, env, cfg.images, s3, sf.DataDir, imageMetrics(mx))
 	if err != nil {
 		return err
 	}
