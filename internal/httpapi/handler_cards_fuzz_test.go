@@ -22,13 +22,16 @@ func FuzzCardID(f *testing.F) {
 		catalog.CMCardID("dbs", 13, 700050), catalog.CMCardID("mtg", 1, 780002), "dbs_ABCDEF0123456789",
 		"dbs_0000000000000000", strings.Repeat("0", 64), "dbs_123", "12345", "", "dbs_", "../../etc/passwd",
 		"dbs_abcdef012345678g", strings.Repeat("f", 65), "\x00", "\xff\xfe", "1' OR '1'='1", "<script>alert(1)</script>",
+		catalog.TCGCardID("pkm", 42346), catalog.TCGCardID("op", 453514), "pkm_0123456789ABCDEF", "op_123", "pk_0123456789abcdef",
+		"tcgplayer", "cardmarket", "sets",
 	} {
-		f.Add("dbs", seed)
-		f.Add("mtg", seed)
+		for _, g := range []string{"dbs", "mtg", "pkm", "op"} {
+			f.Add(g, seed)
+		}
 	}
 	h := fixtureHandler(f)
 	f.Fuzz(func(t *testing.T, game, id string) {
-		if game != "dbs" && game != "mtg" {
+		if game != "dbs" && game != "mtg" && game != "pkm" && game != "op" {
 			game = "dbs"
 		}
 		if id == "" || id == "." || id == ".." || strings.Contains(id, "/") {
@@ -77,7 +80,7 @@ func FuzzCardID(f *testing.F) {
 					jsonField(t, w2.Body, "id", &got2)
 				}
 				if w2.Code != http.StatusOK || got2 != got {
-					t.Fatalf("GET /%s/cards/%s is card %q, but %s answers %d %q", game, id, got, other, w2.Code, got2)
+					t.Fatalf("GET %s/cards/%s is card %q, but %s answers %d %q", prefix(game), id, got, other, w2.Code, got2)
 				}
 			}
 		}
