@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/cardcat/cardcat/internal/game"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -103,27 +104,27 @@ func newWorkload(cards []storeCard, sets []storeSet, nQueries int, seed uint64) 
 	}
 	perm := rng.Perm(len(cards))
 	for _, i := range perm[:min(len(perm), maxCardPaths)] {
-		w.cardPaths = append(w.cardPaths, "/"+cards[i].game+"/cards/"+cards[i].id)
+		w.cardPaths = append(w.cardPaths, gamePath(cards[i].game)+"/cards/"+cards[i].id)
 	}
 	for len(w.notFound) < 1000 {
 		g := cards[rng.IntN(len(cards))].game
 		id := fmt.Sprintf("%s_%016x", g, rng.Uint64())
 		if !ids[id] {
-			w.notFound = append(w.notFound, "/"+g+"/cards/"+id)
+			w.notFound = append(w.notFound, gamePath(g)+"/cards/"+id)
 		}
 	}
 	for _, s := range sets {
-		w.paidPaths = append(w.paidPaths, "/"+s.game+"/sets/"+url.PathEscape(s.id)+"/statistics")
+		w.paidPaths = append(w.paidPaths, gamePath(s.game)+"/sets/"+url.PathEscape(s.id)+"/statistics")
 		for p := 1; p*50 <= s.products; p++ {
-			w.setPages = append(w.setPages, "/"+s.game+"/sets/"+url.PathEscape(s.id)+"?page="+strconv.Itoa(p)+"&limit=50")
+			w.setPages = append(w.setPages, gamePath(s.game)+"/sets/"+url.PathEscape(s.id)+"?page="+strconv.Itoa(p)+"&limit=50")
 		}
 		if s.products >= widePageCards && len(w.widePages) < maxWidePages {
-			w.widePages = append(w.widePages, "/"+s.game+"/sets/"+url.PathEscape(s.id)+"?limit="+strconv.Itoa(widePageCards))
+			w.widePages = append(w.widePages, gamePath(s.game)+"/sets/"+url.PathEscape(s.id)+"?limit="+strconv.Itoa(widePageCards))
 		}
 	}
 	w.queries = queryMix(cards, nQueries, rng)
 	for _, q := range w.queries {
-		w.queryPaths = append(w.queryPaths, "/"+q.Game+"/search?q="+url.QueryEscape(q.Text))
+		w.queryPaths = append(w.queryPaths, gamePath(q.Game)+"/search?q="+url.QueryEscape(q.Text))
 	}
 	return w
 }
@@ -207,4 +208,13 @@ func writeLines(path string, lines []string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// gamePath is the path prefix of a game's routes: "/dbs", or "" for the
+// base game (its routes are unprefixed).
+func gamePath(code string) string {
+	if g, ok := game.Default().Get(code); ok {
+		return g.PathPrefix()
+	}
+	return "/" + code
 }
