@@ -138,7 +138,7 @@ func newFlagSet(env *Env, name, synopsis string) *flag.FlagSet {
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: cardcat %s %s\n\n", name, synopsis)
-		fs.PrintDefaults()
+		config.PrintDefaults(fs)
 	}
 	return fs
 }

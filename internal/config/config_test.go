@@ -244,15 +244,19 @@ func TestHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fs.String("out", "./x", "where to write")
 	var out bytes.Buffer
 	fs.SetOutput(&out)
-	fs.PrintDefaults()
+	PrintDefaults(fs)
 	c.PrintVariables(&out)
 	help := out.String()
 	for _, want := range []string{
-		"-addr value\n    \tlisten address (host:port; plain HTTP: put TLS in front) (env CARDCAT_ADDR; default :8080)\n",
+		"-addr string\n    \tlisten address (host:port; plain HTTP: put TLS in front) (env CARDCAT_ADDR; default :8080)\n",
 		"-admin-allow-public\n",
+		"-refresh-interval duration\n",
+		"-guard-per-hour int\n",
 		"(env CARDCAT_DATABASE_URL, or a file named by CARDCAT_DATABASE_URL_FILE; default empty: SQLite in the data directory)",
+		"-out string\n    \twhere to write (default \"./x\")\n",
 		"Variables without a flag:\n",
 		"  CARDCAT_S3_ENDPOINT\n",
 	} {

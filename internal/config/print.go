@@ -1,6 +1,7 @@
 package config
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"regexp"
@@ -43,6 +44,40 @@ func (c *Config) PrintVariables(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s\n    \t%s\n", s.Var, s.usage())
 	}
+}
+
+// PrintDefaults writes the flags of fs as flag.PrintDefaults does, but
+// names the argument of a setting's flag by its type ("-addr string",
+// "-refresh-interval duration"), where flag's own would say "value".
+func PrintDefaults(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "  -%s", f.Name)
+		name, usage := flag.UnquoteUsage(f)
+		fv, setting := f.Value.(*flagValue)
+		if setting {
+			name = fv.s.value.typeName()
+			if fv.s.value.isBool() {
+				name = ""
+			}
+		}
+		if name != "" {
+			b.WriteString(" " + name)
+		}
+		if b.Len() <= 4 { // a one-letter bool flag fits on its line
+			b.WriteString("\t")
+		} else {
+			b.WriteString("\n    \t")
+		}
+		b.WriteString(strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if d := f.DefValue; !setting && d != "" && d != "0" && d != "false" {
+			if name == "string" {
+				d = strconv.Quote(d)
+			}
+			fmt.Fprintf(&b, " (default %s)", d)
+		}
+		fmt.Fprintln(fs.Output(), b.String())
+	})
 }
 
 // usage is the setting's line of --help: its doc, its variable and its

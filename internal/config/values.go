@@ -20,6 +20,9 @@ type value interface {
 	set(c *Config, s string, again bool) error
 	get(c *Config) string
 	isBool() bool
+	// typeName names the flag's argument in --help ("duration"); empty
+	// for a bool.
+	typeName() string
 }
 
 // field is a value of type T held at a field of Config.
@@ -30,6 +33,7 @@ type field[T any] struct {
 	add    func(T, T) T // nil: a flag given again replaces
 	// flagBool: the flag takes no value (--admin-allow-public means true).
 	flagBool bool
+	typ      string // the argument's name in --help
 }
 
 func (f field[T]) set(c *Config, s string, again bool) error {
@@ -49,17 +53,19 @@ func (f field[T]) get(c *Config) string { return f.format(*f.at(c)) }
 
 func (f field[T]) isBool() bool { return f.flagBool }
 
+func (f field[T]) typeName() string { return f.typ }
+
 func text(at func(*Config) *string) value {
-	return field[string]{at: at, parse: func(s string) (string, error) { return s, nil }, format: func(s string) string { return s }}
+	return field[string]{at: at, typ: "string", parse: func(s string) (string, error) { return s, nil }, format: func(s string) string { return s }}
 }
 
 // baseURL is a URL written without its trailing slashes.
 func baseURL(at func(*Config) *string) value {
-	return field[string]{at: at, parse: func(s string) (string, error) { return strings.TrimRight(s, "/"), nil }, format: func(s string) string { return s }}
+	return field[string]{at: at, typ: "url", parse: func(s string) (string, error) { return strings.TrimRight(s, "/"), nil }, format: func(s string) string { return s }}
 }
 
 func email(at func(*Config) *string) value {
-	return field[string]{at: at, format: func(s string) string { return s }, parse: func(s string) (string, error) {
+	return field[string]{at: at, typ: "email", format: func(s string) string { return s }, parse: func(s string) (string, error) {
 		if _, err := mail.ParseAddress(s); err != nil {
 			return "", fmt.Errorf("%q is not an email address", s)
 		}
@@ -81,7 +87,7 @@ func parseBool(s string) (bool, error) {
 
 // optionalBool is a bool that may be unset (nil).
 func optionalBool(at func(*Config) **bool) value {
-	return field[*bool]{at: at,
+	return field[*bool]{at: at, typ: "bool",
 		parse: func(s string) (*bool, error) {
 			b, err := parseBool(s)
 			return &b, err
@@ -95,7 +101,7 @@ func optionalBool(at func(*Config) **bool) value {
 }
 
 func duration(at func(*Config) *time.Duration) value {
-	return field[time.Duration]{at: at, format: time.Duration.String, parse: func(s string) (time.Duration, error) {
+	return field[time.Duration]{at: at, typ: "duration", format: time.Duration.String, parse: func(s string) (time.Duration, error) {
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return 0, fmt.Errorf("want a duration like 30s, got %q", s)
@@ -105,7 +111,7 @@ func duration(at func(*Config) *time.Duration) value {
 }
 
 func positiveDuration(at func(*Config) *time.Duration) value {
-	return field[time.Duration]{at: at, format: time.Duration.String, parse: func(s string) (time.Duration, error) {
+	return field[time.Duration]{at: at, typ: "duration", format: time.Duration.String, parse: func(s string) (time.Duration, error) {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
 			return 0, fmt.Errorf("want a positive duration like 30s, got %q", s)
@@ -116,7 +122,7 @@ func positiveDuration(at func(*Config) *time.Duration) value {
 
 // integer is an integer that check accepts; want says which ones.
 func integer[T int | int64](at func(*Config) *T, check func(T) bool, want string) value {
-	return field[T]{at: at, format: func(n T) string { return strconv.FormatInt(int64(n), 10) }, parse: func(s string) (T, error) {
+	return field[T]{at: at, typ: "int", format: func(n T) string { return strconv.FormatInt(int64(n), 10) }, parse: func(s string) (T, error) {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || !check(T(n)) || int64(T(n)) != n {
 			return 0, fmt.Errorf("want %s, got %q", want, s)
@@ -128,7 +134,7 @@ func integer[T int | int64](at func(*Config) *T, check func(T) bool, want string
 func positive[T int | int64](n T) bool { return n > 0 }
 
 func unsigned(at func(*Config) *uint64) value {
-	return field[uint64]{at: at, format: func(n uint64) string { return strconv.FormatUint(n, 10) }, parse: func(s string) (uint64, error) {
+	return field[uint64]{at: at, typ: "uint", format: func(n uint64) string { return strconv.FormatUint(n, 10) }, parse: func(s string) (uint64, error) {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("want a non-negative integer, got %q", s)
@@ -139,13 +145,13 @@ func unsigned(at func(*Config) *uint64) value {
 
 // times is a list of UTC times of day; a flag given again adds its times.
 func times(at func(*Config) *schedule.Times) value {
-	return field[schedule.Times]{at: at, parse: schedule.ParseTimes, format: schedule.Times.String, add: schedule.Times.Add}
+	return field[schedule.Times]{at: at, typ: "HH:MM", parse: schedule.ParseTimes, format: schedule.Times.String, add: schedule.Times.Add}
 }
 
 // logLevel is lenient, as logging is set up before anything can be
 // refused: an unknown level is info.
 func logLevel(at func(*Config) *slog.Level) value {
-	return field[slog.Level]{at: at,
+	return field[slog.Level]{at: at, typ: "level",
 		parse: func(s string) (slog.Level, error) {
 			switch strings.ToLower(s) {
 			case "debug":
@@ -162,7 +168,7 @@ func logLevel(at func(*Config) *slog.Level) value {
 
 // logFormat is json, or else text (lenient, as logLevel).
 func logFormat(at func(*Config) *bool) value {
-	return field[bool]{at: at,
+	return field[bool]{at: at, typ: "format",
 		parse: func(s string) (bool, error) { return strings.EqualFold(s, "json"), nil },
 		format: func(json bool) string {
 			if json {
