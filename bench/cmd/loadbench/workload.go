@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/cardcat/cardcat/internal/game"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // the driver cardcat's store uses
+
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // storeCard is what the workload needs of one card of the store.
