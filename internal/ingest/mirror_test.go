@@ -21,7 +21,7 @@ func newMirror(t testing.TB) *mirror {
 	t.Helper()
 	m := &mirror{t: t, dir: t.TempDir()}
 	// Every game of the default registry needs its categories' groups.
-	for _, cat := range []int{1, 27, 80} {
+	for _, cat := range []int{1, 3, 27, 68, 80, 85} {
 		m.groups(cat)
 	}
 	return m
