@@ -28,6 +28,9 @@ type cmCategory struct {
 // listed by third-party code that reads Cardmarket's category list).
 type cmCategories struct {
 	single, booster, display, deck, bundle, misc cmCategory
+	// boxes and blisters, where the game has them apart (Pokémon's "Box Set"
+	// for Elite Trainer Boxes and collections, "Blisters").
+	boxes, blister cmCategory
 }
 
 var cmCategoriesByGame = map[string]cmCategories{
@@ -40,6 +43,18 @@ var cmCategoriesByGame = map[string]cmCategories{
 		display: cmCategory{1052, "Dragon Ball Super Booster Boxes"}, deck: cmCategory{1053, "Dragon Ball Super Starter Decks"},
 		bundle: cmCategory{1054, "Dragon Ball Super Special Packs"}, misc: cmCategory{1054, "Dragon Ball Super Special Packs"},
 	},
+	// Pokémon's and One Piece's are those of the real files (shared/data
+	// POKEMON.md, ONEPIECE.md).
+	"pkm": {
+		single: cmCategory{51, "Pokémon Single"}, booster: cmCategory{52, "Pokémon Booster"}, display: cmCategory{53, "Pokémon Display"},
+		deck: cmCategory{54, "Pokémon Theme Deck"}, bundle: cmCategory{1015, "Pokémon Box Set"}, misc: cmCategory{1015, "Pokémon Box Set"},
+		boxes: cmCategory{1015, "Pokémon Box Set"}, blister: cmCategory{1083, "Pokémon Blisters"},
+	},
+	"op": {
+		single: cmCategory{1621, "One Piece Single"}, booster: cmCategory{1622, "One Piece Booster"},
+		display: cmCategory{1624, "One Piece Booster Boxes"}, deck: cmCategory{1625, "One Piece Preconstructed Decks"},
+		bundle: cmCategory{1628, "One Piece Promo Products"}, misc: cmCategory{1628, "One Piece Promo Products"},
+	},
 }
 
 // sealedCategory returns the non-single category of a sealed product by its
@@ -51,6 +66,10 @@ func (c cmCategories) sealedCategory(name string) (cmCategory, bool) {
 		return cmCategory{}, false
 	case w.has("deck", "decks", "kit"):
 		return c.deck, true
+	case c.boxes.id != 0 && w.has("elite trainer box", "build battle box", "collection"):
+		return c.boxes, true
+	case c.blister.id != 0 && w.has("blister"):
+		return c.blister, true
 	case w.has("display", "box"):
 		return c.display, true
 	case w.has("bundle"):
@@ -66,9 +85,25 @@ func (c cmCategories) sealedCategory(name string) (cmCategory, bool) {
 // gameSpec is what the generator needs to know of one game.
 type gameSpec struct {
 	code       string
+	g          game.Game
 	cmGame     int
 	categories []int
 	cm         cmCategories
+	foilSuffix string // of the price guide's second finish: "foil", Pokémon's "holo"
+}
+
+// cmFoilFinish reports whether Cardmarket prices TCGplayer's finish f as its
+// second finish (the "-foil" or "-holo" fields). Pokémon's "-holo" is the
+// reverse holo: a holo rare's own holo printing is its normal price. One Piece
+// sells parallels as products of their own and prices no second finish.
+func (s *gameSpec) cmFoilFinish(f string) bool {
+	switch s.code {
+	case "pkm":
+		return f == "Reverse Holofoil"
+	case "op":
+		return false
+	}
+	return isFoilFinish(f)
 }
 
 func gameSpecs(reg *game.Registry) []*gameSpec {
@@ -80,7 +115,7 @@ func gameSpecs(reg *game.Registry) []*gameSpec {
 				display: cmCategory{3, g.Name + " Display"}, deck: cmCategory{4, g.Name + " Deck"},
 				bundle: cmCategory{5, g.Name + " Bundle"}, misc: cmCategory{6, g.Name + " Miscellaneous"}}
 		}
-		specs = append(specs, &gameSpec{code: g.Code, cmGame: g.CardmarketGame, categories: g.TCGCategories, cm: cm})
+		specs = append(specs, &gameSpec{code: g.Code, g: g, cmGame: g.CardmarketGame, categories: g.TCGCategories, cm: cm, foilSuffix: g.FoilSuffix()})
 	}
 	return specs
 }
@@ -136,6 +171,8 @@ func expansionFor(seed uint64, cmGame, id int, g tcgplayer.Group, codeShared boo
 var cmOnlyNames = map[string][]string{
 	"mtg": {"Judge Gift Cards", "Store Championship Promos", "Arena League Promos", "Magic Fest Promos", "Players Tour Promos"},
 	"dbs": {"Tournament Pack", "Championship Promo Cards", "Judge Promo Cards", "Winner Promo Cards", "Store Battle Promos"},
+	"pkm": {"World Championship Promos", "Prize Pack Series", "Jumbo Cards", "Play! Pokémon Prize Cards", "League Promos"},
+	"op":  {"Treasure Cup Promos", "Championship Promos", "Store Event Promos", "Tournament Pack Promos", "Premium Card Collection"},
 }
 
 // cmOnlyExpansion generates the game's expansion that no TCGplayer group
@@ -159,13 +196,14 @@ func cmOnlyExpansion(seed uint64, day int, spec *gameSpec, id, firstCMID int, ta
 		cmFirstID: firstCMID, baseDate: baseDate, reserved: map[int]bool{},
 		expansion: cardmarket.Expansion{IDExpansion: id, EnName: name, Abbreviation: code, ReleaseDate: cmTimestamp(published), IDGame: spec.cmGame},
 		trend:     trend(r.intn(3)),
+		numPrefix: "P", numNext: 900, // One Piece promos ("P-001"), beyond the groups' promos
 	}
 	res := &groupResult{cases: newCaseLog()}
 	g := &cmGroup{job: job, r: r, res: res, next: firstCMID, keys: map[string]bool{}, promo: true}
 	for k := r.between(5, 8); k > 0; k-- {
 		g.cmOnly(caseCMOnlyExpansion)
 	}
-	res.cm = encodeCM(g.entries)
+	res.cm = encodeCM(g.entries, spec.foilSuffix)
 	return job, res
 }
 
@@ -237,8 +275,9 @@ func (p *cmPart) add(f func([]byte) []byte) {
 	p.json = f(p.json)
 }
 
-// encodeCM sorts the entries by idProduct and encodes them.
-func encodeCM(entries []cmEntry) *cmBatch {
+// encodeCM sorts the entries by idProduct and encodes them, the price guide
+// with the second finish's key suffix foil.
+func encodeCM(entries []cmEntry, foil string) *cmBatch {
 	slices.SortFunc(entries, func(a, b cmEntry) int { return a.product.IDProduct - b.product.IDProduct })
 	b := &cmBatch{}
 	b.singles.json = make([]byte, 0, 160*len(entries))
@@ -251,7 +290,7 @@ func encodeCM(entries []cmEntry) *cmBatch {
 		}
 		part.add(func(j []byte) []byte { return appendCMProduct(j, &e.product) })
 		if e.guide != nil {
-			b.guides.add(func(j []byte) []byte { return appendCMGuide(j, e.guide) })
+			b.guides.add(func(j []byte) []byte { return appendCMGuide(j, e.guide, foil) })
 		}
 	}
 	return b

@@ -18,8 +18,11 @@ import (
 // categoryInfo names the TCGplayer categories the generator knows.
 var categoryInfo = map[int]struct{ name, display, slug string }{
 	1:  {"Magic", "Magic: The Gathering", "magic"},
+	3:  {"Pokemon", "Pokemon", "pokemon"},
 	27: {"Dragon Ball Super CCG", "Dragon Ball Super: Masters", "dragon-ball-super-ccg"},
+	68: {"One Piece Card Game", "One Piece Card Game", "one-piece-card-game"},
 	80: {"Dragon Ball Super Fusion World", "Dragon Ball Super: Fusion World", "dragon-ball-super-fusion-world"},
+	85: {"Pokemon Japan", "Pokemon Japan", "pokemon-japan"},
 }
 
 func categoryRecord(id int) tcgplayer.Category {
@@ -47,6 +50,11 @@ type groupPlan struct {
 	firstPID   int
 	presale    bool
 	codeShared bool
+	main       *groupPlan // a companion's main set
+	// numPrefix is what the group's One Piece card numbers start with
+	// ("OP05", "ST05", "P"); numBase is the last promo number before them.
+	numPrefix string
+	numBase   int
 }
 
 // planCatalogue plans every group of every game for total cards.
@@ -95,7 +103,7 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 	r := &rv
 	var plans []*groupPlan
 	var lastMain *groupPlan
-	mains, starters, companions := 0, 0, 0
+	mains, starters, companions, promos := 0, 0, 0, 0
 	for left := cards; left > 0; {
 		p := &groupPlan{spec: spec, group: tcgplayer.Group{CategoryID: cat}}
 		switch {
@@ -106,30 +114,56 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 			p.style = styleCompanion
 			p.cards, p.sealed = r.between(10, 45), 0
 			p.group.Abbreviation = lastMain.group.Abbreviation
+			p.main = lastMain
 			switch cat {
 			case 1:
 				p.group.Name = "Commander: " + lastMain.group.Name
 			case 80:
 				p.group.Name = lastMain.group.Name + " Release Event Cards"
 				p.group.Abbreviation += "_PR"
+			case 3, 85:
+				// Named once the main set's name is final (pokemonNames).
+			case 68:
+				// One Piece's side groups have codes of their own ("OP02 PRE")
+				// and promo numbers ("P-001").
+				p.group.Name = lastMain.group.Name + " Pre-Release Cards"
+				p.group.Abbreviation += " PRE"
+				p.numPrefix, p.numBase = "P", promos
+				promos += p.cards
 			default:
 				p.group.Name = lastMain.group.Name + " Pre-Release Cards"
 			}
 			lastMain = nil // one companion per main set
-		case cat == 80 && mains > 0 && r.chance(0.15):
+		case (cat == 80 || cat == 68) && mains > 0 && r.chance(0.15):
 			starters++
 			p.style = styleStarter
 			p.cards, p.sealed = r.between(20, 30), 2
+			if cat == 68 {
+				p.cards = r.between(17, 21)
+				p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, pick(r, opDecks))
+				p.group.Abbreviation = fmt.Sprintf("ST-%02d", starters)
+				p.numPrefix = fmt.Sprintf("ST%02d", starters)
+				break
+			}
 			p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, pick(r, dbsCharacters))
 			p.group.Abbreviation = fmt.Sprintf("FS%02d", starters)
 		default:
 			mains++
 			p.style = styleMain
 			p.cards, p.sealed = r.between(95, 390), r.between(3, 6)
-			if cat == 1 {
+			switch cat {
+			case 1:
 				p.sealed = r.between(6, 11)
 				p.group.Name = setName(r, mtgSetFirst, mtgSetSecond)
-			} else {
+			case 3, 85:
+				p.cards = r.between(100, 260) // Pokémon's sets are smaller than Magic's
+				p.group.Name = setName(r, pkmSetFirst, pkmSetSecond)
+			case 68:
+				// About 120 numbers, as One Piece's boosters have, with
+				// parallels on top.
+				p.cards = r.between(120, 190)
+				p.group.Name = setName(r, opSetFirst, opSetSecond)
+			default:
 				p.group.Name = setName(r, dbsSetFirst, dbsSetSecond)
 			}
 			switch cat {
@@ -137,6 +171,11 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 				p.group.Abbreviation = fmt.Sprintf("FB%02d", mains)
 			case 27:
 				p.group.Abbreviation = fmt.Sprintf("BT%d", mains)
+			case 68:
+				p.group.Abbreviation = fmt.Sprintf("OP%02d", mains)
+				p.numPrefix = p.group.Abbreviation
+			case 85:
+				// Japanese codes follow the date (pokemonNames).
 			default:
 				p.group.Abbreviation = mtgCode(r, p.group.Name, used)
 			}
@@ -156,7 +195,11 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 
 	// Dates: spread from the line's first year to the base date; companions
 	// share their main set's date; the newest set is a presale.
-	start := map[int]time.Time{1: time.Date(1995, 4, 1, 0, 0, 0, 0, time.UTC), 27: time.Date(2017, 7, 28, 0, 0, 0, 0, time.UTC)}[cat]
+	start := map[int]time.Time{
+		1: time.Date(1995, 4, 1, 0, 0, 0, 0, time.UTC), 27: time.Date(2017, 7, 28, 0, 0, 0, 0, time.UTC),
+		3: time.Date(1999, 1, 9, 0, 0, 0, 0, time.UTC), 85: time.Date(1996, 10, 20, 0, 0, 0, 0, time.UTC),
+		68: time.Date(2022, 12, 2, 0, 0, 0, 0, time.UTC),
+	}[cat]
 	if start.IsZero() {
 		start = time.Date(2024, 2, 16, 0, 0, 0, 0, time.UTC)
 	}
@@ -183,7 +226,80 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 		}
 		p.group.ModifiedOn = mod.Add(time.Duration(r.intn(86400000)) * time.Millisecond).Format("2006-01-02T15:04:05.999")
 	}
+	if cat == 3 || cat == 85 {
+		pokemonNames(r, cat, plans)
+	}
 	return plans
+}
+
+// pokemonNames gives Pokémon's dated sets the names and codes of their era,
+// as TCGplayer writes them: English "SV05: Temporal Forces" (code TEF),
+// "SWSH07: Evolving Skies" (SWSH07), "SM - Ultra Prism" (SM05), "XY -
+// Phantom Forces"; Japanese "SV6a: Night Wanderer" (SV6a), older Japanese
+// sets without a code. Companions follow their main set: English Trainer
+// Galleries (promos before 2020) and Japanese promo cards, under its code.
+func pokemonNames(r *rng, cat int, plans []*groupPlan) {
+	eras := map[string]int{}
+	for _, p := range plans {
+		if p.style != styleMain {
+			continue
+		}
+		g := &p.group
+		d := g.PublishedOn
+		if cat == 3 {
+			switch {
+			case d >= "2023-03-31":
+				eras["sv"]++
+				g.Name = fmt.Sprintf("SV%02d: %s", eras["sv"], g.Name)
+			case d >= "2020-02-07":
+				eras["swsh"]++
+				g.Name = fmt.Sprintf("SWSH%02d: %s", eras["swsh"], g.Name)
+				g.Abbreviation = fmt.Sprintf("SWSH%02d", eras["swsh"])
+			case d >= "2017-02-03":
+				eras["sm"]++
+				g.Name = "SM - " + g.Name
+				g.Abbreviation = fmt.Sprintf("SM%02d", eras["sm"])
+			case d >= "2014-02-05":
+				g.Name = "XY - " + g.Name
+			}
+			continue
+		}
+		era := ""
+		for _, e := range []struct{ from, code string }{
+			{"2023-01-20", "SV"}, {"2019-12-06", "S"}, {"2016-12-09", "SM"}, {"2013-07-13", "XY"}, {"2010-12-17", "BW"},
+		} {
+			if d >= e.from {
+				era = e.code
+				break
+			}
+		}
+		if era == "" {
+			continue // no code, as TCGplayer has for most older Japanese sets
+		}
+		if n := eras[era]; n > 0 && r.chance(0.3) {
+			// A subset of the last numbered set ("SV6a").
+			eras[era+"+"]++
+			g.Abbreviation = fmt.Sprintf("%s%d%c", era, n, 'a'+rune(eras[era+"+"]-1)%26)
+		} else {
+			eras[era]++
+			eras[era+"+"] = 0
+			g.Abbreviation = fmt.Sprintf("%s%d", era, eras[era])
+		}
+		g.Name = g.Abbreviation + ": " + g.Name
+	}
+	for _, p := range plans {
+		if p.style == styleCompanion {
+			p.group.Abbreviation = p.main.group.Abbreviation
+			switch {
+			case cat == 85:
+				p.group.Name = p.main.group.Name + " Promotional Cards"
+			case p.group.PublishedOn >= "2020":
+				p.group.Name = p.main.group.Name + " Trainer Gallery"
+			default:
+				p.group.Name = p.main.group.Name + " Promos"
+			}
+		}
+	}
 }
 
 // mtgCode makes a three-letter set code from a set name, unused in the game.

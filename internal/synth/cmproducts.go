@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +63,7 @@ func (g *cmGroup) add(p cardmarket.Product, single bool, normal, foil cmFinish, 
 	e := cmEntry{product: p, single: single}
 	if guide {
 		pg := cmGuide(g.job.seed, g.job.day, g.job.spec.cmGame, p.IDProduct, p.IDCategory, normal, foil, g.job.trend)
+		shapeGuide(g.job.spec.code, &pg)
 		e.guide = &pg
 		if single && pg.Trend != nil {
 			c := caseCMBelow1EUR
@@ -87,6 +90,9 @@ func (g *cmGroup) level(tag string, id int, usd int64) cmFinish {
 }
 
 func (g *cmGroup) single(name, metaName string, added string) cardmarket.Product {
+	if g.job.spec.code == "pkm" && g.job.group.PublishedOn < "2007" {
+		added = "0000-00-00 00:00:00" // what Cardmarket's file says of the older sets' singles
+	}
 	cat := g.job.spec.cm.single
 	return cardmarket.Product{
 		IDProduct: g.newID(), Name: name, IDCategory: cat.id, CategoryName: cat.name,
@@ -102,25 +108,39 @@ func (g *cmGroup) card(it *item, ro role, pc priceCase) {
 		g.res.cases.add(caseTCGOnly, ex)
 		return
 	}
-	name := it.p.Name
+	base := g.cmBase(it)
+	name := base
 	switch ro {
+	case roleExact:
+		if base != it.base {
+			ro, ex.Detail = roleCosmetic, "Cardmarket's spelling"
+		}
 	case roleCosmetic:
 		var kind string
-		name, kind = cosmeticVariant(name, g.cosmetics)
+		name, kind = cosmeticVariant(base, g.cosmetics)
 		ex.Detail = kind
 	case roleRenamedLinked, roleRenamedUnlinked:
 		name = g.newName()
 	}
-	p := g.single(name, it.p.Name, g.dateAdded(false))
+	name = g.dress(it, name)
+	p := g.single(name, g.metaName(it), g.dateAdded(false))
 	ex.CMProductIDs, ex.CMName = []int{p.IDProduct}, name
 
-	// Finishes: Cardmarket's normal for TCGplayer's non-foil finishes, foil
-	// for Foil and Holofoil, unless a case says otherwise.
-	usdNormal, usdFoil := it.market(false), it.market(true)
+	// Finishes: Cardmarket's normal for the finishes it prices as normal,
+	// its second finish for the others (spec.cmFoilFinish), unless a case
+	// says otherwise.
+	cmFoil := j.spec.cmFoilFinish
+	usdNormal, usdFoil := it.marketBy(cmFoil, false), it.marketBy(cmFoil, true)
 	if usdNormal == 0 && usdFoil == 0 {
 		usdNormal = marketUSD(j.seed, j.spec.code, it, "Normal", false)
 	}
-	wantNormal, wantFoil := it.hasNonFoil() || !it.hasFoil(), it.hasFoil()
+	wantNormal, wantFoil := it.hasBy(cmFoil, false) || !it.hasBy(cmFoil, true), it.hasBy(cmFoil, true)
+	if pc == priceNormal && j.spec.code == "op" && it.hasFoil() {
+		// Not planted: every One Piece foil is priced so.
+		fx := ex
+		fx.Detail = "Cardmarket prices One Piece in one finish"
+		g.res.cases.add(caseTCGFoilCMNoFoil, fx)
+	}
 	switch pc {
 	case priceTCGFoilCMNoFoil:
 		wantNormal, wantFoil = true, false
@@ -163,13 +183,96 @@ func (g *cmGroup) card(it *item, ro role, pc priceCase) {
 	case roleAmbiguous:
 		// A second product with the same name (cosmetically varied), same
 		// metacard: name matching finds two candidates and must refuse.
-		twin, _ := cosmeticVariant(it.p.Name, nil)
-		q := g.single(twin, it.p.Name, g.dateAdded(true))
+		twin, _ := cosmeticVariant(base, nil)
+		twin = g.dress(it, twin)
+		q := g.single(twin, g.metaName(it), g.dateAdded(true))
 		g.add(q, true, g.level("normal", q.IDProduct, orElse(usdNormal, usdFoil)), 0, true)
 		ex.CMProductIDs = append(ex.CMProductIDs, q.IDProduct)
 		ex.CMName += " | " + twin
 		g.res.cases.add(caseAmbiguous, ex)
 	}
+}
+
+// cmBase is the card's name as Cardmarket spells it: Pokémon's names keep
+// the accent TCGplayer drops ("Pokémon Center") and bracket Nidoran's sex
+// ("Nidoran [M]").
+func (g *cmGroup) cmBase(it *item) string {
+	if g.job.spec.code == "pkm" {
+		return pkmSpelling.Replace(it.base)
+	}
+	return it.base
+}
+
+var pkmSpelling = strings.NewReplacer("Pokemon", "Pokémon", "Pokedex", "Pokédex", "Nidoran M", "Nidoran [M]", "Nidoran F", "Nidoran [F]")
+
+// dress adds to a card's name what Cardmarket writes after it in the game:
+// a Pokémon's powers and attacks in brackets ("Alakazam [Damage Swap |
+// Confuse Ray]"), a One Piece card's number ("Roronoa Zoro (OP01-001)").
+func (g *cmGroup) dress(it *item, name string) string {
+	switch g.job.spec.code {
+	case "pkm":
+		if len(it.attacks) > 0 {
+			return name + " [" + strings.Join(it.attacks, " | ") + "]"
+		}
+	case "op":
+		if it.number != "" {
+			return name + " (" + it.number + ")"
+		}
+	}
+	return name
+}
+
+// metaName is the name metacard keys a card by: one card across its
+// printings (Pokémon: with its attacks; One Piece: with its number).
+func (g *cmGroup) metaName(it *item) string {
+	switch g.job.spec.code {
+	case "pkm":
+		return strings.Join(append([]string{it.base}, it.attacks...), " ")
+	case "op":
+		return it.base + " " + it.number
+	}
+	return it.p.Name
+}
+
+// printings are a One Piece card and its other printings under its number
+// (parallels, box toppers): Cardmarket sells each as a product of the same
+// name ("Nami (OP01-016)") and idMetacard, so the card's name is ambiguous
+// and none of them links by name; the other printings are TCGplayer-only.
+func (g *cmGroup) printings(base *item) {
+	j := g.job
+	name := g.dress(base, g.cmBase(base))
+	ex := Example{TCGProductID: base.p.ProductID, TCGGroupID: j.group.GroupID, Name: base.p.Name, CMExpansionID: j.expansion.IDExpansion,
+		CMName: name, Detail: "its other printings are Cardmarket products of the same name"}
+	for _, it := range append([]*item{base}, base.printings...) {
+		p := g.single(name, g.metaName(base), g.dateAdded(it != base))
+		usd := orElse(it.market(false), it.market(true))
+		if usd == 0 {
+			usd = marketUSD(j.seed, j.spec.code, it, "Normal", false)
+		}
+		g.add(p, true, g.level("normal", p.IDProduct, usd), 0, true)
+		ex.CMProductIDs = append(ex.CMProductIDs, p.IDProduct)
+		if it != base {
+			g.res.cases.add(caseTCGOnly, Example{TCGProductID: it.p.ProductID, TCGGroupID: j.group.GroupID, Name: it.p.Name,
+				CMProductIDs: []int{p.IDProduct}, CMExpansionID: j.expansion.IDExpansion, CMName: name,
+				Detail: "printing Cardmarket names like its base card " + strconv.Itoa(base.p.ProductID)})
+		}
+	}
+	g.res.cases.add(caseAmbiguous, ex)
+}
+
+// donCard is the set's One Piece DON!! card as Cardmarket names it: by the
+// set ("DON!! (OP01)"), which no TCGplayer DON!! card's name links to.
+func (g *cmGroup) donCard() {
+	j := g.job
+	set := j.group.Abbreviation
+	if set == "" {
+		set = j.group.Name
+	}
+	name := "DON!! (" + set + ")"
+	p := g.single(name, name, g.dateAdded(true))
+	g.add(p, true, g.level("normal", p.IDProduct, cents(g.r.logNormal(1.5, 0.8))), 0, true)
+	g.res.cases.add(caseCMOnly, Example{CMProductIDs: []int{p.IDProduct}, CMExpansionID: j.expansion.IDExpansion, TCGGroupID: j.group.GroupID,
+		CMName: name, Detail: "DON!! card, named by its set"})
 }
 
 // orElse returns a if it is set, else b.
@@ -250,15 +353,24 @@ func (g *cmGroup) orphan(l sealedLink) {
 		Detail: "mtg-sealed-content links a TCGplayer product that is not in the mirror"})
 }
 
-// newName returns a card name unlike every name of the pair.
+// newName returns a card name unlike every name of the pair (without what
+// dress adds).
 func (g *cmGroup) newName() string {
-	for {
+	for i := 0; ; i++ {
 		var name string
-		if g.promo {
-			name = promoName(g.r, g.job.spec.code)
-		} else if g.job.spec.code == "mtg" {
+		switch code := g.job.spec.code; {
+		case g.promo:
+			name = promoName(g.r, code)
+		case code == "mtg":
 			name, _ = mtgCardName(g.r)
-		} else {
+		case code == "pkm":
+			name, _ = pkmPokemonName(g.r, pkmEraOf(g.job.group.PublishedOn), pick(g.r, pkmSpecies).name)
+		case code == "op":
+			name = pick(g.r, opCharacters)
+			if i > 10 {
+				name += " & " + pick(g.r, opCharacters)
+			}
+		default:
 			name = dbsCharacterName(g.r) + ", " + pick(g.r, dbsEpithets)
 		}
 		if k := fold.Key(name); !g.keys[k] {
@@ -268,10 +380,33 @@ func (g *cmGroup) newName() string {
 	}
 }
 
+// cmOnlyName is the name of a card only Cardmarket lists, in the game's
+// form, and its name for metacard.
+func (g *cmGroup) cmOnlyName() (name, meta string) {
+	part := g.newName()
+	switch g.job.spec.code {
+	case "pkm":
+		if g.promo {
+			return part + " [" + pick(g.r, pkmPromoBracket) + "]", part
+		}
+		a := pick(g.r, pkmAttacks)
+		b := pick(g.r, pkmAttacks)
+		if a == b {
+			return part + " [" + a + "]", part + " " + a
+		}
+		return part + " [" + a + " | " + b + "]", part + " " + a + " " + b
+	case "op":
+		number := fmt.Sprintf("%s-%03d", g.job.numPrefix, g.job.numNext%1000)
+		g.job.numNext++
+		return part + " (" + number + ")", part + " " + number
+	}
+	return part, part
+}
+
 // cmOnly adds a card that only Cardmarket lists, recorded under caseName.
 func (g *cmGroup) cmOnly(caseName string) {
-	name := g.newName()
-	p := g.single(name, name, g.dateAdded(true))
+	name, meta := g.cmOnlyName()
+	p := g.single(name, meta, g.dateAdded(true))
 	usd := cents(g.r.logNormal(0.6, 1.2))
 	var normal, foil cmFinish
 	switch k := g.r.intn(10); {
@@ -281,6 +416,9 @@ func (g *cmGroup) cmOnly(caseName string) {
 		normal, foil = g.level("normal", p.IDProduct, usd), g.level("foil", p.IDProduct, usd*2)
 	default:
 		foil = g.level("foil", p.IDProduct, usd*2)
+	}
+	if g.job.spec.code == "op" { // one finish
+		normal, foil = max(normal, foil), 0
 	}
 	guide := !g.r.chance(0.08)
 	g.add(p, true, normal, foil, guide)

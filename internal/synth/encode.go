@@ -144,8 +144,17 @@ func appendCMProduct(b []byte, p *cardmarket.Product) []byte {
 	return append(b, '}')
 }
 
-// appendCMGuide appends one price guide entry as cardmarket.Encode writes it.
-func appendCMGuide(b []byte, g *cardmarket.PriceGuide) []byte {
+// guideFoilKeys are the keys of the price guide's second finish by suffix:
+// "-foil", or "-holo" in Pokémon's files.
+var guideFoilKeys = map[string][6]string{
+	"foil": {`,"avg-foil":`, `,"low-foil":`, `,"trend-foil":`, `,"avg1-foil":`, `,"avg7-foil":`, `,"avg30-foil":`},
+	"holo": {`,"avg-holo":`, `,"low-holo":`, `,"trend-holo":`, `,"avg1-holo":`, `,"avg7-holo":`, `,"avg30-holo":`},
+}
+
+// appendCMGuide appends one price guide entry as cardmarket.Encode writes it,
+// with Cardmarket's key suffix foil ("foil" or "holo") on the second finish.
+func appendCMGuide(b []byte, g *cardmarket.PriceGuide, foil string) []byte {
+	k := guideFoilKeys[foil]
 	b = appendInt(append(b, `{"idProduct":`...), g.IDProduct)
 	b = appendInt(append(b, `,"idCategory":`...), g.IDCategory)
 	b = appendFloat(append(b, `,"avg":`...), g.Avg)
@@ -154,11 +163,11 @@ func appendCMGuide(b []byte, g *cardmarket.PriceGuide) []byte {
 	b = appendFloat(append(b, `,"avg1":`...), g.Avg1)
 	b = appendFloat(append(b, `,"avg7":`...), g.Avg7)
 	b = appendFloat(append(b, `,"avg30":`...), g.Avg30)
-	b = appendFloat(append(b, `,"avg-foil":`...), g.AvgFoil)
-	b = appendFloat(append(b, `,"low-foil":`...), g.LowFoil)
-	b = appendFloat(append(b, `,"trend-foil":`...), g.TrendFoil)
-	b = appendFloat(append(b, `,"avg1-foil":`...), g.Avg1Foil)
-	b = appendFloat(append(b, `,"avg7-foil":`...), g.Avg7Foil)
-	b = appendFloat(append(b, `,"avg30-foil":`...), g.Avg30Foil)
+	b = appendFloat(append(b, k[0]...), g.AvgFoil)
+	b = appendFloat(append(b, k[1]...), g.LowFoil)
+	b = appendFloat(append(b, k[2]...), g.TrendFoil)
+	b = appendFloat(append(b, k[3]...), g.Avg1Foil)
+	b = appendFloat(append(b, k[4]...), g.Avg7Foil)
+	b = appendFloat(append(b, k[5]...), g.Avg30Foil)
 	return append(b, '}')
 }

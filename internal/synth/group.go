@@ -3,6 +3,7 @@ package synth
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,22 @@ type item struct {
 	subType  string
 	finishes []tcgFinish // the finishes of its price rows
 	noRow    bool        // no price row at all (an unpriced card)
+
+	// base is the card's name as Cardmarket writes it before what it adds
+	// (Pokémon's attacks, One Piece's number): the TCGplayer name without
+	// TCGplayer's own additions (One Piece's "(014)" and "(Parallel)").
+	base string
+	// attacks are a Pokémon's powers and attacks, in card order, which
+	// Cardmarket writes in brackets after the name.
+	attacks []string
+	// tcgOnly says why Cardmarket has no product of this card under a name
+	// that links ("" when it has): a misprint TCGplayer lists apart, a One
+	// Piece DON!! card without a number.
+	tcgOnly string
+	// printings are the other One Piece products of this card's number and
+	// name (parallels, box toppers); variant marks those.
+	printings []*item
+	variant   bool
 }
 
 // tcgFinish is one finish with its day-0 market price in cents; 0 writes a
@@ -61,8 +78,26 @@ func (it *item) market(foil bool) int64 {
 	return 0
 }
 
+// marketBy is market for the finishes Cardmarket prices as its second
+// finish (second) or as its first, by the game's cmFoil.
+func (it *item) marketBy(cmFoil func(string) bool, second bool) int64 {
+	for _, f := range it.finishes {
+		if cmFoil(f.name) == second && f.market > 0 {
+			return f.market
+		}
+	}
+	return 0
+}
+
+// hasBy reports whether the item has a finish Cardmarket prices as its
+// second finish (second) or as its first.
+func (it *item) hasBy(cmFoil func(string) bool, second bool) bool {
+	return slices.ContainsFunc(it.finishes, func(f tcgFinish) bool { return cmFoil(f.name) == second })
+}
+
 func newItem(p *tcgplayer.Product) *item {
-	it := &item{p: p}
+	it := &item{p: p, base: p.Name}
+	var power string
 	for _, e := range p.ExtendedData {
 		switch e.Name {
 		case "Rarity":
@@ -71,7 +106,16 @@ func newItem(p *tcgplayer.Product) *item {
 			it.number = e.Value
 		case "SubType":
 			it.subType = e.Value
+		case "CardText":
+			power = powerName(e.Value)
+		case "Attack 1", "Attack 2", "Attack 3", "Attack 4":
+			if a := attackName(e.Value); a != "" {
+				it.attacks = append(it.attacks, a)
+			}
 		}
+	}
+	if power != "" {
+		it.attacks = append([]string{power}, it.attacks...)
 	}
 	switch {
 	case it.rarity == "Code Card":
@@ -82,6 +126,38 @@ func newItem(p *tcgplayer.Product) *item {
 		it.kind = kindSealed
 	}
 	return it
+}
+
+// powerName is the name of a Pokémon's power or ability in its card text
+// ("<strong>Pokémon Power: Damage Swap</strong> ..."), else "".
+func powerName(text string) string {
+	rest, ok := strings.CutPrefix(text, "<strong>")
+	if !ok {
+		return ""
+	}
+	head, _, ok := strings.Cut(rest, "</strong>")
+	if !ok {
+		return ""
+	}
+	_, name, ok := strings.Cut(head, ": ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(name)
+}
+
+// attackName is the name of an attack in TCGplayer's form ("[1LLL] Thunder
+// (60)\r\n<br>Flip a coin...").
+func attackName(v string) string {
+	if _, rest, ok := strings.Cut(v, "] "); ok {
+		v = rest
+	}
+	v, _, _ = strings.Cut(v, "\r")
+	v, _, _ = strings.Cut(v, "<br>")
+	if i := strings.LastIndex(v, " ("); i > 0 && strings.HasSuffix(v, ")") {
+		v = v[:i]
+	}
+	return strings.TrimSpace(v)
 }
 
 // histPrice is a real Fusion World market price from the derived history:
@@ -119,6 +195,10 @@ type groupJob struct {
 	ambiguous bool // plant the ambiguous-name case in this group
 	trend     trend
 	baseDate  time.Time
+	// numPrefix and numNext number the One Piece cards only Cardmarket has
+	// ("OP05-131"): the group's prefix, past its last number.
+	numPrefix string
+	numNext   int
 }
 
 // cmEntry is one Cardmarket product of the group with its price guide entry.
@@ -201,21 +281,37 @@ func (j *groupJob) run() *groupResult {
 		}
 	}
 	res.tcgProducts = len(items)
+	j.prepare(items)
+	// The name and price cases go to the cards Cardmarket names like
+	// TCGplayer; the others have cases of their own.
+	cards = slices.DeleteFunc(cards, func(i int) bool {
+		it := items[i]
+		return it.tcgOnly != "" || it.variant || len(it.printings) > 0
+	})
 	roles := j.nameCases(r, cards)
-	cases := priceCases(r, items, cards, roles)
+	cases := priceCases(r, items, cards, roles, j.spec.code != "op")
 	j.tcgPrices(items, cases, res)
 
 	g := &cmGroup{job: j, r: r, res: res, next: j.cmFirstID, keys: map[string]bool{}, cosmetics: map[string]int{}}
 	for _, it := range items {
 		g.keys[fold.Key(it.p.Name)] = true
+		g.keys[fold.Key(it.base)] = true
 	}
+	don := false
 	for i, it := range items {
-		switch it.kind {
-		case kindCode:
+		switch {
+		case it.kind == kindCode:
 			res.cases.add(caseTCGOnly, Example{TCGProductID: it.p.ProductID, TCGGroupID: j.group.GroupID, Name: it.p.Name, Detail: "code card"})
-		case kindSealed:
+		case it.kind == kindSealed:
 			g.sealed(it)
-		case kindCard:
+		case it.tcgOnly != "":
+			res.cases.add(caseTCGOnly, Example{TCGProductID: it.p.ProductID, TCGGroupID: j.group.GroupID, Name: it.p.Name, Detail: it.tcgOnly})
+			don = don || it.rarity == "DON!!"
+		case it.variant:
+			// Made with its base card.
+		case len(it.printings) > 0:
+			g.printings(it)
+		default:
 			g.card(it, roles[i], cases[i])
 		}
 	}
@@ -225,8 +321,85 @@ func (j *groupJob) run() *groupResult {
 	for k := quota(len(items), 0.04, 1, 8); k > 0; k-- {
 		g.cmOnly(caseCMOnly)
 	}
-	res.cm = encodeCM(g.entries)
+	if don {
+		g.donCard()
+	}
+	res.cm = encodeCM(g.entries, j.spec.foilSuffix)
 	return res
+}
+
+// prepare reads what the game's names say of the items: the base name
+// Cardmarket uses, Pokémon's misprints and One Piece's DON!! cards (no
+// product Cardmarket names like them), One Piece's printings of one number
+// and the number prefix of the group.
+func (j *groupJob) prepare(items []*item) {
+	switch j.spec.code {
+	case "pkm":
+		for _, it := range items {
+			for _, e := range pkmErrorPrints {
+				if strings.HasSuffix(it.p.Name, " "+e) {
+					it.tcgOnly = "misprint TCGplayer lists apart; Cardmarket has no product of it"
+				}
+			}
+		}
+	case "op":
+		byKey := map[string][]*item{}
+		var keys []string
+		for _, it := range items {
+			if it.kind != kindCard {
+				continue
+			}
+			if it.number == "" {
+				if it.rarity == "DON!!" {
+					it.tcgOnly = "DON!! card: no card number to link by; Cardmarket names it by its set"
+				}
+				continue
+			}
+			name := it.p.Name
+			for _, v := range []string{opMangaAlt, opParallel, opBoxTopper} {
+				name = strings.TrimSuffix(name, v)
+			}
+			it.variant = name != it.p.Name
+			it.base = withoutNumberTail(name, it.number)
+			k := it.number + "|" + fold.Key(it.base)
+			if byKey[k] == nil {
+				keys = append(keys, k)
+			}
+			byKey[k] = append(byKey[k], it)
+			if i := strings.LastIndexByte(it.number, '-'); i > 0 {
+				n, _ := strconv.Atoi(it.number[i+1:])
+				if j.numPrefix == "" {
+					j.numPrefix = it.number[:i]
+				}
+				if it.number[:i] == j.numPrefix {
+					j.numNext = max(j.numNext, n+1)
+				}
+			}
+		}
+		for _, k := range keys {
+			its := byKey[k]
+			var base *item
+			for _, it := range its {
+				if !it.variant && base == nil {
+					base = it
+				}
+			}
+			if len(its) == 1 || base == nil {
+				for _, it := range its {
+					it.variant = false
+				}
+				continue
+			}
+			for _, it := range its {
+				if it != base {
+					base.printings = append(base.printings, it)
+				}
+			}
+		}
+		if j.numPrefix == "" {
+			j.numPrefix, j.numNext = "P", 900
+		}
+	}
 }
 
 // nameCases gives cards (indices of items) their role in the name cases;
@@ -256,8 +429,9 @@ func (j *groupJob) nameCases(r *rng, cards []int) map[int]role {
 }
 
 // priceCases gives some of the cards linked by name a price case, at most
-// one each.
-func priceCases(r *rng, items []*item, cards []int, roles map[int]role) map[int]priceCase {
+// one each. cmFoil false: Cardmarket prices no second finish in the game, so
+// neither case of a missing foil price is planted (One Piece).
+func priceCases(r *rng, items []*item, cards []int, roles map[int]role, cmFoil bool) map[int]priceCase {
 	n := len(cards)
 	cases := make(map[int]priceCase)
 	left := map[priceCase]int{
@@ -267,6 +441,9 @@ func priceCases(r *rng, items []*item, cards []int, roles map[int]role) map[int]
 		priceTCGNullRow:      quota(n, 0.005, 1, 50),
 		priceCMNoGuide:       quota(n, 0.02, 1, 20),
 		priceCMNullGuide:     quota(n, 0.01, 1, 20),
+	}
+	if !cmFoil {
+		left[priceCMFoilTCGNoFoil], left[priceTCGFoilCMNoFoil] = 0, 0
 	}
 	// The cases that fit fewest cards first.
 	order := []priceCase{priceCMFoilTCGNoFoil, priceTCGFoilCMNoFoil, priceTCGNoRow, priceTCGNullRow, priceCMNoGuide, priceCMNullGuide}
@@ -394,4 +571,5 @@ func (j *groupJob) setFinishes(it *item) {
 
 // pkmHoloOnly are the Pokémon rarities printed only as holofoils.
 var pkmHoloOnly = map[string]bool{"Ultra Rare": true, "Secret Rare": true, "Double Rare": true,
-	"Illustration Rare": true, "Special Illustration Rare": true, "Hyper Rare": true, "Shiny Rare": true}
+	"Illustration Rare": true, "Special Illustration Rare": true, "Hyper Rare": true, "Shiny Rare": true,
+	"Art Rare": true, "Super Rare": true, "Special Art Rare": true}

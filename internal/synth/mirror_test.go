@@ -108,7 +108,7 @@ func readMirror(t *testing.T, dir string) *mirror {
 					m.singles[g][p.IDProduct] = parts[2] == "products_singles.json"
 				}
 			case "price_guide.json":
-				f := decodeFile(t, path, cardmarket.DecodePriceGuide)
+				f := decodeFile(t, path, decodeGuide(g))
 				m.createdAt[rel] = f.CreatedAt
 				m.guides[g] = map[int]cardmarket.PriceGuide{}
 				for _, pg := range f.PriceGuides {
@@ -120,7 +120,7 @@ func readMirror(t *testing.T, dir string) *mirror {
 				t.Errorf("unexpected file %s", rel)
 			}
 		case parts[0] == "cardmarket" && len(parts) == 5 && parts[2] == "history" && parts[4] == "price_guide.json":
-			decodeFile(t, path, cardmarket.DecodePriceGuide) // a real earlier day, read by ingest's history tests
+			decodeFile(t, path, decodeGuide(atoi(parts[1]))) // a real earlier day, read by ingest's history tests
 		case len(parts) == 3 && parts[0] == "links" && parts[1] == "pokemon-tcgdex":
 		case rel == "links/links.csv":
 			b, _ := os.ReadFile(path)
@@ -147,6 +147,23 @@ func readMirror(t *testing.T, dir string) *mirror {
 		}
 	}
 	return m
+}
+
+// guideSuffix is the key suffix of the second finish in the price guide of
+// Cardmarket game cmGame ("holo" for Pokémon).
+func guideSuffix(cmGame int) string {
+	for _, g := range game.Mirrored().All() {
+		if g.CardmarketGame == cmGame {
+			return g.FoilSuffix()
+		}
+	}
+	return "foil"
+}
+
+func decodeGuide(cmGame int) func(io.Reader) (*cardmarket.PriceGuideFile, error) {
+	return func(r io.Reader) (*cardmarket.PriceGuideFile, error) {
+		return cardmarket.DecodePriceGuideFinish(r, guideSuffix(cmGame))
+	}
 }
 
 // gameView is one game of a mirror with the pairs of TCGplayer groups and
@@ -233,8 +250,20 @@ func normalNull(g cardmarket.PriceGuide) bool {
 	return allNull(g.Avg, g.Low, g.Trend, g.Avg1, g.Avg7, g.Avg30)
 }
 
+// foilNull: no foil price; One Piece's rows say so with "trend-foil": 0
+// and the others null.
 func foilNull(g cardmarket.PriceGuide) bool {
-	return allNull(g.AvgFoil, g.LowFoil, g.TrendFoil, g.Avg1Foil, g.Avg7Foil, g.Avg30Foil)
+	return unpriced(g.AvgFoil, g.LowFoil, g.TrendFoil, g.Avg1Foil, g.Avg7Foil, g.Avg30Foil)
+}
+
+// unpriced: every value null or 0.
+func unpriced(vs ...*float64) bool {
+	for _, v := range vs {
+		if v != nil && *v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // found counts the cases as the files show them, without the report.
@@ -252,20 +281,24 @@ func checkCases(t *testing.T, v *gameView) found {
 			t.Errorf("%s: links.csv row %d,%d does not resolve (tcgplayer %v, cardmarket %v)", v.g.Code, tcg, cm, ok, ok2)
 			continue
 		}
-		if fold.Key(p.Name) == fold.Key(c.Name) {
+		if tcgLinkKey(v.g, &p) == cmLinkKey(v.g, c.Name) {
 			t.Errorf("%s: links.csv row %d,%d links names that match anyway (%q)", v.g.Code, tcg, cm, p.Name)
 		}
 		linkedCM[cm] = true
 		f["links_csv_row"]++
 	}
 	for gid, exp := range v.pairs {
+		// Names are compared as ingest links them: Pokémon's without
+		// Cardmarket's attacks, One Piece's with the card number.
 		tcgKeys := map[string][]tcgplayer.Product{}
 		for _, p := range v.m.products[gid] {
-			tcgKeys[fold.Key(p.Name)] = append(tcgKeys[fold.Key(p.Name)], p)
+			k := tcgLinkKey(v.g, &p)
+			tcgKeys[k] = append(tcgKeys[k], p)
 		}
 		cmKeys := map[string][]cardmarket.Product{}
 		for _, c := range v.byExp[exp] {
-			cmKeys[fold.Key(c.Name)] = append(cmKeys[fold.Key(c.Name)], c)
+			k := cmLinkKey(v.g, c.Name)
+			cmKeys[k] = append(cmKeys[k], c)
 		}
 		for k, ps := range tcgKeys {
 			if len(ps) != 1 {
@@ -280,7 +313,7 @@ func checkCases(t *testing.T, v *gameView) found {
 				f["tcgplayer_only_card"]++
 			case len(cs) == 1:
 				c := cs[0]
-				if c.Name != p.Name {
+				if cmNamePart(v.g, c.Name) != tcgNamePart(v.g, p) {
 					f["cosmetic"]++
 				}
 				if !v.m.singles[v.g.CardmarketGame][c.IDProduct] {
@@ -362,6 +395,15 @@ func checkCases(t *testing.T, v *gameView) found {
 		f["cardmarket_only_expansion_products"] += len(v.byExp[e.IDExpansion])
 	}
 	return f
+}
+
+// tcgNamePart is a TCGplayer name without the number's tail One Piece's
+// names carry ("Jinbe (014)").
+func tcgNamePart(g game.Game, p tcgplayer.Product) string {
+	if g.CardmarketNames == game.NameNumbered {
+		return withoutNumberTail(p.Name, extNamed(&p, g.Number))
+	}
+	return p.Name
 }
 
 // checkPricePair classifies the finishes of a product linked by name.

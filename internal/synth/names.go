@@ -122,8 +122,13 @@ var promoSecond = []string{"Banner", "Trophy", "Laurel", "Standard", "Pennant", 
 var promoTitles = []string{"Tournament Champion", "Judge's Choice", "Victory Pose", "Championship Winner", "Store Battle Hero", "Finalist"}
 
 func promoName(r *rng, game string) string {
-	if game == "dbs" {
+	switch game {
+	case "dbs":
 		return pick(r, dbsCharacters) + ", " + pick(r, promoTitles)
+	case "pkm":
+		return pick(r, pkmPromoFirst) + " " + pick(r, pkmSpecies).name
+	case "op":
+		return pick(r, opCharacters) // with a promo number of its own
 	}
 	return pick(r, promoFirst) + " " + pick(r, promoSecond) + " of " + pick(r, []string{"Valor", "Glory", "Triumph", "the Season", "the Finals"})
 }

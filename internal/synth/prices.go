@@ -130,6 +130,20 @@ func cmGuide(seed uint64, day, cmGame, idProduct, idCategory int, normal, foil c
 	return g
 }
 
+// shapeGuide gives a generated price guide entry of game the shape of the
+// game's real rows (shared/data POKEMON.md, ONEPIECE.md): Pokémon's
+// avg-holo and low-holo are null; One Piece prices no second finish, yet
+// writes "trend-foil": 0.
+func shapeGuide(game string, g *cardmarket.PriceGuide) {
+	switch game {
+	case "pkm":
+		g.AvgFoil, g.LowFoil = nil, nil
+	case "op":
+		zero := 0.0
+		g.AvgFoil, g.LowFoil, g.TrendFoil, g.Avg1Foil, g.Avg7Foil, g.Avg30Foil = nil, nil, &zero, nil, nil, nil
+	}
+}
+
 // cmValues returns avg, low, trend, avg1, avg7, avg30 of one finish. The
 // 30-day average is the level; the 7-day average follows the set's trend.
 func cmValues(seed uint64, day, cmGame, idProduct int, finish string, level int64, t trend) [6]*float64 {
@@ -163,7 +177,8 @@ func cmValues(seed uint64, day, cmGame, idProduct int, finish string, level int6
 var mtgRarityMedian = map[string]float64{"C": 0.12, "U": 0.25, "R": 1.1, "M": 4.5, "L": 0.2, "T": 0.3, "S": 1, "P": 2.5}
 
 var pkmRarityMedian = map[string]float64{"Common": 0.6, "Uncommon": 1.2, "Rare": 6, "Holo Rare": 45, "Promo": 3,
-	"Double Rare": 2.5, "Ultra Rare": 8, "Illustration Rare": 9, "Special Illustration Rare": 60, "Hyper Rare": 25, "Secret Rare": 30}
+	"Double Rare": 2.5, "Ultra Rare": 8, "Illustration Rare": 9, "Special Illustration Rare": 60, "Hyper Rare": 25, "Secret Rare": 30,
+	"Art Rare": 5, "Super Rare": 6, "Special Art Rare": 40}
 
 var opRarityMedian = map[string]float64{"C": 0.15, "UC": 0.25, "R": 0.5, "SR": 3, "SEC": 25, "L": 2, "DON!!": 1.5, "P": 2}
 

@@ -45,10 +45,27 @@ func (p *groupPlan) products(seed uint64) []tcgplayer.Product {
 		b.mtgCards()
 	case 80:
 		b.fusionWorldCards()
+	case 3, 85:
+		b.pokemonCards()
+	case 68:
+		b.onePieceCards()
 	default:
 		b.mastersCards()
 	}
 	return b.list
+}
+
+// tryUnique returns the first of tries names gen makes whose key is new in
+// the group, or false.
+func (b *productBuilder) tryUnique(tries int, gen func() string) (string, bool) {
+	for range tries {
+		name := gen()
+		if k := fold.Key(name); !b.keys[k] {
+			b.keys[k] = true
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // unique returns the first name gen makes whose key is new in the group.
@@ -114,6 +131,30 @@ func (b *productBuilder) sealedProducts() {
 				strings.ToLower(pick(r, mtgPlaces))+".<br>\r\n<strong>Contents:</strong> cards, a token and a reference card."))
 			if r.chance(0.85) {
 				ed = append(ed, ext("UPC", "UPC", fmt.Sprintf("19516%07d", r.intn(10_000_000))))
+			}
+		case 3:
+			if p.group.PublishedOn < "2011" {
+				kind := []string{"Booster Pack", "Booster Box", "Theme Deck", "Theme Deck", "Theme Deck", "2-Player Starter Set"}[i%6]
+				if kind == "Theme Deck" {
+					// Real names quote the deck's: `Base Set Theme Deck - "Zap!"`.
+					kind += ` - "` + pick(r, pkmThemeDecks) + `"`
+				}
+				name = set + " " + kind
+			} else {
+				name = set + " " + []string{"Booster Pack", "Booster Box", "Elite Trainer Box", "Booster Bundle", "Build & Battle Box",
+					"Sleeved Booster Pack", "3-Pack Blister [" + pick(r, pkmSpecies).name + "]", "Booster Box Case"}[i%8]
+			}
+			if r.chance(0.6) {
+				ed = append(ed, ext("Card Text", "CardText", "<strong>"+set+"</strong><br>\r\nEach booster pack contains 10 cards and 1 basic Energy. "+
+					"Cards vary by pack; look for <em>holofoil</em> rares!"))
+			}
+		case 85:
+			name = set + " " + []string{"Booster Pack", "Booster Box", "Booster Box Case", "Starter Set", "Deck Build Box"}[i%5]
+		case 68:
+			if p.style == styleStarter {
+				name = []string{set, set + " Display"}[i%2]
+			} else {
+				name = set + " - " + []string{"Booster Pack", "Booster Box", "Booster Box Case", "Sleeved Booster Pack", "Booster Pack Display", "Double Pack Set"}[i%6]
 			}
 		default:
 			if p.style == styleStarter {

@@ -205,6 +205,9 @@ func TestCasesPresent(t *testing.T) {
 			}
 			m := readMirror(t, dir)
 			for _, g := range game.Default().All() {
+				if mode == "sample" && m.report.Games[g.Code] != nil && m.report.Games[g.Code].RealCardmarket {
+					continue // real Cardmarket files (Pokémon, One Piece): synth plants nothing in them
+				}
 				v := newGameView(t, m, g)
 				f := checkCases(t, v)
 				t.Logf("%s: %v", g.Code, f)
@@ -215,6 +218,9 @@ func TestCasesPresent(t *testing.T) {
 					"tcgplayer_foil_cardmarket_no_foil", "cardmarket_foil_only_tcgplayer_normal",
 					"expansion_trend_up", "expansion_trend_down", "expansion_trend_stable", "cardmarket_only_expansion_products",
 				} {
+					if cannotExist(g.Code, c) {
+						continue
+					}
 					if f[c] == 0 {
 						t.Errorf("%s: no case %s in the files", g.Code, c)
 					}
@@ -235,6 +241,9 @@ func TestCasesPresent(t *testing.T) {
 					caseTCGOnly, caseCMOnly, caseCMOnlyExpansion, caseSealedNonSingle, caseTCGNoPriceRow, caseTCGNullPriceRow,
 					caseTCGFoilOnly, caseCMNoGuide, caseCMNullGuide, caseTCGFoilCMNoFoil, caseCMFoilTCGNoFoil,
 					caseTrendUp, caseTrendDown, caseTrendStable, caseCMFrom1EUR, caseCMBelow1EUR, caseSharedSetCode} {
+					if cannotExist(g.Code, c) {
+						continue
+					}
 					if rep.Cases[c] == nil || rep.Cases[c].Count == 0 {
 						t.Errorf("%s: %s reports no case %s", g.Code, CasesFile, c)
 					}
@@ -246,7 +255,8 @@ func TestCasesPresent(t *testing.T) {
 					t.Errorf("%s: report has %d links.csv links, files %d", g.Code, got, f["links_csv_row"])
 				}
 				for _, ex := range rep.Cases[caseAmbiguous].Examples {
-					if len(ex.CMProductIDs) != 2 {
+					// Two, or a One Piece card's printings (parallels).
+					if len(ex.CMProductIDs) < 2 || len(ex.CMProductIDs) > 2 && g.Code != "op" {
 						t.Errorf("%s: ambiguous example %+v", g.Code, ex)
 					}
 				}
@@ -267,6 +277,25 @@ func TestCasesPresent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cannotExist reports the cases a game cannot have, as its real files show.
+func cannotExist(game, c string) bool {
+	switch game {
+	case "op":
+		switch c {
+		// Cardmarket prices no second finish of a One Piece card: its
+		// parallels are products of their own ("trend-foil": 0, the rest
+		// null); so no card is foil-only there, and every TCGplayer Foil
+		// card is a "tcgplayer_foil_cardmarket_no_foil" without planting.
+		case caseCMFoilTCGNoFoil: // also the name of the files' count
+			return true
+		// One Piece's set codes are its own ("OP02", "OP02 PRE", "ST-01").
+		case caseSharedSetCode:
+			return true
+		}
+	}
+	return false
 }
 
 // checkSampleSealed: every mtg-sealed-content link whose TCGplayer product is
@@ -346,10 +375,10 @@ func TestDayChanges(t *testing.T) {
 						{{p.Avg, p.Low, p.Trend, p.Avg1, p.Avg7, p.Avg30}, {q.Avg, q.Low, q.Trend, q.Avg1, q.Avg7, q.Avg30}},
 						{{p.AvgFoil, p.LowFoil, p.TrendFoil, p.Avg1Foil, p.Avg7Foil, p.Avg30Foil}, {q.AvgFoil, q.LowFoil, q.TrendFoil, q.Avg1Foil, q.Avg7Foil, q.Avg30Foil}},
 					} {
-						if allNull(f[0]...) != allNull(f[1]...) {
+						if unpriced(f[0]...) != unpriced(f[1]...) {
 							t.Errorf("%s: guide %d priced on one day only", pair.name, id)
 						}
-						if allNull(f[0]...) {
+						if unpriced(f[0]...) {
 							continue
 						}
 						finishes++
@@ -427,7 +456,7 @@ func TestEncodersMatchLeadEncoders(t *testing.T) {
 				b, _ := os.ReadFile(path)
 				var v any
 				if name == "price_guide.json" {
-					v = decodeFile(t, path, cardmarket.DecodePriceGuide)
+					v = decodeFile(t, path, decodeGuide(g))
 				} else {
 					v = decodeFile(t, path, cardmarket.DecodeProducts)
 				}
@@ -435,7 +464,12 @@ func TestEncodersMatchLeadEncoders(t *testing.T) {
 				if err := cardmarket.Encode(&want, v); err != nil {
 					t.Fatal(err)
 				}
-				if !bytes.Equal(b, want.Bytes()) {
+				wantB := want.Bytes()
+				if suffix := guideSuffix(g); name == "price_guide.json" && suffix != "foil" {
+					// cardmarket.Encode writes "-foil" keys; Pokémon's files say "-holo".
+					wantB = bytes.ReplaceAll(wantB, []byte(`-foil":`), []byte(`-`+suffix+`":`))
+				}
+				if !bytes.Equal(b, wantB) {
 					t.Errorf("%s is not what cardmarket.Encode writes", path)
 				}
 			}
@@ -476,10 +510,14 @@ func categoryOf(m *mirror, gid int) int {
 func TestSyntheticShape(t *testing.T) {
 	m := readMirror(t, mustSynthetic(t, 1, 0, DefaultCards))
 	cards := 0
+	pokemon := []string{"Number", "Rarity", "Card Type", "HP", "Stage", "CardText", "Attack 1", "Attack 2", "Weakness", "Resistance", "RetreatCost"}
 	want := map[int][]string{
 		1:  {"Rarity", "Number", "SubType", "P", "T", "OracleText", "FlavorText", "UPC"},
 		80: {"Rarity", "Number", "Description", "CardType", "Color", "Cost", "Power", "Combo Power", "Character Traits"},
 		27: {"Rarity", "Number", "Description", "CardType", "Color", "Power", "EnergyColorCost", "SpecialTrait", "Era", "Character", "ComboEnergy", "ZEnergyCost"},
+		3:  pokemon,
+		85: pokemon,
+		68: {"Rarity", "Number", "Description", "Color", "CardType", "Life", "Cost", "Power", "Subtypes", "Counterplus", "Attribute"},
 	}
 	seen := map[int]map[string]bool{}
 	var accented, apostrophe, curly, html, quoted bool
@@ -615,10 +653,11 @@ func checkCosmeticKinds(t *testing.T, m *mirror) {
 		for gid, exp := range v.pairs {
 			cm := map[string]string{}
 			for _, c := range v.byExp[exp] {
-				cm[fold.Key(c.Name)] = c.Name
+				cm[cmLinkKey(g, c.Name)] = cmNamePart(g, c.Name)
 			}
 			for _, p := range v.m.products[gid] {
-				c, ok := cm[fold.Key(p.Name)]
+				c, ok := cm[tcgLinkKey(g, &p)]
+				p.Name = tcgNamePart(g, p)
 				if !ok || c == p.Name {
 					continue
 				}
