@@ -155,6 +155,9 @@ type GameCounts struct {
 	LinksCSVRows  int `json:"links_csv_rows"`
 	MTGJSONLinks  int `json:"mtg_sealed_content_links"`
 	MTGJSONFiles  int `json:"mtg_sealed_content_files"`
+	// TCGdexSetPairs: rows of links/pokemon-tcgdex/sets.csv with both ids
+	// (synthetic Pokémon).
+	TCGdexSetPairs int `json:"tcgdex_set_pairs,omitempty"`
 }
 
 // GameReport is one game's part of synth-cases.json.

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bufio"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -106,4 +107,75 @@ func writeMTGJSON(out, code string, links []sealedLink) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, code+".json"), b, 0o644)
+}
+
+// writeTCGdexSets writes name (links/pokemon-tcgdex/sets.csv) in the form of
+// TCGdex's set list (shared/data POKEMON.md), which pairs Pokémon's
+// TCGplayer groups with Cardmarket expansions: three in four of the groups
+// have both ids, the others only one (TCGdex knows only one of the two),
+// which pairs nothing. It returns the number of pairs.
+func writeTCGdexSets(out, name string, seed uint64, tasks []task) (int, error) {
+	type row struct {
+		lang, date string
+		rec        []string
+	}
+	var rows []row
+	pairs := 0
+	index := map[string]int{}
+	for _, t := range tasks {
+		g, e := t.job.group, t.job.expansion
+		date := g.PublishedOn[:min(10, len(g.PublishedOn))]
+		era := pkmEraOf(g.PublishedOn)
+		lang, file := "en", "data/"+era.serieDir+"/"
+		if g.CategoryID == 85 {
+			lang, file = "ja", "data-asia/"+strings.ToUpper(era.serie)+"/"
+		}
+		// TCGdex names a set without TCGplayer's era prefix ("SV05: ").
+		name := g.Name
+		for _, sep := range []string{": ", " - "} {
+			if head, rest, ok := strings.Cut(name, sep); ok && len(head) <= 6 {
+				name = rest
+			}
+		}
+		index[lang+era.serie]++
+		set := fmt.Sprintf("%s%02d", era.serie, index[lang+era.serie])
+		if lang == "ja" && g.Abbreviation != "" {
+			set = g.Abbreviation
+		}
+		tcgID, cmID := strconv.Itoa(g.GroupID), strconv.Itoa(e.IDExpansion)
+		r := newRNG(seed, "tcgdex", g.GroupID)
+		switch x := r.float(); {
+		case x < 0.75:
+			pairs++
+		case x < 0.9:
+			tcgID = ""
+		default:
+			cmID = ""
+		}
+		rows = append(rows, row{lang, date, []string{lang, era.serie, set, name, g.Abbreviation, date, tcgID, cmID, file + name + ".ts"}})
+	}
+	slices.SortStableFunc(rows, func(a, b row) int {
+		if c := strings.Compare(a.lang, b.lang); c != 0 {
+			return c
+		}
+		return strings.Compare(a.date, b.date)
+	})
+	path := filepath.Join(out, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"language", "tcgdex_serie", "tcgdex_set", "name", "abbreviation", "release_date", "tcgplayer_group_id", "cardmarket_id_expansion", "tcgdex_file"})
+	for _, r := range rows {
+		w.Write(r.rec)
+	}
+	if w.Flush(); w.Error() != nil {
+		f.Close()
+		return 0, w.Error()
+	}
+	return pairs, f.Close()
 }

@@ -10,14 +10,21 @@
 //	tcgplayer/{categoryId}/{groupId}/products.json, prices.json
 //	cardmarket/{idGame}/products_singles.json, products_nonsingles.json, price_guide.json, expansions.json
 //	links/mtg-sealed-content/{SET}.json, links/links.csv
+//	links/pokemon-tcgdex/sets.csv (TCGdex's pairs of Pokémon groups and expansions)
 //	synth-cases.json (not upstream: where the generator planted each case)
 //
 // Sample builds a mirror around a real one (shared/data): the real TCGplayer
-// files and mtg-sealed-content links are copied byte for byte, the missing
-// files (TCGplayer prices, every Cardmarket file, links.csv) are generated.
-// Synthetic builds a whole mirror of N cards for load tests. Both plant the
-// cases listed in cases.go. Options.Day gives the same mirror on a later day:
-// the catalogue is identical and about 10% of the prices differ per day.
+// files, links and Cardmarket files (Pokémon, One Piece) are copied byte for
+// byte, the missing files (TCGplayer prices, the other games' Cardmarket
+// files, links.csv) are generated. Synthetic builds a whole mirror of N cards
+// of every game of the registry for load tests, each in the forms of its real
+// files: Pokémon's Cardmarket singles named with their attacks ("Alakazam
+// [Damage Swap | Confuse Ray]") and priced with "-holo" keys, One Piece's
+// named with the card number ("Roronoa Zoro (OP01-001)"), their parallels
+// products of the same name. Both plant the cases listed in cases.go, against
+// the name keys ingest links by (linkkey.go). Options.Day gives the same
+// mirror on a later day: the catalogue is identical and about 10% of the
+// prices differ per day.
 package synth
 
 import (
@@ -85,6 +92,7 @@ func (r *Result) Totals() GameCounts {
 		t.LinksCSVRows += c.LinksCSVRows
 		t.MTGJSONLinks += c.MTGJSONLinks
 		t.MTGJSONFiles += c.MTGJSONFiles
+		t.TCGdexSetPairs += c.TCGdexSetPairs
 	}
 	return t
 }

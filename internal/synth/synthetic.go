@@ -13,10 +13,10 @@ import (
 )
 
 // Synthetic writes a whole generated mirror of opts.Cards TCGplayer cards,
-// split evenly between the games (Dragon Ball Super: 60% Fusion World, 40%
-// Masters), in groups of about 100 to 400 products. Groups are generated and
-// written one by one (several at once), so memory stays bounded whatever the
-// size.
+// split evenly between the registry's games (Dragon Ball Super: 60% Fusion
+// World, 40% Masters; Pokémon: half English, half Japanese), in groups of
+// about 100 to 400 products. Groups are generated and written one by one
+// (several at once), so memory stays bounded whatever the size.
 func Synthetic(ctx context.Context, opts Options) (*Result, error) {
 	start := time.Now()
 	if err := opts.check(); err != nil {
@@ -98,6 +98,13 @@ func synthetic(ctx context.Context, opts *Options, dir string) (*Report, error) 
 			return nil, err
 		}
 		links = append(links, l...)
+		if spec.g.SetLinks != "" {
+			n, err := writeTCGdexSets(dir, spec.g.SetLinks, opts.Seed, tasks)
+			if err != nil {
+				return nil, err
+			}
+			report.game(spec.code).Counts.TCGdexSetPairs = n
+		}
 	}
 	if err := writeLinksCSV(dir, links); err != nil {
 		return nil, err
