@@ -96,8 +96,8 @@ func printReport(env *Env, rep *ingest.Report) {
 		for _, w := range g.Warnings {
 			env.Log.Warn("ingest", "game", g.Game, "warning", w)
 		}
-		fmt.Fprintf(env.Stdout, "%s: %d sets, %d cards; TCGplayer %d products, Cardmarket %d products; linked %d (%d mtgjson, %d operator, %d by name), forbidden %d, TCGplayer-only %d, Cardmarket-only %d, ambiguous %d; prices %d changed, %d unchanged\n",
-			g.Game, g.Sets, g.Cards, g.TCGProducts, g.CMProducts, g.Linked, g.LinkedMTGJSON, g.LinkedOperator, g.LinkedByName,
+		fmt.Fprintf(env.Stdout, "%s: %d sets, %d cards; TCGplayer %d products, Cardmarket %d products; linked %d (%d mtgjson, %d operator, %d by name, %d by name in a set TCGdex pairs), forbidden %d, TCGplayer-only %d, Cardmarket-only %d, ambiguous %d; prices %d changed, %d unchanged\n",
+			g.Game, g.Sets, g.Cards, g.TCGProducts, g.CMProducts, g.Linked, g.LinkedMTGJSON, g.LinkedOperator, g.LinkedByName, g.LinkedBySetPair,
 			g.Forbidden, g.TCGOnly, g.CardmarketOnly, g.Ambiguous, g.PricesChanged, g.PricesUnchanged)
 		fmt.Fprintf(env.Stdout, "%s: change feed: %d cards changed, %d removed\n", g.Game, g.CardsChanged, g.CardsRemoved)
 	}
