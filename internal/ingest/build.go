@@ -300,10 +300,10 @@ func (n *normaliser) attachCardmarket(c *catalog.Card, p *cardmarket.Product) {
 		return
 	}
 	for _, cp := range []catalog.CMPrice{
-		{Variant: catalog.CMNormal, Avg: catalog.MoneyFromPtr(g.Avg), Low: catalog.MoneyFromPtr(g.Low), Trend: catalog.MoneyFromPtr(g.Trend),
-			Avg1: catalog.MoneyFromPtr(g.Avg1), Avg7: catalog.MoneyFromPtr(g.Avg7), Avg30: catalog.MoneyFromPtr(g.Avg30)},
-		{Variant: catalog.CMFoil, Avg: catalog.MoneyFromPtr(g.AvgFoil), Low: catalog.MoneyFromPtr(g.LowFoil), Trend: catalog.MoneyFromPtr(g.TrendFoil),
-			Avg1: catalog.MoneyFromPtr(g.Avg1Foil), Avg7: catalog.MoneyFromPtr(g.Avg7Foil), Avg30: catalog.MoneyFromPtr(g.Avg30Foil)},
+		{Variant: catalog.CMNormal, Avg: cmMoney(g.Avg), Low: cmMoney(g.Low), Trend: cmMoney(g.Trend),
+			Avg1: cmMoney(g.Avg1), Avg7: cmMoney(g.Avg7), Avg30: cmMoney(g.Avg30)},
+		{Variant: catalog.CMFoil, Avg: cmMoney(g.AvgFoil), Low: cmMoney(g.LowFoil), Trend: cmMoney(g.TrendFoil),
+			Avg1: cmMoney(g.Avg1Foil), Avg7: cmMoney(g.Avg7Foil), Avg30: cmMoney(g.Avg30Foil)},
 	} {
 		if cp.Empty() {
 			continue
@@ -311,6 +311,17 @@ func (n *normaliser) attachCardmarket(c *catalog.Card, p *cardmarket.Product) {
 		cp.UpdatedAt = n.now
 		c.CMPrices = append(c.CMPrices, cp)
 	}
+}
+
+// cmMoney is a Cardmarket price guide value. 0 is no price: Cardmarket
+// writes "trend-foil":0 beside null foil values for products sold in no foil
+// (every One Piece row of the real guides, some Pokémon rows), and no
+// article sells for 0 EUR.
+func cmMoney(v *float64) catalog.Money {
+	if v == nil || *v == 0 {
+		return catalog.Money{}
+	}
+	return catalog.MoneyFromPtr(v)
 }
 
 // cardmarketURL is the product's page on Cardmarket, built from the

@@ -339,3 +339,26 @@ func TestOnePieceRealDays(t *testing.T) {
 		t.Errorf("Shanks's served price: %+v", p)
 	}
 }
+
+// TestCardmarketZeroIsNoPrice: the real One Piece guides say
+// "trend-foil":0 beside null foil values on every row: no foil price, not a
+// foil price of 0 EUR. Shanks (OP01-120) has a normal price only.
+func TestCardmarketZeroIsNoPrice(t *testing.T) {
+	cat, _ := fourGames(t)
+	foils := 0
+	for _, c := range cat.Game("op").Cards {
+		for _, p := range c.CMPrices {
+			if p.Variant == catalog.CMFoil {
+				foils++
+			}
+			for _, m := range []catalog.Money{p.Avg, p.Low, p.Trend, p.Avg1, p.Avg7, p.Avg30} {
+				if m.OK && m.Cents == 0 {
+					t.Errorf("%s (%s): a Cardmarket %s price of 0", c.ID, c.Name, p.Variant)
+				}
+			}
+		}
+	}
+	if foils != 0 {
+		t.Errorf("%d One Piece cards have a Cardmarket foil price; the real guide has none", foils)
+	}
+}
