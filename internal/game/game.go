@@ -50,6 +50,10 @@ type Game struct {
 	// Cardmarket expansions (columns tcgplayer_group_id and
 	// cardmarket_id_expansion, as TCGdex's sets.csv); "" for none.
 	SetLinks string
+	// SealedLinks is the mirror directory of MTGJSON's sealed-content files
+	// ({SET}.json: tcgplayerProductId ↔ mcmId per sealed product), read
+	// for the game's set codes; "" for none.
+	SealedLinks string
 
 	// CardText, CardType, Rarity and Number list the extendedData names that
 	// fill the common card_info fields, first match wins.
@@ -222,6 +226,7 @@ func Magic() Game {
 		TCGCategories:  []int{1},
 		CardmarketGame: 1,
 		CardmarketSlug: "Magic",
+		SealedLinks:    "links/mtg-sealed-content",
 		CardText:       []string{"OracleText", "Description"},
 		CardType:       []string{"CardType"},
 		Rarity:         []string{"Rarity"},

@@ -260,9 +260,9 @@ func (u *upstream) mtgjsonSets() []string {
 }
 
 func (u *upstream) readLinks(ctx context.Context, src Source) error {
-	if u.game.Code == "mtg" {
+	if u.game.SealedLinks != "" {
 		for _, code := range u.mtgjsonSets() {
-			name := join("links", "mtg-sealed-content", code+".json")
+			name := join(u.game.SealedLinks, code+".json")
 			links, err := readFile(ctx, src, name, mtgjson.DecodeSealedLinks)
 			if isNotExist(err) {
 				continue
