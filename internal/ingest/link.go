@@ -34,7 +34,7 @@ type links struct {
 //     the best group must share at least minOverlap names and strictly more
 //     than any other group.
 //  3. Inside a matched group (all expansions matched to it together), a
-//     product is linked when its name key (tcgKey, cmKey: the folded name,
+//     product is linked when its name key (TCGKey, CMKey: the folded name,
 //     without Pokémon's bracketed attacks, with One Piece's card number) is
 //     carried by exactly one TCGplayer product and exactly one Cardmarket
 //     product, neither linked yet. A name that is ambiguous inside the pair
@@ -128,7 +128,7 @@ func (l *links) matchExpansions(u *upstream, tcgGroup map[int]int) {
 	for _, grp := range u.groups {
 		seen := map[string]bool{}
 		for i := range u.products[grp.GroupID] {
-			k := tcgKey(u.game, &u.products[grp.GroupID][i])
+			k := TCGKey(u.game, &u.products[grp.GroupID][i])
 			if !seen[k] {
 				seen[k] = true
 				groupsOfName[k] = append(groupsOfName[k], grp.GroupID)
@@ -150,7 +150,7 @@ func (l *links) matchExpansions(u *upstream, tcgGroup map[int]int) {
 				// An explicit link is strong evidence: count it like several names.
 				overlap[e][tcgGroup[t]] += minOverlap
 			}
-			k := cmKey(u.game, p)
+			k := CMKey(u.game, p.Name)
 			if seen[e][k] {
 				continue
 			}
@@ -205,7 +205,7 @@ func (l *links) linkByName(u *upstream) {
 				m = map[string]*candidates{}
 				byGroup[gid] = m
 			}
-			k := tcgKey(u.game, p)
+			k := TCGKey(u.game, p)
 			if m[k] == nil {
 				m[k] = &candidates{}
 			}
@@ -222,7 +222,7 @@ func (l *links) linkByName(u *upstream) {
 			if _, linked := l.tcgOf[p.IDProduct]; linked {
 				continue
 			}
-			c := byGroup[gid][cmKey(u.game, p)]
+			c := byGroup[gid][CMKey(u.game, p.Name)]
 			if c == nil {
 				continue // Cardmarket only
 			}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/game"
-	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
 )
 
@@ -25,8 +24,9 @@ var (
 	cmNumber = regexp.MustCompile(`\s*\(([A-Z]+[0-9]*-[0-9]+)\)\s*$`)
 )
 
-// tcgKey is the linking key of a TCGplayer product of game g.
-func tcgKey(g game.Game, p *tcgplayer.Product) string {
+// TCGKey is the linking key of a TCGplayer product of game g (synth plants
+// its name cases against it).
+func TCGKey(g game.Game, p *tcgplayer.Product) string {
 	if g.CardmarketNames != game.NameNumbered {
 		return fold.Key(p.Name)
 	}
@@ -34,26 +34,44 @@ func tcgKey(g game.Game, p *tcgplayer.Product) string {
 	if number == "" {
 		return fold.Key(p.Name)
 	}
-	name := p.Name
-	// TCGplayer repeats the number's last part in the name of cards that
-	// share a name ("Jinbe (014)", "Trafalgar Law (002) (Parallel)").
-	if i := strings.LastIndexByte(number, '-'); i >= 0 {
-		name = strings.Replace(name, " ("+number[i+1:]+")", "", 1)
-	}
-	return number + "|" + fold.Key(name)
+	return number + "|" + fold.Key(WithoutNumberTail(p.Name, number))
 }
 
-// cmKey is the linking key of a Cardmarket product of game g.
-func cmKey(g game.Game, p *cardmarket.Product) string {
+// WithoutNumberTail drops the number's last part that TCGplayer repeats in
+// the names of cards that share a name ("Jinbe (014)", "Trafalgar Law (002)
+// (Parallel)").
+func WithoutNumberTail(name, number string) string {
+	if i := strings.LastIndexByte(number, '-'); i >= 0 {
+		return strings.Replace(name, " ("+number[i+1:]+")", "", 1)
+	}
+	return name
+}
+
+// CMKey is the linking key of a Cardmarket product named name of game g.
+func CMKey(g game.Game, name string) string {
 	switch g.CardmarketNames {
 	case game.NameAttacks:
-		return fold.Key(cmAttacks.ReplaceAllString(p.Name, ""))
+		return fold.Key(CMNamePart(g, name))
 	case game.NameNumbered:
-		if m := cmNumber.FindStringSubmatchIndex(p.Name); m != nil {
-			return p.Name[m[2]:m[3]] + "|" + fold.Key(p.Name[:m[0]])
+		if m := cmNumber.FindStringSubmatchIndex(name); m != nil {
+			return name[m[2]:m[3]] + "|" + fold.Key(name[:m[0]])
 		}
 	}
-	return fold.Key(p.Name)
+	return fold.Key(name)
+}
+
+// CMNamePart is a Cardmarket name without what Cardmarket adds to the
+// card's name in game g (the attacks bracket, the card number).
+func CMNamePart(g game.Game, name string) string {
+	switch g.CardmarketNames {
+	case game.NameAttacks:
+		return cmAttacks.ReplaceAllString(name, "")
+	case game.NameNumbered:
+		if m := cmNumber.FindStringIndex(name); m != nil {
+			return name[:m[0]]
+		}
+	}
+	return name
 }
 
 // extValue is the value of the first of names in p's extendedData.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/fold"
+	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
 )
@@ -360,7 +361,7 @@ func (j *groupJob) prepare(items []*item) {
 				name = strings.TrimSuffix(name, v)
 			}
 			it.variant = name != it.p.Name
-			it.base = withoutNumberTail(name, it.number)
+			it.base = ingest.WithoutNumberTail(name, it.number) // as ingest keys it
 			k := it.number + "|" + fold.Key(it.base)
 			if byKey[k] == nil {
 				keys = append(keys, k)

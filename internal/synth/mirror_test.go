@@ -15,6 +15,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/mtgjson"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
@@ -281,7 +282,7 @@ func checkCases(t *testing.T, v *gameView) found {
 			t.Errorf("%s: links.csv row %d,%d does not resolve (tcgplayer %v, cardmarket %v)", v.g.Code, tcg, cm, ok, ok2)
 			continue
 		}
-		if tcgLinkKey(v.g, &p) == cmLinkKey(v.g, c.Name) {
+		if ingest.TCGKey(v.g, &p) == ingest.CMKey(v.g, c.Name) {
 			t.Errorf("%s: links.csv row %d,%d links names that match anyway (%q)", v.g.Code, tcg, cm, p.Name)
 		}
 		linkedCM[cm] = true
@@ -292,12 +293,12 @@ func checkCases(t *testing.T, v *gameView) found {
 		// Cardmarket's attacks, One Piece's with the card number.
 		tcgKeys := map[string][]tcgplayer.Product{}
 		for _, p := range v.m.products[gid] {
-			k := tcgLinkKey(v.g, &p)
+			k := ingest.TCGKey(v.g, &p)
 			tcgKeys[k] = append(tcgKeys[k], p)
 		}
 		cmKeys := map[string][]cardmarket.Product{}
 		for _, c := range v.byExp[exp] {
-			k := cmLinkKey(v.g, c.Name)
+			k := ingest.CMKey(v.g, c.Name)
 			cmKeys[k] = append(cmKeys[k], c)
 		}
 		for k, ps := range tcgKeys {
@@ -313,7 +314,7 @@ func checkCases(t *testing.T, v *gameView) found {
 				f["tcgplayer_only_card"]++
 			case len(cs) == 1:
 				c := cs[0]
-				if cmNamePart(v.g, c.Name) != tcgNamePart(v.g, p) {
+				if ingest.CMNamePart(v.g, c.Name) != tcgNamePart(v.g, p) {
 					f["cosmetic"]++
 				}
 				if !v.m.singles[v.g.CardmarketGame][c.IDProduct] {
@@ -401,7 +402,11 @@ func checkCases(t *testing.T, v *gameView) found {
 // names carry ("Jinbe (014)").
 func tcgNamePart(g game.Game, p tcgplayer.Product) string {
 	if g.CardmarketNames == game.NameNumbered {
-		return withoutNumberTail(p.Name, extNamed(&p, g.Number))
+		for _, e := range p.ExtendedData {
+			if game.NormName(e.Name) == "number" {
+				return ingest.WithoutNumberTail(p.Name, e.Value)
+			}
+		}
 	}
 	return p.Name
 }

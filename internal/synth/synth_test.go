@@ -18,6 +18,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
 )
@@ -653,10 +654,10 @@ func checkCosmeticKinds(t *testing.T, m *mirror) {
 		for gid, exp := range v.pairs {
 			cm := map[string]string{}
 			for _, c := range v.byExp[exp] {
-				cm[cmLinkKey(g, c.Name)] = cmNamePart(g, c.Name)
+				cm[ingest.CMKey(g, c.Name)] = ingest.CMNamePart(g, c.Name)
 			}
 			for _, p := range v.m.products[gid] {
-				c, ok := cm[tcgLinkKey(g, &p)]
+				c, ok := cm[ingest.TCGKey(g, &p)]
 				p.Name = tcgNamePart(g, p)
 				if !ok || c == p.Name {
 					continue
