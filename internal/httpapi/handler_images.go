@@ -143,8 +143,11 @@ func (s *Server) handleSetImage(code string) apiHandler {
 	}
 }
 
+// setImageNotFound is the 404 of a set without a logo: "Image not
+// available", as DECISIONS.md words it (a card without one is "Image not
+// found").
 func setImageNotFound(set *catalog.ListedSet) *apiError {
-	return newError(http.StatusNotFound, errImageNotFound, "The set "+set.ID+" ("+set.Name+") has no image.")
+	return newError(http.StatusNotFound, errImageUnavailable, "The set "+set.ID+" ("+set.Name+") has no image.")
 }
 
 // ambiguousSetCode is the 409 of the set image route: the code matches

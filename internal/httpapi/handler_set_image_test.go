@@ -102,8 +102,8 @@ func TestSetImage(t *testing.T) {
 		{"/sets/bs/image?language=EN", 200, "image of /en/base/base1/logo.png"},
 		{"/sets/SM8/image?language=en", 200, "image of /en/sm/sm8/logo.png"},
 		{"/sets/SM8/image", 409, "Ambiguous set code"},
-		{"/sets/23687/image", 404, "Image not found"}, // TCGdex pairs no Japanese set with a TCGplayer group
-		{"/sets/SM8/image?language=ja", 404, "Image not found"},
+		{"/sets/23687/image", 404, "Image not available"}, // TCGdex pairs no Japanese set with a TCGplayer group
+		{"/sets/SM8/image?language=ja", 404, "Image not available"},
 		{"/sets/BS/image?language=ja", 404, "Set not found"},
 		{"/sets/NOPE/image", 404, "Set not found"},
 		{"/sets/BS/image?language=e", 400, "Invalid parameter"},

@@ -433,14 +433,14 @@ func (s *Server) routeTable() []route {
 		{Label: "set_image", Path: "/{game}/sets/{set}/image", only: func(g game.Game) bool { return g.SetImages },
 			Access: accessKeyed, serve: s.handleSetImage, Op: operation{
 				ID: "getSetImage", Tag: tagCatalogue, Summary: "The set's logo, cacheable for 24 hours",
-				Description: "The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).",
+				Description: "The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not available`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).",
 				Params: []param{setParam, languageParam,
 					{Name: "If-None-Match", In: "header", Description: "An ETag of this image from an earlier answer.", Schema: paramSchema{Type: "string"}}},
 				Answers: []answer{
 					{Status: http.StatusOK, Description: "The logo, of the type its source gives (`image/png`).", Media: "image/*", Headers: []string{"ETag", "Cache-Control", "X-Image-Size"}},
 					{Status: http.StatusNotModified, Description: "The image has not changed since the ETag sent in `If-None-Match`.", NoBody: true, Headers: []string{"ETag", "Cache-Control", "X-Image-Size"}},
 					invalidParameter400,
-					failure(http.StatusNotFound, "No set has that set_id or set_code (with `suggestions`, as for the set's cards); or the set has no logo.", errSetNotFound, errImageNotFound),
+					failure(http.StatusNotFound, "No set has that set_id or set_code (`Set not found`, with `suggestions`, as for the set's cards); or the set has no logo (`Image not available`).", errSetNotFound, errImageUnavailable),
 					failure(http.StatusConflict, "The set code matches several sets: `matches` lists them (`set_id`, `set_code`, `name`, `language`); add `language` or ask by set_id.", errAmbiguousSetCode),
 					withHeaders(failure(http.StatusBadGateway, "The image source cannot be reached right now; ask again after `Retry-After` seconds.", errImageUnavailable), "Retry-After"),
 				},
