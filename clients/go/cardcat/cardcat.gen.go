@@ -2395,14 +2395,14 @@ func (e PkmGetSetImage401JSONResponseBodyError) Valid() bool {
 
 // Defines values for PkmGetSetImage404JSONResponseBodyError.
 const (
-	PkmGetSetImage404JSONResponseBodyErrorImageNotFound PkmGetSetImage404JSONResponseBodyError = "Image not found"
-	PkmGetSetImage404JSONResponseBodyErrorSetNotFound   PkmGetSetImage404JSONResponseBodyError = "Set not found"
+	PkmGetSetImage404JSONResponseBodyErrorImageNotAvailable PkmGetSetImage404JSONResponseBodyError = "Image not available"
+	PkmGetSetImage404JSONResponseBodyErrorSetNotFound       PkmGetSetImage404JSONResponseBodyError = "Set not found"
 )
 
 // Valid indicates whether the value is a known member of the PkmGetSetImage404JSONResponseBodyError enum.
 func (e PkmGetSetImage404JSONResponseBodyError) Valid() bool {
 	switch e {
-	case PkmGetSetImage404JSONResponseBodyErrorImageNotFound:
+	case PkmGetSetImage404JSONResponseBodyErrorImageNotAvailable:
 		return true
 	case PkmGetSetImage404JSONResponseBodyErrorSetNotFound:
 		return true
@@ -7855,7 +7855,7 @@ type ClientInterface interface {
 
 	// PkmGetSetImage Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
 	//
-	// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+	// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not available`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
 	//
 	// Corresponds with GET /sets/{set}/image (the `PkmGetSetImage` operationId).
 	PkmGetSetImage(ctx context.Context, set string, params *PkmGetSetImageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -8363,7 +8363,7 @@ func (c *Client) PkmGetSetCompletionValue(ctx context.Context, set string, param
 
 // PkmGetSetImage Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
 //
-// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not available`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
 //
 // Corresponds with GET /sets/{set}/image (the `PkmGetSetImage` operationId).
 func (c *Client) PkmGetSetImage(ctx context.Context, set string, params *PkmGetSetImageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -11794,7 +11794,7 @@ type ClientWithResponsesInterface interface {
 
 	// PkmGetSetImageWithResponse Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
 	//
-	// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+	// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not available`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -23496,7 +23496,7 @@ func (c *ClientWithResponses) PkmGetSetCompletionValueWithResponse(ctx context.C
 
 // PkmGetSetImageWithResponse Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
 //
-// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+// Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not available`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -473,7 +473,7 @@ export interface paths {
         };
         /**
          * Pokémon Trading Card Game: the set's logo, cacheable for 24 hours
-         * @description Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not found`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
+         * @description Needs a key (every plan); counted. The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not available`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).
          */
         get: operations["pkmGetSetImage"];
         put?: never;
@@ -3390,7 +3390,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description No set has that set_id or set_code (with `suggestions`, as for the set's cards); or the set has no logo. */
+            /** @description No set has that set_id or set_code (`Set not found`, with `suggestions`, as for the set's cards); or the set has no logo (`Image not available`). */
             404: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -3404,7 +3404,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        error?: "Set not found" | "Image not found";
+                        error?: "Set not found" | "Image not available";
                     };
                 };
             };
