@@ -25,9 +25,11 @@ fuzz: ## run every fuzz target (func Fuzz* in a _test.go) for FUZZTIME each (def
 		done; \
 	done
 
-lint: ## formatting and vet
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint: ## formatting, vet and staticcheck (its checks: staticcheck.conf)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 sample: ## regenerate the bundled sample from ../shared/data
 	$(GO) run ./cmd/cardcat synth --from ../shared/data --out sample --seed 1

@@ -492,7 +492,8 @@ func (gs *GameSnapshot) checkRecord(s string) bool {
 	default:
 		return false
 	}
-	if !text() || !text() || len(s) == 0 { // name, number, product type
+	name, number := text(), text() // each call consumes one field
+	if !name || !number || len(s) == 0 {
 		return false
 	}
 	switch pt := s[0]; {

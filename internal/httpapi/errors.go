@@ -135,13 +135,3 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.WriteHeader(status)
 	w.Write(body)
 }
-
-// writeBodyString sends a ready JSON body held in a string (a pre-rendered
-// card), without copying it.
-func writeBodyString(w http.ResponseWriter, status int, body string) {
-	if status == http.StatusOK {
-		writeOK(w, nil, body)
-		return
-	}
-	writeBody(w, status, []byte(body))
-}

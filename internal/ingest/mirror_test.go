@@ -70,10 +70,6 @@ func (m *mirror) products(cat, group int, ps ...tcgplayer.Product) {
 	m.write("tcgplayer/"+strconv.Itoa(cat)+"/"+strconv.Itoa(group)+"/products.json", encodeTCG(m.t, ps, true))
 }
 
-func (m *mirror) prices(cat, group int, ps ...tcgplayer.Price) {
-	m.write("tcgplayer/"+strconv.Itoa(cat)+"/"+strconv.Itoa(group)+"/prices.json", encodeTCG(m.t, ps, false))
-}
-
 func (m *mirror) cardmarket(game int, singles, sealed []cardmarket.Product, guide []cardmarket.PriceGuide, exps []cardmarket.Expansion) {
 	dir := "cardmarket/" + strconv.Itoa(game) + "/"
 	m.write(dir+"products_singles.json", encodeCM(m.t, &cardmarket.ProductList{Version: 1, CreatedAt: "2026-11-01T02:00:00+0100", Products: singles}))

@@ -110,16 +110,6 @@ func (s *server) stop() error {
 	return nil
 }
 
-// exited reports whether the process has ended.
-func (s *server) exited() bool {
-	select {
-	case err := <-s.done:
-		s.done <- err
-		return true
-	default:
-		return false
-	}
-}
 
 func logTail(path string, n int) string {
 	b, err := os.ReadFile(path)
