@@ -41,4 +41,3 @@ func appendTime(b []byte, t time.Time) []byte {
 }
 
 func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
-

@@ -110,7 +110,6 @@ func (s *server) stop() error {
 	return nil
 }
 
-
 func logTail(path string, n int) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
