@@ -15,6 +15,8 @@ import (
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/encode"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // cmCategory is a Cardmarket product category (idCategory, categoryName).
@@ -145,10 +147,10 @@ var obviousCode = regexp.MustCompile(`^[A-Z0-9]{2,6}$`)
 // the other apostrophe); its abbreviation is the group's when that is a plain
 // code shared by no other group of the game.
 func expansionFor(seed uint64, cmGame, id int, g tcgplayer.Group, codeShared bool) cardmarket.Expansion {
-	rv := newRNG(seed, "expansion", g.GroupID)
+	rv := rng.New(seed, "expansion", g.GroupID)
 	r := &rv
 	name := g.Name
-	if r.chance(0.4) {
+	if r.Chance(0.4) {
 		for _, c := range cosmetics {
 			if c.kind == "colon" || c.kind == "apostrophe" {
 				if v := c.apply(name); v != "" {
@@ -178,14 +180,14 @@ var cmOnlyNames = map[string][]string{
 // cmOnlyExpansion generates the game's expansion that no TCGplayer group
 // matches: a promo series whose name and code no group of the game has.
 func cmOnlyExpansion(seed uint64, day int, spec *gameSpec, id, firstCMID int, taken map[string]bool, baseDate time.Time) (*groupJob, *groupResult) {
-	rv := newRNG(seed, "cm-only-expansion", spec.cmGame)
+	rv := rng.New(seed, "cm-only-expansion", spec.cmGame)
 	r := &rv
 	var name, code string
 	var published time.Time
 	for {
-		published = baseDate.AddDate(0, 0, -r.between(30, 600)).Truncate(24 * time.Hour)
-		name = fmt.Sprintf("%s %d", pick(r, cmOnlyNames[spec.code]), published.Year())
-		code = fmt.Sprintf("P%c%c%d", 'A'+rune(r.intn(26)), 'A'+rune(r.intn(26)), published.Year()%100)
+		published = baseDate.AddDate(0, 0, -r.Between(30, 600)).Truncate(24 * time.Hour)
+		name = fmt.Sprintf("%s %d", rng.Pick(r, cmOnlyNames[spec.code]), published.Year())
+		code = fmt.Sprintf("P%c%c%d", 'A'+rune(r.Intn(26)), 'A'+rune(r.Intn(26)), published.Year()%100)
 		if !taken[fold.Key(name)] && !taken[code] {
 			break
 		}
@@ -195,12 +197,12 @@ func cmOnlyExpansion(seed uint64, day int, spec *gameSpec, id, firstCMID int, ta
 		group:     tcgplayer.Group{Name: name, PublishedOn: published.Format("2006-01-02T15:04:05")},
 		cmFirstID: firstCMID, baseDate: baseDate, reserved: map[int]bool{},
 		expansion: cardmarket.Expansion{IDExpansion: id, EnName: name, Abbreviation: code, ReleaseDate: cmTimestamp(published), IDGame: spec.cmGame},
-		trend:     trend(r.intn(3)),
+		trend:     trend(r.Intn(3)),
 		numPrefix: "P", numNext: 900, // One Piece promos ("P-001"), beyond the groups' promos
 	}
 	res := &groupResult{cases: newCaseLog()}
 	g := &cmGroup{job: job, r: r, res: res, next: firstCMID, keys: map[string]bool{}, promo: true}
-	for k := r.between(5, 8); k > 0; k-- {
+	for k := r.Between(5, 8); k > 0; k-- {
 		g.cmOnly(caseCMOnlyExpansion)
 	}
 	res.cm = encodeCM(g.entries, spec.foilSuffix)
@@ -288,9 +290,9 @@ func encodeCM(entries []cmEntry, foil string) *cmBatch {
 		if e.single {
 			part = &b.singles
 		}
-		part.add(func(j []byte) []byte { return appendCMProduct(j, &e.product) })
+		part.add(func(j []byte) []byte { return encode.AppendCMProduct(j, &e.product) })
 		if e.guide != nil {
-			b.guides.add(func(j []byte) []byte { return appendCMGuide(j, e.guide, foil) })
+			b.guides.add(func(j []byte) []byte { return encode.AppendCMGuide(j, e.guide, foil) })
 		}
 	}
 	return b

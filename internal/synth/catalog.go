@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // The synthetic TCGplayer catalogue: categories, groups planned up front (a
@@ -85,21 +86,21 @@ func planCatalogue(seed uint64, total int, specs []*gameSpec, base time.Time) []
 	}
 	// Ids grow with the publication date, across categories, as TCGplayer's do.
 	slices.SortStableFunc(plans, func(a, b *groupPlan) int { return strings.Compare(a.group.PublishedOn, b.group.PublishedOn) })
-	rv := newRNG(seed, "ids")
+	rv := rng.New(seed, "ids")
 	r := &rv
-	gid, pid := 3000+r.intn(500), 100000+r.intn(5000)
+	gid, pid := 3000+r.Intn(500), 100000+r.Intn(5000)
 	for _, p := range plans {
 		p.group.GroupID = gid
 		p.firstPID = pid
-		gid += r.between(1, 4)
-		pid += p.cards + p.sealed + r.between(0, 30)
+		gid += r.Between(1, 4)
+		pid += p.cards + p.sealed + r.Between(0, 30)
 	}
 	return plans
 }
 
 // planCategory plans one category's groups, oldest first.
 func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]bool, base time.Time) []*groupPlan {
-	rv := newRNG(seed, "plan", cat)
+	rv := rng.New(seed, "plan", cat)
 	r := &rv
 	var plans []*groupPlan
 	var lastMain *groupPlan
@@ -107,12 +108,12 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 	for left := cards; left > 0; {
 		p := &groupPlan{spec: spec, group: tcgplayer.Group{CategoryID: cat}}
 		switch {
-		case lastMain != nil && (companions == 0 || r.chance(0.1)):
+		case lastMain != nil && (companions == 0 || r.Chance(0.1)):
 			// The first main set of each category gets one for sure, so
 			// that shared codes exist in small runs too.
 			companions++
 			p.style = styleCompanion
-			p.cards, p.sealed = r.between(10, 45), 0
+			p.cards, p.sealed = r.Between(10, 45), 0
 			p.group.Abbreviation = lastMain.group.Abbreviation
 			p.main = lastMain
 			switch cat {
@@ -134,34 +135,34 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 				p.group.Name = lastMain.group.Name + " Pre-Release Cards"
 			}
 			lastMain = nil // one companion per main set
-		case (cat == 80 || cat == 68) && mains > 0 && r.chance(0.15):
+		case (cat == 80 || cat == 68) && mains > 0 && r.Chance(0.15):
 			starters++
 			p.style = styleStarter
-			p.cards, p.sealed = r.between(20, 30), 2
+			p.cards, p.sealed = r.Between(20, 30), 2
 			if cat == 68 {
-				p.cards = r.between(17, 21)
-				p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, pick(r, opDecks))
+				p.cards = r.Between(17, 21)
+				p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, opDecks))
 				p.group.Abbreviation = fmt.Sprintf("ST-%02d", starters)
 				p.numPrefix = fmt.Sprintf("ST%02d", starters)
 				break
 			}
-			p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, pick(r, dbsCharacters))
+			p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, dbsCharacters))
 			p.group.Abbreviation = fmt.Sprintf("FS%02d", starters)
 		default:
 			mains++
 			p.style = styleMain
-			p.cards, p.sealed = r.between(95, 390), r.between(3, 6)
+			p.cards, p.sealed = r.Between(95, 390), r.Between(3, 6)
 			switch cat {
 			case 1:
-				p.sealed = r.between(6, 11)
+				p.sealed = r.Between(6, 11)
 				p.group.Name = setName(r, mtgSetFirst, mtgSetSecond)
 			case 3, 85:
-				p.cards = r.between(100, 260) // Pokémon's sets are smaller than Magic's
+				p.cards = r.Between(100, 260) // Pokémon's sets are smaller than Magic's
 				p.group.Name = setName(r, pkmSetFirst, pkmSetSecond)
 			case 68:
 				// About 120 numbers, as One Piece's boosters have, with
 				// parallels on top.
-				p.cards = r.between(120, 190)
+				p.cards = r.Between(120, 190)
 				p.group.Name = setName(r, opSetFirst, opSetSecond)
 			default:
 				p.group.Name = setName(r, dbsSetFirst, dbsSetSecond)
@@ -214,17 +215,17 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 		case p.style == styleCompanion:
 			p.presale = plans[i-1].presale
 		case i == newest:
-			d = base.AddDate(0, 0, r.between(60, 150)).Truncate(24 * time.Hour)
+			d = base.AddDate(0, 0, r.Between(60, 150)).Truncate(24 * time.Hour)
 			p.presale = true
 		default:
 			d = start.Add(time.Duration(float64(span) * float64(i) / float64(len(plans)))).Truncate(24 * time.Hour)
 		}
 		p.group.PublishedOn = d.Format("2006-01-02T15:04:05")
-		mod := d.AddDate(0, 0, r.between(0, 400))
+		mod := d.AddDate(0, 0, r.Between(0, 400))
 		if mod.After(base) {
-			mod = base.Add(-time.Duration(r.intn(86400)) * time.Second)
+			mod = base.Add(-time.Duration(r.Intn(86400)) * time.Second)
 		}
-		p.group.ModifiedOn = mod.Add(time.Duration(r.intn(86400000)) * time.Millisecond).Format("2006-01-02T15:04:05.999")
+		p.group.ModifiedOn = mod.Add(time.Duration(r.Intn(86400000)) * time.Millisecond).Format("2006-01-02T15:04:05.999")
 	}
 	if cat == 3 || cat == 85 {
 		pokemonNames(r, cat, plans)
@@ -238,7 +239,7 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 // Phantom Forces"; Japanese "SV6a: Night Wanderer" (SV6a), older Japanese
 // sets without a code. Companions follow their main set: English Trainer
 // Galleries (promos before 2020) and Japanese promo cards, under its code.
-func pokemonNames(r *rng, cat int, plans []*groupPlan) {
+func pokemonNames(r *rng.Stream, cat int, plans []*groupPlan) {
 	eras := map[string]int{}
 	for _, p := range plans {
 		if p.style != styleMain {
@@ -276,7 +277,7 @@ func pokemonNames(r *rng, cat int, plans []*groupPlan) {
 		if era == "" {
 			continue // no code, as TCGplayer has for most older Japanese sets
 		}
-		if n := eras[era]; n > 0 && r.chance(0.3) {
+		if n := eras[era]; n > 0 && r.Chance(0.3) {
 			// A subset of the last numbered set ("SV6a").
 			eras[era+"+"]++
 			g.Abbreviation = fmt.Sprintf("%s%d%c", era, n, 'a'+rune(eras[era+"+"]-1)%26)
@@ -303,7 +304,7 @@ func pokemonNames(r *rng, cat int, plans []*groupPlan) {
 }
 
 // mtgCode makes a three-letter set code from a set name, unused in the game.
-func mtgCode(r *rng, name string, used map[string]bool) string {
+func mtgCode(r *rng.Stream, name string, used map[string]bool) string {
 	var b []byte
 	for _, w := range strings.Fields(fold.Clean(name)) {
 		if c := w[0]; c >= 'A' && c <= 'Z' {
@@ -311,11 +312,11 @@ func mtgCode(r *rng, name string, used map[string]bool) string {
 		}
 	}
 	for len(b) < 3 {
-		b = append(b, byte('A'+r.intn(26)))
+		b = append(b, byte('A'+r.Intn(26)))
 	}
 	code := string(b[:3])
 	for i := 0; used["code:"+code]; i++ {
-		code = string(b[:2]) + string(rune('A'+r.intn(26)))
+		code = string(b[:2]) + string(rune('A'+r.Intn(26)))
 		if i > 50 {
 			code += strconv.Itoa(i)
 		}

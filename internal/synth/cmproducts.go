@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // The Cardmarket products of one group: the cards and sealed products that
@@ -18,7 +19,7 @@ import (
 // cmGroup builds the Cardmarket side of one group.
 type cmGroup struct {
 	job  *groupJob
-	r    *rng
+	r    *rng.Stream
 	res  *groupResult
 	next int
 	keys map[string]bool // name keys in use in the pair (both marketplaces)
@@ -32,7 +33,7 @@ type cmGroup struct {
 func (g *cmGroup) newID() int {
 	for {
 		id := g.next
-		g.next += g.r.between(1, 3)
+		g.next += g.r.Between(1, 3)
 		if !g.job.reserved[id] {
 			return id
 		}
@@ -46,11 +47,11 @@ func (g *cmGroup) dateAdded(after bool) string {
 	}
 	var t time.Time
 	if after {
-		t = pub.AddDate(0, 0, g.r.between(1, 300))
+		t = pub.AddDate(0, 0, g.r.Between(1, 300))
 	} else {
-		t = pub.AddDate(0, 0, -g.r.between(3, 40))
+		t = pub.AddDate(0, 0, -g.r.Between(3, 40))
 	}
-	t = t.Add(time.Duration(g.r.intn(86400)) * time.Second)
+	t = t.Add(time.Duration(g.r.Intn(86400)) * time.Second)
 	if limit := g.job.baseDate.AddDate(0, 0, -1); t.After(limit) {
 		t = limit
 	}
@@ -84,9 +85,9 @@ func trendDetail(pg cardmarket.PriceGuide) string {
 
 // level is the euro level of a Cardmarket finish derived from a USD price.
 func (g *cmGroup) level(tag string, id int, usd int64) cmFinish {
-	rv := newRNG(g.job.seed, "cm-level:"+tag, g.job.spec.cmGame, id)
+	rv := rng.New(g.job.seed, "cm-level:"+tag, g.job.spec.cmGame, id)
 	r := &rv
-	return cmFinish(max(2, int64(math.Round(float64(usd)*usdToEUR*r.logNormal(1, 0.2)))))
+	return cmFinish(max(2, int64(math.Round(float64(usd)*usdToEUR*r.LogNormal(1, 0.2)))))
 }
 
 func (g *cmGroup) single(name, metaName string, added string) cardmarket.Product {
@@ -155,7 +156,7 @@ func (g *cmGroup) card(it *item, ro role, pc priceCase) {
 	}
 	if wantFoil {
 		if usdFoil == 0 {
-			usdFoil = usdNormal * int64(g.r.between(15, 30)) / 10
+			usdFoil = usdNormal * int64(g.r.Between(15, 30)) / 10
 		}
 		foil = g.level("foil", p.IDProduct, usdFoil)
 	}
@@ -270,7 +271,7 @@ func (g *cmGroup) donCard() {
 	}
 	name := "DON!! (" + set + ")"
 	p := g.single(name, name, g.dateAdded(true))
-	g.add(p, true, g.level("normal", p.IDProduct, cents(g.r.logNormal(1.5, 0.8))), 0, true)
+	g.add(p, true, g.level("normal", p.IDProduct, cents(g.r.LogNormal(1.5, 0.8))), 0, true)
 	g.res.cases.add(caseCMOnly, Example{CMProductIDs: []int{p.IDProduct}, CMExpansionID: j.expansion.IDExpansion, TCGGroupID: j.group.GroupID,
 		CMName: name, Detail: "DON!! card, named by its set"})
 }
@@ -304,7 +305,7 @@ func (g *cmGroup) sealed(it *item) {
 		// The real Cardmarket id from mtg-sealed-content, under MTGJSON's name.
 		p.IDProduct, p.Name = l.mcmID, l.name
 		ex.Detail = "mtg-sealed-content mcmId"
-	} else if j.mtgjson && g.r.chance(0.5) {
+	} else if j.mtgjson && g.r.Chance(0.5) {
 		p.IDProduct = g.newID()
 		l := g.mtgjsonLink(it, p.IDProduct)
 		p.Name = l.name
@@ -314,7 +315,7 @@ func (g *cmGroup) sealed(it *item) {
 		p.IDProduct = g.newID()
 		p.Name = it.p.Name
 		kind := ""
-		if g.r.chance(0.5) {
+		if g.r.Chance(0.5) {
 			p.Name, kind = cosmeticVariant(p.Name, g.cosmetics)
 		}
 		ex.Detail = strings.TrimSpace("linked by name " + kind)
@@ -346,8 +347,8 @@ func (g *cmGroup) orphan(l sealedLink) {
 	cat, _ := j.spec.cm.sealedCategory(l.name)
 	p := cardmarket.Product{IDProduct: l.mcmID, Name: l.name, IDCategory: cat.id, CategoryName: cat.name,
 		IDExpansion: j.expansion.IDExpansion, DateAdded: g.dateAdded(true)}
-	r := newRNG(j.seed, "orphan", l.mcmID)
-	usd := cents(r.logNormal(sealedMedian(l.name), 0.25))
+	r := rng.New(j.seed, "orphan", l.mcmID)
+	usd := cents(r.LogNormal(sealedMedian(l.name), 0.25))
 	g.add(p, false, g.level("normal", p.IDProduct, usd), 0, true)
 	g.res.cases.add(caseMTGJSONOrphan, Example{TCGProductID: l.tcgID, CMProductIDs: []int{l.mcmID}, CMExpansionID: j.expansion.IDExpansion, CMName: l.name,
 		Detail: "mtg-sealed-content links a TCGplayer product that is not in the mirror"})
@@ -364,14 +365,14 @@ func (g *cmGroup) newName() string {
 		case code == "mtg":
 			name, _ = mtgCardName(g.r)
 		case code == "pkm":
-			name, _ = pkmPokemonName(g.r, pkmEraOf(g.job.group.PublishedOn), pick(g.r, pkmSpecies).name)
+			name, _ = pkmPokemonName(g.r, pkmEraOf(g.job.group.PublishedOn), rng.Pick(g.r, pkmSpecies).name)
 		case code == "op":
-			name = pick(g.r, opCharacters)
+			name = rng.Pick(g.r, opCharacters)
 			if i > 10 {
-				name += " & " + pick(g.r, opCharacters)
+				name += " & " + rng.Pick(g.r, opCharacters)
 			}
 		default:
-			name = dbsCharacterName(g.r) + ", " + pick(g.r, dbsEpithets)
+			name = dbsCharacterName(g.r) + ", " + rng.Pick(g.r, dbsEpithets)
 		}
 		if k := fold.Key(name); !g.keys[k] {
 			g.keys[k] = true
@@ -387,10 +388,10 @@ func (g *cmGroup) cmOnlyName() (name, meta string) {
 	switch g.job.spec.code {
 	case "pkm":
 		if g.promo {
-			return part + " [" + pick(g.r, pkmPromoBracket) + "]", part
+			return part + " [" + rng.Pick(g.r, pkmPromoBracket) + "]", part
 		}
-		a := pick(g.r, pkmAttacks)
-		b := pick(g.r, pkmAttacks)
+		a := rng.Pick(g.r, pkmAttacks)
+		b := rng.Pick(g.r, pkmAttacks)
 		if a == b {
 			return part + " [" + a + "]", part + " " + a
 		}
@@ -407,9 +408,9 @@ func (g *cmGroup) cmOnlyName() (name, meta string) {
 func (g *cmGroup) cmOnly(caseName string) {
 	name, meta := g.cmOnlyName()
 	p := g.single(name, meta, g.dateAdded(true))
-	usd := cents(g.r.logNormal(0.6, 1.2))
+	usd := cents(g.r.LogNormal(0.6, 1.2))
 	var normal, foil cmFinish
-	switch k := g.r.intn(10); {
+	switch k := g.r.Intn(10); {
 	case k < 6:
 		normal = g.level("normal", p.IDProduct, usd)
 	case k < 8:
@@ -420,7 +421,7 @@ func (g *cmGroup) cmOnly(caseName string) {
 	if g.job.spec.code == "op" { // one finish
 		normal, foil = max(normal, foil), 0
 	}
-	guide := !g.r.chance(0.08)
+	guide := !g.r.Chance(0.08)
 	g.add(p, true, normal, foil, guide)
 	detail := "priced"
 	if !guide {
@@ -439,6 +440,6 @@ func metacard(seed uint64, cmGame int, name string) int {
 	if i := strings.Index(base, " - "); i > 0 {
 		base = base[:i]
 	}
-	h := streamKey("metacard:"+fold.Key(base), cmGame, int(seed))
+	h := rng.Key("metacard:"+fold.Key(base), cmGame, int(seed))
 	return 100000 + int(h%8_900_000)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // One TCGplayer group and its matched Cardmarket expansion are generated
@@ -269,7 +270,7 @@ func quota(n int, frac float64, minimum, bigFrom int) int {
 
 func (j *groupJob) run() *groupResult {
 	res := &groupResult{cases: newCaseLog()}
-	rv := newRNG(j.seed, "group-cases", j.group.GroupID)
+	rv := rng.New(j.seed, "group-cases", j.group.GroupID)
 	r := &rv
 	items := make([]*item, len(j.products))
 	var cards []int
@@ -405,7 +406,7 @@ func (j *groupJob) prepare(items []*item) {
 
 // nameCases gives cards (indices of items) their role in the name cases;
 // the others are linked by their exact name.
-func (j *groupJob) nameCases(r *rng, cards []int) map[int]role {
+func (j *groupJob) nameCases(r *rng.Stream, cards []int) map[int]role {
 	roles := make(map[int]role, len(cards))
 	n := len(cards)
 	want := []struct {
@@ -418,7 +419,7 @@ func (j *groupJob) nameCases(r *rng, cards []int) map[int]role {
 		{roleAmbiguous, boolInt(j.ambiguous && n >= 2)},
 		{roleCosmetic, quota(n, 0.12, 1, 5)},
 	}
-	perm := r.perm(n)
+	perm := r.Perm(n)
 	pos := 0
 	for _, w := range want {
 		for k := 0; k < w.k && pos < n; k++ {
@@ -432,7 +433,7 @@ func (j *groupJob) nameCases(r *rng, cards []int) map[int]role {
 // priceCases gives some of the cards linked by name a price case, at most
 // one each. cmFoil false: Cardmarket prices no second finish in the game, so
 // neither case of a missing foil price is planted (One Piece).
-func priceCases(r *rng, items []*item, cards []int, roles map[int]role, cmFoil bool) map[int]priceCase {
+func priceCases(r *rng.Stream, items []*item, cards []int, roles map[int]role, cmFoil bool) map[int]priceCase {
 	n := len(cards)
 	cases := make(map[int]priceCase)
 	left := map[priceCase]int{
@@ -448,7 +449,7 @@ func priceCases(r *rng, items []*item, cards []int, roles map[int]role, cmFoil b
 	}
 	// The cases that fit fewest cards first.
 	order := []priceCase{priceCMFoilTCGNoFoil, priceTCGFoilCMNoFoil, priceTCGNoRow, priceTCGNullRow, priceCMNoGuide, priceCMNullGuide}
-	for _, ci := range r.perm(n) {
+	for _, ci := range r.Perm(n) {
 		i := cards[ci]
 		if ro := roles[i]; ro != roleExact && ro != roleCosmetic {
 			continue
@@ -498,7 +499,7 @@ func (j *groupJob) tcgPrices(items []*item, cases map[int]priceCase, res *groupR
 
 // setFinishes decides which finishes TCGplayer prices and their day-0 market.
 func (j *groupJob) setFinishes(it *item) {
-	rv := newRNG(j.seed, "tcg-finishes", it.p.ProductID)
+	rv := rng.New(j.seed, "tcg-finishes", it.p.ProductID)
 	r := &rv
 	var names []string
 	switch {
@@ -510,7 +511,7 @@ func (j *groupJob) setFinishes(it *item) {
 		switch {
 		case strings.Contains(it.p.Name, "Foil"):
 			names = []string{"Foil"}
-		case strings.Contains(it.subType, "Plane") || strings.Contains(it.subType, "Phenomenon") || r.chance(0.05):
+		case strings.Contains(it.subType, "Plane") || strings.Contains(it.subType, "Phenomenon") || r.Chance(0.05):
 			names = []string{"Normal"}
 		default:
 			names = []string{"Normal", "Foil"}
@@ -531,7 +532,7 @@ func (j *groupJob) setFinishes(it *item) {
 		switch {
 		case it.rarity == "Super Rare" || it.rarity == "Secret Rare" || it.rarity == "Leader" || strings.Contains(it.p.Name, "Alternate Art"):
 			names = []string{"Holofoil"}
-		case (it.rarity == "Rare" || it.rarity == "Uncommon") && r.chance(0.06):
+		case (it.rarity == "Rare" || it.rarity == "Uncommon") && r.Chance(0.06):
 			names = []string{"Normal", "Holofoil"}
 		default:
 			names = []string{"Normal"}
@@ -558,7 +559,7 @@ func (j *groupJob) setFinishes(it *item) {
 		switch {
 		case it.rarity == "Super Rare" || it.rarity == "Special Rare" || it.rarity == "Secret Rare":
 			names = []string{"Foil"}
-		case r.chance(0.8):
+		case r.Chance(0.8):
 			names = []string{"Normal", "Foil"}
 		default:
 			names = []string{"Normal"}

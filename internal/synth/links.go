@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // writeLinksCSV writes links/links.csv: the explicit links between a
@@ -143,8 +145,8 @@ func writeTCGdexSets(out, name string, seed uint64, tasks []task) (int, error) {
 			set = g.Abbreviation
 		}
 		tcgID, cmID := strconv.Itoa(g.GroupID), strconv.Itoa(e.IDExpansion)
-		r := newRNG(seed, "tcgdex", g.GroupID)
-		switch x := r.float(); {
+		r := rng.New(seed, "tcgdex", g.GroupID)
+		switch x := r.Float(); {
 		case x < 0.75:
 			pairs++
 		case x < 0.9:

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cardcat/cardcat/internal/fold"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // Word lists for synthetic names. They are mixed so that search load tests see
@@ -121,58 +122,58 @@ var promoFirst = []string{"Celebrated", "Victorious", "Laureled", "Champion's", 
 var promoSecond = []string{"Banner", "Trophy", "Laurel", "Standard", "Pennant", "Medallion", "Crest", "Regalia"}
 var promoTitles = []string{"Tournament Champion", "Judge's Choice", "Victory Pose", "Championship Winner", "Store Battle Hero", "Finalist"}
 
-func promoName(r *rng, game string) string {
+func promoName(r *rng.Stream, game string) string {
 	switch game {
 	case "dbs":
-		return pick(r, dbsCharacters) + ", " + pick(r, promoTitles)
+		return rng.Pick(r, dbsCharacters) + ", " + rng.Pick(r, promoTitles)
 	case "pkm":
-		return pick(r, pkmPromoFirst) + " " + pick(r, pkmSpecies).name
+		return rng.Pick(r, pkmPromoFirst) + " " + rng.Pick(r, pkmSpecies).name
 	case "op":
-		return pick(r, opCharacters) // with a promo number of its own
+		return rng.Pick(r, opCharacters) // with a promo number of its own
 	}
-	return pick(r, promoFirst) + " " + pick(r, promoSecond) + " of " + pick(r, []string{"Valor", "Glory", "Triumph", "the Season", "the Finals"})
+	return rng.Pick(r, promoFirst) + " " + rng.Pick(r, promoSecond) + " of " + rng.Pick(r, []string{"Valor", "Glory", "Triumph", "the Season", "the Finals"})
 }
 
 var colours = []string{"Red", "Blue", "Green", "Yellow", "Black"}
 var colourLetter = map[string]string{"Red": "R", "Blue": "U", "Green": "G", "Yellow": "Y", "Black": "B"}
 
 // mtgCardName returns a new Magic card name and whether it is legendary.
-func mtgCardName(r *rng) (name string, legendary bool) {
-	switch k := r.intn(20); {
+func mtgCardName(r *rng.Stream) (name string, legendary bool) {
+	switch k := r.Intn(20); {
 	case k < 7:
-		return pick(r, mtgAdjectives) + " " + pick(r, mtgCreatures) + " " + pick(r, mtgRoles), false
+		return rng.Pick(r, mtgAdjectives) + " " + rng.Pick(r, mtgCreatures) + " " + rng.Pick(r, mtgRoles), false
 	case k < 10:
-		return pick(r, mtgAdjectives) + " " + pick(r, mtgSpells), false
+		return rng.Pick(r, mtgAdjectives) + " " + rng.Pick(r, mtgSpells), false
 	case k < 12:
-		return pick(r, mtgSpells) + " of the " + pick(r, mtgAdjectives) + " " + pick(r, mtgPlaces), false
+		return rng.Pick(r, mtgSpells) + " of the " + rng.Pick(r, mtgAdjectives) + " " + rng.Pick(r, mtgPlaces), false
 	case k < 15:
-		return pick(r, mtgPeople) + ", " + pick(r, mtgTitles), true
+		return rng.Pick(r, mtgPeople) + ", " + rng.Pick(r, mtgTitles), true
 	case k < 17:
 		// Half of the possessives use the typographic apostrophe.
 		apos := "'"
-		if r.chance(0.5) {
+		if r.Chance(0.5) {
 			apos = "’"
 		}
-		return pick(r, mtgPeople) + apos + "s " + pick(r, mtgSpells), false
+		return rng.Pick(r, mtgPeople) + apos + "s " + rng.Pick(r, mtgSpells), false
 	case k < 19:
-		return pick(r, mtgAdjectives) + " " + pick(r, mtgPlaces), false
+		return rng.Pick(r, mtgAdjectives) + " " + rng.Pick(r, mtgPlaces), false
 	default:
-		return "\"" + pick(r, mtgAdjectives) + "\" " + pick(r, mtgCreatures) + " " + pick(r, mtgRoles), false
+		return "\"" + rng.Pick(r, mtgAdjectives) + "\" " + rng.Pick(r, mtgCreatures) + " " + rng.Pick(r, mtgRoles), false
 	}
 }
 
 // dbsCharacterName returns a character, sometimes with a Fusion World qualifier.
-func dbsCharacterName(r *rng) string {
-	c := pick(r, dbsCharacters)
-	if r.chance(0.15) {
-		c += " : " + pick(r, dbsQualifiers)
+func dbsCharacterName(r *rng.Stream) string {
+	c := rng.Pick(r, dbsCharacters)
+	if r.Chance(0.15) {
+		c += " : " + rng.Pick(r, dbsQualifiers)
 	}
 	return c
 }
 
 // setName returns a set name from the game's lists.
-func setName(r *rng, first, second []string) string {
-	return pick(r, first) + " " + pick(r, second)
+func setName(r *rng.Stream, first, second []string) string {
+	return rng.Pick(r, first) + " " + rng.Pick(r, second)
 }
 
 // words is a name in fold.Key form padded with spaces, to look for whole

@@ -1,6 +1,10 @@
 package synth
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cardcat/cardcat/internal/synth/rng"
+)
 
 // Word lists for synthetic Pokémon cards, in TCGplayer's spelling (shared/data
 // tcgplayer/3/604/products.json): "Pokemon" without its accent in names,
@@ -107,14 +111,14 @@ var pkmGymLeaders = []string{"Brock", "Misty", "Lt. Surge", "Erika", "Koga", "Sa
 
 // pkmPokemonName is a Pokémon's name in the era's forms, and whether the form
 // makes it an ultra rare (ex, V, GX...).
-func pkmPokemonName(r *rng, era pkmEra, species string) (string, bool) {
-	if !r.chance(0.25) {
+func pkmPokemonName(r *rng.Stream, era pkmEra, species string) (string, bool) {
+	if !r.Chance(0.25) {
 		return species, false
 	}
-	f := pick(r, era.forms)
+	f := rng.Pick(r, era.forms)
 	switch {
 	case f == "'s ":
-		return pick(r, pkmGymLeaders) + "'s " + species, false
+		return rng.Pick(r, pkmGymLeaders) + "'s " + species, false
 	case strings.HasSuffix(f, " "):
 		return f + species, false
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // Prices are kept in integer cents while they are generated and turned into
@@ -32,14 +33,14 @@ func (t trend) String() string {
 }
 
 // factor7 is a card's avg7/avg30 ratio in a set with trend t.
-func (t trend) factor7(r *rng) float64 {
+func (t trend) factor7(r *rng.Stream) float64 {
 	switch t {
 	case trendUp:
-		return r.uniform(1.12, 1.40)
+		return r.Uniform(1.12, 1.40)
 	case trendDown:
-		return r.uniform(0.68, 0.88)
+		return r.Uniform(0.68, 0.88)
 	}
-	return r.uniform(0.985, 1.015)
+	return r.Uniform(0.985, 1.015)
 }
 
 func cents(usd float64) int64 {
@@ -61,11 +62,11 @@ func money(c int64) *float64 {
 // in order, so day d+1 continues day d, and a price that does not change on a
 // day keeps exactly its value. It returns the value on day and the factor of
 // the last change (1 when none).
-func walk(r *rng, c int64, day int) (int64, float64) {
+func walk(r *rng.Stream, c int64, day int) (int64, float64) {
 	last := 1.0
-	for d := r.geometric(dailyChange); d <= day; d += r.geometric(dailyChange) {
-		f := r.uniform(1.03, 1.25)
-		if r.chance(0.5) {
+	for d := r.Geometric(dailyChange); d <= day; d += r.Geometric(dailyChange) {
+		f := r.Uniform(1.03, 1.25)
+		if r.Chance(0.5) {
 			f = 1 / f
 		}
 		n := int64(math.Round(float64(c) * f))
@@ -92,15 +93,15 @@ func tcgRow(seed uint64, day, productID int, finish string, market int64) tcgpla
 	if market == 0 {
 		return row
 	}
-	basev := newRNG(seed, "tcg-shape:"+finish, productID)
+	basev := rng.New(seed, "tcg-shape:"+finish, productID)
 	base := &basev
-	lowR := base.uniform(0.55, 0.97)
-	midR := base.uniform(0.92, 1.35)
-	highR := base.uniform(1.6, 6)
-	direct := base.chance(0.35)
-	directR := base.uniform(0.97, 1.2)
+	lowR := base.Uniform(0.55, 0.97)
+	midR := base.Uniform(0.92, 1.35)
+	highR := base.Uniform(1.6, 6)
+	direct := base.Chance(0.35)
+	directR := base.Uniform(0.97, 1.2)
 
-	wr := newRNG(seed, "tcg-walk:"+finish, productID)
+	wr := rng.New(seed, "tcg-walk:"+finish, productID)
 	m, _ := walk(&wr, market, day)
 	low := min(m, max(1, int64(math.Round(float64(m)*lowR))))
 	high := max(m, int64(math.Round(float64(m)*highR)))
@@ -147,19 +148,19 @@ func shapeGuide(game string, g *cardmarket.PriceGuide) {
 // cmValues returns avg, low, trend, avg1, avg7, avg30 of one finish. The
 // 30-day average is the level; the 7-day average follows the set's trend.
 func cmValues(seed uint64, day, cmGame, idProduct int, finish string, level int64, t trend) [6]*float64 {
-	basev := newRNG(seed, "cm-shape:"+finish, cmGame, idProduct)
+	basev := rng.New(seed, "cm-shape:"+finish, cmGame, idProduct)
 	base := &basev
 	avg30 := float64(level)
 	avg7 := avg30 * t.factor7(base)
-	avg1 := avg7 * base.uniform(0.85, 1.15)
-	trendV := avg7 * base.uniform(0.95, 1.05)
-	avg := avg7 * base.uniform(0.9, 1.1)
-	low := avg * base.uniform(0.25, 0.8)
+	avg1 := avg7 * base.Uniform(0.85, 1.15)
+	trendV := avg7 * base.Uniform(0.95, 1.05)
+	avg := avg7 * base.Uniform(0.9, 1.1)
+	low := avg * base.Uniform(0.25, 0.8)
 
 	// A change on a later day moves the trend price; the others follow it,
 	// the short averages most and avg30 least.
 	tc0 := max(2, int64(math.Round(trendV)))
-	wr := newRNG(seed, "cm-walk:"+finish, cmGame, idProduct)
+	wr := rng.New(seed, "cm-walk:"+finish, cmGame, idProduct)
 	tc, f := walk(&wr, tc0, day)
 	total := float64(tc) / float64(tc0)
 	avg *= total
@@ -220,10 +221,10 @@ func sealedMedian(name string) float64 {
 // marketUSD draws the day-0 TCGplayer market price of one finish; premium is
 // the foil finish of a product that also has a non-foil one.
 func marketUSD(seed uint64, game string, it *item, finish string, premium bool) int64 {
-	rv := newRNG(seed, "tcg-market:"+finish, it.p.ProductID)
+	rv := rng.New(seed, "tcg-market:"+finish, it.p.ProductID)
 	r := &rv
 	if it.kind == kindSealed {
-		return cents(r.logNormal(sealedMedian(it.p.Name), 0.25))
+		return cents(r.LogNormal(sealedMedian(it.p.Name), 0.25))
 	}
 	median := 0.3
 	table := map[string]map[string]float64{"mtg": mtgRarityMedian, "pkm": pkmRarityMedian, "op": opRarityMedian}[game]
@@ -243,9 +244,9 @@ func marketUSD(seed uint64, game string, it *item, finish string, premium bool) 
 		}
 	}
 	if premium {
-		median *= r.uniform(1.4, 3.5)
+		median *= r.Uniform(1.4, 3.5)
 	}
-	return cents(r.logNormal(median, 0.6))
+	return cents(r.LogNormal(median, 0.6))
 }
 
 func isFoilFinish(f string) bool { return f == "Foil" || f == "Holofoil" || f == "Reverse Holofoil" }

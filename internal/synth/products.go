@@ -8,13 +8,14 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // productBuilder generates one synthetic group's TCGplayer products with the
 // extendedData names of the group's category (see shared/data/README.md).
 type productBuilder struct {
 	plan    *groupPlan
-	r       *rng
+	r       *rng.Stream
 	list    []tcgplayer.Product
 	keys    map[string]bool
 	presale tcgplayer.PresaleInfo
@@ -27,7 +28,7 @@ func ext(display, name, value string) tcgplayer.ExtendedData {
 // products returns the group's products in TCGplayer's order: sealed first,
 // then the cards.
 func (p *groupPlan) products(seed uint64) []tcgplayer.Product {
-	r := newRNG(seed, "products", p.group.GroupID)
+	r := rng.New(seed, "products", p.group.GroupID)
 	b := &productBuilder{plan: p, r: &r, keys: map[string]bool{}}
 	b.list = make([]tcgplayer.Product, 0, p.cards+p.sealed)
 	pub := p.group.PublishedOn
@@ -86,7 +87,7 @@ func (b *productBuilder) add(name string, imageCount int, ed ...tcgplayer.Extend
 	p := b.plan
 	id := p.firstPID + len(b.list)
 	info := b.presale
-	if !info.IsPresale && b.r.chance(0.1) {
+	if !info.IsPresale && b.r.Chance(0.1) {
 		info.ReleasedOn = nil
 	}
 	if ed == nil {
@@ -124,27 +125,27 @@ func (b *productBuilder) sealedProducts() {
 		case 1:
 			kind := mtgSealed[i%len(mtgSealed)]
 			if strings.Contains(kind, "%s") {
-				kind = fmt.Sprintf(kind, strings.SplitN(pick(r, mtgPeople), ",", 2)[0])
+				kind = fmt.Sprintf(kind, strings.SplitN(rng.Pick(r, mtgPeople), ",", 2)[0])
 			}
 			name = set + " - " + kind
-			ed = append(ed, ext("Rules Text Contains", "OracleText", "In "+set+"™, "+strings.ToLower(pick(r, mtgAdjectives))+" heroes rise across the "+
-				strings.ToLower(pick(r, mtgPlaces))+".<br>\r\n<strong>Contents:</strong> cards, a token and a reference card."))
-			if r.chance(0.85) {
-				ed = append(ed, ext("UPC", "UPC", fmt.Sprintf("19516%07d", r.intn(10_000_000))))
+			ed = append(ed, ext("Rules Text Contains", "OracleText", "In "+set+"™, "+strings.ToLower(rng.Pick(r, mtgAdjectives))+" heroes rise across the "+
+				strings.ToLower(rng.Pick(r, mtgPlaces))+".<br>\r\n<strong>Contents:</strong> cards, a token and a reference card."))
+			if r.Chance(0.85) {
+				ed = append(ed, ext("UPC", "UPC", fmt.Sprintf("19516%07d", r.Intn(10_000_000))))
 			}
 		case 3:
 			if p.group.PublishedOn < "2011" {
 				kind := []string{"Booster Pack", "Booster Box", "Theme Deck", "Theme Deck", "Theme Deck", "2-Player Starter Set"}[i%6]
 				if kind == "Theme Deck" {
 					// Real names quote the deck's: `Base Set Theme Deck - "Zap!"`.
-					kind += ` - "` + pick(r, pkmThemeDecks) + `"`
+					kind += ` - "` + rng.Pick(r, pkmThemeDecks) + `"`
 				}
 				name = set + " " + kind
 			} else {
 				name = set + " " + []string{"Booster Pack", "Booster Box", "Elite Trainer Box", "Booster Bundle", "Build & Battle Box",
-					"Sleeved Booster Pack", "3-Pack Blister [" + pick(r, pkmSpecies).name + "]", "Booster Box Case"}[i%8]
+					"Sleeved Booster Pack", "3-Pack Blister [" + rng.Pick(r, pkmSpecies).name + "]", "Booster Box Case"}[i%8]
 			}
-			if r.chance(0.6) {
+			if r.Chance(0.6) {
 				ed = append(ed, ext("Card Text", "CardText", "<strong>"+set+"</strong><br>\r\nEach booster pack contains 10 cards and 1 basic Energy. "+
 					"Cards vary by pack; look for <em>holofoil</em> rares!"))
 			}
@@ -160,10 +161,10 @@ func (b *productBuilder) sealedProducts() {
 			if p.style == styleStarter {
 				name = []string{set, set + " Display"}[i%2]
 			} else {
-				name = set + " " + []string{"Booster Pack", "Booster Box", "Booster Box Case", "Sleeved Booster Pack [" + pick(r, dbsCharacters) + "]", "Sleeved Booster Packs [Set of 4]", "Premium Pack Set"}[i%6]
+				name = set + " " + []string{"Booster Pack", "Booster Box", "Booster Box Case", "Sleeved Booster Pack [" + rng.Pick(r, dbsCharacters) + "]", "Sleeved Booster Packs [Set of 4]", "Premium Pack Set"}[i%6]
 			}
 		}
-		if r.chance(0.03) {
+		if r.Chance(0.03) {
 			img = 0
 		}
 		if b.keys[fold.Key(name)] {
@@ -195,8 +196,8 @@ func (b *productBuilder) mtgCards() {
 	n := p.cards
 	if p.style == styleCompanion {
 		for i := 1; i <= n; i++ {
-			name := b.unique(func() string { return pick(r, mtgPeople) + ", " + pick(r, mtgTitles) })
-			b.mtgCard(name, pick(r, []string{"R", "M"}), strconv.Itoa(i), true)
+			name := b.unique(func() string { return rng.Pick(r, mtgPeople) + ", " + rng.Pick(r, mtgTitles) })
+			b.mtgCard(name, rng.Pick(r, []string{"R", "M"}), strconv.Itoa(i), true)
 		}
 		return
 	}
@@ -212,7 +213,7 @@ func (b *productBuilder) mtgCards() {
 	var rares []printed
 	for i := 1; i <= mains; i++ {
 		rar := "C"
-		switch x := r.float(); {
+		switch x := r.Float(); {
 		case x < 0.09:
 			rar = "M"
 		case x < 0.34:
@@ -233,8 +234,8 @@ func (b *productBuilder) mtgCards() {
 	}
 	num := mains
 	for i := 0; i < variants && len(rares) > 0; i++ {
-		v := rares[r.intn(len(rares))]
-		suffix := pick(r, []string{" (Showcase)", " (Borderless)", " (Extended Art)", " (Borderless) (Raised Foil)"})
+		v := rares[r.Intn(len(rares))]
+		suffix := rng.Pick(r, []string{" (Showcase)", " (Borderless)", " (Extended Art)", " (Borderless) (Raised Foil)"})
 		if b.keys[fold.Key(v.name+suffix)] {
 			continue
 		}
@@ -250,12 +251,12 @@ func (b *productBuilder) mtgCards() {
 			ext("Rules Text Contains", "OracleText", "<em>({T}: Add one mana.)</em>"))
 	}
 	for i := 1; i <= tokens; i++ {
-		creature := pick(r, mtgCreatures)
-		name := b.unique(func() string { return pick(r, mtgAdjectives) + " " + creature + " Token" })
+		creature := rng.Pick(r, mtgCreatures)
+		name := b.unique(func() string { return rng.Pick(r, mtgAdjectives) + " " + creature + " Token" })
 		b.add(name, 1,
 			ext("Rarity", "Rarity", "T"), ext("#", "Number", strconv.Itoa(i)),
 			ext("Creature Type or Sub Type", "SubType", "Token Creature — "+creature),
-			ext("P", "P", strconv.Itoa(r.between(1, 4))), ext("T", "T", strconv.Itoa(r.between(1, 4))),
+			ext("P", "P", strconv.Itoa(r.Between(1, 4))), ext("T", "T", strconv.Itoa(r.Between(1, 4))),
 			ext("Rules Text Contains", "OracleText", "Flying<br>\r\n<em>(This token's mana cost is 1W.)</em>"))
 	}
 }
@@ -263,25 +264,25 @@ func (b *productBuilder) mtgCards() {
 func (b *productBuilder) mtgCard(name, rarity, number string, legendary bool) {
 	r := b.r
 	ed := []tcgplayer.ExtendedData{ext("Rarity", "Rarity", rarity), ext("#", "Number", number)}
-	if r.chance(0.6) || legendary {
-		st := pick(r, mtgSubtypes)
+	if r.Chance(0.6) || legendary {
+		st := rng.Pick(r, mtgSubtypes)
 		if legendary && !strings.HasPrefix(st, "Legendary") {
 			st = "Legendary " + st
 		}
 		ed = append(ed, ext("Creature Type or Sub Type", "SubType", st),
-			ext("P", "P", pick(r, []string{"0", "1", "2", "3", "4", "5", "6", "*"})), ext("T", "T", strconv.Itoa(r.between(1, 7))))
+			ext("P", "P", rng.Pick(r, []string{"0", "1", "2", "3", "4", "5", "6", "*"})), ext("T", "T", strconv.Itoa(r.Between(1, 7))))
 	} else {
-		ed = append(ed, ext("Creature Type or Sub Type", "SubType", pick(r, mtgSpellTypes)))
+		ed = append(ed, ext("Creature Type or Sub Type", "SubType", rng.Pick(r, mtgSpellTypes)))
 	}
-	if r.chance(0.97) {
-		text := pick(r, mtgOracle)
+	if r.Chance(0.97) {
+		text := rng.Pick(r, mtgOracle)
 		if strings.Contains(text, "%s") {
 			text = fmt.Sprintf(text, strings.SplitN(name, " (", 2)[0])
 		}
 		ed = append(ed, ext("Rules Text Contains", "OracleText", text))
 	}
-	if r.chance(0.4) {
-		ed = append(ed, ext("Flavor", "FlavorText", "<em>"+pick(r, mtgFlavor)+"</em>"))
+	if r.Chance(0.4) {
+		ed = append(ed, ext("Flavor", "FlavorText", "<em>"+rng.Pick(r, mtgFlavor)+"</em>"))
 	}
 	b.add(name, 1, ed...)
 }
@@ -295,20 +296,20 @@ var dbsTexts = []string{
 	"[Blocker]<br>\r\n[On Play] Your opponent can't play Extra Cards with a cost of 2 or less during this turn.",
 }
 
-func dbsText(r *rng, character string) string {
-	t := pick(r, dbsTexts)
+func dbsText(r *rng.Stream, character string) string {
+	t := rng.Pick(r, dbsTexts)
 	if strings.Contains(t, "%s") {
 		t = fmt.Sprintf(t, character)
 	}
 	return t
 }
 
-func dbsCost(r *rng, colour string) string {
-	n := r.between(0, 7)
+func dbsCost(r *rng.Stream, colour string) string {
+	n := r.Between(0, 7)
 	if n == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d(%s)", n, strings.Repeat(colourLetter[colour], r.between(1, min(n, 4))))
+	return fmt.Sprintf("%d(%s)", n, strings.Repeat(colourLetter[colour], r.Between(1, min(n, 4))))
 }
 
 // fwCard is a Fusion World card before its name is made unique.
@@ -335,28 +336,28 @@ func (b *productBuilder) fusionWorldCards() {
 		digits = "%s-%02d"
 	}
 	for i := 1; i <= n-alts; i++ {
-		c := fwCard{number: fmt.Sprintf(digits, code, i), colour: pick(r, colours)}
+		c := fwCard{number: fmt.Sprintf(digits, code, i), colour: rng.Pick(r, colours)}
 		switch {
 		case p.style == styleCompanion:
 			c.rarity, c.cardType = "Promo", "Battle"
 		case i <= max(1, n/12):
 			c.rarity, c.cardType = "Leader", "Leader"
 		default:
-			c.rarity = pick(r, []string{"Common", "Common", "Common", "Uncommon", "Uncommon", "Rare", "Rare", "Super Rare", "Secret Rare"})
-			c.cardType = pick(r, []string{"Battle", "Battle", "Battle", "Extra"})
+			c.rarity = rng.Pick(r, []string{"Common", "Common", "Common", "Uncommon", "Uncommon", "Rare", "Rare", "Super Rare", "Secret Rare"})
+			c.cardType = rng.Pick(r, []string{"Battle", "Battle", "Battle", "Extra"})
 		}
 		c.character = dbsCharacterName(r)
 		c.name = c.character
 		if c.cardType == "Extra" {
-			c.name = pick(r, dbsTechniques)
-			if r.chance(0.2) {
+			c.name = rng.Pick(r, dbsTechniques)
+			if r.Chance(0.2) {
 				c.name = strings.SplitN(c.character, " : ", 2)[0] + "'s " + c.name + "!"
 			}
 		}
 		cards = append(cards, c)
 	}
 	for i := 0; i < alts && len(cards) > 0; i++ {
-		c := cards[r.intn(len(cards))]
+		c := cards[r.Intn(len(cards))]
 		if c.alt != "" {
 			continue
 		}
@@ -383,7 +384,7 @@ func (b *productBuilder) fusionWorldCards() {
 			continue
 		}
 		ed := []tcgplayer.ExtendedData{ext("Rarity", "Rarity", c.rarity), ext("Number", "Number", c.number)}
-		if r.chance(0.85) {
+		if r.Chance(0.85) {
 			ed = append(ed, ext("Description", "Description", dbsText(r, c.character)))
 		}
 		ed = append(ed, ext("Card Type", "CardType", c.cardType), ext("Color", "Color", c.colour))
@@ -392,15 +393,15 @@ func (b *productBuilder) fusionWorldCards() {
 		}
 		switch c.cardType {
 		case "Leader":
-			ed = append(ed, ext("Power", "Power", fmt.Sprintf("%d/%d", r.between(10, 15)*1000, r.between(20, 25)*1000)))
+			ed = append(ed, ext("Power", "Power", fmt.Sprintf("%d/%d", r.Between(10, 15)*1000, r.Between(20, 25)*1000)))
 		case "Battle":
-			ed = append(ed, ext("Power", "Power", strconv.Itoa(r.between(1, 7)*5000)))
-			if r.chance(0.8) {
-				ed = append(ed, ext("Combo Power", "Combo Power", pick(r, []string{"5000", "10000"})))
+			ed = append(ed, ext("Power", "Power", strconv.Itoa(r.Between(1, 7)*5000)))
+			if r.Chance(0.8) {
+				ed = append(ed, ext("Combo Power", "Combo Power", rng.Pick(r, []string{"5000", "10000"})))
 			}
 		}
-		if c.cardType != "Extra" || r.chance(0.5) {
-			ed = append(ed, ext("Character Trait(s)", "Character Traits", pick(r, dbsTraits)+";"+pick(r, dbsTraits)))
+		if c.cardType != "Extra" || r.Chance(0.5) {
+			ed = append(ed, ext("Character Trait(s)", "Character Traits", rng.Pick(r, dbsTraits)+";"+rng.Pick(r, dbsTraits)))
 		}
 		img := 1
 		if c.cardType == "Leader" {
@@ -418,21 +419,21 @@ func (b *productBuilder) mastersCards() {
 	}
 	for i := 1; i <= p.cards; i++ {
 		number := fmt.Sprintf("%s-%03d", code, i)
-		rarity := pick(r, []string{"Common", "Common", "Common", "Uncommon", "Uncommon", "Rare", "Rare", "Super Rare", "Special Rare", "Secret Rare"})
-		cardType := pick(r, []string{"Battle", "Battle", "Battle", "Battle", "Extra", "Extra", "Leader", "Unison"})
+		rarity := rng.Pick(r, []string{"Common", "Common", "Common", "Uncommon", "Uncommon", "Rare", "Rare", "Super Rare", "Special Rare", "Secret Rare"})
+		cardType := rng.Pick(r, []string{"Battle", "Battle", "Battle", "Battle", "Extra", "Extra", "Leader", "Unison"})
 		if p.style == styleCompanion {
 			rarity = "Promo"
 		}
 		character := strings.SplitN(dbsCharacterName(r), " : ", 2)[0]
 		var name string
 		if cardType == "Extra" {
-			name = b.unique(func() string { return pick(r, dbsTechniques) + " - " + number })
+			name = b.unique(func() string { return rng.Pick(r, dbsTechniques) + " - " + number })
 		} else {
-			name = b.unique(func() string { return character + ", " + pick(r, dbsEpithets) })
+			name = b.unique(func() string { return character + ", " + rng.Pick(r, dbsEpithets) })
 		}
-		colour := pick(r, colours)
-		if r.chance(0.1) {
-			colour += ";" + pick(r, colours)
+		colour := rng.Pick(r, colours)
+		if r.Chance(0.1) {
+			colour += ";" + rng.Pick(r, colours)
 		}
 		first := strings.SplitN(colour, ";", 2)[0]
 		ed := []tcgplayer.ExtendedData{
@@ -441,20 +442,20 @@ func (b *productBuilder) mastersCards() {
 			ext("Card Type", "CardType", cardType), ext("Color", "Color", colour),
 		}
 		if cardType != "Extra" {
-			ed = append(ed, ext("Power", "Power", strconv.Itoa(r.between(1, 6)*5000)))
+			ed = append(ed, ext("Power", "Power", strconv.Itoa(r.Between(1, 6)*5000)))
 		}
 		if cardType != "Leader" {
 			ed = append(ed, ext("Energy Color Cost", "EnergyColorCost", dbsCost(r, first)))
 		}
 		ed = append(ed,
-			ext("Special Trait", "SpecialTrait", strings.ReplaceAll(pick(r, dbsTraits)+"/"+pick(r, dbsTraits), "’", "'")),
-			ext("Era", "Era", pick(r, dbsEras)),
+			ext("Special Trait", "SpecialTrait", strings.ReplaceAll(rng.Pick(r, dbsTraits)+"/"+rng.Pick(r, dbsTraits), "’", "'")),
+			ext("Era", "Era", rng.Pick(r, dbsEras)),
 			ext("Character", "Character", character))
 		if cardType == "Battle" {
-			ed = append(ed, ext("Combo Energy", "ComboEnergy", strconv.Itoa(r.between(0, 1))))
+			ed = append(ed, ext("Combo Energy", "ComboEnergy", strconv.Itoa(r.Between(0, 1))))
 		}
-		if r.chance(0.05) {
-			ed = append(ed, ext("Z Energy Cost", "ZEnergyCost", strconv.Itoa(r.between(1, 5))))
+		if r.Chance(0.05) {
+			ed = append(ed, ext("Z Energy Cost", "ZEnergyCost", strconv.Itoa(r.Between(1, 5))))
 		}
 		img := 1
 		if cardType == "Leader" {

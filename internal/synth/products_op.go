@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // opCard is a One Piece card and the printings TCGplayer lists apart.
@@ -60,10 +61,10 @@ func (b *productBuilder) onePieceCards() {
 		case i > bases-secrets:
 			c.rarity = "SEC"
 		default:
-			c.rarity = pick(r, []string{"C", "C", "C", "C", "UC", "UC", "UC", "R", "R", "SR"})
+			c.rarity = rng.Pick(r, []string{"C", "C", "C", "C", "UC", "UC", "UC", "R", "R", "SR"})
 		}
 		if c.cardType == "Character" && c.rarity != "SR" && c.rarity != "SEC" {
-			switch x := r.float(); {
+			switch x := r.Float(); {
 			case x < 0.18:
 				c.cardType = "Event"
 			case x < 0.23:
@@ -72,15 +73,15 @@ func (b *productBuilder) onePieceCards() {
 		}
 		switch c.cardType {
 		case "Event":
-			c.name, _ = b.tryUnique(10, func() string { return pick(r, opEvents) })
+			c.name, _ = b.tryUnique(10, func() string { return rng.Pick(r, opEvents) })
 		case "Stage":
-			c.name, _ = b.tryUnique(10, func() string { return pick(r, opStages) })
+			c.name, _ = b.tryUnique(10, func() string { return rng.Pick(r, opStages) })
 		}
 		if c.name == "" {
 			// Sets print a few characters under several numbers, most once.
 			c.cardType = map[bool]string{true: "Leader", false: "Character"}[c.cardType == "Leader"]
 			for try := 0; c.name == "" || try < 4 && used[c.name]; try++ {
-				c.name = pick(r, opCharacters)
+				c.name = rng.Pick(r, opCharacters)
 			}
 			used[c.name] = true
 		}
@@ -100,7 +101,7 @@ func (b *productBuilder) onePieceCards() {
 		}
 	}
 	for _, tier := range tiers {
-		for _, i := range r.perm(len(tier)) {
+		for _, i := range r.Perm(len(tier)) {
 			if variants == 0 {
 				break
 			}
@@ -136,49 +137,49 @@ func (b *productBuilder) onePieceCards() {
 		}
 	}
 	if don == 1 {
-		n := b.unique(func() string { return "DON!! Card // " + pick(r, opCharacters) })
+		n := b.unique(func() string { return "DON!! Card // " + rng.Pick(r, opCharacters) })
 		b.add(n, 2, ext("Rarity", "Rarity", "DON!!"), ext("Description", "Description", "Your Turn +1000"), ext("Card Type", "CardType", "DON!!"))
 	}
 }
 
 // opExtendedData are a One Piece card's fields in TCGplayer's order.
-func opExtendedData(r *rng, c *opCard) []tcgplayer.ExtendedData {
+func opExtendedData(r *rng.Stream, c *opCard) []tcgplayer.ExtendedData {
 	ed := []tcgplayer.ExtendedData{ext("Rarity", "Rarity", c.rarity), ext("Number", "Number", c.number)}
-	if c.cardType != "Character" || r.chance(0.8) {
-		ed = append(ed, ext("Description", "Description", pick(r, opTexts)))
+	if c.cardType != "Character" || r.Chance(0.8) {
+		ed = append(ed, ext("Description", "Description", rng.Pick(r, opTexts)))
 	}
-	colour := pick(r, opColours)
-	if c.cardType == "Leader" && r.chance(0.3) {
-		cs := []string{colour, pick(r, opColours)}
+	colour := rng.Pick(r, opColours)
+	if c.cardType == "Leader" && r.Chance(0.3) {
+		cs := []string{colour, rng.Pick(r, opColours)}
 		slices.Sort(cs)
 		colour = strings.Join(slices.Compact(cs), ";")
 	}
 	ed = append(ed, ext("Color", "Color", colour), ext("Card Type", "CardType", c.cardType))
 	switch c.cardType {
 	case "Leader":
-		ed = append(ed, ext("Life", "Life", strconv.Itoa(r.between(3, 5))), ext("Power", "Power", strconv.Itoa(r.between(4, 6)*1000)))
+		ed = append(ed, ext("Life", "Life", strconv.Itoa(r.Between(3, 5))), ext("Power", "Power", strconv.Itoa(r.Between(4, 6)*1000)))
 	case "Character":
-		cost := r.between(1, 10)
-		ed = append(ed, ext("Cost", "Cost", strconv.Itoa(cost)), ext("Power", "Power", strconv.Itoa(max(0, cost-1+r.between(0, 2))*1000)))
+		cost := r.Between(1, 10)
+		ed = append(ed, ext("Cost", "Cost", strconv.Itoa(cost)), ext("Power", "Power", strconv.Itoa(max(0, cost-1+r.Between(0, 2))*1000)))
 	case "Event":
-		ed = append(ed, ext("Cost", "Cost", strconv.Itoa(r.between(0, 4))))
+		ed = append(ed, ext("Cost", "Cost", strconv.Itoa(r.Between(0, 4))))
 	default:
-		ed = append(ed, ext("Cost", "Cost", strconv.Itoa(r.between(1, 3))))
+		ed = append(ed, ext("Cost", "Cost", strconv.Itoa(r.Between(1, 3))))
 	}
-	if r.chance(0.95) {
+	if r.Chance(0.95) {
 		var types []string
-		for range r.between(1, 3) {
-			if t := pick(r, opSubtypes); !slices.Contains(types, t) {
+		for range r.Between(1, 3) {
+			if t := rng.Pick(r, opSubtypes); !slices.Contains(types, t) {
 				types = append(types, t)
 			}
 		}
 		ed = append(ed, ext("Subtype(s)", "Subtypes", strings.Join(types, ";")))
 	}
-	if c.cardType == "Character" && c.rarity != "SEC" && r.chance(0.75) {
-		ed = append(ed, ext("Counter+", "Counterplus", pick(r, []string{"1000", "1000", "1000", "1000", "2000"})))
+	if c.cardType == "Character" && c.rarity != "SEC" && r.Chance(0.75) {
+		ed = append(ed, ext("Counter+", "Counterplus", rng.Pick(r, []string{"1000", "1000", "1000", "1000", "2000"})))
 	}
 	if c.cardType == "Leader" || c.cardType == "Character" {
-		ed = append(ed, ext("Attribute", "Attribute", pick(r, opAttributes)))
+		ed = append(ed, ext("Attribute", "Attribute", rng.Pick(r, opAttributes)))
 	}
 	return ed
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // pkmCard is a Pokémon card before it is numbered: its extendedData come
@@ -33,7 +34,7 @@ func (b *productBuilder) pokemonCards() {
 	pub := p.group.PublishedOn
 	era := pkmEraOf(pub)
 	n := p.cards
-	misprint := p.style == styleMain && pub < "2005" && n >= 40 && r.chance(0.5)
+	misprint := p.style == styleMain && pub < "2005" && n >= 40 && r.Chance(0.5)
 	if misprint {
 		n--
 	}
@@ -44,7 +45,7 @@ func (b *productBuilder) pokemonCards() {
 		for range n {
 			rarity := "Promo"
 			if p.group.CategoryID == 3 {
-				rarity = pick(r, []string{"Holo Rare", "Ultra Rare"})
+				rarity = rng.Pick(r, []string{"Holo Rare", "Ultra Rare"})
 			}
 			cards = append(cards, b.pkmPokemon(era, rarity, 0.5))
 		}
@@ -73,9 +74,9 @@ func (b *productBuilder) pokemonCards() {
 			cards = append(cards, b.pkmPokemon(era, "", 0))
 		}
 		for range secrets {
-			rarity := pick(r, []string{"Secret Rare", "Secret Rare", "Ultra Rare"})
+			rarity := rng.Pick(r, []string{"Secret Rare", "Secret Rare", "Ultra Rare"})
 			if pub >= "2023-03-31" {
-				rarity = pick(r, []string{"Illustration Rare", "Illustration Rare", "Special Illustration Rare", "Hyper Rare"})
+				rarity = rng.Pick(r, []string{"Illustration Rare", "Illustration Rare", "Special Illustration Rare", "Hyper Rare"})
 			}
 			if p.group.CategoryID == 85 {
 				rarity = map[string]string{"Illustration Rare": "Art Rare", "Special Illustration Rare": "Special Art Rare",
@@ -114,9 +115,9 @@ func (b *productBuilder) pokemonCards() {
 		cards[i].ed = append([]tcgplayer.ExtendedData{ext("Card Number", "Number", number)}, cards[i].ed...)
 	}
 	if misprint {
-		for _, i := range r.perm(len(cards)) {
+		for _, i := range r.Perm(len(cards)) {
 			c := cards[i]
-			name := c.name + " " + pick(r, pkmErrorPrints)
+			name := c.name + " " + rng.Pick(r, pkmErrorPrints)
 			if c.pokemon && !b.keys[fold.Key(name)] {
 				b.keys[fold.Key(name)] = true
 				cards = append(cards, pkmCard{name: name, ed: c.ed})
@@ -125,7 +126,7 @@ func (b *productBuilder) pokemonCards() {
 		}
 	}
 	// TCGplayer's product ids do not follow the card numbers.
-	for _, i := range r.perm(len(cards)) {
+	for _, i := range r.Perm(len(cards)) {
 		b.add(cards[i].name, 1, cards[i].ed...)
 	}
 }
@@ -142,22 +143,22 @@ func (b *productBuilder) pkmPokemon(era pkmEra, rarity string, ultra float64) pk
 	var typ string
 	var isUltra bool
 	name, ok := b.tryUnique(30, func() string {
-		sp := pick(r, pkmSpecies)
+		sp := rng.Pick(r, pkmSpecies)
 		typ = sp.typ
 		var n string
 		n, isUltra = pkmPokemonName(r, era, sp.name)
-		if !isUltra && r.chance(ultra) {
-			if f := pick(r, era.forms); strings.HasPrefix(f, " ") {
+		if !isUltra && r.Chance(ultra) {
+			if f := rng.Pick(r, era.forms); strings.HasPrefix(f, " ") {
 				n, isUltra = sp.name+f, true
 			}
 		}
 		return n
 	})
 	if !ok {
-		name = b.unique(func() string { sp := pick(r, pkmSpecies); typ = sp.typ; return sp.name })
+		name = b.unique(func() string { sp := rng.Pick(r, pkmSpecies); typ = sp.typ; return sp.name })
 	}
 	if rarity == "" {
-		switch x := r.float(); {
+		switch x := r.Float(); {
 		case isUltra && pub >= "2023-03-31":
 			rarity = "Double Rare"
 		case isUltra:
@@ -173,7 +174,7 @@ func (b *productBuilder) pkmPokemon(era pkmEra, rarity string, ultra float64) pk
 		}
 	}
 	stage := "Basic"
-	switch x := r.float(); {
+	switch x := r.Float(); {
 	case x < 0.15:
 		stage = "Stage 2"
 	case x < 0.45:
@@ -189,28 +190,28 @@ func (b *productBuilder) pkmPokemon(era pkmEra, rarity string, ultra float64) pk
 		hp[0], hp[1] = hp[0]+2, hp[1]+5
 	}
 	ed := []tcgplayer.ExtendedData{ext("Rarity", "Rarity", rarity), ext("Card Type", "Card Type", typ),
-		ext("HP", "HP", strconv.Itoa(10*r.between(hp[0], hp[1]))), ext("Stage", "Stage", stage)}
-	attacks := 1 + boolInt(r.chance(0.6))
-	if r.chance(0.2) {
-		ed = append(ed, ext("Card Text", "CardText", "<strong>"+era.power+": "+pick(r, pkmAbilities)+"</strong> "+pick(r, pkmPowerTexts)))
+		ext("HP", "HP", strconv.Itoa(10*r.Between(hp[0], hp[1]))), ext("Stage", "Stage", stage)}
+	attacks := 1 + boolInt(r.Chance(0.6))
+	if r.Chance(0.2) {
+		ed = append(ed, ext("Card Text", "CardText", "<strong>"+era.power+": "+rng.Pick(r, pkmAbilities)+"</strong> "+rng.Pick(r, pkmPowerTexts)))
 		attacks = 1
 	}
 	first := ""
 	for k := 1; k <= attacks; k++ {
-		name := pick(r, pkmAttacks)
+		name := rng.Pick(r, pkmAttacks)
 		for name == first {
-			name = pick(r, pkmAttacks)
+			name = rng.Pick(r, pkmAttacks)
 		}
 		first = name
-		ed = append(ed, ext("Attack "+strconv.Itoa(k), "Attack "+strconv.Itoa(k), pkmAttack(r, typ, name, k+r.intn(3))))
+		ed = append(ed, ext("Attack "+strconv.Itoa(k), "Attack "+strconv.Itoa(k), pkmAttack(r, typ, name, k+r.Intn(3))))
 	}
-	if w, ok := pkmWeakness[typ]; ok && r.chance(0.85) {
+	if w, ok := pkmWeakness[typ]; ok && r.Chance(0.85) {
 		ed = append(ed, ext("Weakness", "Weakness", w))
 	}
-	if r.chance(0.25) {
-		ed = append(ed, ext("Resistance", "Resistance", pick(r, []string{"F", "P", "L", "G", "R", "W", "M", "D"})+"-30"))
+	if r.Chance(0.25) {
+		ed = append(ed, ext("Resistance", "Resistance", rng.Pick(r, []string{"F", "P", "L", "G", "R", "W", "M", "D"})+"-30"))
 	}
-	if retreat := r.between(0, 4); retreat > 0 {
+	if retreat := r.Between(0, 4); retreat > 0 {
 		ed = append(ed, ext("Retreat Cost", "RetreatCost", strconv.Itoa(retreat)))
 	}
 	rank := pkmRarityRank[rarity]
@@ -222,28 +223,28 @@ func (b *productBuilder) pkmPokemon(era pkmEra, rarity string, ultra float64) pk
 
 // pkmAttack is an attack in TCGplayer's form: "[1LLL] Thunder (60)\r\n<br>Flip
 // a coin...", its cost in energy letters with colorless as a digit.
-func pkmAttack(r *rng, typ, name string, energies int) string {
+func pkmAttack(r *rng.Stream, typ, name string, energies int) string {
 	letter := pkmTypeLetter[typ]
 	var cost string
 	if letter == "C" {
 		cost = strconv.Itoa(energies)
 	} else {
-		c := r.intn(energies)
+		c := r.Intn(energies)
 		if c > 0 {
 			cost = strconv.Itoa(c)
 		}
 		cost += strings.Repeat(letter, energies-c)
 	}
 	s := "[" + cost + "] " + name
-	if r.chance(0.8) {
-		s += fmt.Sprintf(" (%d%s)", 10*r.between(1, 3*energies+1), pick(r, []string{"", "", "", "", "+", "x"}))
+	if r.Chance(0.8) {
+		s += fmt.Sprintf(" (%d%s)", 10*r.Between(1, 3*energies+1), rng.Pick(r, []string{"", "", "", "", "+", "x"}))
 	}
-	if r.chance(0.5) {
+	if r.Chance(0.5) {
 		sep := "\r\n<br>"
-		if r.chance(0.05) {
+		if r.Chance(0.05) {
 			sep += "\r\n" // as upstream has on a few cards
 		}
-		s += sep + pick(r, pkmAttackTexts)
+		s += sep + rng.Pick(r, pkmAttackTexts)
 	}
 	return s
 }
@@ -251,27 +252,27 @@ func pkmAttack(r *rng, typ, name string, energies int) string {
 // pkmTrainer is a trainer card, false when the group has used every name.
 func (b *productBuilder) pkmTrainer() (pkmCard, bool) {
 	r := b.r
-	name, ok := b.tryUnique(20, func() string { return pick(r, pkmTrainers) })
+	name, ok := b.tryUnique(20, func() string { return rng.Pick(r, pkmTrainers) })
 	if !ok {
 		return pkmCard{}, false
 	}
-	rarity := pick(r, []string{"Common", "Common", "Uncommon", "Uncommon", "Rare"})
+	rarity := rng.Pick(r, []string{"Common", "Common", "Uncommon", "Uncommon", "Rare"})
 	return pkmCard{name: name, section: 1, rank: pkmRarityRank[rarity], ed: []tcgplayer.ExtendedData{
-		ext("Rarity", "Rarity", rarity), ext("Card Type", "Card Type", "Trainer"), ext("Card Text", "CardText", pick(r, pkmTrainerTexts))}}, true
+		ext("Rarity", "Rarity", rarity), ext("Card Type", "Card Type", "Trainer"), ext("Card Text", "CardText", rng.Pick(r, pkmTrainerTexts))}}, true
 }
 
 // pkmEnergy is a basic or, when the set has none left, a special energy.
 func (b *productBuilder) pkmEnergy(basic bool) pkmCard {
 	r := b.r
 	if basic {
-		if name, ok := b.tryUnique(20, func() string { return pick(r, pkmBasicEnergy) }); ok {
+		if name, ok := b.tryUnique(20, func() string { return rng.Pick(r, pkmBasicEnergy) }); ok {
 			return pkmCard{name: name, section: 2, rank: 3, ed: []tcgplayer.ExtendedData{
 				ext("Rarity", "Rarity", "Common"), ext("Card Type", "Card Type", "Basic Energy")}}
 		}
 	}
-	name, ok := b.tryUnique(20, func() string { return pick(r, pkmSpecialEnergy) })
+	name, ok := b.tryUnique(20, func() string { return rng.Pick(r, pkmSpecialEnergy) })
 	if !ok {
-		name = b.unique(func() string { return pick(r, pkmBasicEnergy) })
+		name = b.unique(func() string { return rng.Pick(r, pkmBasicEnergy) })
 	}
 	return pkmCard{name: name, section: 2, rank: 2, ed: []tcgplayer.ExtendedData{
 		ext("Rarity", "Rarity", "Uncommon"), ext("Card Type", "Card Type", "Special Energy"),

@@ -11,6 +11,8 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/encode"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // gameRun generates one game's groups (in parallel, consumed in order) and
@@ -43,13 +45,13 @@ type task struct {
 // Cardmarket-only expansion. groups are all the game's TCGplayer groups. It
 // returns the game's links.csv rows.
 func runGame(ctx context.Context, opts *Options, spec *gameSpec, dir string, rep *GameReport, prog *progress,
-	r *rng, cmID *int, groups []tcgplayer.Group, tasks []task) ([]linkRow, error) {
+	r *rng.Stream, cmID *int, groups []tcgplayer.Group, tasks []task) ([]linkRow, error) {
 	biggest := -1
-	expansion := 1000*spec.cmGame + r.intn(1000)
+	expansion := 1000*spec.cmGame + r.Intn(1000)
 	for i, t := range tasks {
 		j := t.job
 		j.expansion.IDExpansion = expansion
-		expansion += r.between(1, 6)
+		expansion += r.Between(1, 6)
 		// A block holds the group's products, its Cardmarket-only extras and
 		// the gaps between ids (1 to 3).
 		j.cmFirstID = *cmID
@@ -70,7 +72,7 @@ func runGame(ctx context.Context, opts *Options, spec *gameSpec, dir string, rep
 		g.cm.abort()
 		return nil, fmt.Errorf("synth: %s: %w", spec.code, err)
 	}
-	if err := g.finish(groups, expansion+r.between(1, 6), *cmID); err != nil {
+	if err := g.finish(groups, expansion+r.Between(1, 6), *cmID); err != nil {
 		return nil, fmt.Errorf("synth: %s: %w", spec.code, err)
 	}
 	*cmID += 1000
@@ -128,13 +130,13 @@ func (g *gameRun) run(ctx context.Context, tasks []task) error {
 		defer bufPool.Put(buf)
 		if t.plan != nil {
 			t.job.products = t.plan.products(g.opts.Seed)
-			*buf = appendTCGProducts((*buf)[:0], t.job.products)
+			*buf = encode.AppendTCGProducts((*buf)[:0], t.job.products)
 			if err := writeFile(filepath.Join(dir, "products.json"), *buf); err != nil {
 				return nil, err
 			}
 		}
 		res := t.job.run()
-		*buf = appendTCGPrices((*buf)[:0], res.prices)
+		*buf = encode.AppendTCGPrices((*buf)[:0], res.prices)
 		if err := writeFile(filepath.Join(dir, "prices.json"), *buf); err != nil {
 			return nil, err
 		}

@@ -17,6 +17,8 @@ import (
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest/mtgjson"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/encode"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // Paths inside a real mirror (shared/data).
@@ -72,9 +74,9 @@ func sample(ctx context.Context, opts *Options, dir string) (*Report, error) {
 	}
 	report := &Report{Mode: "sample", Seed: opts.Seed, Day: opts.Day, Games: map[string]*GameReport{}}
 	specs := gameSpecs(game.Mirrored())
-	rv := newRNG(opts.Seed, "cardmarket-ids")
+	rv := rng.New(opts.Seed, "cardmarket-ids")
 	r := &rv
-	cmID := 600000 + r.intn(50000)
+	cmID := 600000 + r.Intn(50000)
 	var links []linkRow
 	total := 0
 	type loaded struct {
@@ -177,7 +179,7 @@ func priceGroups(ctx context.Context, opts *Options, dir string, rep *GameReport
 			j.setFinishes(items[k])
 		}
 		j.tcgPrices(items, nil, res)
-		b := appendTCGPrices(nil, res.prices)
+		b := encode.AppendTCGPrices(nil, res.prices)
 		return len(res.prices), writeFile(filepath.Join(groupDir(dir, j.group), "prices.json"), b)
 	}
 	consume := func(i, rows int) error {

@@ -21,6 +21,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/encode"
 )
 
 var update = flag.Bool("update", false, "regenerate the bundled sample (../../sample) from the real data")
@@ -420,8 +421,9 @@ func TestDayChanges(t *testing.T) {
 	})
 }
 
-// TestEncodersMatchLeadEncoders: the hand-written encoders write exactly what
-// tcgplayer.Encode and cardmarket.Encode write.
+// TestEncodersMatchLeadEncoders: the hand-written encoders (package encode)
+// write exactly what tcgplayer.Encode and cardmarket.Encode write, for every
+// file of a synthetic mirror and of the sample.
 func TestEncodersMatchLeadEncoders(t *testing.T) {
 	dirs := []string{mustSynthetic(t, 5, 1, 3000)}
 	if os.Getenv("CARDCAT_SHARED_DATA") != "" || fileExists(filepath.Join("..", "..", "..", "shared", "data")) {
@@ -434,7 +436,7 @@ func TestEncodersMatchLeadEncoders(t *testing.T) {
 			if err := tcgplayer.Encode(&want, ps, true); err != nil {
 				t.Fatal(err)
 			}
-			if got := appendTCGProducts(nil, ps); !bytes.Equal(got, want.Bytes()) {
+			if got := encode.AppendTCGProducts(nil, ps); !bytes.Equal(got, want.Bytes()) {
 				t.Errorf("group %d: products encode differently (%d vs %d bytes)", gid, len(got), want.Len())
 			}
 		}
@@ -475,18 +477,6 @@ func TestEncodersMatchLeadEncoders(t *testing.T) {
 				}
 			}
 		}
-	}
-	// Strings with every escape encoding/json applies.
-	p := tcgplayer.Product{Name: "a\"b\\c<d>&e\u2028\u2029\x01\t\n\r\b\f\xff é ’", ExtendedData: []tcgplayer.ExtendedData{}}
-	var want bytes.Buffer
-	tcgplayer.Encode(&want, []tcgplayer.Product{p}, true)
-	if got := appendTCGProducts(nil, []tcgplayer.Product{p}); !bytes.Equal(got, want.Bytes()) {
-		t.Errorf("escaping differs:\n%s\n%s", got, want.Bytes())
-	}
-	var empty bytes.Buffer
-	tcgplayer.Encode(&empty, []tcgplayer.Price{}, false)
-	if got := appendTCGPrices(nil, nil); !bytes.Equal(got, empty.Bytes()) {
-		t.Errorf("empty prices: %q, want %q", got, empty.Bytes())
 	}
 }
 

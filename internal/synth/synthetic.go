@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
 // Synthetic writes a whole generated mirror of opts.Cards TCGplayer cards,
@@ -74,9 +75,9 @@ func synthetic(ctx context.Context, opts *Options, dir string) (*Report, error) 
 	}
 	prog := &progress{log: opts.Log, what: "tcgplayer products", total: total, start: time.Now()}
 	var links []linkRow
-	rv := newRNG(opts.Seed, "cardmarket-ids")
+	rv := rng.New(opts.Seed, "cardmarket-ids")
 	r := &rv
-	cmID := 300000 + r.intn(100000)
+	cmID := 300000 + r.Intn(100000)
 	for _, spec := range specs {
 		var tasks []task
 		var groups []tcgplayer.Group

@@ -1,20 +1,20 @@
-package synth
+// Package encode holds synth's hand-written encoders for the four records a
+// synthetic mirror has millions of. Each writes exactly the bytes of the
+// lead's encoders (tcgplayer.Encode: indented envelope; cardmarket.Encode:
+// compact), which encode_test.go and synth's TestEncodersMatchLeadEncoders
+// check; they exist because reflection and re-indenting made encoding most
+// of a million-card run's time.
+package encode
 
 import (
 	"encoding/json"
-	"github.com/cardcat/cardcat/internal/jsonw"
 	"math"
 	"strconv"
 
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/jsonw"
 )
-
-// Hand-written encoders for the four records a synthetic mirror has millions
-// of. Each writes exactly the bytes of the lead's encoders
-// (tcgplayer.Encode: indented envelope; cardmarket.Encode: compact), which
-// encode_test.go checks; they exist because reflection and re-indenting made
-// encoding most of a million-card run's time.
 
 func indent(b []byte, n int) []byte {
 	for ; n > 0; n-- {
@@ -75,8 +75,8 @@ func appendEnvelope(b []byte, n int, withTotal bool, one func(b []byte, i int) [
 	return append(b, "\n}\n"...)
 }
 
-// appendTCGProducts appends what tcgplayer.Encode(w, ps, true) writes.
-func appendTCGProducts(b []byte, ps []tcgplayer.Product) []byte {
+// AppendTCGProducts appends what tcgplayer.Encode(w, ps, true) writes.
+func AppendTCGProducts(b []byte, ps []tcgplayer.Product) []byte {
 	return appendEnvelope(b, len(ps), true, func(b []byte, i int) []byte {
 		p := &ps[i]
 		b = append(b, "    {\n"...)
@@ -116,8 +116,8 @@ func appendTCGProducts(b []byte, ps []tcgplayer.Product) []byte {
 	})
 }
 
-// appendTCGPrices appends what tcgplayer.Encode(w, ps, false) writes.
-func appendTCGPrices(b []byte, ps []tcgplayer.Price) []byte {
+// AppendTCGPrices appends what tcgplayer.Encode(w, ps, false) writes.
+func AppendTCGPrices(b []byte, ps []tcgplayer.Price) []byte {
 	return appendEnvelope(b, len(ps), false, func(b []byte, i int) []byte {
 		p := &ps[i]
 		b = append(b, "    {\n"...)
@@ -132,8 +132,8 @@ func appendTCGPrices(b []byte, ps []tcgplayer.Price) []byte {
 	})
 }
 
-// appendCMProduct appends one product as cardmarket.Encode writes it in a list.
-func appendCMProduct(b []byte, p *cardmarket.Product) []byte {
+// AppendCMProduct appends one product as cardmarket.Encode writes it in a list.
+func AppendCMProduct(b []byte, p *cardmarket.Product) []byte {
 	b = appendInt(append(b, `{"idProduct":`...), p.IDProduct)
 	b = jsonw.AppendString(append(b, `,"name":`...), p.Name)
 	b = appendInt(append(b, `,"idCategory":`...), p.IDCategory)
@@ -151,9 +151,9 @@ var guideFoilKeys = map[string][6]string{
 	"holo": {`,"avg-holo":`, `,"low-holo":`, `,"trend-holo":`, `,"avg1-holo":`, `,"avg7-holo":`, `,"avg30-holo":`},
 }
 
-// appendCMGuide appends one price guide entry as cardmarket.Encode writes it,
+// AppendCMGuide appends one price guide entry as cardmarket.Encode writes it,
 // with Cardmarket's key suffix foil ("foil" or "holo") on the second finish.
-func appendCMGuide(b []byte, g *cardmarket.PriceGuide, foil string) []byte {
+func AppendCMGuide(b []byte, g *cardmarket.PriceGuide, foil string) []byte {
 	k := guideFoilKeys[foil]
 	b = appendInt(append(b, `{"idProduct":`...), g.IDProduct)
 	b = appendInt(append(b, `,"idCategory":`...), g.IDCategory)
