@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/config"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // root is the repository's root, from this package's directory.
@@ -337,7 +338,7 @@ func servedProbes(t *testing.T, adminPaths, apiPaths []string) (admin, api map[s
 		"CARDCAT_ADDR=127.0.0.1:0",
 		"CARDCAT_ADMIN_ADDR=127.0.0.1:0",
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -378,24 +379,6 @@ func servedProbes(t *testing.T, adminPaths, apiPaths []string) (admin, api map[s
 		api[p] = get(apiAddr, p)
 	}
 	return admin, api
-}
-
-// syncBuffer is a bytes.Buffer the child's output and the test may use at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // portOf is the port of a listen address such as ":8080" or "0.0.0.0:6060".

@@ -7,10 +7,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 func TestLogBuffer(t *testing.T) {
-	var out syncBuffer
+	var out testkit.SyncBuffer
 	buf := newLogBuffer(&out)
 	log := newLogger(logConfig{}, buf)
 
@@ -47,7 +49,7 @@ func TestLogBuffer(t *testing.T) {
 type gateWriter struct {
 	gate    chan struct{}
 	entered chan struct{} // one value per Write that started
-	out     syncBuffer
+	out     testkit.SyncBuffer
 }
 
 func (g *gateWriter) Write(p []byte) (int, error) {
@@ -118,7 +120,7 @@ func TestLogBufferWriteDoesNotWait(t *testing.T) {
 // Write writes itself past maxPending: memory stays bounded, nothing is
 // lost.
 func TestLogBufferBounded(t *testing.T) {
-	var out syncBuffer
+	var out testkit.SyncBuffer
 	buf := newLogBuffer(&out)
 	line := []byte(strings.Repeat("y", 999) + "\n")
 	total := 0
@@ -144,7 +146,7 @@ func TestLogBufferBounded(t *testing.T) {
 // TestLogBufferConcurrent: lines written from many goroutines at once
 // arrive whole, each goroutine's in its order.
 func TestLogBufferConcurrent(t *testing.T) {
-	var out syncBuffer
+	var out testkit.SyncBuffer
 	buf := newLogBuffer(&out)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

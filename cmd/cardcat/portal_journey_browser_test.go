@@ -13,6 +13,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // journeyBrowser is a headless Chromium driven through the portal as a
@@ -45,34 +47,8 @@ const (
 
 func newJourneyBrowser(t *testing.T, exe, shots, docs string, tolerated []string, allowedHosts ...string) *journeyBrowser {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.WindowSize(desktopWidth, desktopHeight),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	// A bound on the whole journey, set after the browser started (a
-	// deadline on the first run's context would bound the browser's life).
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(cancel)
-
+	ctx := testkit.Chromium(t, exe, testkit.ChromiumOptions{
+		Width: desktopWidth, Height: desktopHeight, Timeout: 2 * time.Minute, HideScrollbars: true})
 	b := &journeyBrowser{t: t, ctx: ctx, allowed: map[string]bool{}, shots: shots, docs: docs, tolerated: map[string]bool{}}
 	for _, u := range tolerated {
 		b.tolerated[u] = true

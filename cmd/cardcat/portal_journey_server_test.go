@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/portal/mail/mailtest"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // journeyClock is the server's clock in the journey: the real time plus an
@@ -23,7 +24,7 @@ func (c *journeyClock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 // with the test's clock and the test SMTP server's certificate.
 type journeyServer struct {
 	url    string
-	stderr *syncBuffer // every log line, once stop has returned
+	stderr *testkit.SyncBuffer // every log line, once stop has returned
 	stop   func() error
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/portal/billing/stripetest"
 	"github.com/cardcat/cardcat/internal/portal/mail/mailtest"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false,
@@ -36,10 +37,7 @@ var updateScreenshots = flag.Bool("update-screenshots", false,
 // CARDCAT_TEST_SCREENSHOTS, when set, a directory for a screenshot of each
 // page. -update-screenshots rewrites the README's few in docs/screenshots/.
 func TestPortalJourney(t *testing.T) {
-	exe := os.Getenv("CARDCAT_TEST_CHROMIUM")
-	if exe == "" {
-		t.Skip("CARDCAT_TEST_CHROMIUM is not set: the portal's browser journey needs Chromium (apt-get install chromium; CARDCAT_TEST_CHROMIUM=/usr/bin/chromium)")
-	}
+	exe := testkit.ChromiumPath(t, "the portal's browser journey")
 	shots := os.Getenv("CARDCAT_TEST_SCREENSHOTS")
 	if shots == "" {
 		shots = t.TempDir()

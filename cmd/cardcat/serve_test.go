@@ -13,30 +13,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // server is a cardcat serve started through run, as main starts it.
 type server struct {
 	url    string
 	stop   func() error
-	stderr *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	stderr *testkit.SyncBuffer
 }
 
 // testEnv returns a getenv over vars only: tests never read the caller's environment.
@@ -50,7 +35,7 @@ func startServe(t *testing.T, dataDir string, vars map[string]string, extra ...s
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, extra...)
 	done := make(chan error, 1)
 	go func() {
@@ -63,7 +48,7 @@ func startServe(t *testing.T, dataDir string, vars map[string]string, extra ...s
 // awaitListening reads serve's standard output from pr until it says where
 // it listens, and returns that server; its stop cancels serve, waits for it
 // (30 s at most), then runs after (when not nil), once.
-func awaitListening(t *testing.T, pr io.Reader, stderr *syncBuffer, cancel func(), done <-chan error, after func()) *server {
+func awaitListening(t *testing.T, pr io.Reader, stderr *testkit.SyncBuffer, cancel func(), done <-chan error, after func()) *server {
 	t.Helper()
 	urls := make(chan string, 1)
 	go func() {
@@ -116,8 +101,8 @@ func stopOnce(cancel func(), done <-chan error, after func()) func() error {
 // inProcessEnv is the Env main makes for serve, over vars, writing to
 // stdout and to the returned buffer through the log writer; finish stops
 // that writer once the lines still queued are written.
-func inProcessEnv(vars map[string]string, stdout io.Writer) (env *Env, stderr *syncBuffer, finish func()) {
-	stderr = &syncBuffer{}
+func inProcessEnv(vars map[string]string, stdout io.Writer) (env *Env, stderr *testkit.SyncBuffer, finish func()) {
+	stderr = &testkit.SyncBuffer{}
 	logs := newLogBuffer(stderr)
 	logCtx, stopLogs := context.WithCancel(context.Background())
 	flushed := make(chan struct{})

@@ -6,7 +6,6 @@ package portal
 // the test ends.
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -27,6 +26,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // testStart is the clock's start: 10:15 UTC, so that an hourly window has
@@ -81,24 +81,6 @@ func (m *recordingMailer) sent() int {
 	return len(m.msgs)
 }
 
-// syncBuffer is a log destination safe for the portal's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type testPortal struct {
 	t      *testing.T
 	p      *Portal
@@ -106,7 +88,7 @@ type testPortal struct {
 	store  *sqlite.DB
 	mail   *recordingMailer
 	clock  *testClock
-	logs   *syncBuffer
+	logs   *testkit.SyncBuffer
 	keys   *refreshCounter
 	limits ratelimit.Limiter
 	mu     sync.Mutex
@@ -156,7 +138,7 @@ func newTestPortalWith(t *testing.T, o portalOptions) *testPortal {
 	}
 	t.Cleanup(func() { limiter.Close() })
 	tp := &testPortal{t: t, store: db, mail: newRecordingMailer(), clock: &testClock{now: testStart},
-		logs: &syncBuffer{}, keys: &refreshCounter{}, limits: limiter, secret: map[string]bool{}}
+		logs: &testkit.SyncBuffer{}, keys: &refreshCounter{}, limits: limiter, secret: map[string]bool{}}
 
 	var handler http.Handler
 	tp.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/cardcat/cardcat/internal/portal/billing"
 	"github.com/cardcat/cardcat/internal/portal/billing/stripetest"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 const (
@@ -39,24 +39,6 @@ type clock struct{ offset atomic.Int64 }
 func (c *clock) Now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *clock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 
-// syncBuffer collects the log of handlers running on the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // fixture is a billing on a real SQLite store, a fake Stripe, and the
 // webhook served over HTTP where the fake sends its events.
 type fixture struct {
@@ -65,7 +47,7 @@ type fixture struct {
 	bill  *billing.Stripe
 	hook  string // the webhook's URL
 	clock *clock
-	logs  *syncBuffer
+	logs  *testkit.SyncBuffer
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -81,7 +63,7 @@ func newFixtureOn(t *testing.T, wrap func(account.Store) account.Store) *fixture
 		t.Fatalf("sqlite.Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &fixture{st: db, clock: &clock{}, logs: &syncBuffer{}}
+	f := &fixture{st: db, clock: &clock{}, logs: &testkit.SyncBuffer{}}
 	st := f.st
 	if wrap != nil {
 		st = wrap(st)
