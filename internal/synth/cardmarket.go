@@ -16,6 +16,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
 	"github.com/cardcat/cardcat/internal/synth/encode"
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -62,23 +63,23 @@ var cmCategoriesByGame = map[string]cmCategories{
 // sealedCategory returns the non-single category of a sealed product by its
 // name; false for products Cardmarket does not sell (cases, pins).
 func (c cmCategories) sealedCategory(name string) (cmCategory, bool) {
-	w := wordsOf(name)
+	w := names.WordsOf(name)
 	switch {
-	case w.has("case", "cases", "pinfinity"):
+	case w.Has("case", "cases", "pinfinity"):
 		return cmCategory{}, false
-	case w.has("deck", "decks", "kit"):
+	case w.Has("deck", "decks", "kit"):
 		return c.deck, true
-	case c.boxes.id != 0 && w.has("elite trainer box", "build battle box", "collection"):
+	case c.boxes.id != 0 && w.Has("elite trainer box", "build battle box", "collection"):
 		return c.boxes, true
-	case c.blister.id != 0 && w.has("blister"):
+	case c.blister.id != 0 && w.Has("blister"):
 		return c.blister, true
-	case w.has("display", "box"):
+	case w.Has("display", "box"):
 		return c.display, true
-	case w.has("bundle"):
+	case w.Has("bundle"):
 		return c.bundle, true
-	case w.has("set of", "tin", "tins"):
+	case w.Has("set of", "tin", "tins"):
 		return c.misc, true
-	case w.has("pack", "packs", "booster"):
+	case w.Has("pack", "packs", "booster"):
 		return c.booster, true
 	}
 	return c.misc, true
@@ -151,9 +152,9 @@ func expansionFor(seed uint64, cmGame, id int, g tcgplayer.Group, codeShared boo
 	r := &rv
 	name := g.Name
 	if r.Chance(0.4) {
-		for _, c := range cosmetics {
-			if c.kind == "colon" || c.kind == "apostrophe" {
-				if v := c.apply(name); v != "" {
+		for _, c := range names.Cosmetics {
+			if c.Kind == "colon" || c.Kind == "apostrophe" {
+				if v := c.Apply(name); v != "" {
 					name = v
 					break
 				}

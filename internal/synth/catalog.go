@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -141,12 +142,12 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 			p.cards, p.sealed = r.Between(20, 30), 2
 			if cat == 68 {
 				p.cards = r.Between(17, 21)
-				p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, opDecks))
+				p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, names.OPDecks))
 				p.group.Abbreviation = fmt.Sprintf("ST-%02d", starters)
 				p.numPrefix = fmt.Sprintf("ST%02d", starters)
 				break
 			}
-			p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, dbsCharacters))
+			p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, names.DBSCharacters))
 			p.group.Abbreviation = fmt.Sprintf("FS%02d", starters)
 		default:
 			mains++
@@ -155,17 +156,17 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 			switch cat {
 			case 1:
 				p.sealed = r.Between(6, 11)
-				p.group.Name = setName(r, mtgSetFirst, mtgSetSecond)
+				p.group.Name = names.SetName(r, names.MTGSetFirst, names.MTGSetSecond)
 			case 3, 85:
 				p.cards = r.Between(100, 260) // Pokémon's sets are smaller than Magic's
-				p.group.Name = setName(r, pkmSetFirst, pkmSetSecond)
+				p.group.Name = names.SetName(r, names.PkmSetFirst, names.PkmSetSecond)
 			case 68:
 				// About 120 numbers, as One Piece's boosters have, with
 				// parallels on top.
 				p.cards = r.Between(120, 190)
-				p.group.Name = setName(r, opSetFirst, opSetSecond)
+				p.group.Name = names.SetName(r, names.OPSetFirst, names.OPSetSecond)
 			default:
-				p.group.Name = setName(r, dbsSetFirst, dbsSetSecond)
+				p.group.Name = names.SetName(r, names.DBSSetFirst, names.DBSSetSecond)
 			}
 			switch cat {
 			case 80:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -118,7 +119,7 @@ func (g *cmGroup) card(it *item, ro role, pc priceCase) {
 		}
 	case roleCosmetic:
 		var kind string
-		name, kind = cosmeticVariant(base, g.cosmetics)
+		name, kind = names.CosmeticVariant(base, g.cosmetics)
 		ex.Detail = kind
 	case roleRenamedLinked, roleRenamedUnlinked:
 		name = g.newName()
@@ -184,7 +185,7 @@ func (g *cmGroup) card(it *item, ro role, pc priceCase) {
 	case roleAmbiguous:
 		// A second product with the same name (cosmetically varied), same
 		// metacard: name matching finds two candidates and must refuse.
-		twin, _ := cosmeticVariant(base, nil)
+		twin, _ := names.CosmeticVariant(base, nil)
 		twin = g.dress(it, twin)
 		q := g.single(twin, g.metaName(it), g.dateAdded(true))
 		g.add(q, true, g.level("normal", q.IDProduct, orElse(usdNormal, usdFoil)), 0, true)
@@ -316,7 +317,7 @@ func (g *cmGroup) sealed(it *item) {
 		p.Name = it.p.Name
 		kind := ""
 		if g.r.Chance(0.5) {
-			p.Name, kind = cosmeticVariant(p.Name, g.cosmetics)
+			p.Name, kind = names.CosmeticVariant(p.Name, g.cosmetics)
 		}
 		ex.Detail = strings.TrimSpace("linked by name " + kind)
 		if j.mtgjson {
@@ -361,18 +362,18 @@ func (g *cmGroup) newName() string {
 		var name string
 		switch code := g.job.spec.code; {
 		case g.promo:
-			name = promoName(g.r, code)
+			name = names.PromoName(g.r, code)
 		case code == "mtg":
-			name, _ = mtgCardName(g.r)
+			name, _ = names.MTGCardName(g.r)
 		case code == "pkm":
-			name, _ = pkmPokemonName(g.r, pkmEraOf(g.job.group.PublishedOn), rng.Pick(g.r, pkmSpecies).name)
+			name, _ = names.PkmPokemonName(g.r, names.PkmEraOf(g.job.group.PublishedOn), rng.Pick(g.r, names.PkmSpecies).Name)
 		case code == "op":
-			name = rng.Pick(g.r, opCharacters)
+			name = rng.Pick(g.r, names.OPCharacters)
 			if i > 10 {
-				name += " & " + rng.Pick(g.r, opCharacters)
+				name += " & " + rng.Pick(g.r, names.OPCharacters)
 			}
 		default:
-			name = dbsCharacterName(g.r) + ", " + rng.Pick(g.r, dbsEpithets)
+			name = names.DBSCharacterName(g.r) + ", " + rng.Pick(g.r, names.DBSEpithets)
 		}
 		if k := fold.Key(name); !g.keys[k] {
 			g.keys[k] = true
@@ -388,10 +389,10 @@ func (g *cmGroup) cmOnlyName() (name, meta string) {
 	switch g.job.spec.code {
 	case "pkm":
 		if g.promo {
-			return part + " [" + rng.Pick(g.r, pkmPromoBracket) + "]", part
+			return part + " [" + rng.Pick(g.r, names.PkmPromoBracket) + "]", part
 		}
-		a := rng.Pick(g.r, pkmAttacks)
-		b := rng.Pick(g.r, pkmAttacks)
+		a := rng.Pick(g.r, names.PkmAttacks)
+		b := rng.Pick(g.r, names.PkmAttacks)
 		if a == b {
 			return part + " [" + a + "]", part + " " + a
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -338,7 +339,7 @@ func (j *groupJob) prepare(items []*item) {
 	switch j.spec.code {
 	case "pkm":
 		for _, it := range items {
-			for _, e := range pkmErrorPrints {
+			for _, e := range names.PkmErrorPrints {
 				if strings.HasSuffix(it.p.Name, " "+e) {
 					it.tcgOnly = "misprint TCGplayer lists apart; Cardmarket has no product of it"
 				}
@@ -358,7 +359,7 @@ func (j *groupJob) prepare(items []*item) {
 				continue
 			}
 			name := it.p.Name
-			for _, v := range []string{opMangaAlt, opParallel, opBoxTopper} {
+			for _, v := range []string{names.OPMangaAlt, names.OPParallel, names.OPBoxTopper} {
 				name = strings.TrimSuffix(name, v)
 			}
 			it.variant = name != it.p.Name
@@ -501,20 +502,20 @@ func (j *groupJob) tcgPrices(items []*item, cases map[int]priceCase, res *groupR
 func (j *groupJob) setFinishes(it *item) {
 	rv := rng.New(j.seed, "tcg-finishes", it.p.ProductID)
 	r := &rv
-	var names []string
+	var finishes []string
 	switch {
 	case it.kind == kindCode:
 		return
 	case it.kind == kindSealed:
-		names = []string{"Normal"}
+		finishes = []string{"Normal"}
 	case j.spec.code == "mtg":
 		switch {
 		case strings.Contains(it.p.Name, "Foil"):
-			names = []string{"Foil"}
+			finishes = []string{"Foil"}
 		case strings.Contains(it.subType, "Plane") || strings.Contains(it.subType, "Phenomenon") || r.Chance(0.05):
-			names = []string{"Normal"}
+			finishes = []string{"Normal"}
 		default:
-			names = []string{"Normal", "Foil"}
+			finishes = []string{"Normal", "Foil"}
 		}
 	case j.group.CategoryID == 80:
 		if h, ok := j.history[it.p.ProductID]; ok {
@@ -531,42 +532,42 @@ func (j *groupJob) setFinishes(it *item) {
 		}
 		switch {
 		case it.rarity == "Super Rare" || it.rarity == "Secret Rare" || it.rarity == "Leader" || strings.Contains(it.p.Name, "Alternate Art"):
-			names = []string{"Holofoil"}
+			finishes = []string{"Holofoil"}
 		case (it.rarity == "Rare" || it.rarity == "Uncommon") && r.Chance(0.06):
-			names = []string{"Normal", "Holofoil"}
+			finishes = []string{"Normal", "Holofoil"}
 		default:
-			names = []string{"Normal"}
+			finishes = []string{"Normal"}
 		}
 	case j.spec.code == "pkm":
 		// Holo rarities print holofoil only; from Legendary Collection (2002)
 		// on, the other cards also have a reverse-holofoil printing.
 		switch {
 		case strings.Contains(it.rarity, "Holo") || pkmHoloOnly[it.rarity]:
-			names = []string{"Holofoil"}
+			finishes = []string{"Holofoil"}
 		case j.group.PublishedOn >= "2002" && it.rarity != "" && it.rarity != "Promo":
-			names = []string{"Normal", "Reverse Holofoil"}
+			finishes = []string{"Normal", "Reverse Holofoil"}
 		default:
-			names = []string{"Normal"}
+			finishes = []string{"Normal"}
 		}
 	case j.spec.code == "op":
 		switch {
 		case it.rarity == "SR" || it.rarity == "SEC" || it.rarity == "L" || strings.Contains(it.p.Name, "Parallel"):
-			names = []string{"Foil"}
+			finishes = []string{"Foil"}
 		default:
-			names = []string{"Normal"}
+			finishes = []string{"Normal"}
 		}
 	default: // Dragon Ball Super Masters
 		switch {
 		case it.rarity == "Super Rare" || it.rarity == "Special Rare" || it.rarity == "Secret Rare":
-			names = []string{"Foil"}
+			finishes = []string{"Foil"}
 		case r.Chance(0.8):
-			names = []string{"Normal", "Foil"}
+			finishes = []string{"Normal", "Foil"}
 		default:
-			names = []string{"Normal"}
+			finishes = []string{"Normal"}
 		}
 	}
-	premium := len(names) > 1
-	for _, f := range names {
+	premium := len(finishes) > 1
+	for _, f := range finishes {
 		it.finishes = append(it.finishes, tcgFinish{f, marketUSD(j.seed, j.spec.code, it, f, premium && isFoilFinish(f))})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -56,23 +57,23 @@ func mtgjsonName(setName, tcgName string) string {
 }
 
 func mtgjsonCategory(name string) (category, subtype string) {
-	w := wordsOf(name)
+	w := names.WordsOf(name)
 	switch {
-	case w.has("case"):
+	case w.Has("case"):
 		category = "BOOSTER_CASE"
-	case w.has("display", "box"):
+	case w.Has("display", "box"):
 		category = "BOOSTER_BOX"
-	case w.has("bundle"):
+	case w.Has("bundle"):
 		category = "BUNDLE"
-	case w.has("deck"):
+	case w.Has("deck"):
 		category = "DECK"
-	case w.has("kit"):
+	case w.Has("kit"):
 		category = "KIT"
 	default:
 		category = "BOOSTER_PACK"
 	}
 	for _, s := range []string{"collector", "commander", "prerelease", "play"} {
-		if w.has(s) {
+		if w.Has(s) {
 			return category, strings.ToUpper(s)
 		}
 	}
@@ -127,10 +128,10 @@ func writeTCGdexSets(out, name string, seed uint64, tasks []task) (int, error) {
 	for _, t := range tasks {
 		g, e := t.job.group, t.job.expansion
 		date := g.PublishedOn[:min(10, len(g.PublishedOn))]
-		era := pkmEraOf(g.PublishedOn)
-		lang, file := "en", "data/"+era.serieDir+"/"
+		era := names.PkmEraOf(g.PublishedOn)
+		lang, file := "en", "data/"+era.SerieDir+"/"
 		if g.CategoryID == 85 {
-			lang, file = "ja", "data-asia/"+strings.ToUpper(era.serie)+"/"
+			lang, file = "ja", "data-asia/"+strings.ToUpper(era.Serie)+"/"
 		}
 		// TCGdex names a set without TCGplayer's era prefix ("SV05: ").
 		name := g.Name
@@ -139,8 +140,8 @@ func writeTCGdexSets(out, name string, seed uint64, tasks []task) (int, error) {
 				name = rest
 			}
 		}
-		index[lang+era.serie]++
-		set := fmt.Sprintf("%s%02d", era.serie, index[lang+era.serie])
+		index[lang+era.Serie]++
+		set := fmt.Sprintf("%s%02d", era.Serie, index[lang+era.Serie])
 		if lang == "ja" && g.Abbreviation != "" {
 			set = g.Abbreviation
 		}
@@ -154,7 +155,7 @@ func writeTCGdexSets(out, name string, seed uint64, tasks []task) (int, error) {
 		default:
 			cmID = ""
 		}
-		rows = append(rows, row{lang, date, []string{lang, era.serie, set, name, g.Abbreviation, date, tcgID, cmID, file + name + ".ts"}})
+		rows = append(rows, row{lang, date, []string{lang, era.Serie, set, name, g.Abbreviation, date, tcgID, cmID, file + name + ".ts"}})
 	}
 	slices.SortStableFunc(rows, func(a, b row) int {
 		if c := strings.Compare(a.lang, b.lang); c != 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -190,29 +191,29 @@ var dbsRarityMedian = map[string]float64{
 
 // sealedMedian is the market price of a sealed product by what its name says.
 func sealedMedian(name string) float64 {
-	w := wordsOf(name)
+	w := names.WordsOf(name)
 	switch {
-	case w.has("master case"):
+	case w.Has("master case"):
 		return 2400
-	case w.has("case"):
+	case w.Has("case"):
 		return 650
-	case w.has("display", "booster box"):
+	case w.Has("display", "booster box"):
 		return 120
-	case w.has("bundle"):
+	case w.Has("bundle"):
 		return 45
-	case w.has("deck"):
+	case w.Has("deck"):
 		return 38
-	case w.has("tin", "tins"):
+	case w.Has("tin", "tins"):
 		return 24
-	case w.has("kit"):
+	case w.Has("kit"):
 		return 20
-	case w.has("set of"):
+	case w.Has("set of"):
 		return 28
-	case w.has("omega", "sample"):
+	case w.Has("omega", "sample"):
 		return 9
-	case w.has("pin"):
+	case w.Has("pin"):
 		return 15
-	case w.has("pack", "packs"):
+	case w.Has("pack", "packs"):
 		return 5
 	}
 	return 30

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -23,6 +24,20 @@ type productBuilder struct {
 
 func ext(display, name, value string) tcgplayer.ExtendedData {
 	return tcgplayer.ExtendedData{DisplayName: display, Name: name, Value: value}
+}
+
+// slug is the last part of a TCGplayer product URL.
+func slug(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		for _, w := range strings.Fields(fold.Clean(p)) {
+			if b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteString(strings.ToLower(w))
+		}
+	}
+	return b.String()
 }
 
 // products returns the group's products in TCGplayer's order: sealed first,
@@ -125,11 +140,11 @@ func (b *productBuilder) sealedProducts() {
 		case 1:
 			kind := mtgSealed[i%len(mtgSealed)]
 			if strings.Contains(kind, "%s") {
-				kind = fmt.Sprintf(kind, strings.SplitN(rng.Pick(r, mtgPeople), ",", 2)[0])
+				kind = fmt.Sprintf(kind, strings.SplitN(rng.Pick(r, names.MTGPeople), ",", 2)[0])
 			}
 			name = set + " - " + kind
-			ed = append(ed, ext("Rules Text Contains", "OracleText", "In "+set+"™, "+strings.ToLower(rng.Pick(r, mtgAdjectives))+" heroes rise across the "+
-				strings.ToLower(rng.Pick(r, mtgPlaces))+".<br>\r\n<strong>Contents:</strong> cards, a token and a reference card."))
+			ed = append(ed, ext("Rules Text Contains", "OracleText", "In "+set+"™, "+strings.ToLower(rng.Pick(r, names.MTGAdjectives))+" heroes rise across the "+
+				strings.ToLower(rng.Pick(r, names.MTGPlaces))+".<br>\r\n<strong>Contents:</strong> cards, a token and a reference card."))
 			if r.Chance(0.85) {
 				ed = append(ed, ext("UPC", "UPC", fmt.Sprintf("19516%07d", r.Intn(10_000_000))))
 			}
@@ -138,12 +153,12 @@ func (b *productBuilder) sealedProducts() {
 				kind := []string{"Booster Pack", "Booster Box", "Theme Deck", "Theme Deck", "Theme Deck", "2-Player Starter Set"}[i%6]
 				if kind == "Theme Deck" {
 					// Real names quote the deck's: `Base Set Theme Deck - "Zap!"`.
-					kind += ` - "` + rng.Pick(r, pkmThemeDecks) + `"`
+					kind += ` - "` + rng.Pick(r, names.PkmThemeDecks) + `"`
 				}
 				name = set + " " + kind
 			} else {
 				name = set + " " + []string{"Booster Pack", "Booster Box", "Elite Trainer Box", "Booster Bundle", "Build & Battle Box",
-					"Sleeved Booster Pack", "3-Pack Blister [" + rng.Pick(r, pkmSpecies).name + "]", "Booster Box Case"}[i%8]
+					"Sleeved Booster Pack", "3-Pack Blister [" + rng.Pick(r, names.PkmSpecies).Name + "]", "Booster Box Case"}[i%8]
 			}
 			if r.Chance(0.6) {
 				ed = append(ed, ext("Card Text", "CardText", "<strong>"+set+"</strong><br>\r\nEach booster pack contains 10 cards and 1 basic Energy. "+
@@ -161,7 +176,7 @@ func (b *productBuilder) sealedProducts() {
 			if p.style == styleStarter {
 				name = []string{set, set + " Display"}[i%2]
 			} else {
-				name = set + " " + []string{"Booster Pack", "Booster Box", "Booster Box Case", "Sleeved Booster Pack [" + rng.Pick(r, dbsCharacters) + "]", "Sleeved Booster Packs [Set of 4]", "Premium Pack Set"}[i%6]
+				name = set + " " + []string{"Booster Pack", "Booster Box", "Booster Box Case", "Sleeved Booster Pack [" + rng.Pick(r, names.DBSCharacters) + "]", "Sleeved Booster Packs [Set of 4]", "Premium Pack Set"}[i%6]
 			}
 		}
 		if r.Chance(0.03) {
@@ -196,7 +211,7 @@ func (b *productBuilder) mtgCards() {
 	n := p.cards
 	if p.style == styleCompanion {
 		for i := 1; i <= n; i++ {
-			name := b.unique(func() string { return rng.Pick(r, mtgPeople) + ", " + rng.Pick(r, mtgTitles) })
+			name := b.unique(func() string { return rng.Pick(r, names.MTGPeople) + ", " + rng.Pick(r, names.MTGTitles) })
 			b.mtgCard(name, rng.Pick(r, []string{"R", "M"}), strconv.Itoa(i), true)
 		}
 		return
@@ -224,7 +239,7 @@ func (b *productBuilder) mtgCards() {
 		var leg bool
 		name := b.unique(func() string {
 			var n string
-			n, leg = mtgCardName(r)
+			n, leg = names.MTGCardName(r)
 			return n
 		})
 		b.mtgCard(name, rar, strconv.Itoa(i), leg)
@@ -244,15 +259,15 @@ func (b *productBuilder) mtgCards() {
 	}
 	for i := 0; i < basics; i++ {
 		num++
-		land := basicLands[i%len(basicLands)]
+		land := names.BasicLands[i%len(names.BasicLands)]
 		b.add(fmt.Sprintf("%s (%04d)", land, num), 1,
 			ext("Rarity", "Rarity", "L"), ext("#", "Number", strconv.Itoa(num)),
 			ext("Creature Type or Sub Type", "SubType", "Basic Land — "+land),
 			ext("Rules Text Contains", "OracleText", "<em>({T}: Add one mana.)</em>"))
 	}
 	for i := 1; i <= tokens; i++ {
-		creature := rng.Pick(r, mtgCreatures)
-		name := b.unique(func() string { return rng.Pick(r, mtgAdjectives) + " " + creature + " Token" })
+		creature := rng.Pick(r, names.MTGCreatures)
+		name := b.unique(func() string { return rng.Pick(r, names.MTGAdjectives) + " " + creature + " Token" })
 		b.add(name, 1,
 			ext("Rarity", "Rarity", "T"), ext("#", "Number", strconv.Itoa(i)),
 			ext("Creature Type or Sub Type", "SubType", "Token Creature — "+creature),
@@ -265,14 +280,14 @@ func (b *productBuilder) mtgCard(name, rarity, number string, legendary bool) {
 	r := b.r
 	ed := []tcgplayer.ExtendedData{ext("Rarity", "Rarity", rarity), ext("#", "Number", number)}
 	if r.Chance(0.6) || legendary {
-		st := rng.Pick(r, mtgSubtypes)
+		st := rng.Pick(r, names.MTGSubtypes)
 		if legendary && !strings.HasPrefix(st, "Legendary") {
 			st = "Legendary " + st
 		}
 		ed = append(ed, ext("Creature Type or Sub Type", "SubType", st),
 			ext("P", "P", rng.Pick(r, []string{"0", "1", "2", "3", "4", "5", "6", "*"})), ext("T", "T", strconv.Itoa(r.Between(1, 7))))
 	} else {
-		ed = append(ed, ext("Creature Type or Sub Type", "SubType", rng.Pick(r, mtgSpellTypes)))
+		ed = append(ed, ext("Creature Type or Sub Type", "SubType", rng.Pick(r, names.MTGSpellTypes)))
 	}
 	if r.Chance(0.97) {
 		text := rng.Pick(r, mtgOracle)
@@ -309,7 +324,7 @@ func dbsCost(r *rng.Stream, colour string) string {
 	if n == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d(%s)", n, strings.Repeat(colourLetter[colour], r.Between(1, min(n, 4))))
+	return fmt.Sprintf("%d(%s)", n, strings.Repeat(names.ColourLetter[colour], r.Between(1, min(n, 4))))
 }
 
 // fwCard is a Fusion World card before its name is made unique.
@@ -336,7 +351,7 @@ func (b *productBuilder) fusionWorldCards() {
 		digits = "%s-%02d"
 	}
 	for i := 1; i <= n-alts; i++ {
-		c := fwCard{number: fmt.Sprintf(digits, code, i), colour: rng.Pick(r, colours)}
+		c := fwCard{number: fmt.Sprintf(digits, code, i), colour: rng.Pick(r, names.Colours)}
 		switch {
 		case p.style == styleCompanion:
 			c.rarity, c.cardType = "Promo", "Battle"
@@ -346,10 +361,10 @@ func (b *productBuilder) fusionWorldCards() {
 			c.rarity = rng.Pick(r, []string{"Common", "Common", "Common", "Uncommon", "Uncommon", "Rare", "Rare", "Super Rare", "Secret Rare"})
 			c.cardType = rng.Pick(r, []string{"Battle", "Battle", "Battle", "Extra"})
 		}
-		c.character = dbsCharacterName(r)
+		c.character = names.DBSCharacterName(r)
 		c.name = c.character
 		if c.cardType == "Extra" {
-			c.name = rng.Pick(r, dbsTechniques)
+			c.name = rng.Pick(r, names.DBSTechniques)
 			if r.Chance(0.2) {
 				c.name = strings.SplitN(c.character, " : ", 2)[0] + "'s " + c.name + "!"
 			}
@@ -401,7 +416,7 @@ func (b *productBuilder) fusionWorldCards() {
 			}
 		}
 		if c.cardType != "Extra" || r.Chance(0.5) {
-			ed = append(ed, ext("Character Trait(s)", "Character Traits", rng.Pick(r, dbsTraits)+";"+rng.Pick(r, dbsTraits)))
+			ed = append(ed, ext("Character Trait(s)", "Character Traits", rng.Pick(r, names.DBSTraits)+";"+rng.Pick(r, names.DBSTraits)))
 		}
 		img := 1
 		if c.cardType == "Leader" {
@@ -424,16 +439,16 @@ func (b *productBuilder) mastersCards() {
 		if p.style == styleCompanion {
 			rarity = "Promo"
 		}
-		character := strings.SplitN(dbsCharacterName(r), " : ", 2)[0]
+		character := strings.SplitN(names.DBSCharacterName(r), " : ", 2)[0]
 		var name string
 		if cardType == "Extra" {
-			name = b.unique(func() string { return rng.Pick(r, dbsTechniques) + " - " + number })
+			name = b.unique(func() string { return rng.Pick(r, names.DBSTechniques) + " - " + number })
 		} else {
-			name = b.unique(func() string { return character + ", " + rng.Pick(r, dbsEpithets) })
+			name = b.unique(func() string { return character + ", " + rng.Pick(r, names.DBSEpithets) })
 		}
-		colour := rng.Pick(r, colours)
+		colour := rng.Pick(r, names.Colours)
 		if r.Chance(0.1) {
-			colour += ";" + rng.Pick(r, colours)
+			colour += ";" + rng.Pick(r, names.Colours)
 		}
 		first := strings.SplitN(colour, ";", 2)[0]
 		ed := []tcgplayer.ExtendedData{
@@ -448,8 +463,8 @@ func (b *productBuilder) mastersCards() {
 			ed = append(ed, ext("Energy Color Cost", "EnergyColorCost", dbsCost(r, first)))
 		}
 		ed = append(ed,
-			ext("Special Trait", "SpecialTrait", strings.ReplaceAll(rng.Pick(r, dbsTraits)+"/"+rng.Pick(r, dbsTraits), "’", "'")),
-			ext("Era", "Era", rng.Pick(r, dbsEras)),
+			ext("Special Trait", "SpecialTrait", strings.ReplaceAll(rng.Pick(r, names.DBSTraits)+"/"+rng.Pick(r, names.DBSTraits), "’", "'")),
+			ext("Era", "Era", rng.Pick(r, names.DBSEras)),
 			ext("Character", "Character", character))
 		if cardType == "Battle" {
 			ed = append(ed, ext("Combo Energy", "ComboEnergy", strconv.Itoa(r.Between(0, 1))))

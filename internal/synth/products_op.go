@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -15,7 +16,7 @@ import (
 type opCard struct {
 	name, rarity, number, cardType string
 	ed                             []tcgplayer.ExtendedData
-	variants                       []string // opParallel, opBoxTopper, opMangaAlt
+	variants                       []string // names.OPParallel, names.OPBoxTopper, names.OPMangaAlt
 }
 
 // onePieceCards generates a One Piece group's cards in the form of the real
@@ -73,15 +74,15 @@ func (b *productBuilder) onePieceCards() {
 		}
 		switch c.cardType {
 		case "Event":
-			c.name, _ = b.tryUnique(10, func() string { return rng.Pick(r, opEvents) })
+			c.name, _ = b.tryUnique(10, func() string { return rng.Pick(r, names.OPEvents) })
 		case "Stage":
-			c.name, _ = b.tryUnique(10, func() string { return rng.Pick(r, opStages) })
+			c.name, _ = b.tryUnique(10, func() string { return rng.Pick(r, names.OPStages) })
 		}
 		if c.name == "" {
 			// Sets print a few characters under several numbers, most once.
 			c.cardType = map[bool]string{true: "Leader", false: "Character"}[c.cardType == "Leader"]
 			for try := 0; c.name == "" || try < 4 && used[c.name]; try++ {
-				c.name = rng.Pick(r, opCharacters)
+				c.name = rng.Pick(r, names.OPCharacters)
 			}
 			used[c.name] = true
 		}
@@ -108,12 +109,12 @@ func (b *productBuilder) onePieceCards() {
 			c := tier[i]
 			switch {
 			case c.rarity == "C" || c.rarity == "UC":
-				c.variants = append(c.variants, opBoxTopper)
+				c.variants = append(c.variants, names.OPBoxTopper)
 			case c.rarity == "SEC" && variants >= 2:
-				c.variants = append(c.variants, opParallel, opMangaAlt)
+				c.variants = append(c.variants, names.OPParallel, names.OPMangaAlt)
 				variants--
 			default:
-				c.variants = append(c.variants, opParallel)
+				c.variants = append(c.variants, names.OPParallel)
 			}
 			variants--
 		}
@@ -137,7 +138,7 @@ func (b *productBuilder) onePieceCards() {
 		}
 	}
 	if don == 1 {
-		n := b.unique(func() string { return "DON!! Card // " + rng.Pick(r, opCharacters) })
+		n := b.unique(func() string { return "DON!! Card // " + rng.Pick(r, names.OPCharacters) })
 		b.add(n, 2, ext("Rarity", "Rarity", "DON!!"), ext("Description", "Description", "Your Turn +1000"), ext("Card Type", "CardType", "DON!!"))
 	}
 }
@@ -146,11 +147,11 @@ func (b *productBuilder) onePieceCards() {
 func opExtendedData(r *rng.Stream, c *opCard) []tcgplayer.ExtendedData {
 	ed := []tcgplayer.ExtendedData{ext("Rarity", "Rarity", c.rarity), ext("Number", "Number", c.number)}
 	if c.cardType != "Character" || r.Chance(0.8) {
-		ed = append(ed, ext("Description", "Description", rng.Pick(r, opTexts)))
+		ed = append(ed, ext("Description", "Description", rng.Pick(r, names.OPTexts)))
 	}
-	colour := rng.Pick(r, opColours)
+	colour := rng.Pick(r, names.OPColours)
 	if c.cardType == "Leader" && r.Chance(0.3) {
-		cs := []string{colour, rng.Pick(r, opColours)}
+		cs := []string{colour, rng.Pick(r, names.OPColours)}
 		slices.Sort(cs)
 		colour = strings.Join(slices.Compact(cs), ";")
 	}
@@ -169,7 +170,7 @@ func opExtendedData(r *rng.Stream, c *opCard) []tcgplayer.ExtendedData {
 	if r.Chance(0.95) {
 		var types []string
 		for range r.Between(1, 3) {
-			if t := rng.Pick(r, opSubtypes); !slices.Contains(types, t) {
+			if t := rng.Pick(r, names.OPSubtypes); !slices.Contains(types, t) {
 				types = append(types, t)
 			}
 		}
@@ -179,7 +180,7 @@ func opExtendedData(r *rng.Stream, c *opCard) []tcgplayer.ExtendedData {
 		ed = append(ed, ext("Counter+", "Counterplus", rng.Pick(r, []string{"1000", "1000", "1000", "1000", "2000"})))
 	}
 	if c.cardType == "Leader" || c.cardType == "Character" {
-		ed = append(ed, ext("Attribute", "Attribute", rng.Pick(r, opAttributes)))
+		ed = append(ed, ext("Attribute", "Attribute", rng.Pick(r, names.OPAttributes)))
 	}
 	return ed
 }

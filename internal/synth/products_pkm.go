@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
+	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
 
@@ -32,7 +33,7 @@ type pkmCard struct {
 func (b *productBuilder) pokemonCards() {
 	p, r := b.plan, b.r
 	pub := p.group.PublishedOn
-	era := pkmEraOf(pub)
+	era := names.PkmEraOf(pub)
 	n := p.cards
 	misprint := p.style == styleMain && pub < "2005" && n >= 40 && r.Chance(0.5)
 	if misprint {
@@ -117,7 +118,7 @@ func (b *productBuilder) pokemonCards() {
 	if misprint {
 		for _, i := range r.Perm(len(cards)) {
 			c := cards[i]
-			name := c.name + " " + rng.Pick(r, pkmErrorPrints)
+			name := c.name + " " + rng.Pick(r, names.PkmErrorPrints)
 			if c.pokemon && !b.keys[fold.Key(name)] {
 				b.keys[fold.Key(name)] = true
 				cards = append(cards, pkmCard{name: name, ed: c.ed})
@@ -137,25 +138,25 @@ var pkmTypeOrder = []string{"Grass", "Fire", "Water", "Lightning", "Psychic", "F
 
 // pkmPokemon is a Pokémon card of the era, of rarity ("" draws one); ultra
 // is the chance of a name in one of the era's ultra-rare forms.
-func (b *productBuilder) pkmPokemon(era pkmEra, rarity string, ultra float64) pkmCard {
+func (b *productBuilder) pkmPokemon(era names.PkmEra, rarity string, ultra float64) pkmCard {
 	r := b.r
 	pub := b.plan.group.PublishedOn
 	var typ string
 	var isUltra bool
 	name, ok := b.tryUnique(30, func() string {
-		sp := rng.Pick(r, pkmSpecies)
-		typ = sp.typ
+		sp := rng.Pick(r, names.PkmSpecies)
+		typ = sp.Type
 		var n string
-		n, isUltra = pkmPokemonName(r, era, sp.name)
+		n, isUltra = names.PkmPokemonName(r, era, sp.Name)
 		if !isUltra && r.Chance(ultra) {
-			if f := rng.Pick(r, era.forms); strings.HasPrefix(f, " ") {
-				n, isUltra = sp.name+f, true
+			if f := rng.Pick(r, era.Forms); strings.HasPrefix(f, " ") {
+				n, isUltra = sp.Name+f, true
 			}
 		}
 		return n
 	})
 	if !ok {
-		name = b.unique(func() string { sp := rng.Pick(r, pkmSpecies); typ = sp.typ; return sp.name })
+		name = b.unique(func() string { sp := rng.Pick(r, names.PkmSpecies); typ = sp.Type; return sp.Name })
 	}
 	if rarity == "" {
 		switch x := r.Float(); {
@@ -193,19 +194,19 @@ func (b *productBuilder) pkmPokemon(era pkmEra, rarity string, ultra float64) pk
 		ext("HP", "HP", strconv.Itoa(10*r.Between(hp[0], hp[1]))), ext("Stage", "Stage", stage)}
 	attacks := 1 + boolInt(r.Chance(0.6))
 	if r.Chance(0.2) {
-		ed = append(ed, ext("Card Text", "CardText", "<strong>"+era.power+": "+rng.Pick(r, pkmAbilities)+"</strong> "+rng.Pick(r, pkmPowerTexts)))
+		ed = append(ed, ext("Card Text", "CardText", "<strong>"+era.Power+": "+rng.Pick(r, names.PkmAbilities)+"</strong> "+rng.Pick(r, names.PkmPowerTexts)))
 		attacks = 1
 	}
 	first := ""
 	for k := 1; k <= attacks; k++ {
-		name := rng.Pick(r, pkmAttacks)
+		name := rng.Pick(r, names.PkmAttacks)
 		for name == first {
-			name = rng.Pick(r, pkmAttacks)
+			name = rng.Pick(r, names.PkmAttacks)
 		}
 		first = name
 		ed = append(ed, ext("Attack "+strconv.Itoa(k), "Attack "+strconv.Itoa(k), pkmAttack(r, typ, name, k+r.Intn(3))))
 	}
-	if w, ok := pkmWeakness[typ]; ok && r.Chance(0.85) {
+	if w, ok := names.PkmWeakness[typ]; ok && r.Chance(0.85) {
 		ed = append(ed, ext("Weakness", "Weakness", w))
 	}
 	if r.Chance(0.25) {
@@ -224,7 +225,7 @@ func (b *productBuilder) pkmPokemon(era pkmEra, rarity string, ultra float64) pk
 // pkmAttack is an attack in TCGplayer's form: "[1LLL] Thunder (60)\r\n<br>Flip
 // a coin...", its cost in energy letters with colorless as a digit.
 func pkmAttack(r *rng.Stream, typ, name string, energies int) string {
-	letter := pkmTypeLetter[typ]
+	letter := names.PkmTypeLetter[typ]
 	var cost string
 	if letter == "C" {
 		cost = strconv.Itoa(energies)
@@ -244,7 +245,7 @@ func pkmAttack(r *rng.Stream, typ, name string, energies int) string {
 		if r.Chance(0.05) {
 			sep += "\r\n" // as upstream has on a few cards
 		}
-		s += sep + rng.Pick(r, pkmAttackTexts)
+		s += sep + rng.Pick(r, names.PkmAttackTexts)
 	}
 	return s
 }
@@ -252,27 +253,27 @@ func pkmAttack(r *rng.Stream, typ, name string, energies int) string {
 // pkmTrainer is a trainer card, false when the group has used every name.
 func (b *productBuilder) pkmTrainer() (pkmCard, bool) {
 	r := b.r
-	name, ok := b.tryUnique(20, func() string { return rng.Pick(r, pkmTrainers) })
+	name, ok := b.tryUnique(20, func() string { return rng.Pick(r, names.PkmTrainers) })
 	if !ok {
 		return pkmCard{}, false
 	}
 	rarity := rng.Pick(r, []string{"Common", "Common", "Uncommon", "Uncommon", "Rare"})
 	return pkmCard{name: name, section: 1, rank: pkmRarityRank[rarity], ed: []tcgplayer.ExtendedData{
-		ext("Rarity", "Rarity", rarity), ext("Card Type", "Card Type", "Trainer"), ext("Card Text", "CardText", rng.Pick(r, pkmTrainerTexts))}}, true
+		ext("Rarity", "Rarity", rarity), ext("Card Type", "Card Type", "Trainer"), ext("Card Text", "CardText", rng.Pick(r, names.PkmTrainerTexts))}}, true
 }
 
 // pkmEnergy is a basic or, when the set has none left, a special energy.
 func (b *productBuilder) pkmEnergy(basic bool) pkmCard {
 	r := b.r
 	if basic {
-		if name, ok := b.tryUnique(20, func() string { return rng.Pick(r, pkmBasicEnergy) }); ok {
+		if name, ok := b.tryUnique(20, func() string { return rng.Pick(r, names.PkmBasicEnergy) }); ok {
 			return pkmCard{name: name, section: 2, rank: 3, ed: []tcgplayer.ExtendedData{
 				ext("Rarity", "Rarity", "Common"), ext("Card Type", "Card Type", "Basic Energy")}}
 		}
 	}
-	name, ok := b.tryUnique(20, func() string { return rng.Pick(r, pkmSpecialEnergy) })
+	name, ok := b.tryUnique(20, func() string { return rng.Pick(r, names.PkmSpecialEnergy) })
 	if !ok {
-		name = b.unique(func() string { return rng.Pick(r, pkmBasicEnergy) })
+		name = b.unique(func() string { return rng.Pick(r, names.PkmBasicEnergy) })
 	}
 	return pkmCard{name: name, section: 2, rank: 2, ed: []tcgplayer.ExtendedData{
 		ext("Rarity", "Rarity", "Uncommon"), ext("Card Type", "Card Type", "Special Energy"),

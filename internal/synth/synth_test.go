@@ -22,6 +22,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
 	"github.com/cardcat/cardcat/internal/synth/encode"
+	"github.com/cardcat/cardcat/internal/synth/names"
 )
 
 var update = flag.Bool("update", false, "regenerate the bundled sample (../../sample) from the real data")
@@ -663,7 +664,7 @@ func checkCosmeticKinds(t *testing.T, m *mirror) {
 					seen["dash"]++
 				case strings.Replace(p.Name, ": ", " - ", 1) == c:
 					seen["colon"]++
-				case unaccent.Replace(p.Name) == c:
+				case names.Unaccent.Replace(p.Name) == c:
 					seen["accent"]++
 				default:
 					seen["punctuation"]++
@@ -671,9 +672,9 @@ func checkCosmeticKinds(t *testing.T, m *mirror) {
 			}
 		}
 	}
-	for _, c := range cosmetics {
-		if seen[c.kind] == 0 {
-			t.Errorf("no cosmetic difference of kind %s (seen %v)", c.kind, seen)
+	for _, c := range names.Cosmetics {
+		if seen[c.Kind] == 0 {
+			t.Errorf("no cosmetic difference of kind %s (seen %v)", c.Kind, seen)
 		}
 	}
 }

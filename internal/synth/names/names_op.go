@@ -1,10 +1,10 @@
-package synth
+package names
 
 // Word lists for synthetic One Piece cards, in TCGplayer's spelling (shared/data
 // tcgplayer/68/3188/products.json): "Monkey.D.Luffy", "Tony Tony.Chopper",
 // "Who's.Who", `Eustass"Captain"Kid`.
 
-var opCharacters = []string{
+var OPCharacters = []string{
 	"Monkey.D.Luffy", "Roronoa Zoro", "Nami", "Usopp", "Sanji", "Tony Tony.Chopper", "Nico Robin", "Franky", "Brook",
 	"Jinbe", "Portgas.D.Ace", "Sabo", "Shanks", "Kaido", "Charlotte Linlin", "Boa Hancock", `Eustass"Captain"Kid`,
 	"Trafalgar Law", "Kin'emon", "Who's.Who", "X.Drake", "Dracule Mihawk", "Crocodile", "Donquixote Doflamingo",
@@ -27,7 +27,7 @@ var opCharacters = []string{
 	"Belo Betty", "Morley", "Lindbergh", "Karasu", "Stussy", "Lilith", "Edison", "Pythagoras", "Atlas", "York",
 }
 
-var opEvents = []string{
+var OPEvents = []string{
 	"Gum-Gum Jet Pistol", "Gum-Gum Fire-Fist Pistol Red Hawk", "Radical Beam!!", "Guard Point", "Diable Jambe",
 	"Thunder Bagua", "Round Table", "Green Star Rafflesia", "Ulti-Mortar", "Sheep's Horn", "Elephant's Marchoo",
 	"In Two Years!! At the Sabaody Archipelago!!", "Artificial Devil Fruit SMILE", "Gum-Gum Giant", "Oni Giri",
@@ -36,22 +36,22 @@ var opEvents = []string{
 	"Blast Breath", "Soul Pocus", "Slave Arrow", "Desert Spada", "Ground Death", "Lightning Dragon", "Sea King",
 }
 
-var opStages = []string{"Thousand Sunny", "Going Merry", "Moby Dick", "Onigashima Island", "Dressrosa", "Marineford",
+var OPStages = []string{"Thousand Sunny", "Going Merry", "Moby Dick", "Onigashima Island", "Dressrosa", "Marineford",
 	"Sabaody Archipelago", "Totto Land", "Alabasta", "Egghead", "Red Force", "Whole Cake Island"}
 
-var opSubtypes = []string{
+var OPSubtypes = []string{
 	"Straw Hat Crew", "Supernovas", "Animal Kingdom Pirates", "The Four Emperors", "Land of Wano", "The Akazaya Nine",
 	"Heart Pirates", "Whitebeard Pirates", "Former Whitebeard Pirates", "Red-Haired Pirates", "Navy", "Baroque Works",
 	"The Seven Warlords of the Sea", "Big Mom Pirates", "Kid Pirates", "Minks", "Fish-Man", "SMILE", "Dressrosa",
 	"Revolutionary Army", "CP9", "Film", "Animal", "Alabasta", "Thriller Bark Pirates", "Egghead", "Giant",
 }
 
-var opAttributes = []string{"Slash", "Strike", "Ranged", "Special", "Wisdom"}
+var OPAttributes = []string{"Slash", "Strike", "Ranged", "Special", "Wisdom"}
 
-var opColours = []string{"Red", "Green", "Blue", "Purple", "Black", "Yellow"}
+var OPColours = []string{"Red", "Green", "Blue", "Purple", "Black", "Yellow"}
 
-// opTexts are card effects with TCGplayer's HTML (<em> reminders, "\r\n<br>").
-var opTexts = []string{
+// OPTexts are card effects with TCGplayer's HTML (<em> reminders, "\r\n<br>").
+var OPTexts = []string{
 	"[On Play] Draw 1 card.",
 	"[DON!! x1] [When Attacking] K.O. up to 1 of your opponent's Characters with a cost of 2 or less.",
 	"[Blocker] <em>(After your opponent declares an attack, you may rest this card to make it the new target of the attack.)</em>",
@@ -65,18 +65,18 @@ var opTexts = []string{
 	"[On Play] DON!! -1 <em>(You may return the specified number of DON!! cards from your field to your DON!! deck.)</em>: Draw 2 cards.",
 }
 
-var opSetFirst = []string{
+var OPSetFirst = []string{
 	"Romance", "Paramount", "Pillars of", "Kingdoms of", "Awakening of", "Wings of", "Emperors of", "Legacy of",
 	"Voyage of", "Tides of", "Will of", "Dawn of", "Flames of", "Treasures of", "Storm of", "Legends of",
 }
 
-var opSetSecond = []string{
+var OPSetSecond = []string{
 	"Dawn", "War", "Strength", "Intrigue", "the New Era", "the Captain", "the Master", "the Grand Line", "the Sea",
 	"Wano", "Egghead", "the Straw Hats", "Fate", "Freedom", "the Revolution", "the Emperors",
 }
 
-// opDecks are the subjects of starter decks ("Starter Deck 1: Straw Hat Crew").
-var opDecks = []string{
+// OPDecks are the subjects of starter decks ("Starter Deck 1: Straw Hat Crew").
+var OPDecks = []string{
 	"Straw Hat Crew", "Worst Generation", "The Seven Warlords of the Sea", "Animal Kingdom Pirates", "Film Edition",
 	"Absolute Justice", "Big Mom Pirates", "Monkey.D.Luffy", "Yamato", "Uta", "Zoro and Sanji", "3D2Y",
 	"RED Edward.Newgate", "GREEN Uta", "BLUE Donquixote Doflamingo", "PURPLE Monkey.D.Luffy", "BLACK Smoker", "Egghead",
@@ -85,7 +85,7 @@ var opDecks = []string{
 // opVariants are printings TCGplayer lists as products of their own under
 // the base card's number.
 const (
-	opParallel  = " (Parallel)"
-	opBoxTopper = " (Box Topper)"
-	opMangaAlt  = " (Parallel) (Manga) (Alternate Art)"
+	OPParallel  = " (Parallel)"
+	OPBoxTopper = " (Box Topper)"
+	OPMangaAlt  = " (Parallel) (Manga) (Alternate Art)"
 )

@@ -1,4 +1,4 @@
-package synth
+package names
 
 import (
 	"strings"
@@ -10,9 +10,9 @@ import (
 // tcgplayer/3/604/products.json): "Pokemon" without its accent in names,
 // "Farfetch'd", "Mr. Mime", "Nidoran M".
 
-// pkmSpecies are Pokémon with their type, which gives the card's Card Type,
+// PkmSpecies are Pokémon with their type, which gives the card's Card Type,
 // its attack costs and its weakness.
-var pkmSpecies = []struct{ name, typ string }{
+var PkmSpecies = []struct{ Name, Type string }{
 	{"Bulbasaur", "Grass"}, {"Ivysaur", "Grass"}, {"Venusaur", "Grass"}, {"Oddish", "Grass"}, {"Gloom", "Grass"},
 	{"Vileplume", "Grass"}, {"Bellsprout", "Grass"}, {"Victreebel", "Grass"}, {"Exeggutor", "Grass"}, {"Tangela", "Grass"},
 	{"Scyther", "Grass"}, {"Pinsir", "Grass"}, {"Chikorita", "Grass"}, {"Meganium", "Grass"}, {"Treecko", "Grass"},
@@ -61,34 +61,34 @@ var pkmSpecies = []struct{ name, typ string }{
 	{"Clefable", "Fairy"}, {"Florges", "Fairy"}, {"Mawile", "Fairy"}, {"Granbull", "Fairy"},
 }
 
-// pkmTypeLetter is the energy symbol of a type in attack costs and
+// PkmTypeLetter is the energy symbol of a type in attack costs and
 // weaknesses ("[1LLL] Thunder (60)", Weakness "F"); Colorless costs are
 // digits.
-var pkmTypeLetter = map[string]string{
+var PkmTypeLetter = map[string]string{
 	"Grass": "G", "Fire": "R", "Water": "W", "Lightning": "L", "Psychic": "P", "Fighting": "F",
 	"Darkness": "D", "Metal": "M", "Dragon": "N", "Fairy": "Y", "Colorless": "C",
 }
 
-// pkmWeakness is the type a type is weak to.
-var pkmWeakness = map[string]string{
+// PkmWeakness is the type a type is weak to.
+var PkmWeakness = map[string]string{
 	"Grass": "R", "Fire": "W", "Water": "L", "Lightning": "F", "Psychic": "P", "Fighting": "P",
 	"Darkness": "F", "Metal": "R", "Fairy": "M", "Colorless": "F",
 }
 
-// pkmEra is a span of Pokémon sets: their name forms, the name of their
+// PkmEra is a span of Pokémon sets: their name forms, the name of their
 // abilities and TCGdex's series.
-type pkmEra struct {
+type PkmEra struct {
 	from     string // first publication date
-	forms    []string
-	power    string // "Pokémon Power", "Poké-Power", "Ability"
-	serie    string // TCGdex's series id
-	serieDir string // TCGdex's series folder
+	Forms    []string
+	Power    string // "Pokémon Power", "Poké-Power", "Ability"
+	Serie    string // TCGdex's series id
+	SerieDir string // TCGdex's series folder
 }
 
 // pkmEras, newest first. A form is a prefix ending in a space ("Dark ",
 // "Alolan ") or a suffix starting with one (" ex", " VMAX"); "'s " forms
 // take a trainer's name ("Brock's Onix").
-var pkmEras = []pkmEra{
+var pkmEras = []PkmEra{
 	{"2023-03-31", []string{" ex", " ex", "Paldean ", "Iron "}, "Ability", "sv", "Scarlet & Violet"},
 	{"2020-02-07", []string{" V", " VMAX", " VSTAR", "Galarian ", "Radiant ", "Hisuian "}, "Ability", "swsh", "Sword & Shield"},
 	{"2017-02-03", []string{" GX", " GX", "Alolan ", " Prism Star"}, "Ability", "sm", "Sun & Moon"},
@@ -98,7 +98,7 @@ var pkmEras = []pkmEra{
 	{"0000", []string{"Dark ", "'s ", "'s ", "Shining "}, "Pokémon Power", "base", "Base"},
 }
 
-func pkmEraOf(published string) pkmEra {
+func PkmEraOf(published string) PkmEra {
 	for _, e := range pkmEras {
 		if published >= e.from {
 			return e
@@ -109,13 +109,13 @@ func pkmEraOf(published string) pkmEra {
 
 var pkmGymLeaders = []string{"Brock", "Misty", "Lt. Surge", "Erika", "Koga", "Sabrina", "Blaine", "Giovanni", "Rocket"}
 
-// pkmPokemonName is a Pokémon's name in the era's forms, and whether the form
+// PkmPokemonName is a Pokémon's name in the era's forms, and whether the form
 // makes it an ultra rare (ex, V, GX...).
-func pkmPokemonName(r *rng.Stream, era pkmEra, species string) (string, bool) {
+func PkmPokemonName(r *rng.Stream, era PkmEra, species string) (string, bool) {
 	if !r.Chance(0.25) {
 		return species, false
 	}
-	f := rng.Pick(r, era.forms)
+	f := rng.Pick(r, era.Forms)
 	switch {
 	case f == "'s ":
 		return rng.Pick(r, pkmGymLeaders) + "'s " + species, false
@@ -125,7 +125,7 @@ func pkmPokemonName(r *rng.Stream, era pkmEra, species string) (string, bool) {
 	return species + f, true
 }
 
-var pkmAttacks = []string{
+var PkmAttacks = []string{
 	"Tackle", "Scratch", "Bite", "Quick Attack", "Thunder", "Thunderbolt", "Thunder Jolt", "Flamethrower", "Fire Spin",
 	"Ember", "Water Gun", "Hydro Pump", "Bubble", "Surf", "Vine Whip", "Razor Leaf", "Solarbeam", "Poison Sting",
 	"Psychic", "Confuse Ray", "Hypnosis", "Dream Eater", "Psybeam", "Karate Chop", "Low Kick", "Seismic Toss",
@@ -137,14 +137,14 @@ var pkmAttacks = []string{
 	"Star Blast", "Tera Burst", "Collect", "Call for Family", "Rollout", "Smash Kick", "Flare", "Withdraw",
 }
 
-var pkmAbilities = []string{
+var PkmAbilities = []string{
 	"Damage Swap", "Energy Trans", "Rain Dance", "Energy Burn", "Buzzap", "Strikes Back", "Prehistoric Power",
 	"Infernal Reign", "Concealed Cards", "Flower Selecting", "Run Away Draw", "Mysterious Tail", "Stance Change",
 	"Dynamotor", "Deluge", "Shady Dealings", "Psychic Embrace", "Fan Call", "Quick Search", "Teal Dance",
 }
 
-// pkmAttackTexts follow an attack's cost, name and damage after "\r\n<br>".
-var pkmAttackTexts = []string{
+// PkmAttackTexts follow an attack's cost, name and damage after "\r\n<br>".
+var PkmAttackTexts = []string{
 	"Flip a coin. If heads, the Defending Pokémon is now Paralyzed.",
 	"Flip a coin. If heads, the Defending Pokémon is now Confused.",
 	"The Defending Pokémon is now Asleep.",
@@ -157,7 +157,7 @@ var pkmAttackTexts = []string{
 	"This Pokémon also does 30 damage to itself.",
 }
 
-var pkmTrainers = []string{
+var PkmTrainers = []string{
 	"Bill", "Professor Oak", "Energy Removal", "Gust of Wind", "Potion", "Switch", "PlusPower", "Defender",
 	"Pokemon Center", "Pokemon Breeder", "Pokedex", "Computer Search", "Item Finder", "Super Potion", "Full Heal",
 	"Revive", "Lass", "Scoop Up", "Energy Retrieval", "Maintenance", "Pokemon Trader", "Pokemon Flute",
@@ -171,7 +171,7 @@ var pkmTrainers = []string{
 	"Guzma", "Hop", "Sonia", "Bede", "Klara", "Peonia", "Raihan", "Irida", "Adaman", "Cyllene", "Roxanne", "Melony",
 }
 
-var pkmTrainerTexts = []string{
+var PkmTrainerTexts = []string{
 	"Draw 2 cards.",
 	"Discard your hand, then draw 7 cards.",
 	"Search your deck for a Basic Pokémon, reveal it, and put it into your hand. Then, shuffle your deck.",
@@ -181,35 +181,35 @@ var pkmTrainerTexts = []string{
 	"Choose 1 of your opponent's Benched Pokémon and switch it with their Active Pokémon.",
 }
 
-var pkmSpecialEnergy = []string{"Double Colorless Energy", "Twin Energy", "Jet Energy", "Luminous Energy", "Reversal Energy", "Mist Energy", "Rainbow Energy"}
+var PkmSpecialEnergy = []string{"Double Colorless Energy", "Twin Energy", "Jet Energy", "Luminous Energy", "Reversal Energy", "Mist Energy", "Rainbow Energy"}
 
-var pkmBasicEnergy = []string{"Grass Energy", "Fire Energy", "Water Energy", "Lightning Energy", "Psychic Energy", "Fighting Energy", "Darkness Energy", "Metal Energy"}
+var PkmBasicEnergy = []string{"Grass Energy", "Fire Energy", "Water Energy", "Lightning Energy", "Psychic Energy", "Fighting Energy", "Darkness Energy", "Metal Energy"}
 
-// pkmErrorPrints are misprints TCGplayer lists as their own product under
+// PkmErrorPrints are misprints TCGplayer lists as their own product under
 // the card's number ("Charizard (Black Dot Error)"); Cardmarket does not.
-var pkmErrorPrints = []string{"(Black Dot Error)", "(Misprint)", "(Ink Error)", "(No Damage Error)"}
+var PkmErrorPrints = []string{"(Black Dot Error)", "(Misprint)", "(Ink Error)", "(No Damage Error)"}
 
-var pkmSetFirst = []string{
+var PkmSetFirst = []string{
 	"Temporal", "Evolving", "Brilliant", "Astral", "Lost", "Silver", "Obsidian", "Paradox", "Surging", "Stellar",
 	"Twilight", "Shrouded", "Prismatic", "Fusion", "Chilling", "Darkness", "Rebel", "Vivid", "Crimson", "Hidden",
 	"Unified", "Cosmic", "Burning", "Celestial", "Forbidden", "Ancient", "Roaring", "Steam", "Phantom", "Primal",
 	"Furious", "Plasma", "Noble", "Dragon", "Legendary", "Secret", "Majestic", "Radiant", "Glacial", "Storm",
 }
 
-var pkmSetSecond = []string{
+var PkmSetSecond = []string{
 	"Forces", "Skies", "Stars", "Radiance", "Origin", "Tempest", "Flames", "Rift", "Sparks", "Crown", "Masquerade",
 	"Fates", "Storm", "Clash", "Voltage", "Zenith", "Minds", "Eclipse", "Shadows", "Guardians", "Light", "Legends",
 	"Siege", "Wonders", "Dawn", "Treasures", "Frontiers", "Awakening", "Destinies", "Rising", "Horizons", "Victors",
 }
 
-var pkmThemeDecks = []string{"Zap!", "Blackout", "Brushfire", "Overgrowth", "Power Reserve", "Water Blast", "Bodyguard", "Lightning Bug", "Grass Chopper", "Psych Out"}
+var PkmThemeDecks = []string{"Zap!", "Blackout", "Brushfire", "Overgrowth", "Power Reserve", "Water Blast", "Bodyguard", "Lightning Bug", "Grass Chopper", "Psych Out"}
 
 // Cardmarket's promos no TCGplayer name has: trophy cards and prize cards.
 var pkmPromoFirst = []string{"Trophy", "Champion's", "Victory", "Laureled", "Prize", "Finalist's"}
-var pkmPromoBracket = []string{"Gold", "Silver", "Bronze", "Staff", "Winner", "Top 8"}
+var PkmPromoBracket = []string{"Gold", "Silver", "Bronze", "Staff", "Winner", "Top 8"}
 
-// pkmPowerTexts follow a power's or ability's name in the card text.
-var pkmPowerTexts = []string{
+// PkmPowerTexts follow a power's or ability's name in the card text.
+var PkmPowerTexts = []string{
 	"As often as you like during your turn <em>(before your attack)</em>, you may move 1 damage counter from 1 of your Pokémon to another as long as you don't Knock Out that Pokémon.",
 	"Once during your turn <em>(before your attack)</em>, you may draw a card. This power can't be used if this Pokémon is Asleep, Confused, or Paralyzed.",
 	"Once during your turn, you may search your deck for a basic Energy card and attach it to 1 of your Pokémon. Then, shuffle your deck.",
