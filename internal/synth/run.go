@@ -13,6 +13,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
 	"github.com/cardcat/cardcat/internal/synth/encode"
 	"github.com/cardcat/cardcat/internal/synth/rng"
+	"github.com/cardcat/cardcat/internal/synth/tcgcatalog"
 )
 
 // gameRun generates one game's groups (in parallel, consumed in order) and
@@ -34,7 +35,7 @@ type gameRun struct {
 // ones, already in the mirror. size is the number of its products.
 type task struct {
 	job  *groupJob
-	plan *groupPlan
+	plan *tcgcatalog.Plan
 	size int
 }
 
@@ -129,7 +130,7 @@ func (g *gameRun) run(ctx context.Context, tasks []task) error {
 		buf := bufPool.Get().(*[]byte)
 		defer bufPool.Put(buf)
 		if t.plan != nil {
-			t.job.products = t.plan.products(g.opts.Seed)
+			t.job.products = t.plan.Products(g.opts.Seed)
 			*buf = encode.AppendTCGProducts((*buf)[:0], t.job.products)
 			if err := writeFile(filepath.Join(dir, "products.json"), *buf); err != nil {
 				return nil, err

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/fold"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/ingest/cardmarket"
@@ -495,68 +494,6 @@ func categoryOf(m *mirror, gid int) int {
 		}
 	}
 	return 0
-}
-
-// TestSyntheticShape: group sizes, extendedData names per category, names
-// with accents, apostrophes and HTML, a presale group, shared codes.
-func TestSyntheticShape(t *testing.T) {
-	m := readMirror(t, mustSynthetic(t, 1, 0, DefaultCards))
-	cards := 0
-	pokemon := []string{"Number", "Rarity", "Card Type", "HP", "Stage", "CardText", "Attack 1", "Attack 2", "Weakness", "Resistance", "RetreatCost"}
-	want := map[int][]string{
-		1:  {"Rarity", "Number", "SubType", "P", "T", "OracleText", "FlavorText", "UPC"},
-		80: {"Rarity", "Number", "Description", "CardType", "Color", "Cost", "Power", "Combo Power", "Character Traits"},
-		27: {"Rarity", "Number", "Description", "CardType", "Color", "Power", "EnergyColorCost", "SpecialTrait", "Era", "Character", "ComboEnergy", "ZEnergyCost"},
-		3:  pokemon,
-		85: pokemon,
-		68: {"Rarity", "Number", "Description", "Color", "CardType", "Life", "Cost", "Power", "Subtypes", "Counterplus", "Attribute"},
-	}
-	seen := map[int]map[string]bool{}
-	var accented, apostrophe, curly, html, quoted bool
-	for cat, groups := range m.groups {
-		seen[cat] = map[string]bool{}
-		for _, g := range groups {
-			ps := m.products[g.GroupID]
-			if len(ps) > 420 {
-				t.Errorf("group %d has %d products", g.GroupID, len(ps))
-			}
-			for _, p := range ps {
-				if isCard(p) {
-					cards++
-				}
-				if p.CategoryID != cat || p.GroupID != g.GroupID || p.CleanName != fold.Clean(p.Name) {
-					t.Errorf("product %d: inconsistent %+v", p.ProductID, p)
-				}
-				for _, e := range p.ExtendedData {
-					seen[cat][e.Name] = true
-					html = html || strings.Contains(e.Value, "<br>") && strings.Contains(e.Value, "<em>") || strings.Contains(e.Value, "<strong>")
-				}
-				accented = accented || strings.ContainsAny(p.Name, "éóÉöüûëï")
-				apostrophe = apostrophe || strings.Contains(p.Name, "'")
-				curly = curly || strings.Contains(p.Name, "’")
-				quoted = quoted || strings.Contains(p.Name, "\"")
-			}
-		}
-	}
-	// Code cards count as cards (they have a Rarity), sealed products do not.
-	if cards < DefaultCards*98/100 || cards > DefaultCards*102/100 {
-		t.Errorf("%d cards, want about %d", cards, DefaultCards)
-	}
-	for cat, names := range want {
-		for _, n := range names {
-			if !seen[cat][n] {
-				t.Errorf("category %d: no extendedData %q", cat, n)
-			}
-		}
-		for n := range seen[cat] {
-			if !slicesContain(names, n) {
-				t.Errorf("category %d: unexpected extendedData %q", cat, n)
-			}
-		}
-	}
-	if !accented || !apostrophe || !curly || !html || !quoted {
-		t.Errorf("names: accented %v, apostrophe %v, curly %v, quoted %v; html %v", accented, apostrophe, curly, quoted, html)
-	}
 }
 
 func TestOptionsErrors(t *testing.T) {

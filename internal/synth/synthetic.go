@@ -11,6 +11,7 @@ import (
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
 	"github.com/cardcat/cardcat/internal/synth/rng"
+	"github.com/cardcat/cardcat/internal/synth/tcgcatalog"
 )
 
 // Synthetic writes a whole generated mirror of opts.Cards TCGplayer cards,
@@ -44,7 +45,11 @@ func Synthetic(ctx context.Context, opts Options) (*Result, error) {
 
 func synthetic(ctx context.Context, opts *Options, dir string) (*Report, error) {
 	specs := gameSpecs(game.Default())
-	plans := planCatalogue(opts.Seed, opts.Cards, specs, baseDate)
+	games := make([]game.Game, len(specs))
+	for i, spec := range specs {
+		games[i] = spec.g
+	}
+	plans := tcgcatalog.PlanCatalogue(opts.Seed, opts.Cards, games, baseDate)
 	report := &Report{Mode: "synthetic", Seed: opts.Seed, Day: opts.Day, Cards: opts.Cards, Games: map[string]*GameReport{}}
 
 	// Categories and groups (upstream order: newest group first).
@@ -52,7 +57,7 @@ func synthetic(ctx context.Context, opts *Options, dir string) (*Report, error) 
 	byCat := map[int][]tcgplayer.Group{}
 	for _, spec := range specs {
 		for _, c := range spec.categories {
-			cats = append(cats, categoryRecord(c))
+			cats = append(cats, tcgcatalog.Category(c))
 		}
 	}
 	slices.SortFunc(cats, func(a, b tcgplayer.Category) int { return a.CategoryID - b.CategoryID })
@@ -60,7 +65,7 @@ func synthetic(ctx context.Context, opts *Options, dir string) (*Report, error) 
 		return nil, err
 	}
 	for i := len(plans) - 1; i >= 0; i-- {
-		g := plans[i].group
+		g := plans[i].Group
 		byCat[g.CategoryID] = append(byCat[g.CategoryID], g)
 	}
 	for _, c := range cats {
@@ -71,7 +76,7 @@ func synthetic(ctx context.Context, opts *Options, dir string) (*Report, error) 
 
 	total := 0
 	for _, p := range plans {
-		total += p.cards + p.sealed
+		total += p.Cards + p.Sealed
 	}
 	prog := &progress{log: opts.Log, what: "tcgplayer products", total: total, start: time.Now()}
 	var links []linkRow
@@ -82,17 +87,17 @@ func synthetic(ctx context.Context, opts *Options, dir string) (*Report, error) 
 		var tasks []task
 		var groups []tcgplayer.Group
 		for _, p := range plans {
-			if p.spec != spec {
+			if p.Game != spec.code {
 				continue
 			}
-			groups = append(groups, p.group)
+			groups = append(groups, p.Group)
 			job := &groupJob{
-				seed: opts.Seed, day: opts.Day, spec: spec, group: p.group, baseDate: baseDate, reserved: map[int]bool{},
-				expansion: expansionFor(opts.Seed, spec.cmGame, 0, p.group, p.codeShared),
-				mtgjson:   spec.code == "mtg" && p.group.Abbreviation != "" && !p.codeShared,
+				seed: opts.Seed, day: opts.Day, spec: spec, group: p.Group, baseDate: baseDate, reserved: map[int]bool{},
+				expansion: expansionFor(opts.Seed, spec.cmGame, 0, p.Group, p.CodeShared),
+				mtgjson:   spec.code == "mtg" && p.Group.Abbreviation != "" && !p.CodeShared,
 				ambiguous: len(tasks)%25 == 24, // and the largest group
 			}
-			tasks = append(tasks, task{job: job, plan: p, size: p.cards + p.sealed})
+			tasks = append(tasks, task{job: job, plan: p, size: p.Cards + p.Sealed})
 		}
 		l, err := runGame(ctx, opts, spec, dir, report.game(spec.code), prog, r, &cmID, groups, tasks)
 		if err != nil {

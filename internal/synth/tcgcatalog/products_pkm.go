@@ -1,4 +1,4 @@
-package synth
+package tcgcatalog
 
 import (
 	"fmt"
@@ -32,9 +32,9 @@ type pkmCard struct {
 // ("Charizard (Black Dot Error)").
 func (b *productBuilder) pokemonCards() {
 	p, r := b.plan, b.r
-	pub := p.group.PublishedOn
+	pub := p.Group.PublishedOn
 	era := names.PkmEraOf(pub)
-	n := p.cards
+	n := p.Cards
 	misprint := p.style == styleMain && pub < "2005" && n >= 40 && r.Chance(0.5)
 	if misprint {
 		n--
@@ -45,7 +45,7 @@ func (b *productBuilder) pokemonCards() {
 		// English Trainer Galleries of holo and ultra rares; Japanese promos.
 		for range n {
 			rarity := "Promo"
-			if p.group.CategoryID == 3 {
+			if p.Group.CategoryID == 3 {
 				rarity = rng.Pick(r, []string{"Holo Rare", "Ultra Rare"})
 			}
 			cards = append(cards, b.pkmPokemon(era, rarity, 0.5))
@@ -79,7 +79,7 @@ func (b *productBuilder) pokemonCards() {
 			if pub >= "2023-03-31" {
 				rarity = rng.Pick(r, []string{"Illustration Rare", "Illustration Rare", "Special Illustration Rare", "Hyper Rare"})
 			}
-			if p.group.CategoryID == 85 {
+			if p.Group.CategoryID == 85 {
 				rarity = map[string]string{"Illustration Rare": "Art Rare", "Special Illustration Rare": "Special Art Rare",
 					"Hyper Rare": "Ultra Rare", "Secret Rare": "Ultra Rare", "Ultra Rare": "Super Rare"}[rarity]
 			}
@@ -104,12 +104,12 @@ func (b *productBuilder) pokemonCards() {
 	for i := range cards {
 		var number string
 		switch {
-		case p.style == styleCompanion && p.group.CategoryID == 3 && p.group.PublishedOn >= "2020":
+		case p.style == styleCompanion && p.Group.CategoryID == 3 && p.Group.PublishedOn >= "2020":
 			number = fmt.Sprintf("TG%02d/TG%02d", i+1, len(cards))
-		case p.style == styleCompanion && p.group.Abbreviation == "":
+		case p.style == styleCompanion && p.Group.Abbreviation == "":
 			number = fmt.Sprintf("%03d/P", i+1)
 		case p.style == styleCompanion:
-			number = fmt.Sprintf("%03d/%s-P", i+1, p.group.Abbreviation)
+			number = fmt.Sprintf("%03d/%s-P", i+1, p.Group.Abbreviation)
 		default:
 			number = fmt.Sprintf("%03d/%03d", i+1, printed)
 		}
@@ -140,7 +140,7 @@ var pkmTypeOrder = []string{"Grass", "Fire", "Water", "Lightning", "Psychic", "F
 // is the chance of a name in one of the era's ultra-rare forms.
 func (b *productBuilder) pkmPokemon(era names.PkmEra, rarity string, ultra float64) pkmCard {
 	r := b.r
-	pub := b.plan.group.PublishedOn
+	pub := b.plan.Group.PublishedOn
 	var typ string
 	var isUltra bool
 	name, ok := b.tryUnique(30, func() string {

@@ -1,4 +1,9 @@
-package synth
+// Package tcgcatalog generates the TCGplayer catalogue of a synthetic
+// mirror: its categories, every group planned up front (a few thousand
+// records even for a million cards), and each group's products, generated
+// from the group's own stream when the group is written, in the forms of the
+// real files of its game (products.go; products_pkm.go, products_op.go).
+package tcgcatalog
 
 import (
 	"fmt"
@@ -8,14 +13,11 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/fold"
+	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest/tcgplayer"
 	"github.com/cardcat/cardcat/internal/synth/names"
 	"github.com/cardcat/cardcat/internal/synth/rng"
 )
-
-// The synthetic TCGplayer catalogue: categories, groups planned up front (a
-// few thousand records even for a million cards), and each group's products
-// generated from the group's own stream when the group is written.
 
 // categoryInfo names the TCGplayer categories the generator knows.
 var categoryInfo = map[int]struct{ name, display, slug string }{
@@ -27,7 +29,8 @@ var categoryInfo = map[int]struct{ name, display, slug string }{
 	85: {"Pokemon Japan", "Pokemon Japan", "pokemon-japan"},
 }
 
-func categoryRecord(id int) tcgplayer.Category {
+// Category is the record of TCGplayer category id.
+func Category(id int) tcgplayer.Category {
 	info, ok := categoryInfo[id]
 	if !ok {
 		info.name, info.display = fmt.Sprintf("Category %d", id), fmt.Sprintf("Category %d", id)
@@ -42,156 +45,157 @@ const (
 	styleStarter   = "starter"   // a starter deck (Fusion World)
 )
 
-// groupPlan is one synthetic group before its products exist.
-type groupPlan struct {
-	spec       *gameSpec
-	group      tcgplayer.Group
+// Plan is one synthetic group before its products exist.
+type Plan struct {
+	Game       string // the game's code
+	Group      tcgplayer.Group
+	Cards      int  // cards, code cards included
+	Sealed     int  // sealed products
+	CodeShared bool // another group of the game has its abbreviation
 	style      string
-	cards      int
-	sealed     int
 	firstPID   int
 	presale    bool
-	codeShared bool
-	main       *groupPlan // a companion's main set
+	main       *Plan // a companion's main set
 	// numPrefix is what the group's One Piece card numbers start with
 	// ("OP05", "ST05", "P"); numBase is the last promo number before them.
 	numPrefix string
 	numBase   int
 }
 
-// planCatalogue plans every group of every game for total cards.
-func planCatalogue(seed uint64, total int, specs []*gameSpec, base time.Time) []*groupPlan {
-	var plans []*groupPlan
-	for gi, spec := range specs {
-		share := total / len(specs)
+// PlanCatalogue plans every group of every game for total cards, dated up
+// to base.
+func PlanCatalogue(seed uint64, total int, games []game.Game, base time.Time) []*Plan {
+	var plans []*Plan
+	for gi, g := range games {
+		share := total / len(games)
 		if gi == 0 {
-			share += total % len(specs)
+			share += total % len(games)
 		}
 		used := map[string]bool{} // name keys and codes of the game's groups
-		var gamePlans []*groupPlan
-		for ci, cat := range spec.categories {
-			n := share / len(spec.categories)
-			if spec.code == "dbs" && len(spec.categories) == 2 {
+		var gamePlans []*Plan
+		for ci, cat := range g.TCGCategories {
+			n := share / len(g.TCGCategories)
+			if g.Code == "dbs" && len(g.TCGCategories) == 2 {
 				// Fusion World (80) is the larger line.
 				n = share * 2 / 5
 				if cat == 80 {
 					n = share - n
 				}
 			} else if ci == 0 {
-				n += share % len(spec.categories)
+				n += share % len(g.TCGCategories)
 			}
-			gamePlans = append(gamePlans, planCategory(seed, spec, cat, n, used, base)...)
+			gamePlans = append(gamePlans, planCategory(seed, g.Code, cat, n, used, base)...)
 		}
 		markCodes(gamePlans)
 		plans = append(plans, gamePlans...)
 	}
 	// Ids grow with the publication date, across categories, as TCGplayer's do.
-	slices.SortStableFunc(plans, func(a, b *groupPlan) int { return strings.Compare(a.group.PublishedOn, b.group.PublishedOn) })
+	slices.SortStableFunc(plans, func(a, b *Plan) int { return strings.Compare(a.Group.PublishedOn, b.Group.PublishedOn) })
 	rv := rng.New(seed, "ids")
 	r := &rv
 	gid, pid := 3000+r.Intn(500), 100000+r.Intn(5000)
 	for _, p := range plans {
-		p.group.GroupID = gid
+		p.Group.GroupID = gid
 		p.firstPID = pid
 		gid += r.Between(1, 4)
-		pid += p.cards + p.sealed + r.Between(0, 30)
+		pid += p.Cards + p.Sealed + r.Between(0, 30)
 	}
 	return plans
 }
 
 // planCategory plans one category's groups, oldest first.
-func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]bool, base time.Time) []*groupPlan {
+func planCategory(seed uint64, gameCode string, cat, cards int, used map[string]bool, base time.Time) []*Plan {
 	rv := rng.New(seed, "plan", cat)
 	r := &rv
-	var plans []*groupPlan
-	var lastMain *groupPlan
+	var plans []*Plan
+	var lastMain *Plan
 	mains, starters, companions, promos := 0, 0, 0, 0
 	for left := cards; left > 0; {
-		p := &groupPlan{spec: spec, group: tcgplayer.Group{CategoryID: cat}}
+		p := &Plan{Game: gameCode, Group: tcgplayer.Group{CategoryID: cat}}
 		switch {
 		case lastMain != nil && (companions == 0 || r.Chance(0.1)):
 			// The first main set of each category gets one for sure, so
 			// that shared codes exist in small runs too.
 			companions++
 			p.style = styleCompanion
-			p.cards, p.sealed = r.Between(10, 45), 0
-			p.group.Abbreviation = lastMain.group.Abbreviation
+			p.Cards, p.Sealed = r.Between(10, 45), 0
+			p.Group.Abbreviation = lastMain.Group.Abbreviation
 			p.main = lastMain
 			switch cat {
 			case 1:
-				p.group.Name = "Commander: " + lastMain.group.Name
+				p.Group.Name = "Commander: " + lastMain.Group.Name
 			case 80:
-				p.group.Name = lastMain.group.Name + " Release Event Cards"
-				p.group.Abbreviation += "_PR"
+				p.Group.Name = lastMain.Group.Name + " Release Event Cards"
+				p.Group.Abbreviation += "_PR"
 			case 3, 85:
 				// Named once the main set's name is final (pokemonNames).
 			case 68:
 				// One Piece's side groups have codes of their own ("OP02 PRE")
 				// and promo numbers ("P-001").
-				p.group.Name = lastMain.group.Name + " Pre-Release Cards"
-				p.group.Abbreviation += " PRE"
+				p.Group.Name = lastMain.Group.Name + " Pre-Release Cards"
+				p.Group.Abbreviation += " PRE"
 				p.numPrefix, p.numBase = "P", promos
-				promos += p.cards
+				promos += p.Cards
 			default:
-				p.group.Name = lastMain.group.Name + " Pre-Release Cards"
+				p.Group.Name = lastMain.Group.Name + " Pre-Release Cards"
 			}
 			lastMain = nil // one companion per main set
 		case (cat == 80 || cat == 68) && mains > 0 && r.Chance(0.15):
 			starters++
 			p.style = styleStarter
-			p.cards, p.sealed = r.Between(20, 30), 2
+			p.Cards, p.Sealed = r.Between(20, 30), 2
 			if cat == 68 {
-				p.cards = r.Between(17, 21)
-				p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, names.OPDecks))
-				p.group.Abbreviation = fmt.Sprintf("ST-%02d", starters)
+				p.Cards = r.Between(17, 21)
+				p.Group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, names.OPDecks))
+				p.Group.Abbreviation = fmt.Sprintf("ST-%02d", starters)
 				p.numPrefix = fmt.Sprintf("ST%02d", starters)
 				break
 			}
-			p.group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, names.DBSCharacters))
-			p.group.Abbreviation = fmt.Sprintf("FS%02d", starters)
+			p.Group.Name = fmt.Sprintf("Starter Deck %d: %s", starters, rng.Pick(r, names.DBSCharacters))
+			p.Group.Abbreviation = fmt.Sprintf("FS%02d", starters)
 		default:
 			mains++
 			p.style = styleMain
-			p.cards, p.sealed = r.Between(95, 390), r.Between(3, 6)
+			p.Cards, p.Sealed = r.Between(95, 390), r.Between(3, 6)
 			switch cat {
 			case 1:
-				p.sealed = r.Between(6, 11)
-				p.group.Name = names.SetName(r, names.MTGSetFirst, names.MTGSetSecond)
+				p.Sealed = r.Between(6, 11)
+				p.Group.Name = names.SetName(r, names.MTGSetFirst, names.MTGSetSecond)
 			case 3, 85:
-				p.cards = r.Between(100, 260) // Pokémon's sets are smaller than Magic's
-				p.group.Name = names.SetName(r, names.PkmSetFirst, names.PkmSetSecond)
+				p.Cards = r.Between(100, 260) // Pokémon's sets are smaller than Magic's
+				p.Group.Name = names.SetName(r, names.PkmSetFirst, names.PkmSetSecond)
 			case 68:
 				// About 120 numbers, as One Piece's boosters have, with
 				// parallels on top.
-				p.cards = r.Between(120, 190)
-				p.group.Name = names.SetName(r, names.OPSetFirst, names.OPSetSecond)
+				p.Cards = r.Between(120, 190)
+				p.Group.Name = names.SetName(r, names.OPSetFirst, names.OPSetSecond)
 			default:
-				p.group.Name = names.SetName(r, names.DBSSetFirst, names.DBSSetSecond)
+				p.Group.Name = names.SetName(r, names.DBSSetFirst, names.DBSSetSecond)
 			}
 			switch cat {
 			case 80:
-				p.group.Abbreviation = fmt.Sprintf("FB%02d", mains)
+				p.Group.Abbreviation = fmt.Sprintf("FB%02d", mains)
 			case 27:
-				p.group.Abbreviation = fmt.Sprintf("BT%d", mains)
+				p.Group.Abbreviation = fmt.Sprintf("BT%d", mains)
 			case 68:
-				p.group.Abbreviation = fmt.Sprintf("OP%02d", mains)
-				p.numPrefix = p.group.Abbreviation
+				p.Group.Abbreviation = fmt.Sprintf("OP%02d", mains)
+				p.numPrefix = p.Group.Abbreviation
 			case 85:
 				// Japanese codes follow the date (pokemonNames).
 			default:
-				p.group.Abbreviation = mtgCode(r, p.group.Name, used)
+				p.Group.Abbreviation = mtgCode(r, p.Group.Name, used)
 			}
-			used["code:"+p.group.Abbreviation] = true
+			used["code:"+p.Group.Abbreviation] = true
 			lastMain = p
 		}
 		if p.style != styleCompanion {
-			for k := 2; used[fold.Key(p.group.Name)]; k++ {
-				p.group.Name = strings.TrimRight(strings.TrimRight(p.group.Name, "0123456789"), " ") + " " + strconv.Itoa(k)
+			for k := 2; used[fold.Key(p.Group.Name)]; k++ {
+				p.Group.Name = strings.TrimRight(strings.TrimRight(p.Group.Name, "0123456789"), " ") + " " + strconv.Itoa(k)
 			}
 		}
-		used[fold.Key(p.group.Name)] = true
-		p.cards = min(p.cards, left)
-		left -= p.cards
+		used[fold.Key(p.Group.Name)] = true
+		p.Cards = min(p.Cards, left)
+		left -= p.Cards
 		plans = append(plans, p)
 	}
 
@@ -221,12 +225,12 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 		default:
 			d = start.Add(time.Duration(float64(span) * float64(i) / float64(len(plans)))).Truncate(24 * time.Hour)
 		}
-		p.group.PublishedOn = d.Format("2006-01-02T15:04:05")
+		p.Group.PublishedOn = d.Format("2006-01-02T15:04:05")
 		mod := d.AddDate(0, 0, r.Between(0, 400))
 		if mod.After(base) {
 			mod = base.Add(-time.Duration(r.Intn(86400)) * time.Second)
 		}
-		p.group.ModifiedOn = mod.Add(time.Duration(r.Intn(86400000)) * time.Millisecond).Format("2006-01-02T15:04:05.999")
+		p.Group.ModifiedOn = mod.Add(time.Duration(r.Intn(86400000)) * time.Millisecond).Format("2006-01-02T15:04:05.999")
 	}
 	if cat == 3 || cat == 85 {
 		pokemonNames(r, cat, plans)
@@ -240,13 +244,13 @@ func planCategory(seed uint64, spec *gameSpec, cat, cards int, used map[string]b
 // Phantom Forces"; Japanese "SV6a: Night Wanderer" (SV6a), older Japanese
 // sets without a code. Companions follow their main set: English Trainer
 // Galleries (promos before 2020) and Japanese promo cards, under its code.
-func pokemonNames(r *rng.Stream, cat int, plans []*groupPlan) {
+func pokemonNames(r *rng.Stream, cat int, plans []*Plan) {
 	eras := map[string]int{}
 	for _, p := range plans {
 		if p.style != styleMain {
 			continue
 		}
-		g := &p.group
+		g := &p.Group
 		d := g.PublishedOn
 		if cat == 3 {
 			switch {
@@ -291,14 +295,14 @@ func pokemonNames(r *rng.Stream, cat int, plans []*groupPlan) {
 	}
 	for _, p := range plans {
 		if p.style == styleCompanion {
-			p.group.Abbreviation = p.main.group.Abbreviation
+			p.Group.Abbreviation = p.main.Group.Abbreviation
 			switch {
 			case cat == 85:
-				p.group.Name = p.main.group.Name + " Promotional Cards"
-			case p.group.PublishedOn >= "2020":
-				p.group.Name = p.main.group.Name + " Trainer Gallery"
+				p.Group.Name = p.main.Group.Name + " Promotional Cards"
+			case p.Group.PublishedOn >= "2020":
+				p.Group.Name = p.main.Group.Name + " Trainer Gallery"
 			default:
-				p.group.Name = p.main.group.Name + " Promos"
+				p.Group.Name = p.main.Group.Name + " Promos"
 			}
 		}
 	}
@@ -328,21 +332,21 @@ func mtgCode(r *rng.Stream, name string, used map[string]bool) string {
 // markCodes gives one main set of the game an empty code (TCGplayer has such
 // groups) and marks the codes several groups share (a main set and its
 // companion).
-func markCodes(plans []*groupPlan) {
-	var mains []*groupPlan
+func markCodes(plans []*Plan) {
+	var mains []*Plan
 	for _, p := range plans {
 		if p.style == styleMain && !p.presale {
 			mains = append(mains, p)
 		}
 	}
 	if len(mains) > 1 {
-		mains[len(mains)/2].group.Abbreviation = ""
+		mains[len(mains)/2].Group.Abbreviation = ""
 	}
 	count := map[string]int{}
 	for _, p := range plans {
-		count[p.group.Abbreviation]++
+		count[p.Group.Abbreviation]++
 	}
 	for _, p := range plans {
-		p.codeShared = p.group.Abbreviation != "" && count[p.group.Abbreviation] > 1
+		p.CodeShared = p.Group.Abbreviation != "" && count[p.Group.Abbreviation] > 1
 	}
 }

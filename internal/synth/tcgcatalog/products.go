@@ -1,4 +1,4 @@
-package synth
+package tcgcatalog
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // productBuilder generates one synthetic group's TCGplayer products with the
 // extendedData names of the group's category (see shared/data/README.md).
 type productBuilder struct {
-	plan    *groupPlan
+	plan    *Plan
 	r       *rng.Stream
 	list    []tcgplayer.Product
 	keys    map[string]bool
@@ -24,6 +24,13 @@ type productBuilder struct {
 
 func ext(display, name, value string) tcgplayer.ExtendedData {
 	return tcgplayer.ExtendedData{DisplayName: display, Name: name, Value: value}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // slug is the last part of a TCGplayer product URL.
@@ -40,13 +47,13 @@ func slug(parts ...string) string {
 	return b.String()
 }
 
-// products returns the group's products in TCGplayer's order: sealed first,
+// Products returns the group's products in TCGplayer's order: sealed first,
 // then the cards.
-func (p *groupPlan) products(seed uint64) []tcgplayer.Product {
-	r := rng.New(seed, "products", p.group.GroupID)
+func (p *Plan) Products(seed uint64) []tcgplayer.Product {
+	r := rng.New(seed, "products", p.Group.GroupID)
 	b := &productBuilder{plan: p, r: &r, keys: map[string]bool{}}
-	b.list = make([]tcgplayer.Product, 0, p.cards+p.sealed)
-	pub := p.group.PublishedOn
+	b.list = make([]tcgplayer.Product, 0, p.Cards+p.Sealed)
+	pub := p.Group.PublishedOn
 	switch {
 	case p.presale:
 		d, _ := time.Parse("2006-01-02T15:04:05", pub)
@@ -56,7 +63,7 @@ func (p *groupPlan) products(seed uint64) []tcgplayer.Product {
 		b.presale = tcgplayer.PresaleInfo{ReleasedOn: &pub}
 	}
 	b.sealedProducts()
-	switch p.group.CategoryID {
+	switch p.Group.CategoryID {
 	case 1:
 		b.mtgCards()
 	case 80:
@@ -110,17 +117,17 @@ func (b *productBuilder) add(name string, imageCount int, ed ...tcgplayer.Extend
 	}
 	b.keys[fold.Key(name)] = true
 	b.list = append(b.list, tcgplayer.Product{
-		CategoryID:   p.group.CategoryID,
+		CategoryID:   p.Group.CategoryID,
 		CleanName:    fold.Clean(name),
 		ExtendedData: ed,
-		GroupID:      p.group.GroupID,
+		GroupID:      p.Group.GroupID,
 		ImageCount:   imageCount,
 		ImageURL:     fmt.Sprintf("https://tcgplayer-cdn.tcgplayer.com/product/%d_200w.jpg", id),
-		ModifiedOn:   p.group.ModifiedOn,
+		ModifiedOn:   p.Group.ModifiedOn,
 		Name:         name,
 		PresaleInfo:  info,
 		ProductID:    id,
-		URL:          fmt.Sprintf("https://www.tcgplayer.com/product/%d/%s", id, slug(categoryInfo[p.group.CategoryID].slug, p.group.Name, name)),
+		URL:          fmt.Sprintf("https://www.tcgplayer.com/product/%d/%s", id, slug(categoryInfo[p.Group.CategoryID].slug, p.Group.Name, name)),
 	})
 }
 
@@ -131,12 +138,12 @@ var mtgSealed = []string{
 
 func (b *productBuilder) sealedProducts() {
 	p, r := b.plan, b.r
-	set := p.group.Name
-	for i := 0; i < p.sealed; i++ {
+	set := p.Group.Name
+	for i := 0; i < p.Sealed; i++ {
 		var name string
 		var ed []tcgplayer.ExtendedData
 		img := 1
-		switch p.group.CategoryID {
+		switch p.Group.CategoryID {
 		case 1:
 			kind := mtgSealed[i%len(mtgSealed)]
 			if strings.Contains(kind, "%s") {
@@ -149,7 +156,7 @@ func (b *productBuilder) sealedProducts() {
 				ed = append(ed, ext("UPC", "UPC", fmt.Sprintf("19516%07d", r.Intn(10_000_000))))
 			}
 		case 3:
-			if p.group.PublishedOn < "2011" {
+			if p.Group.PublishedOn < "2011" {
 				kind := []string{"Booster Pack", "Booster Box", "Theme Deck", "Theme Deck", "Theme Deck", "2-Player Starter Set"}[i%6]
 				if kind == "Theme Deck" {
 					// Real names quote the deck's: `Base Set Theme Deck - "Zap!"`.
@@ -208,7 +215,7 @@ var mtgFlavor = []string{
 
 func (b *productBuilder) mtgCards() {
 	p, r := b.plan, b.r
-	n := p.cards
+	n := p.Cards
 	if p.style == styleCompanion {
 		for i := 1; i <= n; i++ {
 			name := b.unique(func() string { return rng.Pick(r, names.MTGPeople) + ", " + rng.Pick(r, names.MTGTitles) })
@@ -335,14 +342,14 @@ type fwCard struct {
 
 func (b *productBuilder) fusionWorldCards() {
 	p, r := b.plan, b.r
-	n := p.cards
-	code := p.group.Abbreviation
+	n := p.Cards
+	code := p.Group.Abbreviation
 	if code == "" || p.style == styleCompanion {
-		code = fmt.Sprintf("FP%02d", p.group.GroupID%100)
+		code = fmt.Sprintf("FP%02d", p.Group.GroupID%100)
 	}
 	var cards []fwCard
 	if p.style != styleCompanion && n > 1 {
-		b.add(fmt.Sprintf("Code Card - %s (%s)", strings.TrimSuffix(p.group.Name, " Display"), code), 0, ext("Rarity", "Rarity", "Code Card"))
+		b.add(fmt.Sprintf("Code Card - %s (%s)", strings.TrimSuffix(p.Group.Name, " Display"), code), 0, ext("Rarity", "Rarity", "Code Card"))
 		n--
 	}
 	alts := n * 12 / 100
@@ -428,11 +435,11 @@ func (b *productBuilder) fusionWorldCards() {
 
 func (b *productBuilder) mastersCards() {
 	p, r := b.plan, b.r
-	code := p.group.Abbreviation
+	code := p.Group.Abbreviation
 	if code == "" {
-		code = fmt.Sprintf("P%d", p.group.GroupID%1000)
+		code = fmt.Sprintf("P%d", p.Group.GroupID%1000)
 	}
-	for i := 1; i <= p.cards; i++ {
+	for i := 1; i <= p.Cards; i++ {
 		number := fmt.Sprintf("%s-%03d", code, i)
 		rarity := rng.Pick(r, []string{"Common", "Common", "Common", "Uncommon", "Uncommon", "Rare", "Rare", "Super Rare", "Special Rare", "Secret Rare"})
 		cardType := rng.Pick(r, []string{"Battle", "Battle", "Battle", "Battle", "Extra", "Extra", "Leader", "Unison"})

@@ -1,4 +1,4 @@
-package synth
+package tcgcatalog
 
 import (
 	"fmt"
@@ -33,8 +33,8 @@ func (b *productBuilder) onePieceCards() {
 	if prefix == "" {
 		prefix = "P"
 	}
-	don := boolInt(p.style != styleCompanion && p.cards >= 10)
-	target := p.cards - don
+	don := boolInt(p.style != styleCompanion && p.Cards >= 10)
+	target := p.Cards - don
 	variants := 0
 	if p.style == styleMain {
 		variants = target * 15 / 100
