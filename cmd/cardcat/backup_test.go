@@ -3,24 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/cardcat/cardcat/internal/account"
-	"github.com/cardcat/cardcat/internal/catalog"
-	"github.com/cardcat/cardcat/internal/store/sqlite"
 )
 
 // runBackup runs `cardcat backup args...` and returns its exit code, stdout
@@ -46,192 +37,6 @@ func ingestSample(t *testing.T, dir string) {
 	if err := run(context.Background(), []string{"ingest", "--from", "../../sample", "--data-dir", dir}, testEnv(nil), &out, &errb); err != nil {
 		t.Fatalf("ingest: %v\n%s", err, errb.String())
 	}
-}
-
-// trimmed is cat with only its first n cards (over all games, in order): a
-// catalogue whose size says which version wrote it.
-func trimmed(cat *catalog.Catalog, n int) []catalog.GameCatalog {
-	var games []catalog.GameCatalog
-	for _, g := range cat.Games {
-		k := min(n, len(g.Cards))
-		n -= k
-		games = append(games, catalog.GameCatalog{Game: g.Game, Sets: g.Sets, Cards: g.Cards[:k]})
-	}
-	return games
-}
-
-func cardCount(cat *catalog.Catalog) int {
-	n := 0
-	for _, g := range cat.Games {
-		n += len(g.Cards)
-	}
-	return n
-}
-
-// TestBackupDuringWrites backs the store up while another handle on it (as a
-// server or an ingest would be) creates accounts and keys one after another
-// and writes catalogue versions of changing sizes. The backup must be the
-// store as of one commit: the catalogue its version wrote, whole, and a
-// prefix of the keys.
-func TestBackupDuringWrites(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	dir := t.TempDir()
-	ingestSample(t, dir)
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "cardcat.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	full, err := st.LoadCatalog(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := cardCount(full)
-
-	var (
-		stop     = make(chan struct{})
-		wg       sync.WaitGroup
-		keysMade atomic.Int64
-		versions atomic.Int64
-		errs     = make(chan error, 2)
-	)
-	wg.Add(2)
-	go func() { // accounts and keys, one after the other
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			acc := &account.Account{Email: fmt.Sprintf("w%d@example.com", i), Plan: account.Free}
-			if err := st.CreateAccount(ctx, acc); err != nil {
-				errs <- err
-				return
-			}
-			key, err := account.NewKey(false)
-			if err != nil {
-				errs <- err
-				return
-			}
-			k := &account.Key{AccountID: acc.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key), CreatedAt: time.Now().UTC()}
-			if err := st.CreateKey(ctx, k); err != nil {
-				errs <- err
-				return
-			}
-			keysMade.Add(1)
-		}
-	}()
-	go func() { // catalogue versions: version v holds total-(v%7)*20 cards
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			base, err := st.CatalogVersion(ctx)
-			if err != nil {
-				errs <- err
-				return
-			}
-			n := total - int((base+1)%7)*20
-			report := fmt.Sprintf(`{"test_cards":%d}`, n)
-			if _, err := st.ReplaceCatalog(ctx, base, trimmed(full, n), report, time.Now()); err != nil {
-				errs <- err
-				return
-			}
-			versions.Add(1)
-		}
-	}()
-	waitFor(t, 20*time.Second, "writes before the backup", func() bool { return keysMade.Load() >= 5 && versions.Load() >= 2 })
-
-	keysBefore := keysMade.Load()
-	out := filepath.Join(t.TempDir(), "backup.db")
-	code, stdout, stderr := runBackup(t, nil, "--data-dir", dir, "--out", out)
-	keysAfter := keysMade.Load()
-	versionsAfter := versions.Load()
-	// The writers were not held up: they go on after the backup.
-	waitFor(t, 20*time.Second, "writes after the backup", func() bool {
-		return keysMade.Load() > keysAfter+2 && versions.Load() > versionsAfter
-	})
-	close(stop)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Errorf("a writer failed during the backup: %v", err)
-	}
-	if code != 0 {
-		t.Fatalf("backup: exit %d\n%s", code, stderr)
-	}
-	t.Logf("%s(keys made during it: %d)", stdout, keysAfter-keysBefore)
-
-	// The copy opens as a store (journal files of its own: a backup restored
-	// is a database in its own right) and holds one commit's state.
-	bk, err := sqlite.Open(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bk.Close()
-	cat, err := bk.LoadCatalog(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vi, err := bk.LatestVersion(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		TestCards int `json:"test_cards"`
-	}
-	if err := json.Unmarshal([]byte(vi.Report), &rep); err != nil {
-		t.Fatalf("report of version %d: %q: %v", vi.Version, vi.Report, err)
-	}
-	if vi.Version != cat.Version || rep.TestCards == 0 || cardCount(cat) != rep.TestCards {
-		t.Errorf("backup: version %d says %d cards; loaded version %d with %d cards", vi.Version, rep.TestCards, cat.Version, cardCount(cat))
-	}
-	if !strings.Contains(stdout, fmt.Sprintf("catalogue version %d,", vi.Version)) {
-		t.Errorf("summary %q does not name version %d", stdout, vi.Version)
-	}
-
-	src, err := st.Keys(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := bk.Keys(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The sample's ingest made no keys: the writer's are all there is.
-	if n := int64(len(got)); n < keysBefore || n > keysAfter {
-		t.Fatalf("backup holds %d keys; %d were made before it started, %d when it ended", n, keysBefore, keysAfter)
-	}
-	for i, k := range got {
-		if k.ID != src[i].ID || k.Hash != src[i].Hash {
-			t.Fatalf("backup's key %d is %d %x, the store's %d %x: not a prefix", i, k.ID, k.Hash, src[i].ID, src[i].Hash)
-		}
-		if _, err := bk.Account(ctx, k.AccountID); err != nil {
-			t.Errorf("key %d's account %d: %v", k.ID, k.AccountID, err)
-		}
-	}
-	if !strings.Contains(stdout, fmt.Sprintf("active keys %d\n", len(got))) {
-		t.Errorf("summary %q does not count %d keys", stdout, len(got))
-	}
-	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 && !hasOnlySQLiteFiles(entries, "backup.db") {
-		t.Errorf("backup left files beside it: %v", entries)
-	}
-}
-
-// hasOnlySQLiteFiles says whether entries are name and its journal files
-// (the test's own open of the backup makes a -wal and -shm).
-func hasOnlySQLiteFiles(entries []os.DirEntry, name string) bool {
-	for _, e := range entries {
-		if n := e.Name(); n != name && n != name+"-wal" && n != name+"-shm" {
-			return false
-		}
-	}
-	return true
 }
 
 // TestBackupRestore backs up the store of a running server; a server started

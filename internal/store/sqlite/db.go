@@ -100,9 +100,7 @@ func openPool(ctx context.Context, path string, pragmas []string, txlock string)
 	if txlock != "" {
 		q.Set("_txlock", txlock)
 	}
-	// A file: URI, so that a path with '?' or '%' is taken literally.
-	dsn := "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + q.Encode()
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sql.Open("sqlite", fileDSN(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -111,6 +109,13 @@ func openPool(ctx context.Context, path string, pragmas []string, txlock string)
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// fileDSN is the driver's name of the database at the absolute path with
+// the parameters q: a file: URI, so that a path with '?' or '%' is taken
+// literally.
+func fileDSN(path string, q url.Values) string {
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + q.Encode()
 }
 
 // Ping checks that the database answers.
