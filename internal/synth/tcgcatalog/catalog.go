@@ -2,7 +2,8 @@
 // mirror: its categories, every group planned up front (a few thousand
 // records even for a million cards), and each group's products, generated
 // from the group's own stream when the group is written, in the forms of the
-// real files of its game (products.go; products_pkm.go, products_op.go).
+// real files of its game (products_mtg.go, products_pkm.go, products_dbs.go,
+// products_op.go; the sealed products of all in products.go).
 package tcgcatalog
 
 import (
