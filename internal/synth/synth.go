@@ -22,9 +22,21 @@
 // [Damage Swap | Confuse Ray]") and priced with "-holo" keys, One Piece's
 // named with the card number ("Roronoa Zoro (OP01-001)"), their parallels
 // products of the same name. Both plant the cases listed in cases.go, against
-// the name keys ingest links by (linkkey.go). Options.Day gives the same
-// mirror on a later day: the catalogue is identical and about 10% of the
-// prices differ per day.
+// the name keys ingest links by (ingest.TCGKey, ingest.CMKey). Options.Day
+// gives the same mirror on a later day: the catalogue is identical and about
+// 10% of the prices differ per day.
+//
+// This package is the run and the pairing of the two marketplaces: Sample
+// (sample.go) and Synthetic (synthetic.go) hand their groups to runGame
+// (run.go), which generates each group with its Cardmarket expansion
+// (group.go: TCGplayer prices and the cases; cmproducts.go: the Cardmarket
+// products; prices.go: the price models; cardmarket.go: the Cardmarket
+// files; links.go: the link files). Its parts of their own are packages:
+//
+//	tcgcatalog  the synthetic TCGplayer catalogue: groups planned up front, their products per game
+//	names       word lists and name makers per game, the words of a name, cosmetic name variations
+//	encode      hand-written encoders of the four records a mirror has millions of
+//	rng         the deterministic random streams every part draws from
 package synth
 
 import (
