@@ -62,6 +62,8 @@ type GameSnapshot struct {
 	byOther map[string]CardRef // ids of any other form, and the rare byCM collisions
 
 	index searchIndex
+
+	tags bodyTags // the bodies' ETags, made on first use (snapshot_tags.go)
 }
 
 // cardEntry is one card: where its body is, the layout of its listing form,

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -88,33 +87,6 @@ func CallerFrom(ctx context.Context) (account.Caller, bool) {
 		return st.caller, true
 	}
 	return account.Caller{}, false
-}
-
-// requireKey lets a request through only with a valid key; it runs after
-// the rate limit, which has counted a request without one in its client's
-// guard bucket (and answered 429 in place of the 401 once it is exhausted).
-func (s *Server) requireKey(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := stateOf(r.Context())
-		switch st.key {
-		case keyValid:
-			w.Header()["Cache-Control"] = s.keyedCacheControl // unless the route says otherwise (images)
-			next.ServeHTTP(w, r)
-		case keyFailed:
-			s.log.LogAttrs(r.Context(), slog.LevelError, "authentication failed",
-				slog.String("request_id", st.id), slog.Any("error", st.authErr))
-			s.writeError(w, r, internalError(st.id))
-		case keyMissing:
-			s.writeError(w, r, s.unauthorized(r, errKeyRequired,
-				"This endpoint needs an API key, sent in the header X-API-Key or as Authorization: Bearer followed by the key."))
-		case keyMalformed:
-			s.writeError(w, r, s.unauthorized(r, errKeyInvalid,
-				"API keys are pk_live_ or pk_test_ followed by 32 letters and digits; check the key you sent."))
-		default:
-			s.writeError(w, r, s.unauthorized(r, errKeyInvalid,
-				"This API key is not valid (unknown or revoked); check the key in your account dashboard."))
-		}
-	})
 }
 
 // unauthorized is a 401 whose example is a curl line for the same route.

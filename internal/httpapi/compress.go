@@ -13,7 +13,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/cardcat/cardcat/internal/etag"
-	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // Compression (docs/api.md, "Compression"). A JSON 200 of at least
@@ -359,7 +358,6 @@ func writeMade(w http.ResponseWriter, contentType []string, body []byte) {
 // needed (a keyed route, or a compressed answer), "" otherwise.
 func writeAnswer(w http.ResponseWriter, kind bodyKind, contentType []string, body []byte, str, tag string) string {
 	comp := compressionOf(w)
-	kw, keyed := w.(*keyedWriter)
 	h := w.Header()
 	if comp != nil {
 		h["Vary"] = varyAcceptEncoding
@@ -372,15 +370,12 @@ func writeAnswer(w http.ResponseWriter, kind bodyKind, contentType []string, bod
 	if comp != nil && comp.cache != nil && n >= compressAbove {
 		c = negotiate(comp.accept, kind)
 	}
-	if tag == "" && (keyed || c != codingIdentity) {
+	if tag == "" && c != codingIdentity {
 		if body == nil {
 			tag = etag.OfString(str)
 		} else {
 			tag = etag.Of(body)
 		}
-	}
-	if keyed && kw.notModified(variantTag(tag, c)) {
-		return tag
 	}
 	if c == codingIdentity {
 		if body == nil {
@@ -421,97 +416,4 @@ func sendBodyString(w http.ResponseWriter, contentType []string, body string) {
 		return
 	}
 	w.Write([]byte(body))
-}
-
-// A set page is assembled per request, and both its ETag and its
-// compressed variants need its tag, a hash of the assembled bytes. pageTags
-// remembers the tag and size of each page sent, per catalogue view: the next
-// request of the page is its 304, or its kept compressed variant, without
-// assembling it; and an identity answer is assembled but not hashed again
-// (bench/README.md, "Compression").
-type pageTags struct {
-	mu    sync.Mutex
-	view  *serving.View // the view the tags are of; another view starts afresh
-	pages map[pageKey]rememberedPage
-}
-
-// pageKey is all a set page's bytes depend on, within a view.
-type pageKey struct {
-	game, set   string
-	page, limit int
-}
-
-type rememberedPage struct {
-	tag  string // the identity ETag
-	size int    // bytes of the identity body
-}
-
-// pageTagsMax bounds the pages remembered (about 120 bytes each).
-const pageTagsMax = 1 << 16
-
-func (pt *pageTags) get(v *serving.View, k pageKey) (rememberedPage, bool) {
-	pt.mu.Lock()
-	defer pt.mu.Unlock()
-	if pt.view != v {
-		return rememberedPage{}, false
-	}
-	p, ok := pt.pages[k]
-	return p, ok
-}
-
-func (pt *pageTags) put(v *serving.View, k pageKey, p rememberedPage) {
-	pt.mu.Lock()
-	defer pt.mu.Unlock()
-	if pt.view != v || len(pt.pages) >= pageTagsMax {
-		pt.view, pt.pages = v, map[pageKey]rememberedPage{}
-	}
-	pt.pages[k] = p
-}
-
-// writeRememberedPage answers the page of k without assembling it when its
-// tag is remembered and the answer needs no identity bytes: the 304 of a
-// request whose If-None-Match names it, or its kept compressed variant.
-// False when the page must be assembled (then writeSetPage).
-func (s *Server) writeRememberedPage(w http.ResponseWriter, v *serving.View, k pageKey) bool {
-	page, ok := s.pages.get(v, k)
-	if !ok {
-		return false
-	}
-	comp := compressionOf(w)
-	c := codingIdentity
-	if comp != nil && comp.cache != nil && page.size >= compressAbove {
-		c = negotiate(comp.accept, keptBody)
-	}
-	kw, keyed := w.(*keyedWriter)
-	var enc []byte
-	if c == codingIdentity {
-		if !keyed || len(kw.noneMatch) == 0 {
-			return false // the bytes are needed: assembled, not hashed
-		}
-	} else if enc = comp.cache.peek(page.tag, c); enc == nil {
-		return false
-	}
-	h := w.Header()
-	if comp != nil {
-		h["Vary"] = varyAcceptEncoding
-	}
-	if keyed && kw.notModified(variantTag(page.tag, c)) {
-		return true
-	}
-	if c == codingIdentity {
-		return false
-	}
-	h["Content-Encoding"] = contentEncoding[c]
-	sendBody(w, jsonContentType, enc)
-	return true
-}
-
-// writeSetPage sends an assembled set page with its remembered tag, or
-// remembers the tag it was sent with.
-func (s *Server) writeSetPage(w http.ResponseWriter, v *serving.View, k pageKey, body []byte) {
-	page, known := s.pages.get(v, k)
-	tag := writeAnswer(w, keptBody, jsonContentType, body, "", page.tag)
-	if !known && tag != "" {
-		s.pages.put(v, k, rememberedPage{tag: tag, size: len(body)})
-	}
 }

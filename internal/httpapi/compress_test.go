@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -17,7 +18,6 @@ import (
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/bulk"
 	"github.com/cardcat/cardcat/internal/catalog"
-	"github.com/cardcat/cardcat/internal/etag"
 )
 
 // TestNegotiate: the coding of each Accept-Encoding, for a body kept per
@@ -310,15 +310,14 @@ func TestSetPageRatio(t *testing.T) {
 	}
 }
 
-// TestRememberedSetPage: a set page sent once has its tag remembered per
-// view, whatever its coding; its next request is answered with that tag (the
-// identity bytes assembled again, not hashed), its 304 and its kept
-// compressed variants without assembling it; the tags of one view are not
-// those of the next.
-func TestRememberedSetPage(t *testing.T) {
+// TestSetPageTag: a set page's tag is the snapshot's (SetPageTag), the same
+// for each of its requests and the same in a snapshot built again from the
+// same catalogue, another page's differs; its 304 and its kept compressed
+// variants are answered without assembling it, and the size the reply
+// announces before assembling is the assembled page's.
+func TestSetPageTag(t *testing.T) {
 	view := mustView(t, mustFixture(t))
-	deps := testDeps(view)
-	s, err := New(Config{}, deps)
+	s, err := New(Config{}, testDeps(view))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,31 +325,28 @@ func TestRememberedSetPage(t *testing.T) {
 	const target = "/dbs/sets/FB01?limit=3&page=1"
 	plain := get(h, target)
 	tag := plain.Header().Get("ETag")
-	if len(s.pages.pages) != 1 {
-		t.Fatalf("%d pages remembered after an identity answer, want 1", len(s.pages.pages))
+	g := view.Game("dbs")
+	sets := g.SetsByCode("FB01")
+	if len(sets) != 1 {
+		t.Fatalf("%d sets of code FB01, want 1", len(sets))
 	}
-	var key pageKey
-	for k := range s.pages.pages {
-		key = k
+	set := sets[0]
+	if want := g.SetPageTag(set, 1, 3); tag != want {
+		t.Fatalf("ETag %s, want the snapshot's %s", tag, want)
 	}
-	if key.game != "dbs" || key.page != 1 || key.limit != 3 {
-		t.Errorf("remembered as %+v", key)
+	if again := mustView(t, mustFixture(t)).Game("dbs"); again.SetPageTag(set, 1, 3) != tag {
+		t.Error("the same catalogue gives another tag")
 	}
-	if page, _ := s.pages.get(view, key); page.tag != tag || tag != etag.Of(plain.Body.Bytes()) || page.size != plain.Body.Len() {
-		t.Fatalf("remembered %+v, want the identity tag %q of %d bytes", page, tag, plain.Body.Len())
+	if g.SetPageTag(set, 2, 3) == tag || g.SetPageTag(set, 1, 4) == tag {
+		t.Error("another page has the same tag")
 	}
 
 	first := get(h, target, "Accept-Encoding", "gzip")
 	if first.Header().Get("Content-Encoding") != "gzip" {
 		t.Fatalf("the page is not compressed (%d bytes): the test needs one over 1 KB", plain.Body.Len())
 	}
-	again := get(h, target, "Accept-Encoding", "gzip")
-	if !bytes.Equal(again.Body.Bytes(), first.Body.Bytes()) || again.Header().Get("ETag") != first.Header().Get("ETag") ||
-		again.Header().Get("Vary") != "Accept-Encoding" || again.Header().Get("Content-Encoding") != "gzip" {
-		t.Errorf("the remembered page differs: %v", again.Header())
-	}
-	if got := decode(t, "gzip", again.Body.Bytes()); !bytes.Equal(got, plain.Body.Bytes()) {
-		t.Error("the remembered page does not decompress to the page")
+	if got := decode(t, "gzip", first.Body.Bytes()); !bytes.Equal(got, plain.Body.Bytes()) {
+		t.Error("the compressed page does not decompress to the page")
 	}
 	for _, tc := range []struct{ accept, inm string }{
 		{"gzip", first.Header().Get("ETag")},
@@ -360,29 +356,25 @@ func TestRememberedSetPage(t *testing.T) {
 		nm := get(h, target, "Accept-Encoding", tc.accept, "If-None-Match", tc.inm)
 		if nm.Code != http.StatusNotModified || nm.Body.Len() != 0 || nm.Header().Get("ETag") != variantTag(tag, negotiate([]string{tc.accept}, keptBody)) ||
 			nm.Header().Get("Vary") != "Accept-Encoding" {
-			t.Errorf("revalidation of the remembered page (%q, %s): %d %v", tc.accept, tc.inm, nm.Code, nm.Header())
-		}
-	}
-	// br was never sent: assembled with the remembered tag, then kept too.
-	for range 2 {
-		if b := get(h, target, "Accept-Encoding", "br"); b.Header().Get("Content-Encoding") != "br" || b.Header().Get("ETag") != variantTag(tag, codingBrotli) ||
-			!bytes.Equal(decode(t, "br", b.Body.Bytes()), plain.Body.Bytes()) {
-			t.Errorf("br: %v", b.Header())
+			t.Errorf("revalidation of the page (%q, %s): %d %v", tc.accept, tc.inm, nm.Code, nm.Header())
 		}
 	}
 
-	// The tag comes from memory, not from the bytes: a remembered tag
-	// changed behind the server's back is the one sent, and revalidated.
-	s.pages.put(view, key, rememberedPage{tag: `"0123456789abcdef"`, size: plain.Body.Len()})
-	if w := get(h, target); w.Header().Get("ETag") != `"0123456789abcdef"` || !bytes.Equal(w.Body.Bytes(), plain.Body.Bytes()) {
-		t.Errorf("identity after the tag was replaced: ETag %s, want the remembered one", w.Header().Get("ETag"))
-	}
-	if w := get(h, target, "If-None-Match", `"0123456789abcdef"`); w.Code != http.StatusNotModified {
-		t.Errorf("the remembered tag's revalidation: %d", w.Code)
-	}
-
-	if _, ok := s.pages.get(mustView(t, mustFixture(t)), key); ok {
-		t.Error("another view sees the tags of this one")
+	// The size announced before assembling is the page's, for every window.
+	handler := s.handleSetCards("dbs")
+	for _, q := range []string{"limit=1", "limit=3&page=2", "limit=200", "limit=2&page=999", ""} {
+		r := httptest.NewRequest(http.MethodGet, "/dbs/sets/FB01?"+q, nil)
+		r.SetPathValue("set", "FB01")
+		rp, err := handler(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rp.size
+		rp.bytes()
+		if len(rp.body) != want {
+			t.Errorf("?%s: %d bytes assembled, %d announced", q, len(rp.body), want)
+		}
+		rp.release()
 	}
 }
 

@@ -7,10 +7,13 @@
 //
 // Where to look: routes.go lists every route; middleware.go the chain that
 // wraps them (request id and CORS, access log, panic recovery, GET only,
-// path check); auth.go the key check, the Authenticator interface and the
-// Caller it returns; ratelimit.go which answers count in which pool, the
-// X-RateLimit-* headers, the 429 and the guard bucket; paid.go the plan check (403) and what the paid handlers
-// share; errors.go how a handler's error becomes the answer; handler_*.go
+// path check); auth.go the key's identification, the Authenticator
+// interface and the Caller it returns; admission.go the one step between
+// routing and a keyed route's handler (429, 401, 403, 304, then the reply);
+// reply.go what a keyed handler answers and how it is sent (ETag, coding);
+// ratelimit.go the pools, the X-RateLimit-* headers, the 429 and the guard
+// bucket; paid.go the 403 and what the paid handlers share; errors.go how a
+// handler's error becomes the answer; handler_*.go
 // one file per endpoint (family), with handler_*_test.go and
 // testdata/golden/{endpoint}_*.json beside them (errors_*.json for the
 // answers of middleware and routing, paid_*.json for the 403s, sample_*.json

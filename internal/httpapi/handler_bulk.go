@@ -44,11 +44,11 @@ type bulkFile struct {
 
 // GET /{game}/bulk: the bulk files of the version being served that are
 // built; a file still being built is not listed.
-func (s *Server) handleBulk(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleBulk(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		v, _, err := s.gameSnapshot(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		body := bulkListing{Success: true, UpdatedAt: v.CreatedAt.UTC(), Files: []bulkFile{}}
 		if s.deps.Bulk != nil {
@@ -57,8 +57,7 @@ func (s *Server) handleBulk(code string) apiHandler {
 					Size: f.Size, SHA256: f.SHA256, URL: s.deps.PublicURL + s.gamePrefix(code) + "/bulk/" + f.Name})
 			}
 		}
-		writeJSON(w, http.StatusOK, body)
-		return nil
+		return jsonReply(body), nil
 	}
 }
 
@@ -66,11 +65,11 @@ func (s *Server) handleBulk(code string) apiHandler {
 // its gzip bytes, with its sha256 as a strong ETag; http.ServeContent
 // answers one Range (206, 416), If-Range and If-None-Match (304). A request
 // of several ranges gets the whole file (200).
-func (s *Server) handleBulkFile(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleBulkFile(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		v, _, err := s.gameSnapshot(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		name := r.PathValue("name")
 		if !bulk.Known(name) {
@@ -78,41 +77,54 @@ func (s *Server) handleBulkFile(code string) apiHandler {
 				"No bulk file is named "+strconv.Quote(name)+"; GET /"+code+"/bulk lists them.")
 			e.Body.DidYouMean = s.gamePrefix(code) + "/bulk"
 			e.Body.Docs = s.docsURL()
-			return e
+			return reply{}, e
 		}
 		if s.deps.Bulk == nil {
-			return bulkNotBuilt(code, name)
+			return reply{}, bulkNotBuilt(code, name)
 		}
 		f, meta, err := s.deps.Bulk.Open(code, v.Version, name)
 		switch {
 		case errors.Is(err, bulk.ErrNotBuilt):
-			return bulkNotBuilt(code, name)
+			return reply{}, bulkNotBuilt(code, name)
 		case err != nil:
-			return err
+			return reply{}, err
 		}
-		defer f.Close()
-		if severalRanges(r.Header["Range"]) {
-			// net/http would answer them as a multipart of one part per
-			// range, overlapping ones too: one request, counted once, of
-			// thousands of one-byte ranges would answer many times the file.
-			r = withoutRange(r)
-		}
-		h := w.Header()
-		h.Set("Content-Type", bulk.ContentType)
-		h.Set("ETag", `"`+meta.SHA256+`"`)
-		h.Set("Content-Disposition", `attachment; filename="`+code+"-"+meta.Name+`"`)
-		var out http.ResponseWriter = &rangeErrorWriter{ResponseWriter: w, size: meta.Size}
-		// The server's write timeout is made for JSON answers, written at
-		// once; a download of hundreds of megabytes may take far longer.
-		// It gets a deadline that moves on with each piece the client takes.
-		rc := http.NewResponseController(w)
-		if rc.SetWriteDeadline(time.Now().Add(s.cfg.BulkStallTimeout)) == nil {
-			out = &progressWriter{ResponseWriter: out, rc: rc, stall: s.cfg.BulkStallTimeout}
-			defer endProgressDeadline(r, rc)
-		}
-		http.ServeContent(out, r, meta.Name, v.CreatedAt, f)
-		return nil
+		disposition := []string{`attachment; filename="` + code + "-" + meta.Name + `"`}
+		return reply{
+			tag: `"` + meta.SHA256 + `"`,
+			header: func(h http.Header) {
+				h["Content-Type"] = bulkContentType
+				h["Content-Disposition"] = disposition
+			},
+			stream: func(w http.ResponseWriter, r *http.Request) {
+				s.serveBulkFile(w, r, f, meta, v.CreatedAt)
+			},
+			close: func() { f.Close() },
+		}, nil
 	}
+}
+
+var bulkContentType = []string{bulk.ContentType}
+
+// serveBulkFile writes a bulk file, or the byte range asked for, with
+// http.ServeContent.
+func (s *Server) serveBulkFile(w http.ResponseWriter, r *http.Request, f *os.File, meta bulk.File, modified time.Time) {
+	if severalRanges(r.Header["Range"]) {
+		// net/http would answer them as a multipart of one part per
+		// range, overlapping ones too: one request, counted once, of
+		// thousands of one-byte ranges would answer many times the file.
+		r = withoutRange(r)
+	}
+	var out http.ResponseWriter = &rangeErrorWriter{ResponseWriter: w, size: meta.Size}
+	// The server's write timeout is made for JSON answers, written at
+	// once; a download of hundreds of megabytes may take far longer.
+	// It gets a deadline that moves on with each piece the client takes.
+	rc := http.NewResponseController(w)
+	if rc.SetWriteDeadline(time.Now().Add(s.cfg.BulkStallTimeout)) == nil {
+		out = &progressWriter{ResponseWriter: out, rc: rc, stall: s.cfg.BulkStallTimeout}
+		defer endProgressDeadline(r, rc)
+	}
+	http.ServeContent(out, r, meta.Name, modified, f)
 }
 
 // progressChunk is how much of a download is written under one deadline:
@@ -224,14 +236,7 @@ func (w *rangeErrorWriter) Write(p []byte) (int, error) {
 	if w.refused {
 		return len(p), nil
 	}
-	if kw, ok := w.ResponseWriter.(*keyedWriter); ok && kw.dropped {
-		// The pool refused the download (a 429 went out instead, revalidate.go):
-		// stop ServeContent rather than read the whole file into the void.
-		return 0, errAnswerDropped
-	}
 	return w.ResponseWriter.Write(p)
 }
-
-var errAnswerDropped = errors.New("httpapi: the answer was replaced by a 429")
 
 func (w *rangeErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -9,32 +9,31 @@ import (
 
 // GET /{game}/cards/tcgplayer/{productId}: the card of a TCGplayer product,
 // the same pre-rendered body as its card detail.
-func (s *Server) handleCardByTCGplayer(code string) apiHandler {
+func (s *Server) handleCardByTCGplayer(code string) keyedHandler {
 	return s.cardByProduct(code, "productId", "tcgplayer", "TCGplayer", (*catalog.GameSnapshot).LookupTCGProduct)
 }
 
 // GET /{game}/cards/cardmarket/{idProduct}: the card of a Cardmarket
 // product, linked or Cardmarket-only, answered with its canonical id.
-func (s *Server) handleCardByCardmarket(code string) apiHandler {
+func (s *Server) handleCardByCardmarket(code string) keyedHandler {
 	return s.cardByProduct(code, "idProduct", "cardmarket", "Cardmarket", (*catalog.GameSnapshot).LookupCMProduct)
 }
 
 func (s *Server) cardByProduct(code, param, segment, market string,
-	lookup func(*catalog.GameSnapshot, int64) (catalog.CardRef, bool)) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+	lookup func(*catalog.GameSnapshot, int64) (catalog.CardRef, bool)) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		raw := r.PathValue(param)
 		n, ok := productNumber(raw)
 		if !ok {
-			return newError(http.StatusBadRequest, errInvalidParameter,
+			return reply{}, newError(http.StatusBadRequest, errInvalidParameter,
 				"The parameter "+param+" must be a "+market+" "+param+": a whole number from 1 to 9223372036854775807, digits only (no sign, no leading zero); got "+strconv.Quote(raw)+".")
 		}
 		v, g, err := s.gameSnapshot(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		if ref, ok := lookup(g, n); ok {
-			s.writeCard(w, v, g, ref)
-			return nil
+			return cardReply(g, ref), nil
 		}
 		// Product numbers are the marketplace's, not per game: the caller
 		// may have asked under the wrong game.
@@ -47,10 +46,10 @@ func (s *Server) cardByProduct(code, param, segment, market string,
 				e := newError(http.StatusNotFound, errCardNotFound,
 					market+" product "+raw+" is a card of the game "+oc+"; ask for it at "+s.gamePrefix(oc)+"/cards/"+segment+"/.")
 				e.Body.DidYouMean = s.gamePrefix(oc) + "/cards/" + segment + "/" + raw
-				return e
+				return reply{}, e
 			}
 		}
-		return newError(http.StatusNotFound, errCardNotFound, "No card of the game "+code+" is "+market+" product "+raw+".")
+		return reply{}, newError(http.StatusNotFound, errCardNotFound, "No card of the game "+code+" is "+market+" product "+raw+".")
 	}
 }
 

@@ -9,21 +9,25 @@ import (
 
 // GET /{game}/cards/{id}: the pre-rendered card, found by its canonical id
 // or its 64-hex Cardmarket id (a linked card answers with its canonical id).
-func (s *Server) handleCard(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleCard(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		id := r.PathValue("id")
 		if pr, ok := productRoutes[id]; ok {
 			// /{game}/cards/tcgplayer with its number missing.
-			return newError(http.StatusBadRequest, errInvalidCardID,
+			return reply{}, newError(http.StatusBadRequest, errInvalidCardID,
 				"\""+id+"\" is not a card id: a card is found by its "+pr.market+" "+pr.param+" at /"+code+"/cards/"+id+"/{"+pr.param+"}.")
 		}
-		v, g, ref, err := s.findCardIn(code, id)
+		_, g, ref, err := s.findCardIn(code, id)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
-		s.writeCard(w, v, g, ref)
-		return nil
+		return cardReply(g, ref), nil
 	}
+}
+
+// cardReply is the pre-rendered card detail of ref, with the snapshot's tag.
+func cardReply(g *catalog.GameSnapshot, ref catalog.CardRef) reply {
+	return reply{kind: keptBody, contentType: jsonContentType, str: g.CardJSON(ref), tag: g.CardTag(ref)}
 }
 
 // productRoutes are the segments of the lookups by marketplace number

@@ -18,15 +18,15 @@ const batchMax = 100
 // their pre-rendered detail bodies in the order asked, each card once (at
 // the first id that found it), and the ids that found no card of the game,
 // as sent and once each.
-func (s *Server) handleCardsBatch(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleCardsBatch(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		ids, err := batchIDs(r.URL.Query())
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		_, g, err := s.gameSnapshot(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		var found [batchMax]catalog.CardRef
 		refs := found[:0]
@@ -44,7 +44,6 @@ func (s *Server) handleCardsBatch(code string) apiHandler {
 		}
 
 		bp := getBuffer()
-		defer putBuffer(bp)
 		b := append(*bp, `{"success":true,"data":[`...)
 		for i, ref := range refs {
 			if i > 0 {
@@ -61,8 +60,7 @@ func (s *Server) handleCardsBatch(code string) apiHandler {
 		}
 		b = append(b, "]}"...)
 		*bp = b
-		writeMade(w, jsonContentType, b)
-		return nil
+		return madeReply(jsonContentType, bp), nil
 	}
 }
 

@@ -35,31 +35,30 @@ const changesRetryAfter = "5"
 // left the catalogue) after since, read from the store per request within
 // Config.ChangesTimeout: the feed is recorded at ingest, once per version,
 // and a request is one index range of it.
-func (s *Server) handleChanges(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleChanges(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		q := r.URL.Query()
 		since, err := parseSince(q)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		p, err := parsePaging(q, changesPageDefault, changesPageMax)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		// A page too large to count reads past the end, as elsewhere.
 		offset := min(p.page-1, int(^uint(0)>>1)/p.limit) * p.limit
 		page, err := s.readChanges(r, code, since, offset, p.limit)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		if since.Before(page.From) {
-			return newError(http.StatusBadRequest, errInvalidParameter,
+			return reply{}, newError(http.StatusBadRequest, errInvalidParameter,
 				"The parameter since is older than the change history kept, which starts at "+formatFeedTime(page.From)+
 					". Download the whole catalogue from /"+code+"/bulk, then follow this feed from the time of that copy.")
 		}
 
 		bp := getBuffer()
-		defer putBuffer(bp)
 		b := append(*bp, `{"since":`...)
 		b = appendFeedTime(b, since)
 		b = append(b, `,"until":`...)
@@ -82,8 +81,7 @@ func (s *Server) handleChanges(code string) apiHandler {
 		b = p.appendJSON(b, page.Total)
 		b = append(b, '}')
 		*bp = b
-		writeMade(w, jsonContentType, b)
-		return nil
+		return madeReply(jsonContentType, bp), nil
 	}
 }
 

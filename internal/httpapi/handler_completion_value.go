@@ -8,9 +8,9 @@ import (
 
 // GET /{game}/sets/{set}/completion-value (paid): the cost of one copy of
 // every card of the set. It takes no parameter; any is ignored.
-func (s *Server) handleCompletionValue(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		return s.paidSetAnswer(w, r, code, func(paid *analytics.Game, setID string) []byte {
+func (s *Server) handleCompletionValue(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
+		return s.paidSetAnswer(r, code, func(paid *analytics.Game, setID string) []byte {
 			return paid.CompletionValue(setID)
 		})
 	}

@@ -84,21 +84,21 @@ func historyEnum(q url.Values, name, def string, allowed ...string) (string, err
 // Config.HistoryTimeout: a paid and rare route, one card's index range; a
 // store that does not answer is a 503, the rest of the API answering on
 // from memory.
-func (s *Server) handleHistory(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleHistory(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		q, err := parseHistory(r.URL.Query())
 		if err != nil {
-			return paidParameter(err)
+			return reply{}, paidParameter(err)
 		}
 		// The view first: the window ends on its day. findCard reads the
 		// view again; a version swapped in between resolves the same id.
 		v := s.deps.View()
 		if v == nil {
-			return unavailable()
+			return reply{}, unavailable()
 		}
 		g, ref, err := s.findCard(code, r.PathValue("id"))
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		var card catalog.CardPrices
 		g.CardPrices(ref, &card)
@@ -110,11 +110,10 @@ func (s *Server) handleHistory(code string) apiHandler {
 		}
 		points, err := s.readHistory(r, code, card.ID, market, from, to)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		if q.format == formatCSV {
-			writeHistoryCSV(w, card.ID, q, points)
-			return nil
+			return historyCSV(card.ID, q, points), nil
 		}
 		b := make([]byte, 0, 128+len(points)*128)
 		b = append(b, `{"id":`...)
@@ -148,8 +147,7 @@ func (s *Server) handleHistory(code string) apiHandler {
 			b = append(b, '}')
 		}
 		b = append(b, "]}"...)
-		writeMade(w, jsonContentType, b)
-		return nil
+		return reply{kind: madeBody, contentType: jsonContentType, body: b}, nil
 	}
 }
 
@@ -199,10 +197,10 @@ func (s *Server) readHistory(r *http.Request, game, cardID, market string, from,
 
 var csvContentType = []string{"text/csv; charset=utf-8; header=present"}
 
-// writeHistoryCSV answers the points as CSV (RFC 4180: CRLF, quoted where
+// historyCSV is the reply of the points as CSV (RFC 4180: CRLF, quoted where
 // needed, a header row): the columns of the JSON points, an empty field for
 // a null value.
-func writeHistoryCSV(w http.ResponseWriter, id string, q historyQuery, points []store.PricePoint) {
+func historyCSV(id string, q historyQuery, points []store.PricePoint) reply {
 	market := store.MarketTCG
 	if q.source == analytics.SourceCM {
 		market = store.MarketCM
@@ -228,8 +226,9 @@ func writeHistoryCSV(w http.ResponseWriter, id string, q historyQuery, points []
 		cw.Write(row)
 	}
 	cw.Flush() // writes to memory: no error
-	// Tagged and compressed like a JSON answer (writeMade): its own bytes,
+	// Tagged and compressed like a JSON answer (a made body): its own bytes,
 	// its own ETag.
-	w.Header().Set("Content-Disposition", `attachment; filename="`+id+"_"+q.source+"_"+strconv.Itoa(q.days)+`d.csv"`)
-	writeMade(w, csvContentType, buf.Bytes())
+	disposition := []string{`attachment; filename="` + id + "_" + q.source + "_" + strconv.Itoa(q.days) + `d.csv"`}
+	return reply{kind: madeBody, contentType: csvContentType, body: buf.Bytes(),
+		header: func(h http.Header) { h["Content-Disposition"] = disposition }}
 }

@@ -30,27 +30,27 @@ type ImageSource interface {
 // without a TCGplayer image (Cardmarket-only cards, products listing no
 // image) are 404; a source that fails with nothing stored is 502, with a
 // Retry-After of when the source may be asked again.
-func (s *Server) handleImage(code string) apiHandler {
+func (s *Server) handleImage(code string) keyedHandler {
 	gm, _ := s.deps.Games.Get(code)
-	return func(w http.ResponseWriter, r *http.Request) error {
+	return func(r *http.Request) (reply, error) {
 		size, err := imageSize(gm, r.URL.Query())
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		g, ref, err := s.findCard(code, r.PathValue("id"))
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		product, ok := g.ImageProduct(ref)
 		if !ok || s.deps.Images == nil {
-			return imageNotFound()
+			return reply{}, imageNotFound()
 		}
 		if size.Name == "" {
 			img, err := s.deps.Images.Get(r.Context(), product)
-			return s.writeImage(w, r, img, err, "unsized", imageNotFound)
+			return s.imageReply(r, img, err, "unsized", imageNotFound)
 		}
 		img, err := s.deps.Images.GetSize(r.Context(), product, size.Suffix)
-		return s.writeImage(w, r, img, err, size.Name, imageNotFound)
+		return s.imageReply(r, img, err, size.Name, imageNotFound)
 	}
 }
 
@@ -76,17 +76,21 @@ func imageSize(g game.Game, q url.Values) (game.ImageSize, error) {
 		"size must be one of "+strings.Join(names, ", ")+" (given once).")
 }
 
-// writeImage answers an image source's result: the image with X-Image-Size:
-// size, or notFound's 404, or the 502 of a source that cannot be reached.
-func (s *Server) writeImage(w http.ResponseWriter, r *http.Request, img *images.Image, err error, size string, notFound func() *apiError) error {
+// imageReply is the reply of an image source's result: the image with
+// X-Image-Size: size, or notFound's 404, or the 502 of a source that cannot
+// be reached.
+func (s *Server) imageReply(r *http.Request, img *images.Image, err error, size string, notFound func() *apiError) (reply, error) {
 	switch {
 	case err == nil:
-		images.WriteSized(w, r, img, size)
-		return nil
+		return reply{
+			tag:    img.ETag,
+			header: func(h http.Header) { images.SetHeaders(h, size) },
+			stream: func(w http.ResponseWriter, _ *http.Request) { images.WriteBody(w, img) },
+		}, nil
 	case errors.Is(err, images.ErrNotFound):
-		return notFound()
+		return reply{}, notFound()
 	case r.Context().Err() != nil:
-		return r.Context().Err() // the caller has gone; nothing to answer
+		return reply{}, r.Context().Err() // the caller has gone; nothing to answer
 	default:
 		// The image service logs an outage once, at its start and end;
 		// one line per answer would be thousands.
@@ -94,7 +98,7 @@ func (s *Server) writeImage(w http.ResponseWriter, r *http.Request, img *images.
 		e := newError(http.StatusBadGateway, errImageUnavailable,
 			"The image source cannot be reached right now; try again in a few seconds.")
 		e.Header = map[string]string{"Retry-After": strconv.FormatInt(retryAfterSeconds(images.RetryAfter(err)), 10)}
-		return e
+		return reply{}, e
 	}
 }
 
@@ -107,15 +111,15 @@ func imageNotFound() *apiError {
 // language when given; a code that still matches several sets is the 409
 // "Ambiguous set code" listing them, not the set route's disambiguation.
 // A set without a logo in SetLogos (TCGdex's list) is 404.
-func (s *Server) handleSetImage(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleSetImage(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		language, err := parseLanguage(r.URL.Query())
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		_, g, err := s.gameSnapshot(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		key := r.PathValue("set")
 		set, ok := g.SetByID(key)
@@ -123,23 +127,23 @@ func (s *Server) handleSetImage(code string) apiHandler {
 			sets := narrowLanguage(g.SetsByCode(key), language)
 			switch len(sets) {
 			case 0:
-				return setNotFound(g, key)
+				return reply{}, setNotFound(g, key)
 			case 1:
 				set = sets[0]
 			default:
-				return ambiguousSetCode(key, sets)
+				return reply{}, ambiguousSetCode(key, sets)
 			}
 		}
 		group, err := strconv.Atoi(set.ID)
 		if err != nil || s.deps.Images == nil {
-			return setImageNotFound(set)
+			return reply{}, setImageNotFound(set)
 		}
 		logo, ok := s.deps.SetLogos.Lookup(group, set.Language)
 		if !ok {
-			return setImageNotFound(set)
+			return reply{}, setImageNotFound(set)
 		}
 		img, err := s.deps.Images.GetSetLogo(r.Context(), logo.Language, logo.Serie, logo.Set)
-		return s.writeImage(w, r, img, err, "unsized", func() *apiError { return setImageNotFound(set) })
+		return s.imageReply(r, img, err, "unsized", func() *apiError { return setImageNotFound(set) })
 	}
 }
 

@@ -8,13 +8,13 @@ import (
 
 // GET /{game}/prices/{set}?source=both|tcg|cm (paid): the prices of every
 // product of the set, one row per finish.
-func (s *Server) handlePrices(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handlePrices(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		source, err := analytics.ParsePricesBySet(r.URL.Query())
 		if err != nil {
-			return paidParameter(err)
+			return reply{}, paidParameter(err)
 		}
-		return s.paidSetAnswer(w, r, code, func(paid *analytics.Game, setID string) []byte {
+		return s.paidSetAnswer(r, code, func(paid *analytics.Game, setID string) []byte {
 			return paid.PricesBySet(setID, source)
 		})
 	}

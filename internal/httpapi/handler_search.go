@@ -22,33 +22,32 @@ const (
 // GET /{game}/search?q=: cards by name or number, answered from the
 // snapshot's index. Searches run at most SearchConcurrency at a time and
 // within SearchTimeout; past either, 503 with Retry-After.
-func (s *Server) handleSearch(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleSearch(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		params := r.URL.Query()
 		q, err := searchQuery(params)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		pg, err := parsePaging(params, searchPageDefault, searchPageMax)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 		if catalog.LooksLikeSQL(q) {
-			return newError(http.StatusBadRequest, errQueryRejected,
+			return reply{}, newError(http.StatusBadRequest, errQueryRejected,
 				"The query looks like SQL (quotes with or/and, comments, union select, ...); search for a card name or number.")
 		}
 		_, g, err := s.gameSnapshot(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 
 		res, err := s.search(r.Context(), g, q)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
 
 		bp := getBuffer()
-		defer putBuffer(bp)
 		b := append(*bp, `{"query":`...)
 		b = jsonw.AppendString(b, q)
 		b = append(b, `,"results":[`...)
@@ -64,8 +63,7 @@ func (s *Server) handleSearch(code string) apiHandler {
 		b = appendSearchMetadata(b, len(res.Cards), res.Counts, res.Truncated)
 		b = append(b, '}')
 		*bp = b
-		writeMade(w, jsonContentType, b)
-		return nil
+		return madeReply(jsonContentType, bp), nil
 	}
 }
 

@@ -13,81 +13,74 @@ import (
 )
 
 // GET /{game}/sets: the pre-rendered set list.
-func (s *Server) handleSets(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleSets(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		_, g, err := s.gameSnapshot(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
-		writeBody(w, http.StatusOK, g.SetListJSON())
-		return nil
+		return reply{kind: keptBody, contentType: jsonContentType, body: g.SetListJSON(), tag: g.SetListTag()}, nil
 	}
 }
 
 // GET /{game}/sets/{set}: a page of a set's cards, assembled from
 // pre-rendered parts; or the disambiguation of a shared set code.
-func (s *Server) handleSetCards(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleSetCards(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		pg, err := parsePaging(r.URL.Query(), setPageDefault, setPageMax)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
-		v, g, err := s.gameSnapshot(code)
+		_, g, err := s.gameSnapshot(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
-		set, err := resolveSet(w, r, g, r.PathValue("set"))
-		if set == nil || err != nil {
-			return err
+		set, disambiguation, err := resolveSet(r, g, r.PathValue("set"))
+		if set == nil {
+			return disambiguation, err
 		}
-		key := pageKey{game: code, set: set.ID, page: pg.page, limit: pg.limit}
-		if s.writeRememberedPage(w, v, key) {
-			return nil
-		}
-
-		bp := getBuffer()
-		defer putBuffer(bp)
-		b := append(*bp, `{"success":true,"set":`...)
-		b = append(b, set.HeaderJSON()...)
-		b = append(b, `,"cards":[`...)
-		first, end := set.Cards()
-		from, to := pg.window(int(end - first))
-		for i := from; i < to; i++ {
-			if i > from {
-				b = append(b, ',')
-			}
-			b = g.AppendListing(b, first+catalog.CardRef(i))
-		}
-		b = append(b, `],"pagination":`...)
-		b = pg.appendJSON(b, set.Total)
-		b = append(b, '}')
-		*bp = b
-		s.writeSetPage(w, v, key, b)
-		return nil
+		from, to := pg.window(set.Total)
+		first, _ := set.Cards()
+		n := len(`{"success":true,"set":`) + len(set.HeaderJSON()) + len(`,"cards":[`) + g.SetPageLen(set, from, to) +
+			len(`],"pagination":`) + len(pg.appendJSON(nil, set.Total)) + len(`}`)
+		return reply{kind: keptBody, contentType: jsonContentType, tag: g.SetPageTag(set, pg.page, pg.limit), size: n,
+			assemble: func(b []byte) []byte {
+				b = append(b, `{"success":true,"set":`...)
+				b = append(b, set.HeaderJSON()...)
+				b = append(b, `,"cards":[`...)
+				for i := from; i < to; i++ {
+					if i > from {
+						b = append(b, ',')
+					}
+					b = g.AppendListing(b, first+catalog.CardRef(i))
+				}
+				b = append(b, `],"pagination":`...)
+				b = pg.appendJSON(b, set.Total)
+				return append(b, '}')
+			}}, nil
 	}
 }
 
 // resolveSet resolves :set for every route under /{game}/sets/{set}: a
 // set_id, else a set_code compared case-insensitively, narrowed to the sets
-// of ?language= when given. A code that several
-// sets share is answered here with the disambiguation (nil set, nil error);
-// no set is the 404 "Set not found" with suggestions.
-func resolveSet(w http.ResponseWriter, r *http.Request, g *catalog.GameSnapshot, key string) (*catalog.ListedSet, error) {
+// of ?language= when given. A code that several sets share is answered
+// with the disambiguation: its reply, with a nil set. No set is the 404
+// "Set not found" with suggestions.
+func resolveSet(r *http.Request, g *catalog.GameSnapshot, key string) (*catalog.ListedSet, reply, error) {
 	language, err := parseLanguage(r.URL.Query())
 	if err != nil {
-		return nil, err
+		return nil, reply{}, err
 	}
 	if set, ok := g.SetByID(key); ok {
-		return set, nil
+		return set, reply{}, nil
 	}
 	switch sets := narrowLanguage(g.SetsByCode(key), language); len(sets) {
 	case 0:
-		return nil, setNotFound(g, key)
+		return nil, reply{}, setNotFound(g, key)
 	case 1:
-		return sets[0], nil
+		return sets[0], reply{}, nil
 	default:
-		writeBody(w, http.StatusOK, disambiguation(key, sets))
-		return nil, nil
+		return nil, keptReply(disambiguation(key, sets)), nil
 	}
 }
 

@@ -8,13 +8,13 @@ import (
 
 // GET /{game}/sets/{set}/statistics?variant=normal|foil (paid): price
 // statistics and rarity breakdown of the set's cards.
-func (s *Server) handleStatistics(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleStatistics(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		variant, err := analytics.ParseStatistics(r.URL.Query())
 		if err != nil {
-			return paidParameter(err)
+			return reply{}, paidParameter(err)
 		}
-		return s.paidSetAnswer(w, r, code, func(paid *analytics.Game, setID string) []byte {
+		return s.paidSetAnswer(r, code, func(paid *analytics.Game, setID string) []byte {
 			return paid.Statistics(setID, variant)
 		})
 	}

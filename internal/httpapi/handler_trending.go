@@ -10,17 +10,16 @@ import (
 // Cardmarket prices moved most. Registered beside /{game}/sets/{set}, which
 // it wins as the more specific pattern: a set whose code is "trending" is
 // reached by its set_id.
-func (s *Server) handleTrending(code string) apiHandler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) handleTrending(code string) keyedHandler {
+	return func(r *http.Request) (reply, error) {
 		limit, err := analytics.ParseTrending(r.URL.Query())
 		if err != nil {
-			return paidParameter(err)
+			return reply{}, paidParameter(err)
 		}
 		_, paid, err := s.paidGame(code)
 		if err != nil {
-			return err
+			return reply{}, err
 		}
-		writeBody(w, http.StatusOK, paid.Trending(limit))
-		return nil
+		return keptReply(paid.Trending(limit)), nil
 	}
 }

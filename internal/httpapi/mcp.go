@@ -112,7 +112,7 @@ func (s *Server) mcpEndpoint() http.Handler {
 			s.writeError(w, r, mcpRefusal(ew.status, ew.text))
 		}
 	})
-	return chain(h, s.withMCPLimits, s.requireKey)
+	return chain(h, s.admitMCP)
 }
 
 // mcpBodyRefusal is a POST's body refused: an API error (too large, not
@@ -260,19 +260,21 @@ func mcpRefusal(status int, text []byte) *apiError {
 	return newError(status, errInvalidMCPRequest, msg)
 }
 
-// withMCPLimits: a request to /mcp with a valid key is not counted (its tool
-// calls are, one by one) and shows its pool; any other is counted in the
-// client's guard bucket, as a keyed route counts it, before the 401.
-func (s *Server) withMCPLimits(next http.Handler) http.Handler {
+// admitMCP is /mcp's admission (admission.go): a request with a valid key is
+// not counted (its tool calls are, one by one) and shows its pool; any other
+// is counted in the client's guard bucket, as a keyed route counts it,
+// before its 401.
+func (s *Server) admitMCP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r.Context())
 		if st.key == keyValid {
 			s.limits.show(w, r, st)
+			w.Header()["Cache-Control"] = s.keyedCacheControl
 			next.ServeHTTP(w, r)
 			return
 		}
-		if s.admit(w, r) {
-			next.ServeHTTP(w, r)
+		if s.take(w, r) {
+			s.writeError(w, r, s.keyRefused(r, st))
 		}
 	})
 }

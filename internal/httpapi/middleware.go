@@ -45,8 +45,6 @@ type requestState struct {
 	retryAfter  [1]string // Retry-After of a 429
 	etag        [1]string // ETag of a keyed route's 200 or 304
 
-	writer keyedWriter // a keyed route handler's ResponseWriter (revalidate.go)
-
 	route int // the route number it reached (metrics.go); routeUnmatched until then
 }
 
@@ -252,9 +250,6 @@ const chunkingAbove = 2048
 func setContentLength(w http.ResponseWriter, n int) {
 	if n <= chunkingAbove {
 		return // net/http adds it
-	}
-	if kw, ok := w.(*keyedWriter); ok {
-		w = kw.ResponseWriter
 	}
 	v := strconv.Itoa(n)
 	if rec, ok := w.(*recorder); ok {

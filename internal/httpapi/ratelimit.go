@@ -18,11 +18,11 @@ import (
 // limits", has every rule). It is one step of the chain, after the request's
 // key is identified (withIdentity) and before a keyed route checks it:
 //
-//   - keyed routes (withRateLimit): a valid key takes one request from its
-//     account's pool, any other request one from its client IP's guard
-//     bucket; 429 past either, else on to the key check (401) and the route.
-//     A valid key's request with If-None-Match is counted once its answer is
-//     known, and not at all when that answer is a 304 (revalidate.go).
+//   - keyed routes (the admission step, admission.go): a valid key takes one
+//     request from its account's pool, any other request one from its client
+//     IP's guard bucket; 429 past either, else on to the key check (401) and
+//     the route. A valid key's request with If-None-Match is counted once its
+//     reply is known, and not at all when that reply is a 304.
 //   - answers given before or instead of routing (405, the 404 of an unknown
 //     or non-canonical path) are counted the same way (answerUnrouted).
 //   - public routes (GET /, /games, /health, /docs) and CORS preflights are
@@ -85,7 +85,7 @@ func (noLimits) show(http.ResponseWriter, *http.Request, *requestState) {}
 // 404), counted like a keyed route's: the 429 instead once the pool is
 // exhausted.
 func (s *Server) answerUnrouted(w http.ResponseWriter, r *http.Request, answer error) {
-	if s.admit(w, r) {
+	if s.take(w, r) {
 		s.writeError(w, r, answer)
 	}
 }
@@ -99,8 +99,8 @@ func (s *Server) withPublicLimits(next http.Handler) http.Handler {
 	})
 }
 
-// admit counts the request; false when it was refused with a 429, written.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
+// take counts the request; false when it was refused with a 429, written.
+func (s *Server) take(w http.ResponseWriter, r *http.Request) bool {
 	st := stateOf(r.Context())
 	res, refused, guard := s.count(w, r, st)
 	if !refused {

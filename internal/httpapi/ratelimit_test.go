@@ -128,6 +128,7 @@ type limited struct {
 	auth  *limitAuth
 	clock *testClock
 	lim   ratelimit.Limiter
+	view  *serving.View // the fixture's, unless edit replaced Deps.View
 }
 
 func newLimited(t testing.TB, cfg Config, edit ...func(*Deps)) *limited {
@@ -136,7 +137,8 @@ func newLimited(t testing.TB, cfg Config, edit ...func(*Deps)) *limited {
 	lim := memory.New(memory.Options{})
 	t.Cleanup(func() { lim.Close() })
 	l.lim = lim
-	deps := testDeps(mustView(t, mustFixture(t)))
+	l.view = mustView(t, mustFixture(t))
+	deps := testDeps(l.view)
 	deps.Auth, deps.Limiter, deps.Now = l.auth, lim, l.clock.Now
 	for _, f := range edit {
 		f(&deps)

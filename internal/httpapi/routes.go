@@ -31,7 +31,10 @@ type route struct {
 	Path   string // OpenAPI path template; a path under /{game}/ is served once per game
 	Access access
 	Op     operation
-	serve  func(game string) apiHandler // game is "" for a path without {game}
+	// serve is a public route's handler; reply a keyed or paid one's, for a
+	// game ("" for a path without {game}).
+	serve func(game string) apiHandler
+	reply func(game string) keyedHandler
 	// only, when set, is the games the route is served for (the base game's
 	// set image); nil: every game.
 	only func(game.Game) bool
@@ -274,11 +277,11 @@ func (s *Server) routeTable() []route {
 		}},
 		// POST /mcp is registered beside the table (routes): not a GET route.
 
-		{Label: "sets", Path: "/{game}/sets", Access: accessKeyed, serve: s.handleSets, Op: operation{
+		{Label: "sets", Path: "/{game}/sets", Access: accessKeyed, reply: s.handleSets, Op: operation{
 			ID: "listSets", Tag: tagCatalogue, Summary: "Every set of the game that has products, newest first",
 			Answers: []answer{success("The sets.", "SetList")},
 		}},
-		{Label: "set_cards", Path: "/{game}/sets/{set}", Access: accessKeyed, serve: s.handleSetCards, Op: operation{
+		{Label: "set_cards", Path: "/{game}/sets/{set}", Access: accessKeyed, reply: s.handleSetCards, Op: operation{
 			ID: "getSetCards", Tag: tagCatalogue, Summary: "The products of one set, paginated (prices empty)",
 			Description: "Cards first, then sealed products, in card-number order. `market_t.prices` and `market_c.prices` are empty here: card detail and search fill them.",
 			Params:      []param{setParam, languageParam, pageParam, limitParam(setPageDefault, setPageMax, "products")},
@@ -287,7 +290,7 @@ func (s *Server) routeTable() []route {
 				invalidParameter400, setNotFound404,
 			},
 		}},
-		{Label: "card", Path: "/{game}/cards/{id}", Access: accessKeyed, serve: s.handleCard, Op: operation{
+		{Label: "card", Path: "/{game}/cards/{id}", Access: accessKeyed, reply: s.handleCard, Op: operation{
 			ID: "getCard", Tag: tagCatalogue, Summary: "One card with all its prices",
 			Description: "Asked by its Cardmarket id, a card that also has a TCGplayer product answers the same body, with its canonical `{game}_` id in `id`.",
 			Params:      []param{cardIDParam},
@@ -296,7 +299,7 @@ func (s *Server) routeTable() []route {
 				failure(http.StatusNotFound, "A well-formed id of no card.", errCardNotFound),
 			},
 		}},
-		{Label: "card_by_tcgplayer", Path: "/{game}/cards/tcgplayer/{productId}", Access: accessKeyed, serve: s.handleCardByTCGplayer, Op: operation{
+		{Label: "card_by_tcgplayer", Path: "/{game}/cards/tcgplayer/{productId}", Access: accessKeyed, reply: s.handleCardByTCGplayer, Op: operation{
 			ID: "getCardByTCGplayerProduct", Tag: tagCatalogue, Summary: "The card of a TCGplayer product, by its productId",
 			Description: "The same body as GET /{game}/cards/{id} of that card, canonical id in `id`: a product is one card, its finishes included.",
 			Params:      []param{productIDParam},
@@ -305,7 +308,7 @@ func (s *Server) routeTable() []route {
 				failure(http.StatusNotFound, "No card of the game is that product. When a card of another game is, `did_you_mean` is its path.", errCardNotFound),
 			},
 		}},
-		{Label: "card_by_cardmarket", Path: "/{game}/cards/cardmarket/{idProduct}", Access: accessKeyed, serve: s.handleCardByCardmarket, Op: operation{
+		{Label: "card_by_cardmarket", Path: "/{game}/cards/cardmarket/{idProduct}", Access: accessKeyed, reply: s.handleCardByCardmarket, Op: operation{
 			ID: "getCardByCardmarketProduct", Tag: tagCatalogue, Summary: "The card of a Cardmarket product, by its idProduct",
 			Description: "The same body as GET /{game}/cards/{id} of that card: a Cardmarket product linked to a TCGplayer product answers the linked card, with its canonical `{game}_` id in `id`; one only on Cardmarket, the Cardmarket-only card.",
 			Params:      []param{idProductParam},
@@ -314,7 +317,7 @@ func (s *Server) routeTable() []route {
 				failure(http.StatusNotFound, "No card of the game is that product. When a card of another game is, `did_you_mean` is its path.", errCardNotFound),
 			},
 		}},
-		{Label: "cards", Path: "/{game}/cards", Access: accessKeyed, serve: s.handleCardsBatch, Op: operation{
+		{Label: "cards", Path: "/{game}/cards", Access: accessKeyed, reply: s.handleCardsBatch, Op: operation{
 			ID: "getCards", Tag: tagCatalogue, Summary: "Up to 100 cards by their ids, in one request",
 			Description: "Counts as one request. `data` holds the cards in the order of `ids`, each the body GET /{game}/cards/{id} answers; a card asked twice (by the same id, or by its canonical and its Cardmarket id) comes once, where it was first asked. `not_found` lists, as sent and once each, the ids that find no card of the game: unknown, malformed, or another game's.",
 			Params:      []param{idsParam},
@@ -323,7 +326,7 @@ func (s *Server) routeTable() []route {
 				failure(http.StatusBadRequest, "`ids` is missing or empty, holds an empty id, or lists more than 100 ids.", errInvalidParameter),
 			},
 		}},
-		{Label: "changes", Path: "/{game}/changes", Access: accessKeyed, serve: s.handleChanges, Op: operation{
+		{Label: "changes", Path: "/{game}/changes", Access: accessKeyed, reply: s.handleChanges, Op: operation{
 			ID: "listChanges", Tag: tagCatalogue, Summary: "The cards whose detail body changed after a time, to keep a copy in sync",
 			Description: "Every card whose GET /{game}/cards/{id} body changed (its data or its prices) in a catalogue version created after `since`, once (at its latest change), oldest change first, then by id; a card that left the catalogue comes with `removed: true`. `changed_at` is the creation time of the version that changed it. Keep `until` (the creation time of the newest version the feed covers) and send it as the next `since`. A `since` older than the change history kept is a 400 that points at the bulk files (GET /{game}/bulk).",
 			Params: []param{
@@ -338,7 +341,7 @@ func (s *Server) routeTable() []route {
 					Description: "The change feed cannot be read right now. Retry after `Retry-After` seconds."},
 			},
 		}},
-		{Label: "card_history", Path: "/{game}/cards/{id}/history", last: "history", Access: accessPaid, serve: s.handleHistory, Op: operation{
+		{Label: "card_history", Path: "/{game}/cards/{id}/history", last: "history", Access: accessPaid, reply: s.handleHistory, Op: operation{
 			ID: "getCardHistory", Tag: tagPaid, Summary: "A card's daily prices on one marketplace, oldest first",
 			Description: "One point per finish and UTC day, from the daily price points ingest keeps, over the last `days` UTC days ending on the day of the catalogue version served (`to`, the latest day with points); oldest first, then by finish. A day without a point is absent, never filled in. TCGplayer points are in USD, one per finish (`variant` is its name); Cardmarket points in EUR, `normal` and `foil`. `format=csv` answers the same rows as CSV, with a header row.",
 			Params: []param{cardIDParam,
@@ -357,7 +360,7 @@ func (s *Server) routeTable() []route {
 					Description: "The price history cannot be read right now, or the catalogue is still loading. Retry after `Retry-After` seconds."},
 			},
 		}},
-		{Label: "search", Path: "/{game}/search", Access: accessKeyed, serve: s.handleSearch, Op: operation{
+		{Label: "search", Path: "/{game}/search", Access: accessKeyed, reply: s.handleSearch, Op: operation{
 			ID: "searchCards", Tag: tagCatalogue, Summary: "Cards by name or card number, with their prices",
 			Description: "A `q` of 3 characters or more matches the names that contain every word of it, in any order, and the card numbers that start with it; a shorter one matches names and numbers that start with it. Case, accents and quote characters do not matter; `*`, `%`, `_` are plain text.",
 			Params: []param{
@@ -373,7 +376,7 @@ func (s *Server) routeTable() []route {
 					Description: "Too many searches at once, or this one took too long; or the catalogue is still loading. Retry after `Retry-After` seconds."},
 			},
 		}},
-		{Label: "image", Path: "/{game}/images/{id}", Access: accessKeyed, serve: s.handleImage, Op: operation{
+		{Label: "image", Path: "/{game}/images/{id}", Access: accessKeyed, reply: s.handleImage, Op: operation{
 			ID: "getCardImage", Tag: tagCatalogue, Summary: "The card's image, cacheable for 24 hours",
 			Description: "One resolution (`X-Image-Size: unsized`), except the base game's: `size` `low` or `high`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (it still needs the key, and is never counted).",
 			Params: []param{cardIDParam, sizeParam,
@@ -386,12 +389,12 @@ func (s *Server) routeTable() []route {
 				withHeaders(failure(http.StatusBadGateway, "The image source cannot be reached right now; ask again after `Retry-After` seconds.", errImageUnavailable), "Retry-After"),
 			},
 		}},
-		{Label: "bulk", Path: "/{game}/bulk", Access: accessKeyed, serve: s.handleBulk, Op: operation{
+		{Label: "bulk", Path: "/{game}/bulk", Access: accessKeyed, reply: s.handleBulk, Op: operation{
 			ID: "listBulkFiles", Tag: tagCatalogue, Summary: "The whole-catalogue download files of the game",
 			Description: "Built once per catalogue version, in the background while the version is already served: a file not built yet is not listed (GET its `url` answers 503 until it is). `updated_at` is the time of the catalogue version the files hold. `cards.jsonl.gz`: every card's detail body, one per line, exactly as GET /{game}/cards/{id} answers it. `prices.csv.gz`: one CSV row (RFC 4180, header row) per card and finish of both marketplaces.",
 			Answers:     []answer{success("The files built for the catalogue version being served.", "BulkFiles")},
 		}},
-		{Label: "bulk_file", Path: "/{game}/bulk/{name}", Access: accessKeyed, serve: s.handleBulkFile, Op: operation{
+		{Label: "bulk_file", Path: "/{game}/bulk/{name}", Access: accessKeyed, reply: s.handleBulkFile, Op: operation{
 			ID: "getBulkFile", Tag: tagCatalogue, Summary: "One bulk file, as gzip bytes, resumable",
 			Description: "Served as the gzip file it is (`Content-Type: application/gzip`, no `Content-Encoding`): save it as is. The `ETag` is the file's sha256; `Range` (one range) and `If-Range` resume a download, `If-None-Match` answers 304 (never counted). Every other request counts once, a resumed one too.",
 			Params: []param{bulkNameParam,
@@ -410,28 +413,28 @@ func (s *Server) routeTable() []route {
 			},
 		}},
 
-		{Label: "prices", Path: "/{game}/prices/{set}", Access: accessPaid, serve: s.handlePrices, Op: operation{
+		{Label: "prices", Path: "/{game}/prices/{set}", Access: accessPaid, reply: s.handlePrices, Op: operation{
 			ID: "getSetPrices", Tag: tagPaid, Summary: "The prices of every product of a set, one row per finish",
 			Description: "Not paginated. Every priced TCGplayer finish is a row; Cardmarket `normal` joins the `Normal` row, `foil` joins `Foil` (else `Holofoil`); a Cardmarket price that joins no TCGplayer finish is a row of its own.",
 			Params: []param{setParam, languageParam, enumParam("source", analytics.SourceBoth, "Which marketplace's prices: both, TCGplayer (`tcg`) or Cardmarket (`cm`).",
 				analytics.SourceBoth, analytics.SourceTCG, analytics.SourceCM)},
 			Answers: []answer{success("The rows; or the disambiguation of a shared set code.", "PricesBySet", "Disambiguation"), invalidParameter400, setNotFound404},
 		}},
-		{Label: "set_statistics", Path: "/{game}/sets/{set}/statistics", Access: accessPaid, serve: s.handleStatistics, Op: operation{
+		{Label: "set_statistics", Path: "/{game}/sets/{set}/statistics", Access: accessPaid, reply: s.handleStatistics, Op: operation{
 			ID: "getSetStatistics", Tag: tagPaid, Summary: "Price statistics of a set's cards in one finish, and its rarity breakdown",
 			Description: "Products of type `card` only. TCGplayer: each card's `market_price` in the finish; Cardmarket: its `avg`, else `trend`.",
 			Params: []param{setParam, languageParam, enumParam("variant", analytics.VariantNormal, "The finish.",
 				analytics.VariantNormal, analytics.VariantFoil)},
 			Answers: []answer{success("The statistics; or the disambiguation of a shared set code.", "SetStatistics", "Disambiguation"), invalidParameter400, setNotFound404},
 		}},
-		{Label: "set_completion_value", Path: "/{game}/sets/{set}/completion-value", Access: accessPaid, serve: s.handleCompletionValue, Op: operation{
+		{Label: "set_completion_value", Path: "/{game}/sets/{set}/completion-value", Access: accessPaid, reply: s.handleCompletionValue, Op: operation{
 			ID: "getSetCompletionValue", Tag: tagPaid, Summary: "What one copy of every card of a set costs",
 			Description: "One copy of every card in its base finish, in USD (TCGplayer) and EUR (Cardmarket); the two are not comparable.",
 			Params:      []param{setParam, languageParam},
 			Answers:     []answer{success("The estimate; or the disambiguation of a shared set code.", "CompletionValue", "Disambiguation"), invalidParameter400, setNotFound404},
 		}},
 		{Label: "set_image", Path: "/{game}/sets/{set}/image", only: func(g game.Game) bool { return g.SetImages },
-			Access: accessKeyed, serve: s.handleSetImage, Op: operation{
+			Access: accessKeyed, reply: s.handleSetImage, Op: operation{
 				ID: "getSetImage", Tag: tagCatalogue, Summary: "The set's logo, cacheable for 24 hours",
 				Description: "The base game's sets only. `set` resolves as for the set's cards, narrowed by `language`; a code that still matches several sets is 409 `Ambiguous set code` with `matches`, not a disambiguation. Logos come from TCGdex, for the sets TCGdex pairs with a TCGplayer set; another set is 404 `Image not available`. Send the `ETag` back in `If-None-Match` and an unchanged image is a 304 without a body (never counted).",
 				Params: []param{setParam, languageParam,
@@ -446,14 +449,14 @@ func (s *Server) routeTable() []route {
 				},
 			}},
 		// More specific than /sets/{set}, so ServeMux gives it "trending".
-		{Label: "trending_sets", Path: "/{game}/sets/trending", Access: accessPaid, serve: s.handleTrending, Op: operation{
+		{Label: "trending_sets", Path: "/{game}/sets/trending", Access: accessPaid, reply: s.handleTrending, Op: operation{
 			ID: "getTrendingSets", Tag: tagPaid, Summary: "The sets whose Cardmarket prices moved most (7-day against 30-day average)",
 			Description: "Cards from 1 EUR up. Always this endpoint: a set whose code is \"trending\" is reached by its set_id.",
 			Params: []param{enumParam("period", analytics.Period7d, "The period.", analytics.Period7d),
 				limitParam(analytics.TrendingDefaultLimit, analytics.TrendingMaxLimit, "sets")},
 			Answers: []answer{success("The sets, largest move first.", "TrendingSets"), invalidParameter400},
 		}},
-		{Label: "top_cards", Path: "/{game}/analytics/top-cards", Access: accessPaid, serve: s.handleTopCards, Op: operation{
+		{Label: "top_cards", Path: "/{game}/analytics/top-cards", Access: accessPaid, reply: s.handleTopCards, Op: operation{
 			ID: "getTopCards", Tag: tagPaid, Summary: "The most expensive cards, or the fastest-growing ones",
 			Description: "`growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.",
 			Params: []param{
@@ -504,16 +507,11 @@ func (s *Server) routes() *http.ServeMux {
 			if !rt.PerGame() {
 				prefix = ""
 			}
-			h := s.adapt(rt.serve(game))
-			switch rt.Access {
-			case accessPublic:
-				h = chain(h, s.withPublicLimits)
-			case accessKeyed:
-				h = chain(h, s.withRateLimit, s.requireKey)
-			case accessPaid:
-				// The plan check comes after the count, so a 403 counts like
-				// any keyed answer, and before the handler's own work.
-				h = chain(h, s.withRateLimit, s.requireKey, s.requirePaid(g))
+			var h http.Handler
+			if rt.Access == accessPublic {
+				h = chain(s.adapt(rt.serve(game)), s.withPublicLimits)
+			} else {
+				h = s.admit(rt.Access, g, rt.reply(game))
 			}
 			h = s.numbered(rt.Path, game, h)
 			if rt.last != "" {

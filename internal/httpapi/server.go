@@ -188,7 +188,7 @@ type Server struct {
 	routeLabels []metrics.Route // of each route number (metrics.go)
 	metrics     *metrics.HTTP   // nil without Deps.Metrics
 
-	keyedCacheControl []string // the Cache-Control of a keyed route's answer (requireKey)
+	keyedCacheControl []string // the Cache-Control of a keyed route's answer (sendReply)
 
 	rootBody, gamesBody []byte
 	site                *docSite // GET /docs and below; nil without Deps.Docs
@@ -196,8 +196,6 @@ type Server struct {
 	llmsBody            []byte   // GET /llms.txt, rendered once
 
 	encoded *encodedCache // compressed variants of answers (compress.go)
-	pages   pageTags      // tags of set pages sent compressed (compress.go)
-	cards   cardTags      // card details' tags, per view (revalidate_cards.go)
 }
 
 // New returns the API server.

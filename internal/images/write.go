@@ -22,13 +22,26 @@ func Write(w http.ResponseWriter, r *http.Request, img *Image) {
 // sizes: "low", "high").
 func WriteSized(w http.ResponseWriter, r *http.Request, img *Image, size string) {
 	h := w.Header()
-	h.Set("Cache-Control", CacheControl)
+	SetHeaders(h, size)
 	h.Set("ETag", img.ETag)
-	h.Set("X-Image-Size", size)
 	if noneMatch := r.Header.Values("If-None-Match"); len(noneMatch) > 0 && etag.NoneMatch(noneMatch, img.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	WriteBody(w, img)
+}
+
+// SetHeaders sets the headers an image's 200 and 304 both have, but its
+// ETag: Cache-Control and X-Image-Size.
+func SetHeaders(h http.Header, size string) {
+	h.Set("Cache-Control", CacheControl)
+	h.Set("X-Image-Size", size)
+}
+
+// WriteBody writes the 200 of img: its Content-Type, length and bytes (the
+// headers of SetHeaders and the ETag set before).
+func WriteBody(w http.ResponseWriter, img *Image) {
+	h := w.Header()
 	h.Set("Content-Type", img.ContentType)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Length", strconv.Itoa(len(img.Body)))

@@ -1,0 +1,104 @@
+package catalog
+
+import (
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/cardcat/cardcat/internal/etag"
+)
+
+// The snapshot owns the identity of the bodies it serves: a card detail's
+// tag is etag.OfString of its bytes, and a set page's is made from its set's
+// listing and the page's window, so that the HTTP layer hashes nothing per
+// request. Both are made on first use and kept for the snapshot's life (8
+// bytes a card and a set once made), not at build: a replica starts without
+// hashing a million bodies it may never serve.
+type bodyTags struct {
+	once    sync.Once
+	cards   []atomic.Uint64 // by CardRef; 0: not hashed yet
+	sets    []atomic.Uint64 // by position in sets; 0: not hashed yet
+	setList atomic.Uint64   // of setList; 0: not hashed yet
+}
+
+func (g *GameSnapshot) tagTables() *bodyTags {
+	t := &g.tags
+	t.once.Do(func() {
+		t.cards = make([]atomic.Uint64, len(g.cards))
+		t.sets = make([]atomic.Uint64, len(g.sets))
+	})
+	return t
+}
+
+// CardTag returns the strong ETag of the card detail CardJSON(r):
+// etag.OfString of its bytes.
+func (g *GameSnapshot) CardTag(r CardRef) string {
+	sums := g.tagTables().cards
+	sum := sums[r].Load()
+	if sum == 0 {
+		// A body hashing to 0 is hashed on each request: right, if slower.
+		sum = etag.SumString(g.CardJSON(r))
+		sums[r].Store(sum)
+	}
+	return etag.FromSum(sum)
+}
+
+// SetListTag returns the strong ETag of SetListJSON: etag.Of of its bytes.
+func (g *GameSnapshot) SetListTag() string {
+	t := g.tagTables()
+	sum := t.setList.Load()
+	if sum == 0 {
+		sum = xxh3.Hash(g.setList)
+		t.setList.Store(sum)
+	}
+	return etag.FromSum(sum)
+}
+
+// SetPageTag returns the strong ETag of a page of a set's card listing,
+// cards [from, to) of it, as GET /{game}/sets/{set} assembles it: a hash of
+// the set's whole listing (its header, total and every card's listing form)
+// and the window. Two pages with one tag are the same bytes; any change of
+// the set's listing changes every page's tag, even a page whose own cards
+// did not change (it is still right, and a set changes as a whole at most
+// once per catalogue version).
+func (g *GameSnapshot) SetPageTag(s *ListedSet, page, limit int) string {
+	var b [24]byte
+	binary.BigEndian.PutUint64(b[0:], g.setSum(s))
+	binary.BigEndian.PutUint64(b[8:], uint64(page))
+	binary.BigEndian.PutUint64(b[16:], uint64(limit))
+	return etag.FromSum(xxh3.Hash(b[:]))
+}
+
+// setSum is the hash of a set's whole listing, made once.
+func (g *GameSnapshot) setSum(s *ListedSet) uint64 {
+	sums := g.tagTables().sets
+	p := g.setByID[s.ID]
+	if sum := sums[p].Load(); sum != 0 {
+		return sum
+	}
+	h := xxh3.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(s.Total))
+	h.Write(n[:])
+	h.Write(s.header)
+	var buf []byte
+	for r := s.first; r < s.end; r++ {
+		buf = g.AppendListing(buf[:0], r)
+		h.Write(buf)
+	}
+	sum := h.Sum64()
+	sums[p].Store(sum)
+	return sum
+}
+
+// SetPageLen returns the length of the listing forms of cards [from, to) of
+// the set, commas between them included: what a page's cards add to it.
+func (g *GameSnapshot) SetPageLen(s *ListedSet, from, to int) int {
+	n := max(to-from-1, 0)
+	for i := from; i < to; i++ {
+		n += g.ListingLen(s.first + CardRef(i))
+	}
+	return n
+}

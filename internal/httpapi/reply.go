@@ -1,0 +1,170 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/cardcat/cardcat/internal/etag"
+)
+
+// reply is what a keyed route's handler answers with: the answer, decided
+// before a byte is written, so that admission (admission.go) can tell a
+// revalidation's 304 from an answer to count, and then send it (sendReply).
+// A handler's failure is its error instead (errors.go).
+type reply struct {
+	kind        bodyKind
+	contentType []string
+
+	// The body: body, or str when body is nil and assemble is nil; or, for a
+	// body assembled per request (a set page), assemble appends it, size
+	// bytes long, and runs only when the bytes are sent: not for a 304, nor
+	// for a compressed variant already kept.
+	body     []byte
+	str      string
+	assemble func(b []byte) []byte
+	size     int
+
+	// tag is the body's identity ETag when the handler knows it (the
+	// snapshot keeps card details' and set pages'); "" hashes the body.
+	tag string
+	// buf is the pooled buffer holding body, given back once it is sent.
+	buf *[]byte
+
+	// header sets the headers both the answer and its 304 have (an image's
+	// Cache-Control, a CSV's Content-Disposition); nil sets none.
+	header func(http.Header)
+	// stream, when set, writes the 200 itself, headers and body (an image,
+	// a bulk file): never compressed, and its tag must be set.
+	stream func(w http.ResponseWriter, r *http.Request)
+	// close, when set, frees what the reply holds (an open file) once it is
+	// sent or refused.
+	close func()
+}
+
+// keptReply is a JSON body that is the same for the whole catalogue version
+// (a set list, a paid answer): its compressed variants are kept.
+func keptReply(body []byte) reply {
+	return reply{kind: keptBody, contentType: jsonContentType, body: body}
+}
+
+// jsonReply marshals v into a kept JSON reply. The values marshalled here
+// are the API's own types, so a marshalling failure is a programming error.
+func jsonReply(v any) reply {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: marshal %T: %v", v, err))
+	}
+	return keptReply(b)
+}
+
+// madeReply is a body made for this request in the pooled buffer bp (a
+// search, a batch, the change feed, a price history): compressed at a fast
+// level and not kept.
+func madeReply(contentType []string, bp *[]byte) reply {
+	return reply{kind: madeBody, contentType: contentType, body: *bp, buf: bp}
+}
+
+// length is the body's length in bytes.
+func (rp *reply) length() int {
+	switch {
+	case rp.assemble != nil:
+		return rp.size
+	case rp.body != nil:
+		return len(rp.body)
+	}
+	return len(rp.str)
+}
+
+// bytes makes the body when it is assembled; after it, body or str holds it.
+func (rp *reply) bytes() {
+	if rp.assemble == nil {
+		return
+	}
+	bp := getBuffer()
+	rp.body, rp.buf = rp.assemble(*bp), bp
+	*bp = rp.body
+	rp.assemble = nil
+}
+
+// release gives the reply's buffer back and frees what it holds.
+func (rp *reply) release() {
+	if rp.buf != nil {
+		putBuffer(rp.buf)
+		rp.buf = nil
+	}
+	if rp.close != nil {
+		rp.close()
+		rp.close = nil
+	}
+}
+
+// coding settles the content coding the reply is sent in, and its identity
+// tag: the handler's, or a hash of the body.
+func (rp *reply) coding(comp *compression) coding {
+	c := codingIdentity
+	if rp.stream == nil && comp != nil && comp.cache != nil && rp.length() >= compressAbove {
+		c = negotiate(comp.accept, rp.kind)
+	}
+	if rp.tag == "" {
+		rp.bytes()
+		if rp.body == nil {
+			rp.tag = etag.OfString(rp.str)
+		} else {
+			rp.tag = etag.Of(rp.body)
+		}
+	}
+	return c
+}
+
+// sendReply writes a keyed route's reply in coding c, with the ETag of
+// that representation: the 304 without a body when notModified.
+func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c coding, notModified bool) {
+	defer rp.release()
+	st := stateOf(r.Context())
+	h := w.Header()
+	h["Cache-Control"] = s.keyedCacheControl // unless the reply says otherwise (images)
+	if rp.header != nil {
+		rp.header(h)
+	}
+	if rp.stream == nil {
+		h["Vary"] = varyAcceptEncoding
+	}
+	st.etag[0] = variantTag(rp.tag, c)
+	h["Etag"] = st.etag[:]
+	if notModified {
+		delete(h, "Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if rp.stream != nil {
+		rp.stream(w, r)
+		return
+	}
+	if c == codingIdentity {
+		rp.bytes()
+		if rp.body == nil {
+			sendBodyString(w, rp.contentType, rp.str)
+		} else {
+			sendBody(w, rp.contentType, rp.body)
+		}
+		return
+	}
+	comp := compressionOf(w)
+	var enc []byte
+	if rp.kind == keptBody {
+		if enc = comp.cache.peek(rp.tag, c); enc == nil {
+			rp.bytes()
+			enc = comp.cache.get(rp.tag, c, rp.body, rp.str)
+		}
+	} else {
+		rp.bytes()
+		body := rp.body
+		if body == nil {
+			body = []byte(rp.str)
+		}
+		enc = encode(c, rp.kind, body)
+	}
+	h["Content-Encoding"] = contentEncoding[c]
+	sendBody(w, rp.contentType, enc)
+}
