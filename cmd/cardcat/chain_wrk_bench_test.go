@@ -19,10 +19,12 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/ratelimit/redis"
+	"github.com/cardcat/cardcat/internal/web/accesslog"
 )
 
 // BenchmarkChainWrk measures what keys and limits cost a card-detail
@@ -76,9 +78,9 @@ func BenchmarkChainWrk(b *testing.B) {
 		servers = append(servers, &server{name: name, url: "http://" + ln.Addr().String()})
 	}
 	// serve's logger and access log, to nowhere
-	logs := newLogBuffer(io.Discard)
-	log := newLogger(logConfig{}, logs)
-	access := newAccessLog(logConfig{}, logs)
+	logs := accesslog.NewBuffer(io.Discard)
+	log := newLogger(config.Log{}, logs)
+	access := accesslog.New(config.Log{}, logs)
 	api := func(auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
 		return f.serverLogging(b, log, access, auth, lim)
 	}

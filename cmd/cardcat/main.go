@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/cardcat/cardcat/internal/config"
+	"github.com/cardcat/cardcat/internal/web/accesslog"
 )
 
 func main() {
@@ -51,8 +52,8 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Log    *slog.Logger
-	logs   *logBuffer // what Log writes to; the access log writes to it too
-	logCfg logConfig
+	logs   *accesslog.Buffer // what Log writes to; the access log writes to it too
+	logCfg config.Log
 }
 
 type command struct {
@@ -69,12 +70,12 @@ func register(name, summary string, run func(ctx context.Context, env *Env, args
 
 // run is the whole program; tests call it like main does.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	logs := newLogBuffer(stderr)
+	logs := accesslog.NewBuffer(stderr)
 	logCtx, stopLogs := context.WithCancel(context.Background())
 	flushed := make(chan struct{})
-	go func() { logs.run(logCtx); close(flushed) }()
+	go func() { logs.Run(logCtx); close(flushed) }()
 	defer func() { stopLogs(); <-flushed }()
-	logCfg := readLogConfig(getenv)
+	logCfg := config.ReadLog(getenv)
 	env := &Env{
 		Getenv: getenv,
 		Stdout: stdout,
@@ -119,14 +120,16 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Run 'cardcat <command> --help' for a command's flags.")
 }
 
-func newLogger(cfg logConfig, w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: cfg.level}
+// newLogger is every command's logger, as CARDCAT_LOG_LEVEL and
+// CARDCAT_LOG_FORMAT say (cfg).
+func newLogger(cfg config.Log, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.Level}
 	var h slog.Handler = slog.NewTextHandler(w, opts)
-	if cfg.json {
+	if cfg.JSON {
 		h = slog.NewJSONHandler(w, opts)
 	}
-	if buf, ok := w.(*logBuffer); ok {
-		h = urgentFlush{h, buf}
+	if buf, ok := w.(*accesslog.Buffer); ok {
+		h = buf.FlushOnWarn(h)
 	}
 	return slog.New(h)
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/cardcat/cardcat/internal/config"
 )
 
 func TestProgressLogsEveryTenPercent(t *testing.T) {
 	var logs bytes.Buffer
-	env := &Env{Stderr: &logs, Log: newLogger(logConfig{}, &logs)}
+	env := &Env{Stderr: &logs, Log: newLogger(config.Log{}, &logs)}
 	p := newProgress(env)
 	for i := 1; i <= 200; i++ {
 		p.update("mtg", i, 200)

@@ -21,6 +21,7 @@ import (
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/web/accesslog"
 )
 
 func init() {
@@ -191,7 +192,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Docs:      cardcat.Docs(),
 		Games:     reg,
 		Logger:    log,
-		AccessLog: newAccessLog(env.logCfg, env.logs),
+		AccessLog: accesslog.New(env.logCfg, env.logs),
 		Version:   Version(),
 		Region:    cfg.Serve.Region,
 		PublicURL: cfg.Serve.PublicURL,

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/testkit"
+	"github.com/cardcat/cardcat/internal/web/accesslog"
 )
 
 // server is a cardcat serve started through run, as main starts it.
@@ -103,12 +105,12 @@ func stopOnce(cancel func(), done <-chan error, after func()) func() error {
 // that writer once the lines still queued are written.
 func inProcessEnv(vars map[string]string, stdout io.Writer) (env *Env, stderr *testkit.SyncBuffer, finish func()) {
 	stderr = &testkit.SyncBuffer{}
-	logs := newLogBuffer(stderr)
+	logs := accesslog.NewBuffer(stderr)
 	logCtx, stopLogs := context.WithCancel(context.Background())
 	flushed := make(chan struct{})
-	go func() { logs.run(logCtx); close(flushed) }()
+	go func() { logs.Run(logCtx); close(flushed) }()
 	getenv := testEnv(vars)
-	logCfg := readLogConfig(getenv)
+	logCfg := config.ReadLog(getenv)
 	env = &Env{Getenv: getenv, Stdout: stdout, Stderr: stderr, Log: newLogger(logCfg, logs), logs: logs, logCfg: logCfg}
 	return env, stderr, func() { stopLogs(); <-flushed }
 }

@@ -1,4 +1,16 @@
-package main
+// Package accesslog writes the server's log: the access log's line per
+// request, and the buffer that every log line goes through.
+//
+// It exists because the log is on every request's path. Through slog the
+// access line cost a card-detail request a large share of its time (a
+// Record with its attributes copied, a caller's program counter, the
+// handler's generic formatting), and a write system call per line held the
+// answer behind it. New writes the same line, byte for byte what slog's
+// text or JSON handler would write (the tests compare the two on arbitrary
+// values), straight into a pooled buffer; Buffer batches the lines into
+// few writes, made by one goroutine off the requests' path
+// (bench/README.md, "The log buffer's flusher").
+package accesslog
 
 import (
 	"io"
@@ -14,42 +26,35 @@ import (
 	"github.com/cardcat/cardcat/internal/jsonw"
 )
 
-// The access log writes one line per request, and through slog that line
-// cost a card-detail request about a tenth of its time (the load harness's
-// profile): a Record with its attributes copied, a caller's program counter,
-// the handler's generic formatting. newAccessLog writes the same line, byte
-// for byte what the slog handler newLogger configured would write (the
-// tests compare the two on arbitrary values), straight into a pooled buffer.
-
-// newAccessLog returns the access log of serve: lines in cfg's format
-// written to w, or nothing when cfg's level is above info. Without w, nil:
-// httpapi logs through its slog Logger.
-func newAccessLog(cfg logConfig, w io.Writer) func(httpapi.AccessEntry) {
+// New returns the access log: lines in cfg's format written to w, or
+// nothing when cfg's level is above info. Without w, nil: httpapi then logs
+// through its slog Logger.
+func New(cfg config.Log, w io.Writer) func(httpapi.AccessEntry) {
 	if w == nil {
 		return nil
 	}
-	if cfg.level > slog.LevelInfo {
+	if cfg.Level > slog.LevelInfo {
 		return func(httpapi.AccessEntry) {}
 	}
-	l := &accessLog{w: w, json: cfg.json}
+	l := &writer{w: w, json: cfg.JSON}
 	return l.write
 }
 
-type accessLog struct {
+type writer struct {
 	w    io.Writer
 	json bool
 	bufs sync.Pool // *[]byte
 }
 
-func (l *accessLog) write(e httpapi.AccessEntry) {
+func (l *writer) write(e httpapi.AccessEntry) {
 	bp, _ := l.bufs.Get().(*[]byte)
 	if bp == nil {
 		bp = new([]byte)
 	}
 	if l.json {
-		*bp = appendAccessJSON((*bp)[:0], &e)
+		*bp = appendJSON((*bp)[:0], &e)
 	} else {
-		*bp = appendAccessText((*bp)[:0], &e)
+		*bp = appendText((*bp)[:0], &e)
 	}
 	l.w.Write(*bp)
 	if cap(*bp) <= 4<<10 {
@@ -61,9 +66,9 @@ func (l *accessLog) write(e httpapi.AccessEntry) {
 // milliseconds.
 const slogTime = "2006-01-02T15:04:05.000Z07:00"
 
-// appendAccessText appends e as slog.TextHandler writes the Info record
+// appendText appends e as slog.TextHandler writes the Info record
 // "request" with e.Attrs.
-func appendAccessText(b []byte, e *httpapi.AccessEntry) []byte {
+func appendText(b []byte, e *httpapi.AccessEntry) []byte {
 	if !e.Time.IsZero() {
 		b = append(b, "time="...)
 		b = e.Time.AppendFormat(b, slogTime)
@@ -88,9 +93,9 @@ func appendAccessText(b []byte, e *httpapi.AccessEntry) []byte {
 	return append(b, '\n')
 }
 
-// appendAccessJSON appends e as slog.JSONHandler writes the Info record
+// appendJSON appends e as slog.JSONHandler writes the Info record
 // "request" with e.Attrs (durations in nanoseconds, as slog writes them).
-func appendAccessJSON(b []byte, e *httpapi.AccessEntry) []byte {
+func appendJSON(b []byte, e *httpapi.AccessEntry) []byte {
 	b = append(b, '{')
 	if !e.Time.IsZero() {
 		b = append(b, `"time":"`...)
@@ -147,16 +152,4 @@ func textNeedsQuoting(s string) bool {
 		i += size
 	}
 	return false
-}
-
-// logConfig is how every command logs, read once at start-up from
-// CARDCAT_LOG_LEVEL and CARDCAT_LOG_FORMAT (internal/config).
-type logConfig struct {
-	level slog.Level
-	json  bool
-}
-
-func readLogConfig(getenv func(string) string) logConfig {
-	l := config.ReadLog(getenv)
-	return logConfig{level: l.Level, json: l.JSON}
 }

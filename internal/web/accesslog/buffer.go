@@ -1,4 +1,4 @@
-package main
+package accesslog
 
 import (
 	"context"
@@ -8,19 +8,19 @@ import (
 	"time"
 )
 
-// logBuffer batches log lines into few writes: the access log writes a line
+// Buffer batches log lines into few writes: the access log writes a line
 // per request, and a write system call per line costs the server a large
 // share of a small answer's time. Lines are flushed every flushEvery, as
-// soon as flushAt bytes wait, at once for warnings and errors, and when the
-// program ends.
+// soon as flushAt bytes wait, at once for warnings and errors (through
+// FlushOnWarn), and when Run's context ends.
 //
-// A request only copies its line into memory and the flusher (run) writes:
+// A request only copies its line into memory and the flusher (Run) writes:
 // the access log writes before net/http sends the answer, so a write in the
 // request's path held that answer, and every request logging behind it, for
 // the whole system call (bench/README.md, "The log buffer's flusher"). Past
 // maxPending bytes (a destination that cannot keep up) Write writes itself:
 // memory stays bounded and no line is dropped.
-type logBuffer struct {
+type Buffer struct {
 	w    io.Writer
 	kick chan struct{} // the flusher should write now (buffered, 1)
 
@@ -37,11 +37,13 @@ const (
 	maxPending = 4 << 20
 )
 
-func newLogBuffer(w io.Writer) *logBuffer {
-	return &logBuffer{w: w, kick: make(chan struct{}, 1)}
+// NewBuffer returns a buffer that writes to w; Run must run for it to
+// flush on time.
+func NewBuffer(w io.Writer) *Buffer {
+	return &Buffer{w: w, kick: make(chan struct{}, 1)}
 }
 
-func (b *logBuffer) Write(p []byte) (int, error) {
+func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	if len(b.pending) > 0 && len(b.pending)+len(p) > maxPending {
 		b.mu.Unlock()
@@ -61,7 +63,7 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 }
 
 // Flush writes out what is buffered.
-func (b *logBuffer) Flush() {
+func (b *Buffer) Flush() {
 	b.wmu.Lock()
 	defer b.wmu.Unlock()
 	b.mu.Lock()
@@ -74,9 +76,9 @@ func (b *logBuffer) Flush() {
 	b.spare = out
 }
 
-// run flushes every flushEvery and when kicked, until ctx ends, then once
+// Run flushes every flushEvery and when kicked, until ctx ends, then once
 // more.
-func (b *logBuffer) run(ctx context.Context) {
+func (b *Buffer) Run(ctx context.Context) {
 	t := time.NewTicker(flushEvery)
 	defer t.Stop()
 	for {
@@ -92,11 +94,15 @@ func (b *logBuffer) run(ctx context.Context) {
 	}
 }
 
-// urgentFlush flushes the buffer after every record of level Warn or above,
-// so problems are never held back.
+// FlushOnWarn wraps h, a handler writing to b, so that every record of
+// level Warn or above flushes b: problems are never held back.
+func (b *Buffer) FlushOnWarn(h slog.Handler) slog.Handler {
+	return urgentFlush{h, b}
+}
+
 type urgentFlush struct {
 	slog.Handler
-	buf *logBuffer
+	buf *Buffer
 }
 
 func (h urgentFlush) Handle(ctx context.Context, r slog.Record) error {

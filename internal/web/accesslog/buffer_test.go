@@ -1,8 +1,9 @@
-package main
+package accesslog
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +14,8 @@ import (
 
 func TestLogBuffer(t *testing.T) {
 	var out testkit.SyncBuffer
-	buf := newLogBuffer(&out)
-	log := newLogger(logConfig{}, buf)
+	buf := NewBuffer(&out)
+	log := slog.New(buf.FlushOnWarn(slog.NewTextHandler(buf, nil)))
 
 	log.Info("request", "path", "/dbs/sets")
 	if out.String() != "" {
@@ -27,7 +28,7 @@ func TestLogBuffer(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { buf.run(ctx); close(done) }()
+	go func() { buf.Run(ctx); close(done) }()
 	log.Info("later")
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(out.String(), "msg=later") {
@@ -63,10 +64,10 @@ func (g *gateWriter) Write(p []byte) (int, error) {
 // are taken at once, and all arrive, in order, exactly once.
 func TestLogBufferWriteDoesNotWait(t *testing.T) {
 	g := &gateWriter{gate: make(chan struct{}), entered: make(chan struct{}, 100)}
-	buf := newLogBuffer(g)
+	buf := NewBuffer(g)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { buf.run(ctx); close(done) }()
+	go func() { buf.Run(ctx); close(done) }()
 
 	defer func() {
 		select {
@@ -121,7 +122,7 @@ func TestLogBufferWriteDoesNotWait(t *testing.T) {
 // lost.
 func TestLogBufferBounded(t *testing.T) {
 	var out testkit.SyncBuffer
-	buf := newLogBuffer(&out)
+	buf := NewBuffer(&out)
 	line := []byte(strings.Repeat("y", 999) + "\n")
 	total := 0
 	for total <= maxPending+len(line) {
@@ -147,10 +148,10 @@ func TestLogBufferBounded(t *testing.T) {
 // arrive whole, each goroutine's in its order.
 func TestLogBufferConcurrent(t *testing.T) {
 	var out testkit.SyncBuffer
-	buf := newLogBuffer(&out)
+	buf := NewBuffer(&out)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { buf.run(ctx); close(done) }()
+	go func() { buf.Run(ctx); close(done) }()
 	const writers, lines = 8, 3000
 	var wg sync.WaitGroup
 	for w := range writers {

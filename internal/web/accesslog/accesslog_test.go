@@ -1,4 +1,4 @@
-package main
+package accesslog
 
 import (
 	"bytes"
@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/httpapi"
 )
 
-// slogLine is what the slog handler newLogger configures writes for e.
+// slogLine is what slog's text or JSON handler writes for e.
 func slogLine(t testing.TB, e *httpapi.AccessEntry, json bool) string {
 	var buf bytes.Buffer
 	var h slog.Handler = slog.NewTextHandler(&buf, nil)
@@ -44,10 +45,10 @@ func accessEntries() []httpapi.AccessEntry {
 // whoever reads the logs.
 func TestAccessLogMatchesSlog(t *testing.T) {
 	for _, e := range accessEntries() {
-		if got, want := string(appendAccessText(nil, &e)), slogLine(t, &e, false); got != want {
+		if got, want := string(appendText(nil, &e)), slogLine(t, &e, false); got != want {
 			t.Errorf("text:\n got %s\nwant %s", got, want)
 		}
-		if got, want := string(appendAccessJSON(nil, &e)), slogLine(t, &e, true); got != want {
+		if got, want := string(appendJSON(nil, &e)), slogLine(t, &e, true); got != want {
 			t.Errorf("json:\n got %s\nwant %s", got, want)
 		}
 	}
@@ -60,42 +61,46 @@ func FuzzAccessLogMatchesSlog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, id, path, remote, acct string, d int64) {
 		e := httpapi.AccessEntry{Time: time.Unix(1_790_000_000, d%1e9).UTC(), RequestID: id, Method: "GET", Path: path,
 			Status: 200, Bytes: len(path), Duration: time.Duration(d), Remote: remote, Account: acct}
-		if got, want := string(appendAccessText(nil, &e)), slogLine(t, &e, false); got != want {
+		if got, want := string(appendText(nil, &e)), slogLine(t, &e, false); got != want {
 			t.Errorf("text:\n got %s\nwant %s", got, want)
 		}
-		if got, want := string(appendAccessJSON(nil, &e)), slogLine(t, &e, true); got != want {
+		if got, want := string(appendJSON(nil, &e)), slogLine(t, &e, true); got != want {
 			t.Errorf("json:\n got %s\nwant %s", got, want)
 		}
 	})
 }
 
-// The level and format come from the same variables as the rest of the log.
+// The access log follows the log's level and format.
 func TestAccessLogLevelAndFormat(t *testing.T) {
 	e := accessEntries()[0]
 	for _, c := range []struct {
-		env  map[string]string
+		cfg  config.Log
 		want string // a prefix of the line; "" means no line
 	}{
-		{nil, "time="},
-		{map[string]string{"CARDCAT_LOG_FORMAT": "json"}, `{"time":`},
-		{map[string]string{"CARDCAT_LOG_LEVEL": "debug"}, "time="},
-		{map[string]string{"CARDCAT_LOG_LEVEL": "warn"}, ""},
-		{map[string]string{"CARDCAT_LOG_LEVEL": "error", "CARDCAT_LOG_FORMAT": "json"}, ""},
+		{config.Log{}, "time="},
+		{config.Log{JSON: true}, `{"time":`},
+		{config.Log{Level: slog.LevelDebug}, "time="},
+		{config.Log{Level: slog.LevelWarn}, ""},
+		{config.Log{Level: slog.LevelError, JSON: true}, ""},
 	} {
 		var buf bytes.Buffer
-		newAccessLog(readLogConfig(func(k string) string { return c.env[k] }), &buf)(e)
+		New(c.cfg, &buf)(e)
 		if c.want == "" && buf.Len() != 0 || !strings.HasPrefix(buf.String(), c.want) {
-			t.Errorf("%v: wrote %q, want a line starting %q", c.env, buf.String(), c.want)
+			t.Errorf("%+v: wrote %q, want a line starting %q", c.cfg, buf.String(), c.want)
 		}
+	}
+	if New(config.Log{}, nil) != nil {
+		t.Error("without a writer: an access log, want nil (httpapi's slog Logger)")
 	}
 }
 
 // BenchmarkAccessLog compares the access log's writer with the slog call
-// it replaced, in one run (go test ./cmd/cardcat -run XXX -bench AccessLog).
+// it replaced, in one run (go test ./internal/web/accesslog -run XXX -bench AccessLog).
 func BenchmarkAccessLog(b *testing.B) {
 	e := accessEntries()[0]
 	b.Run("slog", func(b *testing.B) {
-		log := newLogger(logConfig{}, newLogBuffer(discard{}))
+		buf := NewBuffer(discard{})
+		log := slog.New(buf.FlushOnWarn(slog.NewTextHandler(buf, nil)))
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
@@ -103,7 +108,7 @@ func BenchmarkAccessLog(b *testing.B) {
 		}
 	})
 	b.Run("accesslog", func(b *testing.B) {
-		write := newAccessLog(logConfig{}, newLogBuffer(discard{}))
+		write := New(config.Log{}, NewBuffer(discard{}))
 		b.ReportAllocs()
 		for b.Loop() {
 			e.Time = time.Now()
