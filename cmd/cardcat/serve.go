@@ -7,12 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"net/netip"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cardcat/cardcat"
@@ -22,6 +20,7 @@ import (
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/serving"
 	"github.com/cardcat/cardcat/internal/web/accesslog"
+	"github.com/cardcat/cardcat/internal/web/admin"
 )
 
 func init() {
@@ -82,7 +81,7 @@ func serveSettings(env *Env, c *config.Config) (*serveConfig, error) {
 	if addr := c.Serve.AdminAddr; addr != "" && !c.Serve.AdminPublic {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := checkLoopback(ctx, addr, net.DefaultResolver.LookupNetIP); err != nil {
+		if err := admin.CheckLoopback(ctx, addr, net.DefaultResolver.LookupNetIP); err != nil {
 			return nil, usageError{fmt.Sprintf("--admin-addr %s: %v; the admin server (pprof) has no authentication: "+
 				"bind it to loopback, e.g. 127.0.0.1:6060, or add --admin-allow-public (CARDCAT_ADMIN_ALLOW_PUBLIC=true) to serve it there anyway", addr, err)}
 		}
@@ -167,11 +166,11 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 
-	ready := readiness{
-		view:      holder.Current,
-		keys:      lim.dir.LastSuccess,
-		keysBound: keysStaleAfter(lim.refresh),
-		now:       time.Now,
+	ready := admin.Readiness{
+		Loaded:        func() bool { return holder.Current() != nil },
+		KeysRefreshed: lim.dir.LastSuccess,
+		KeysBound:     admin.KeysStaleAfter(lim.refresh),
+		Now:           time.Now,
 	}
 	// A new catalogue version reaches this server within a refresh interval:
 	// keyed answers may be reused that long, then revalidated (free).
@@ -204,11 +203,11 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 				if err := st.Ping(ctx); err != nil {
 					return err
 				}
-				return refreshesFailing(holder.FailingSince(), lim.dir.FailingSince())
+				return admin.RefreshesFailing(holder.FailingSince(), lim.dir.FailingSince())
 			}},
 			{Name: "cache", Check: lim.healthy},
 			{Name: "storage", Check: func(ctx context.Context) error { _, err := imgs.ProbeStorage(ctx); return err }},
-			{Name: "keys", Check: func(context.Context) error { return ready.keysFresh() }, Critical: true},
+			{Name: "keys", Check: func(context.Context) error { return ready.KeysFresh() }, Critical: true},
 		},
 	})
 	if err != nil {
@@ -259,7 +258,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		log.Info("scheduled refresh on", "at_utc", sched.Times.String())
 	}
 	if cfg.Serve.AdminAddr != "" {
-		if err := startAdmin(ctx, env, cfg.Serve.AdminAddr, cfg.Serve.AdminPublic, ready, mx.Handler()); err != nil {
+		adm := &admin.Server{Addr: cfg.Serve.AdminAddr, Public: cfg.Serve.AdminPublic, Ready: ready, Metrics: mx.Handler(), Log: log}
+		if err := adm.Start(ctx); err != nil {
 			return err
 		}
 	}
@@ -295,131 +295,4 @@ func flushUsage(env *Env, m *account.Meter) {
 	if err := m.Flush(ctx); err != nil {
 		env.Log.Error("saving the last usage counts", "err", err)
 	}
-}
-
-// startAdmin serves, on its own address, never on the public one, pprof,
-// the probes: /livez (the process answers) and /readyz (this replica can
-// answer the API: the rule of /health's status), and the metrics.
-func startAdmin(ctx context.Context, env *Env, addr string, public bool, ready readiness, metrics http.Handler) error {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, nil) })
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, ready.check()) })
-	mux.Handle("GET /metrics", metrics)
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("admin address: %w", err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	go func() { <-ctx.Done(); srv.Close() }()
-	env.Log.Info("admin (pprof, probes) listening", "addr", ln.Addr().String())
-	if public {
-		env.Log.Warn("the admin server may be reachable from other hosts (--admin-allow-public): pprof and the probes have no authentication; keep its port behind a firewall",
-			"addr", ln.Addr().String())
-	}
-	return nil
-}
-
-// probeAnswer writes a probe's plain-text answer: 200 "ok", or 503 and why.
-func probeAnswer(w http.ResponseWriter, err error) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	if err != nil {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintf(w, "not ready: %v\n", err)
-		return
-	}
-	fmt.Fprintln(w, "ok")
-}
-
-// checkLoopback says why addr (host:port) is not a loopback address: no
-// host (every interface), an address of another interface, or a name that
-// resolves to one. localhost passes; a name is resolved with lookup.
-func checkLoopback(ctx context.Context, addr string, lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return err
-	}
-	if host == "" {
-		return errors.New("no host listens on every interface")
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if !ip.IsLoopback() {
-			return fmt.Errorf("%s is not a loopback address", host)
-		}
-		return nil
-	}
-	ips, err := lookup(ctx, "ip", host)
-	if err != nil {
-		return fmt.Errorf("resolving %s: %w", host, err)
-	}
-	if len(ips) == 0 {
-		return fmt.Errorf("%s resolves to no address", host)
-	}
-	for _, ip := range ips {
-		if !ip.Unmap().IsLoopback() {
-			return fmt.Errorf("%s resolves to %s, not a loopback address", host, ip)
-		}
-	}
-	return nil
-}
-
-// readiness is whether this replica can answer the API, the rule of /health's
-// status and of /readyz: a catalogue is loaded, and the keys in memory are
-// recent enough (the key directory refreshed within keysBound), so that
-// revocations and new keys are not missed for long. A database outage alone
-// does not make a replica unready: the API answers from memory.
-type readiness struct {
-	view      func() *serving.View
-	keys      func() time.Time // the key directory's last successful refresh
-	keysBound time.Duration
-	now       func() time.Time
-}
-
-func (r readiness) check() error {
-	if r.view() == nil {
-		return errors.New("catalogue not loaded yet")
-	}
-	if err := r.keysFresh(); err != nil {
-		return fmt.Errorf("keys %w", err)
-	}
-	return nil
-}
-
-// keysFresh is /health's "keys" condition (its message names it).
-func (r readiness) keysFresh() error {
-	if age := r.now().Sub(r.keys()); age > r.keysBound {
-		return fmt.Errorf("not refreshed for %s, more than %s", age.Round(time.Second), r.keysBound)
-	}
-	return nil
-}
-
-// keysStaleAfter is how long the keys may go unrefreshed before the replica
-// is not ready: ten refresh intervals, at least a minute, so that one slow or
-// failed refresh (each check has seconds) does not flap readiness, and an
-// outage of the database is ridden out for a while on the keys in memory.
-func keysStaleAfter(keysRefresh time.Duration) time.Duration {
-	return max(time.Minute, 10*keysRefresh)
-}
-
-// refreshesFailing says which refresh from the store is failing, for
-// /health's database check: the database may answer a ping while the
-// catalogue or the keys cannot be read from it.
-func refreshesFailing(catalogueSince, keysSince time.Time) error {
-	var failing []string
-	if !catalogueSince.IsZero() {
-		failing = append(failing, "catalogue refresh failing since "+catalogueSince.UTC().Format(time.RFC3339))
-	}
-	if !keysSince.IsZero() {
-		failing = append(failing, "key directory refresh failing since "+keysSince.UTC().Format(time.RFC3339))
-	}
-	if failing == nil {
-		return nil
-	}
-	return errors.New(strings.Join(failing, "; "))
 }

@@ -1,62 +1,11 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cardcat/cardcat/internal/serving"
 )
-
-// fakeLookup resolves the names of a table, as a resolver would.
-func fakeLookup(names map[string][]string) func(context.Context, string, string) ([]netip.Addr, error) {
-	return func(_ context.Context, _, host string) ([]netip.Addr, error) {
-		addrs, ok := names[host]
-		if !ok {
-			return nil, errors.New("no such host")
-		}
-		var out []netip.Addr
-		for _, a := range addrs {
-			out = append(out, netip.MustParseAddr(a))
-		}
-		return out, nil
-	}
-}
-
-func TestCheckLoopback(t *testing.T) {
-	lookup := fakeLookup(map[string][]string{
-		"localhost":   {"127.0.0.1", "::1"},
-		"admin.local": {"127.0.0.1", "10.0.0.5"},
-		"mapped":      {"::ffff:127.0.0.1"},
-	})
-	for _, tt := range []struct {
-		addr    string
-		refused string // part of the reason; empty: accepted
-	}{
-		{"127.0.0.1:6060", ""},
-		{"127.0.0.2:0", ""},
-		{"[::1]:6060", ""},
-		{"localhost:6060", ""},
-		{"mapped:6060", ""},
-		{"0.0.0.0:6060", "0.0.0.0 is not a loopback address"},
-		{"[::]:6060", ":: is not a loopback address"},
-		{":6060", "every interface"},
-		{"10.1.2.3:6060", "10.1.2.3 is not a loopback address"},
-		{"admin.local:6060", "admin.local resolves to 10.0.0.5"},
-		{"nowhere.invalid:6060", "resolving nowhere.invalid"},
-		{"6060", "missing port"},
-	} {
-		err := checkLoopback(context.Background(), tt.addr, lookup)
-		if tt.refused == "" && err != nil || tt.refused != "" && (err == nil || !strings.Contains(err.Error(), tt.refused)) {
-			t.Errorf("checkLoopback(%q) = %v, want %q", tt.addr, err, tt.refused)
-		}
-	}
-}
 
 // TestServeAdminAddr: a non-loopback admin address is a usage error (exit 2)
 // that names the flag to use, unless the operator allows it, by flag or
@@ -114,60 +63,5 @@ func TestServeAdminAddr(t *testing.T) {
 	adminURL(t, s2)
 	if strings.Contains(s2.stderr.String(), "reachable from other hosts") {
 		t.Errorf("a loopback admin address warned:\n%s", s2.stderr)
-	}
-}
-
-// TestReadiness: ready with a catalogue and keys refreshed within their
-// bound, max(1 minute, 10 intervals); the reason otherwise.
-func TestReadiness(t *testing.T) {
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	view := &serving.View{}
-	for _, tt := range []struct {
-		name     string
-		view     *serving.View
-		interval time.Duration
-		age      time.Duration // since the keys' last successful refresh
-		want     string
-	}{
-		{"fresh", view, 5 * time.Second, 10 * time.Second, ""},
-		{"at the bound", view, 5 * time.Second, time.Minute, ""},
-		{"stale", view, 5 * time.Second, time.Minute + time.Second, "keys not refreshed for 1m1s, more than 1m0s"},
-		{"long interval", view, time.Minute, 9 * time.Minute, ""},
-		{"long interval, stale", view, time.Minute, 11 * time.Minute, "keys not refreshed for 11m0s, more than 10m0s"},
-		{"no catalogue", nil, 5 * time.Second, 0, "catalogue not loaded yet"},
-	} {
-		r := readiness{
-			view:      func() *serving.View { return tt.view },
-			keys:      func() time.Time { return now.Add(-tt.age) },
-			keysBound: keysStaleAfter(tt.interval),
-			now:       func() time.Time { return now },
-		}
-		got := ""
-		if err := r.check(); err != nil {
-			got = err.Error()
-		}
-		if got != tt.want {
-			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestProbeAnswer(t *testing.T) {
-	w := httptest.NewRecorder()
-	probeAnswer(w, errors.New("keys not refreshed for 2m0s, more than 1m0s"))
-	if w.Code != http.StatusServiceUnavailable || w.Body.String() != "not ready: keys not refreshed for 2m0s, more than 1m0s\n" ||
-		w.Header().Get("Content-Type") != "text/plain; charset=utf-8" || w.Header().Get("Cache-Control") != "no-store" {
-		t.Errorf("not ready: %d %q %v", w.Code, w.Body, w.Header())
-	}
-}
-
-func TestRefreshesFailing(t *testing.T) {
-	since := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	if err := refreshesFailing(time.Time{}, time.Time{}); err != nil {
-		t.Errorf("none failing: %v", err)
-	}
-	err := refreshesFailing(since, since.Add(time.Second))
-	if want := "catalogue refresh failing since 2026-11-25T12:00:00Z; key directory refresh failing since 2026-11-25T12:00:01Z"; err == nil || err.Error() != want {
-		t.Errorf("both failing: %v, want %q", err, want)
 	}
 }
