@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"github.com/cardcat/cardcat/internal/web"
 	"log/slog"
 	"net/http"
 
@@ -88,8 +89,8 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, h keyedHandler, n
 		}
 		return
 	}
-	c := rp.coding(compressionOf(w))
-	if !counted && etag.NoneMatch(noneMatch, variantTag(rp.tag, c)) {
+	c := rp.settle(compressionOf(w))
+	if !counted && etag.NoneMatch(noneMatch, web.VariantTag(rp.tag, c)) {
 		counted = true // a 304 is never counted
 		s.limits.show(w, r, stateOf(r.Context()))
 		s.sendReply(w, r, &rp, c, true)

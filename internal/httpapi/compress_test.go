@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"github.com/cardcat/cardcat/internal/web"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,70 +20,6 @@ import (
 	"github.com/cardcat/cardcat/internal/bulk"
 	"github.com/cardcat/cardcat/internal/catalog"
 )
-
-// TestNegotiate: the coding of each Accept-Encoding, for a body kept per
-// catalogue version (ties to br, then zstd, then gzip) and for one made per
-// request (ties to zstd, then br, then gzip).
-func TestNegotiate(t *testing.T) {
-	const (
-		id = codingIdentity
-		gz = codingGzip
-		zs = codingZstd
-		br = codingBrotli
-	)
-	tests := []struct {
-		accept     []string
-		kept, made coding
-	}{
-		{nil, id, id},
-		{[]string{""}, id, id},
-		{[]string{"gzip"}, gz, gz},
-		{[]string{"x-gzip"}, gz, gz},
-		{[]string{"GZIP"}, gz, gz},
-		{[]string{"zstd"}, zs, zs},
-		{[]string{"br"}, br, br},
-		{[]string{"BR"}, br, br},
-		{[]string{"gzip, deflate, br, zstd"}, br, zs}, // a browser's: a tie
-		{[]string{"gzip, deflate, br"}, br, br},       // Safari's
-		{[]string{"gzip, deflate"}, gz, gz},
-		{[]string{"gzip, zstd"}, zs, zs},
-		{[]string{"gzip;q=1.0, zstd;q=0.5"}, gz, gz},
-		{[]string{"gzip;q=0.2", "zstd;q=0.3"}, zs, zs}, // several fields
-		{[]string{"br;q=0.9, zstd"}, zs, zs},
-		{[]string{"br, zstd;q=0.9"}, br, br},
-		{[]string{"br;q=0, gzip, zstd"}, zs, zs},
-		{[]string{"br;q=0"}, id, id},
-		{[]string{"br;q=0, gzip"}, gz, gz},
-		{[]string{"gzip;q=0"}, id, id},
-		{[]string{"gzip;q=0, zstd;q=0, br;q=0"}, id, id},
-		{[]string{"deflate, compress"}, id, id}, // codings we do not have
-		{[]string{"*"}, br, zs},
-		{[]string{"*;q=0.5, gzip"}, gz, gz},
-		{[]string{"*, br;q=0"}, zs, zs},
-		{[]string{"*, zstd;q=0, br;q=0"}, gz, gz},
-		{[]string{"*;q=0"}, id, id},
-		{[]string{"*;q=0, br"}, br, br},
-		{[]string{"identity"}, id, id},
-		{[]string{"identity;q=0.5, gzip;q=0.4"}, id, id}, // identity preferred
-		{[]string{"identity;q=0.5, br;q=0.5"}, br, br},
-		{[]string{"identity;q=0, gzip"}, gz, gz},
-		{[]string{"identity;q=0"}, id, id}, // nothing acceptable: identity anyway, never 406
-		{[]string{"*, identity;q=0"}, br, zs},
-		{[]string{"gzip;q=2"}, id, id}, // malformed q: the member is ignored
-		{[]string{"br;q=abc, zstd;q=0.1"}, zs, zs},
-		{[]string{"gzip ; q=0.5 , br ; Q=0.4"}, gz, gz},
-		{[]string{" , ,br"}, br, br},
-		{[]string{"br;q=0.001, gzip;q=0.001"}, br, br},
-	}
-	for _, tc := range tests {
-		if got := negotiate(tc.accept, keptBody); got != tc.kept {
-			t.Errorf("negotiate(%q, kept) = %d, want %d", tc.accept, got, tc.kept)
-		}
-		if got := negotiate(tc.accept, madeBody); got != tc.made {
-			t.Errorf("negotiate(%q, made) = %d, want %d", tc.accept, got, tc.made)
-		}
-	}
-}
 
 func decode(t *testing.T, encoding string, b []byte) []byte {
 	t.Helper()
@@ -140,7 +77,7 @@ func TestCompressedAnswers(t *testing.T) {
 			if got := plain.Header().Get("Content-Encoding"); got != "" {
 				t.Errorf("identity: Content-Encoding %q", got)
 			}
-			small := plain.Body.Len() < compressAbove
+			small := plain.Body.Len() < web.CompressAbove
 			tag := plain.Header().Get("ETag")
 			keyed := !slices.Contains(public, target)
 			if keyed != (tag != "") {
@@ -213,7 +150,7 @@ func TestCompressionLeavesAlone(t *testing.T) {
 	h := fixtureHandler(t)
 	for _, target := range []string{"/dbs/cards/nope", "/dbs/sets?page=x", "/mtg/search?q=zzzzzzzz"} {
 		w := get(h, target, "Accept-Encoding", "gzip, zstd, br")
-		if ce := w.Header().Get("Content-Encoding"); ce != "" || w.Body.Len() >= compressAbove {
+		if ce := w.Header().Get("Content-Encoding"); ce != "" || w.Body.Len() >= web.CompressAbove {
 			t.Errorf("%s: %d, Content-Encoding %q, %d bytes", target, w.Code, ce, w.Body.Len())
 		}
 		if w.Code != http.StatusOK && w.Header().Get("Vary") != "" {
@@ -235,34 +172,6 @@ func TestCompressionLeavesAlone(t *testing.T) {
 	w := get(ih, "/dbs/images/"+catalog.TCGCardID("dbs", 535600), "Accept-Encoding", "gzip, zstd, br")
 	if w.Code != http.StatusOK || w.Body.String() != string(jpeg) || w.Header().Get("Content-Encoding") != "" {
 		t.Errorf("image: %d, Content-Encoding %q", w.Code, w.Header().Get("Content-Encoding"))
-	}
-}
-
-// TestEncodedCacheBounded: the cache keeps at most its bytes, dropping the
-// least recently used, and gives the same bytes on a hit.
-func TestEncodedCacheBounded(t *testing.T) {
-	body := bytes.Repeat([]byte(`{"name":"card","price":1.25},`), 200)
-	enc := len(encode(codingGzip, keptBody, body))
-	ec := newEncodedCache(enc * 8) // room for eight
-	for i := range 10 {
-		ec.get(`"`+strconv.Itoa(i)+`"`, codingGzip, body, "")
-	}
-	if ec.size > ec.max || len(ec.byKey) != 8 || ec.order.Len() != 8 {
-		t.Fatalf("size %d of %d, %d keys, %d in order; want 8", ec.size, ec.max, len(ec.byKey), ec.order.Len())
-	}
-	for _, gone := range []string{`"0"`, `"1"`} {
-		if _, ok := ec.byKey[encodedKey{gone, codingGzip}]; ok {
-			t.Errorf("%s, the least recently used, is still kept", gone)
-		}
-	}
-	hit := ec.get(`"9"`, codingGzip, nil, "never read: a hit")
-	if got := decode(t, "gzip", hit); !bytes.Equal(got, body) {
-		t.Error("a hit is not the body compressed")
-	}
-	big := newEncodedCache(enc * 4) // a body over an eighth is compressed, not kept
-	big.get(`"x"`, codingGzip, body, "")
-	if big.size != 0 {
-		t.Errorf("a body over an eighth of the cache was kept (%d bytes)", big.size)
 	}
 }
 
@@ -354,7 +263,7 @@ func TestSetPageTag(t *testing.T) {
 		{"", "W/" + tag},
 	} {
 		nm := get(h, target, "Accept-Encoding", tc.accept, "If-None-Match", tc.inm)
-		if nm.Code != http.StatusNotModified || nm.Body.Len() != 0 || nm.Header().Get("ETag") != variantTag(tag, negotiate([]string{tc.accept}, keptBody)) ||
+		if nm.Code != http.StatusNotModified || nm.Body.Len() != 0 || nm.Header().Get("ETag") != web.VariantTag(tag, web.Negotiate([]string{tc.accept}, web.Kept)) ||
 			nm.Header().Get("Vary") != "Accept-Encoding" {
 			t.Errorf("revalidation of the page (%q, %s): %d %v", tc.accept, tc.inm, nm.Code, nm.Header())
 		}
@@ -389,7 +298,7 @@ func TestMadeBodies(t *testing.T) {
 	h := s.Handler()
 	const search = "/dbs/search?q=fb01"
 	plain := get(h, search)
-	if plain.Body.Len() < compressAbove {
+	if plain.Body.Len() < web.CompressAbove {
 		t.Fatalf("%s is %d bytes: the test needs one over 1 KB", search, plain.Body.Len())
 	}
 	for _, accept := range []string{"gzip, deflate, br, zstd", "br", "gzip"} {
@@ -402,40 +311,13 @@ func TestMadeBodies(t *testing.T) {
 			t.Errorf("%s: does not decompress to the identity answer", accept)
 		}
 	}
-	if n := len(s.encoded.byKey); n != 0 {
+	if n := s.encoded.Len(); n != 0 {
 		t.Errorf("%d variants kept after searches, want none", n)
 	}
 	if w := get(h, cardPath, "Accept-Encoding", "gzip, deflate, br, zstd"); w.Header().Get("Content-Encoding") != "br" {
 		t.Fatalf("card: Content-Encoding %q, want br", w.Header().Get("Content-Encoding"))
 	}
-	if n := len(s.encoded.byKey); n != 1 {
+	if n := s.encoded.Len(); n != 1 {
 		t.Errorf("%d variants kept after a card, want 1", n)
-	}
-}
-
-// TestEncodeDeterministic: a variant's tag names its bytes on every replica,
-// so encoding the same body gives the same bytes, with a fresh or a reused
-// writer; each kind's brotli quality gives a body that decodes to the same
-// bytes.
-func TestEncodeDeterministic(t *testing.T) {
-	c := mustFixture(t)
-	v := mustView(t, c)
-	h := mustServer(t, Config{}, testDeps(v))
-	body := get(h, "/dbs/sets/FB01").Body.Bytes()
-	other := get(h, "/dbs/sets").Body.Bytes()
-	for _, kind := range []bodyKind{keptBody, madeBody} {
-		for _, c := range []coding{codingGzip, codingZstd, codingBrotli} {
-			first := encode(c, kind, body)
-			encode(c, kind, other) // the pooled writer sees another body in between
-			if again := encode(c, kind, body); !bytes.Equal(first, again) {
-				t.Errorf("coding %d, kind %d: two encodings of one body differ", c, kind)
-			}
-			if got := decode(t, contentEncoding[c][0], first); !bytes.Equal(got, body) {
-				t.Errorf("coding %d, kind %d: does not decode to the body", c, kind)
-			}
-		}
-	}
-	if bytes.Equal(encode(codingBrotli, keptBody, body), encode(codingBrotli, madeBody, body)) {
-		t.Error("kept and made bodies have the same brotli bytes: one quality for both")
 	}
 }

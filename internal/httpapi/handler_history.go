@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"github.com/cardcat/cardcat/internal/web"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -147,7 +148,7 @@ func (s *Server) handleHistory(code string) keyedHandler {
 			b = append(b, '}')
 		}
 		b = append(b, "]}"...)
-		return reply{kind: madeBody, contentType: jsonContentType, body: b}, nil
+		return reply{kind: web.Made, contentType: jsonContentType, body: b}, nil
 	}
 }
 
@@ -229,6 +230,6 @@ func historyCSV(id string, q historyQuery, points []store.PricePoint) reply {
 	// Tagged and compressed like a JSON answer (a made body): its own bytes,
 	// its own ETag.
 	disposition := []string{`attachment; filename="` + id + "_" + q.source + "_" + strconv.Itoa(q.days) + `d.csv"`}
-	return reply{kind: madeBody, contentType: csvContentType, body: buf.Bytes(),
+	return reply{kind: web.Made, contentType: csvContentType, body: buf.Bytes(),
 		header: func(h http.Header) { h["Content-Disposition"] = disposition }}
 }

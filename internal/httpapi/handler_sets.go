@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cardcat/cardcat/internal/web"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,7 +20,7 @@ func (s *Server) handleSets(code string) keyedHandler {
 		if err != nil {
 			return reply{}, err
 		}
-		return reply{kind: keptBody, contentType: jsonContentType, body: g.SetListJSON(), tag: g.SetListTag()}, nil
+		return reply{kind: web.Kept, contentType: jsonContentType, body: g.SetListJSON(), tag: g.SetListTag()}, nil
 	}
 }
 
@@ -43,7 +44,7 @@ func (s *Server) handleSetCards(code string) keyedHandler {
 		first, _ := set.Cards()
 		n := len(`{"success":true,"set":`) + len(set.HeaderJSON()) + len(`,"cards":[`) + g.SetPageLen(set, from, to) +
 			len(`],"pagination":`) + len(pg.appendJSON(nil, set.Total)) + len(`}`)
-		return reply{kind: keptBody, contentType: jsonContentType, tag: g.SetPageTag(set, pg.page, pg.limit), size: n,
+		return reply{kind: web.Kept, contentType: jsonContentType, tag: g.SetPageTag(set, pg.page, pg.limit), size: n,
 			assemble: func(b []byte) []byte {
 				b = append(b, `{"success":true,"set":`...)
 				b = append(b, set.HeaderJSON()...)

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cardcat/cardcat/internal/web"
 	"net/http"
 
 	"github.com/cardcat/cardcat/internal/etag"
@@ -13,7 +14,7 @@ import (
 // revalidation's 304 from an answer to count, and then send it (sendReply).
 // A handler's failure is its error instead (errors.go).
 type reply struct {
-	kind        bodyKind
+	kind        web.BodyKind
 	contentType []string
 
 	// The body: body, or str when body is nil and assemble is nil; or, for a
@@ -45,7 +46,7 @@ type reply struct {
 // keptReply is a JSON body that is the same for the whole catalogue version
 // (a set list, a paid answer): its compressed variants are kept.
 func keptReply(body []byte) reply {
-	return reply{kind: keptBody, contentType: jsonContentType, body: body}
+	return reply{kind: web.Kept, contentType: jsonContentType, body: body}
 }
 
 // jsonReply marshals v into a kept JSON reply. The values marshalled here
@@ -62,7 +63,7 @@ func jsonReply(v any) reply {
 // search, a batch, the change feed, a price history): compressed at a fast
 // level and not kept.
 func madeReply(contentType []string, bp *[]byte) reply {
-	return reply{kind: madeBody, contentType: contentType, body: *bp, buf: bp}
+	return reply{kind: web.Made, contentType: contentType, body: *bp, buf: bp}
 }
 
 // length is the body's length in bytes.
@@ -99,12 +100,12 @@ func (rp *reply) release() {
 	}
 }
 
-// coding settles the content coding the reply is sent in, and its identity
+// settle settles the content coding the reply is sent in, and its identity
 // tag: the handler's, or a hash of the body.
-func (rp *reply) coding(comp *compression) coding {
-	c := codingIdentity
-	if rp.stream == nil && comp != nil && comp.cache != nil && rp.length() >= compressAbove {
-		c = negotiate(comp.accept, rp.kind)
+func (rp *reply) settle(comp *compression) web.Coding {
+	c := web.Identity
+	if rp.stream == nil && comp != nil && comp.cache != nil && rp.length() >= web.CompressAbove {
+		c = web.Negotiate(comp.accept, rp.kind)
 	}
 	if rp.tag == "" {
 		rp.bytes()
@@ -119,7 +120,7 @@ func (rp *reply) coding(comp *compression) coding {
 
 // sendReply writes a keyed route's reply in coding c, with the ETag of
 // that representation: the 304 without a body when notModified.
-func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c coding, notModified bool) {
+func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c web.Coding, notModified bool) {
 	defer rp.release()
 	st := stateOf(r.Context())
 	h := w.Header()
@@ -128,9 +129,9 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 		rp.header(h)
 	}
 	if rp.stream == nil {
-		h["Vary"] = varyAcceptEncoding
+		h["Vary"] = web.VaryAcceptEncoding
 	}
-	st.etag[0] = variantTag(rp.tag, c)
+	st.etag[0] = web.VariantTag(rp.tag, c)
 	h["Etag"] = st.etag[:]
 	if notModified {
 		delete(h, "Content-Type")
@@ -141,7 +142,7 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 		rp.stream(w, r)
 		return
 	}
-	if c == codingIdentity {
+	if c == web.Identity {
 		rp.bytes()
 		if rp.body == nil {
 			sendBodyString(w, rp.contentType, rp.str)
@@ -152,10 +153,10 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 	}
 	comp := compressionOf(w)
 	var enc []byte
-	if rp.kind == keptBody {
-		if enc = comp.cache.peek(rp.tag, c); enc == nil {
+	if rp.kind == web.Kept {
+		if enc = comp.cache.Peek(rp.tag, c); enc == nil {
 			rp.bytes()
-			enc = comp.cache.get(rp.tag, c, rp.body, rp.str)
+			enc = comp.cache.Get(rp.tag, c, rp.body, rp.str)
 		}
 	} else {
 		rp.bytes()
@@ -163,8 +164,8 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 		if body == nil {
 			body = []byte(rp.str)
 		}
-		enc = encode(c, rp.kind, body)
+		enc = web.Encode(c, rp.kind, body)
 	}
-	h["Content-Encoding"] = contentEncoding[c]
+	h["Content-Encoding"] = web.ContentEncoding[c]
 	sendBody(w, rp.contentType, enc)
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"github.com/cardcat/cardcat/internal/web"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -87,7 +88,7 @@ func (c Config) withDefaults() Config {
 		c.HistoryTimeout = 2 * time.Second
 	}
 	if c.CompressCacheBytes <= 0 {
-		c.CompressCacheBytes = DefaultCompressCacheBytes
+		c.CompressCacheBytes = web.DefaultCompressCacheBytes
 	}
 	if c.BulkStallTimeout <= 0 {
 		c.BulkStallTimeout = 30 * time.Second
@@ -195,7 +196,7 @@ type Server struct {
 	openapiBody         []byte   // GET /openapi.json, rendered once
 	llmsBody            []byte   // GET /llms.txt, rendered once
 
-	encoded *encodedCache // compressed variants of answers (compress.go)
+	encoded *web.EncodedCache // compressed variants of answers (compress.go)
 }
 
 // New returns the API server.
@@ -204,7 +205,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, errors.New("httpapi: Deps.View and Deps.Games are required")
 	}
 	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now}
-	s.encoded = newEncodedCache(s.cfg.CompressCacheBytes)
+	s.encoded = web.NewEncodedCache(s.cfg.CompressCacheBytes)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

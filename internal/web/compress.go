@@ -1,0 +1,314 @@
+package web
+
+import (
+	"bytes"
+	"container/list"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Compression (docs/api.md, "Compression"). A JSON 200 of at least
+// CompressAbove bytes is sent in the content coding the request's
+// Accept-Encoding prefers among br, zstd and gzip (RFC 9110 section
+// 12.5.3): q-values honoured, "*" standing for the codings not named, q=0
+// refusing a coding. Identity is sent when no coding is acceptable, even if
+// identity itself was refused: RFC 9110 lets a server disregard the field
+// rather than answer 406, and a 406 would break a client over a header it
+// rarely means. Errors, images, the bulk downloads and /mcp are never
+// compressed (they do not pass through here).
+//
+// Most bodies are the same bytes for a whole catalogue version (a card, the
+// set list, a set page, a paid answer: Kept), so their compressed
+// variants are kept in an LRU bounded by bytes, keyed by the identity tag (a
+// hash of the bytes) and the coding: compressed once, on first request, and
+// gone once unused after a catalogue refresh. Bodies made for one request (a
+// search, a batch, the change feed, a price history: Made) are
+// compressed per request at a fast level and not kept. The kind decides a
+// tie of q-values (bench/README.md, "Compression"): a kept body goes br
+// (brotli quality 6 is the smallest of the three), then zstd, then gzip; a
+// made body goes zstd (smaller and cheaper than brotli at a fast level),
+// then br, then gzip.
+//
+// Each coding is its own representation, so its strong ETag is the identity
+// tag with a suffix ("…-gz", "…-zst", "…-br"), and If-None-Match matches the
+// tag of the representation that would be sent, not its siblings': a cache
+// holding identity bytes asking with gzip gets the gzip body, never a 304
+// that would relabel what it holds. A route's bodies are all of one kind and
+// the encoders are deterministic, so a variant tag names the same bytes on
+// every replica. Every 200 and 304 written here says Vary: Accept-Encoding,
+// compressed or not.
+
+// CompressAbove is the smallest body worth compressing: below it the coding's
+// header and the client's work outweigh the bytes saved.
+const CompressAbove = 1024
+
+// DefaultCompressCacheBytes bounds the compressed variants kept in memory
+// (Config.CompressCacheBytes): room for every set page of a million-card
+// catalogue in two codings (about 130 MB each: 19,000 pages of 50 cards), so
+// that a set page is compressed once per version and coding, not once per
+// request (bench/README.md, "Compression at a million cards").
+const DefaultCompressCacheBytes = 320 << 20
+
+type Coding uint8
+
+const (
+	Identity Coding = iota
+	Gzip
+	Zstd
+	Brotli
+	codings // how many
+)
+
+var (
+	VaryAcceptEncoding = []string{"Accept-Encoding"}
+	ContentEncoding    = [codings][]string{Gzip: {"gzip"}, Zstd: {"zstd"}, Brotli: {"br"}}
+	tagSuffix          = [codings]string{Gzip: "-gz", Zstd: "-zst", Brotli: "-br"}
+)
+
+// BodyKind is how often a body's bytes are made: it decides how hard they
+// are compressed, whether the result is kept, and a tie of q-values.
+type BodyKind uint8
+
+const (
+	Kept BodyKind = iota // the same bytes for a whole catalogue version
+	Made                 // made for one request
+)
+
+// tieOrder lists the codings by preference when q-values tie, per kind.
+var tieOrder = [...][codings - 1]Coding{
+	Kept: {Brotli, Zstd, Gzip},
+	Made: {Zstd, Brotli, Gzip},
+}
+
+// Negotiate picks the coding of an answer of the kind from the request's
+// Accept-Encoding field values. No field means identity (the common
+// reading: a client that sends none may not decode any).
+func Negotiate(fields []string, kind BodyKind) Coding {
+	if len(fields) == 0 {
+		return Identity
+	}
+	// q in thousandths, by coding (identity at Identity); -1 is "not
+	// named".
+	q := [codings]int{-1, -1, -1, -1}
+	star := -1
+	for _, field := range fields {
+		for member := range strings.SplitSeq(field, ",") {
+			name, params, _ := strings.Cut(member, ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name == "" {
+				continue
+			}
+			mq := parseQ(params)
+			if mq < 0 {
+				continue // a malformed q-value: ignore the member
+			}
+			c := codings
+			switch name {
+			case "gzip", "x-gzip":
+				c = Gzip
+			case "zstd":
+				c = Zstd
+			case "br":
+				c = Brotli
+			case "identity":
+				c = Identity
+			case "*":
+				star = max(star, mq)
+			}
+			if c < codings {
+				q[c] = max(q[c], mq)
+			}
+		}
+	}
+	best, bestQ := Identity, 0
+	for _, c := range tieOrder[kind] {
+		if q[c] < 0 {
+			q[c] = star
+		}
+		if q[c] > bestQ {
+			best, bestQ = c, q[c]
+		}
+	}
+	// Identity wins only when named with a higher q than the best coding;
+	// "*" does not speak for it here: it is the fallback in any case.
+	if q[Identity] > bestQ {
+		return Identity
+	}
+	return best
+}
+
+// parseQ returns the q parameter of a member's parameters in thousandths
+// (1000 when absent), or -1 when it is malformed.
+func parseQ(params string) int {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || f > 1 || len(v) > 5 {
+			return -1
+		}
+		return int(f*1000 + 0.5)
+	}
+	return 1000
+}
+
+// VariantTag is the strong tag of a coding's representation of the body whose
+// identity tag is tag.
+func VariantTag(tag string, c Coding) string {
+	if c == Identity {
+		return tag
+	}
+	return tag[:len(tag)-1] + tagSuffix[c] + `"`
+}
+
+// EncodedCache keeps compressed variants of bodies, least recently used
+// dropped first once their bytes pass max.
+type EncodedCache struct {
+	mu    sync.Mutex
+	max   int
+	size  int
+	order list.List // of *encodedEntry, most recent first
+	byKey map[encodedKey]*list.Element
+}
+
+type encodedKey struct {
+	tag string // the identity ETag: a hash of the body's bytes
+	c   Coding
+}
+
+type encodedEntry struct {
+	key  encodedKey
+	body []byte
+}
+
+func NewEncodedCache(maxBytes int) *EncodedCache {
+	return &EncodedCache{max: maxBytes, byKey: map[encodedKey]*list.Element{}}
+}
+
+// get returns the body (held in body, or in str when body is nil)
+// compressed in c, compressing it on a miss. Two first requests at once may
+// both compress: the same bytes, kept once.
+func (ec *EncodedCache) Get(tag string, c Coding, body []byte, str string) []byte {
+	k := encodedKey{tag, c}
+	ec.mu.Lock()
+	if e, ok := ec.byKey[k]; ok {
+		ec.order.MoveToFront(e)
+		b := e.Value.(*encodedEntry).body
+		ec.mu.Unlock()
+		return b
+	}
+	ec.mu.Unlock()
+
+	if body == nil {
+		body = []byte(str) // once per body and Coding: a miss
+	}
+	b := Encode(c, Kept, body)
+	if len(b) > ec.max/8 {
+		return b // too big to keep without evicting most of the rest
+	}
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	if _, ok := ec.byKey[k]; !ok {
+		ec.byKey[k] = ec.order.PushFront(&encodedEntry{key: k, body: b})
+		ec.size += len(b)
+		for ec.size > ec.max {
+			old := ec.order.Remove(ec.order.Back()).(*encodedEntry)
+			delete(ec.byKey, old.key)
+			ec.size -= len(old.body)
+		}
+	}
+	return b
+}
+
+// peek returns the kept variant of the body tagged tag in c, or nil.
+func (ec *EncodedCache) Peek(tag string, c Coding) []byte {
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	if e, ok := ec.byKey[encodedKey{tag, c}]; ok {
+		ec.order.MoveToFront(e)
+		return e.Value.(*encodedEntry).body
+	}
+	return nil
+}
+
+var gzipWriters = sync.Pool{New: func() any {
+	// Level 6: a set page of 200 cards to 18.1% of its bytes in 2.6 ms,
+	// against level 9's 17.3% in 6 ms (a per-request page may miss the cache).
+	w, _ := gzip.NewWriterLevel(nil, 6)
+	return w
+}}
+
+// Brotli qualities by kind of body (bench/README.md, "Compression"). Kept
+// bodies: 6, where the ratio stops improving with the CPU spent (11 saves
+// another eighth of the bytes for some 80 times the CPU: a 200-card page
+// would take half a second on a miss). Made bodies: 4, the best ratio at
+// about the CPU of zstd's level.
+const (
+	brotliKeptQuality = 6
+	brotliMadeQuality = 4
+	// brotliWindow is 4 MiB, as zstd's: larger than any body compressed.
+	brotliWindow = 22
+)
+
+var brotliWriters = [...]sync.Pool{
+	Kept: {New: func() any {
+		return brotli.NewWriterOptions(nil, brotli.WriterOptions{Quality: brotliKeptQuality, LGWin: brotliWindow})
+	}},
+	Made: {New: func() any {
+		return brotli.NewWriterOptions(nil, brotli.WriterOptions{Quality: brotliMadeQuality, LGWin: brotliWindow})
+	}},
+}
+
+// zstdEncoder's EncodeAll is safe for concurrent use. Its window stays at
+// 4 MiB: RFC 9659 forbids more than 8 MB in the zstd content coding, and
+// browsers refuse it. SpeedBetterCompression: on a set page of 200 cards
+// 16.7% of the bytes in the default level's time (1.4 ms; default 17.5%,
+// best 16.2% in 14 ms).
+var zstdEncoder, _ = zstd.NewWriter(nil,
+	zstd.WithEncoderLevel(zstd.SpeedBetterCompression),
+	zstd.WithWindowSize(4<<20),
+	zstd.WithEncoderConcurrency(1),
+)
+
+// Encode compresses a body of the kind in coding c.
+func Encode(c Coding, kind BodyKind, body []byte) []byte {
+	switch c {
+	case Zstd:
+		return zstdEncoder.EncodeAll(body, make([]byte, 0, len(body)/6))
+	case Brotli:
+		var buf bytes.Buffer
+		buf.Grow(len(body) / 6)
+		bw := brotliWriters[kind].Get().(*brotli.Writer)
+		bw.Reset(&buf)
+		bw.Write(body)
+		bw.Close()
+		bw.Reset(nil) // drops buf
+		brotliWriters[kind].Put(bw)
+		return buf.Bytes()
+	case Gzip:
+		var buf bytes.Buffer
+		buf.Grow(len(body) / 6)
+		zw := gzipWriters.Get().(*gzip.Writer)
+		zw.Reset(&buf)
+		zw.Write(body)
+		zw.Close()
+		gzipWriters.Put(zw)
+		return buf.Bytes()
+	}
+	return body
+}
+
+// Len is how many compressed variants are kept.
+func (ec *EncodedCache) Len() int {
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	return len(ec.byKey)
+}
