@@ -2,13 +2,13 @@ package httpapi
 
 import (
 	"errors"
-	"github.com/cardcat/cardcat/internal/web"
 	"log/slog"
 	"net/http"
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/etag"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // Admission (DECISIONS.md, "Keys, plans, limits" and "Beyond the spec (wave

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"github.com/cardcat/cardcat/internal/web"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/bulk"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 func decode(t *testing.T, encoding string, b []byte) []byte {

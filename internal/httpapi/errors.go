@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // apiHandler is a handler that returns its failure; adapt turns the failure
@@ -90,7 +92,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !errors.As(err, &ae) {
 		id := requestID(r.Context())
 		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
-			slog.String("request_id", id), slog.String("path", redactTarget(r.URL.Path)), slog.Any("error", err))
+			slog.String("request_id", id), slog.String("path", web.RedactTarget(r.URL.Path)), slog.Any("error", err))
 		ae = internalError(id)
 	}
 	h := w.Header()

@@ -1,11 +1,11 @@
 package httpapi
 
 import (
-	"github.com/cardcat/cardcat/internal/web"
 	"net/http"
 
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // GET /{game}/cards/{id}: the pre-rendered card, found by its canonical id

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
-	"github.com/cardcat/cardcat/internal/web"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/store"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // PriceHistory reads the daily price points ingest keeps (store.Store

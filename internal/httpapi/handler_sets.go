@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cardcat/cardcat/internal/web"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/jsonw"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // GET /{game}/sets: the pre-rendered set list.

@@ -2,18 +2,16 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // The chain, outermost first (see New): the request (its id, the headers
@@ -59,38 +57,6 @@ func requestID(ctx context.Context) string {
 		return st.id
 	}
 	return ""
-}
-
-// requestIDs makes request ids: a random prefix per process and a counter,
-// unique without a system call per request.
-type requestIDs struct {
-	prefix string
-	n      atomic.Uint64
-}
-
-func newRequestIDs() requestIDs {
-	var b [4]byte
-	rand.Read(b[:])
-	return requestIDs{prefix: hex.EncodeToString(b[:]) + "-"}
-}
-
-func (g *requestIDs) next() string {
-	var b [32]byte
-	return string(strconv.AppendUint(append(b[:0], g.prefix...), g.n.Add(1), 16))
-}
-
-// validRequestID accepts a caller's X-Request-Id that is short and plain.
-func validRequestID(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 var (
@@ -150,8 +116,8 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		st := &c.st
 		st.start = s.now()
 		st.id = r.Header.Get("X-Request-Id")
-		if !validRequestID(st.id) {
-			st.id = s.ids.next()
+		if !web.ValidRequestID(st.id) {
+			st.id = s.ids.Next()
 		}
 		st.idHeader[0] = st.id
 		h := w.Header()
@@ -264,7 +230,7 @@ func setContentLength(w http.ResponseWriter, n int) {
 // at end (read when Deps.AccessLog is set): to Deps.AccessLog, or as an
 // Info record "request" of the Logger.
 func (s *Server) logAccess(r *http.Request, c *request, end time.Time) {
-	e := AccessEntry{
+	e := web.AccessEntry{
 		RequestID: c.st.id,
 		Method:    r.Method,
 		Path:      r.RequestURI, // as the client sent it
@@ -275,7 +241,7 @@ func (s *Server) logAccess(r *http.Request, c *request, end time.Time) {
 	if e.Path == "" { // a request made in process, not read from a client
 		e.Path = r.URL.RequestURI()
 	}
-	e.Path = redactTarget(e.Path)
+	e.Path = web.RedactTarget(e.Path)
 	if c.st.key == keyValid {
 		e.Account = c.st.caller.AccountID // the account, never the key
 	}
@@ -289,188 +255,6 @@ func (s *Server) logAccess(r *http.Request, c *request, end time.Time) {
 		return
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", e.Attrs(s.now().Sub(c.st.start))...)
-}
-
-// AccessEntry is the access log's line of one request.
-type AccessEntry struct {
-	Time      time.Time // when the answer was done
-	RequestID string
-	Method    string
-	Path      string // the request target as the client sent it, query included, credentials redacted (redactTarget)
-	Status    int
-	Bytes     int // of the body
-	Duration  time.Duration
-	Remote    string // the peer's address
-	Account   string // the caller's account when it sent a valid key, else ""
-}
-
-// Attrs are the entry's fields as slog attributes, in the line's order,
-// with duration d.
-func (e *AccessEntry) Attrs(d time.Duration) []slog.Attr {
-	return []slog.Attr{
-		slog.String("request_id", e.RequestID),
-		slog.String("method", e.Method),
-		slog.String("path", e.Path),
-		slog.Int("status", e.Status),
-		slog.Int("bytes", e.Bytes),
-		slog.Duration("duration", d),
-		slog.String("remote", e.Remote),
-		slog.String("account", e.Account),
-	}
-}
-
-// redacted replaces a credential in a logged request target.
-const redacted = "REDACTED"
-
-// redactTarget hides the credentials a client put in a request target, for
-// the logs. The API reads keys from headers only, but a caller who sends one
-// as ?api_key= would otherwise have it written to the access log: the value
-// of every key-like query parameter (keyLikeParam) is replaced, and so is
-// every key-shaped token (pk_live_ or pk_test_ and the letters and digits
-// after it) anywhere in the target, path included. A target with nothing to
-// hide, nearly every one, is returned as it is, without allocating.
-func redactTarget(t string) string {
-	rd := redactor{t: t}
-	path, query := t, ""
-	if i := strings.IndexByte(t, '?'); i >= 0 {
-		path, query = t[:i], t[i+1:]
-	}
-	rd.keyShaped(0, len(path))
-	for start := len(path) + 1; query != ""; {
-		end := 0
-		for end < len(query) && query[end] != '&' && query[end] != ';' {
-			end++
-		}
-		param := query[:end]
-		query = query[min(end+1, len(query)):]
-		name, value, hasValue := strings.Cut(param, "=")
-		if hasValue && value != "" && keyLikeParam(name) {
-			rd.cut(start+len(name)+1, start+len(param))
-		} else {
-			rd.keyShaped(start, start+len(param))
-		}
-		start += len(param) + 1
-	}
-	return rd.result()
-}
-
-// redactor copies a target with spans cut out, from left to right; it
-// allocates only at the first cut.
-type redactor struct {
-	t    string
-	b    []byte
-	done int // t[:done] is in b
-}
-
-// cut replaces t[from:to] with redacted.
-func (rd *redactor) cut(from, to int) {
-	if rd.b == nil {
-		rd.b = make([]byte, 0, len(rd.t)+len(redacted))
-	}
-	rd.b = append(append(rd.b, rd.t[rd.done:from]...), redacted...)
-	rd.done = to
-}
-
-// keyShaped cuts the key-shaped tokens of t[from:to].
-func (rd *redactor) keyShaped(from, to int) {
-	for i := from; i+len("pk_live_") <= to; i++ {
-		if rd.t[i]|0x20 != 'p' {
-			continue
-		}
-		n := keyPrefixLen(rd.t[i:to])
-		if n == 0 {
-			continue
-		}
-		end := i + n
-		for end < to && isAlnum(rd.t[end]) {
-			end++
-		}
-		if end > i+n {
-			rd.cut(i, end)
-		}
-		i = end - 1
-	}
-}
-
-func (rd *redactor) result() string {
-	if rd.b == nil {
-		return rd.t
-	}
-	return string(append(rd.b, rd.t[rd.done:]...))
-}
-
-// keyPrefixLen is the length of the key prefix s starts with (pk_live_ or
-// pk_test_, in any case, an underscore possibly written %5F), 0 when none.
-func keyPrefixLen(s string) int {
-	if len(s) < 2 || !strings.EqualFold(s[:2], "pk") {
-		return 0
-	}
-	n := underscoreEnd(s, 2)
-	if n == 0 || len(s) < n+4 || !strings.EqualFold(s[n:n+4], "live") && !strings.EqualFold(s[n:n+4], "test") {
-		return 0
-	}
-	return underscoreEnd(s, n+4)
-}
-
-// underscoreEnd is where the underscore at s[i:], "_" or "%5F", ends; 0 when
-// s[i:] starts with neither.
-func underscoreEnd(s string, i int) int {
-	switch {
-	case strings.HasPrefix(s[i:], "_"):
-		return i + 1
-	case len(s) >= i+3 && strings.EqualFold(s[i:i+3], "%5f"):
-		return i + 3
-	}
-	return 0
-}
-
-// keyLikeParam reports whether a query parameter's name says its value is a
-// credential: key, or a name ending in apikey, token, secret or password,
-// compared in any case, without - and _, percent-escapes decoded (api_key,
-// API-Key, x-api-key, access_token, client_secret, ...).
-func keyLikeParam(name string) bool {
-	// The name is read from its end: only its last 8 bytes as compared, and
-	// whether there is more, decide.
-	var tail [8]byte
-	n := 0 // bytes of tail filled, from its end
-	for i := len(name) - 1; i >= 0 && n <= len(tail); i-- {
-		c := name[i]
-		if i >= 2 && name[i-2] == '%' && isHex(name[i-1]) && isHex(c) {
-			c = unhex(name[i-1])<<4 | unhex(c)
-			i -= 2
-		}
-		switch {
-		case c == '-' || c == '_':
-			continue
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		n++
-		if n <= len(tail) {
-			tail[len(tail)-n] = c
-		}
-	}
-	s := tail[len(tail)-min(n, len(tail)):]
-	if n == 3 && string(s) == "key" {
-		return true
-	}
-	for _, suffix := range [...]string{"apikey", "token", "secret", "password"} {
-		if len(s) >= len(suffix) && string(s[len(s)-len(suffix):]) == suffix {
-			return true
-		}
-	}
-	return false
-}
-
-func isAlnum(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' }
-
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f' }
-
-func unhex(c byte) byte {
-	if c <= '9' {
-		return c - '0'
-	}
-	return (c | 0x20) - 'a' + 10
 }
 
 type stringWriter struct{ http.ResponseWriter }
@@ -492,7 +276,7 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 			}
 			id := requestID(r.Context())
 			s.log.LogAttrs(r.Context(), slog.LevelError, "panic",
-				slog.String("request_id", id), slog.String("path", redactTarget(r.URL.Path)),
+				slog.String("request_id", id), slog.String("path", web.RedactTarget(r.URL.Path)),
 				slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
 			if rec, ok := w.(*recorder); ok && rec.written() {
 				return // too late for an error answer; the client sees a cut response
@@ -562,33 +346,12 @@ func (s *Server) withPathCheck(next http.Handler) http.Handler {
 			r = r2
 			p = u.Path
 		}
-		if !canonicalPath(p) {
+		if !web.CanonicalPath(p) {
 			s.answerUnrouted(w, r, s.endpointNotFound(r))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// canonicalPath reports whether p has no empty, "." or ".." segment.
-func canonicalPath(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if p == "" || p[0] != '/' {
-		return false
-	}
-	start := 1
-	for i := 1; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
-			continue
-		}
-		if seg := p[start:i]; seg == "" || seg == "." || seg == ".." {
-			return false
-		}
-		start = i + 1
-	}
-	return true
 }
 
 // elapsedMillis returns d in milliseconds, rounded to 0.01 ms.

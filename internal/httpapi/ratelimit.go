@@ -1,17 +1,16 @@
 package httpapi
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // Rate limiting (DECISIONS.md, "Keys, plans, limits"; docs/api.md, "Rate
@@ -127,13 +126,13 @@ type poolLimits struct {
 	limiter    ratelimit.Limiter
 	freeHeader [4][]string      // X-RateLimit-* values of the Free plan with nothing used
 	guard      ratelimit.Limits // of each client IP's guard bucket
-	trusted    []netip.Prefix
+	clients    web.Clients      // who a request without a valid key is
 	log        *slog.Logger
 	metrics    *metrics.HTTP // the decisions; nil counts none
 }
 
 func newPoolLimits(l ratelimit.Limiter, guardPerHour int64, trusted []netip.Prefix, log *slog.Logger) *poolLimits {
-	p := &poolLimits{limiter: l, guard: ratelimit.Limits{Hour: guardPerHour, Day: 24 * guardPerHour}, trusted: trusted, log: log}
+	p := &poolLimits{limiter: l, guard: ratelimit.Limits{Hour: guardPerHour, Day: 24 * guardPerHour}, clients: web.NewClients(trusted), log: log}
 	free := account.FreeLimits()
 	for i, v := range []int64{free.Hour, free.Hour, free.Day, free.Day} {
 		p.freeHeader[i] = []string{strconv.FormatInt(v, 10)}
@@ -294,112 +293,7 @@ func tooManyMessage(res *ratelimit.Result, guard bool) string {
 		at + " (Retry-After gives the seconds to wait), or upgrade the plan for higher limits."
 }
 
-// guardPool is the guard bucket of the request's client: its IPv4 address,
-// or the /64 of its IPv6 address (one subscriber's usual allocation, so that
-// rotating addresses within it buys no extra guesses).
+// guardPool is the guard bucket of the request's client (web.Clients.Group).
 func (p *poolLimits) guardPool(r *http.Request) string {
-	a := p.clientAddr(r)
-	switch {
-	case !a.IsValid():
-		return "ip:unknown"
-	case a.Is4():
-		return "ip:" + a.String()
-	default:
-		p, _ := a.Prefix(64)
-		return "ip:" + p.String()
-	}
-}
-
-// clientAddr is the address the request came from: the peer's, or, when
-// the peer is a trusted proxy, the right-most X-Forwarded-For entry that is
-// not a trusted proxy itself (entries further left are the client's to
-// invent).
-func (p *poolLimits) clientAddr(r *http.Request) netip.Addr {
-	peer := parseAddr(r.RemoteAddr)
-	if len(p.trusted) == 0 || !p.isTrusted(peer) {
-		return peer
-	}
-	addr := peer
-	vals := r.Header.Values("X-Forwarded-For")
-	for i := len(vals) - 1; i >= 0; i-- {
-		list := vals[i]
-		for list != "" {
-			var hop string
-			if j := strings.LastIndexByte(list, ','); j >= 0 {
-				hop, list = list[j+1:], list[:j]
-			} else {
-				hop, list = list, ""
-			}
-			hop = strings.TrimSpace(hop)
-			if hop == "" {
-				continue
-			}
-			a := parseAddr(hop)
-			if !a.IsValid() {
-				return addr // garbage: the last proxy we trust saw addr
-			}
-			addr = a
-			if !p.isTrusted(a) {
-				return a
-			}
-		}
-	}
-	return addr
-}
-
-func (p *poolLimits) isTrusted(a netip.Addr) bool {
-	if !a.IsValid() {
-		return false
-	}
-	for _, t := range p.trusted {
-		if t.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// parseAddr reads "ip", "ip:port" or "[ipv6]:port"; an IPv4-mapped IPv6
-// address is its IPv4 address. The zero Addr when it is none of these.
-func parseAddr(s string) netip.Addr {
-	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap.Addr().Unmap().WithZone("")
-	}
-	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")); err == nil {
-		return a.Unmap().WithZone("")
-	}
-	return netip.Addr{}
-}
-
-// ParseTrustedProxies reads a list of CIDRs or single addresses separated
-// by commas or spaces ("10.0.0.0/8, 192.0.2.7"), the proxies whose
-// X-Forwarded-For the server believes.
-func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
-		if strings.Contains(f, "/") {
-			p, err := netip.ParsePrefix(f)
-			if err != nil {
-				return nil, fmt.Errorf("trusted proxies: %q is not a CIDR: %w", f, err)
-			}
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(f)
-		if err != nil {
-			return nil, fmt.Errorf("trusted proxies: %q is not an address or CIDR: %w", f, err)
-		}
-		a = a.Unmap()
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
-
-// ClientGroup names the client of a request as the guard bucket does, without
-// its "ip:" prefix: the IPv4 address or the IPv6 /64, read through the
-// trusted proxies. The account portal throttles logins by it, so that both
-// surfaces agree on who a client is.
-func ClientGroup(trusted []netip.Prefix) func(*http.Request) string {
-	p := &poolLimits{trusted: trusted}
-	return func(r *http.Request) string { return strings.TrimPrefix(p.guardPool(r), "ip:") }
+	return "ip:" + p.clients.Group(r)
 }

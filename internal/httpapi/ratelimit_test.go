@@ -3,22 +3,19 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // Keys of the rate-limit tests. keyA1 and keyA2 belong to one account.
@@ -444,11 +441,11 @@ func TestGuardBucket(t *testing.T) {
 // TestTrustedProxies: X-Forwarded-For is believed only from a trusted peer,
 // and only up to the first hop that is not a trusted proxy.
 func TestTrustedProxies(t *testing.T) {
-	trusted, err := ParseTrustedProxies("10.0.0.0/8, 192.0.2.7 2001:db8:ffff::/48")
+	trusted, err := web.ParseTrustedProxies("10.0.0.0/8, 192.0.2.7 2001:db8:ffff::/48")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &poolLimits{trusted: trusted}
+	s := &poolLimits{clients: web.NewClients(trusted)}
 	tests := []struct {
 		remote string
 		xff    []string
@@ -484,26 +481,6 @@ func TestTrustedProxies(t *testing.T) {
 	r.Header.Set("X-Forwarded-For", "198.51.100.1")
 	if got := (&poolLimits{}).guardPool(r); got != "ip:10.1.2.3" {
 		t.Errorf("without trusted proxies: %q, want the peer", got)
-	}
-}
-
-func TestParseTrustedProxies(t *testing.T) {
-	got, err := ParseTrustedProxies(" 10.0.0.0/8,192.0.2.7\t2001:db8::/32, 172.16.5.4/12 ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
-		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("172.16.0.0/12")}
-	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if got, err := ParseTrustedProxies(""); err != nil || len(got) != 0 {
-		t.Errorf("empty: %v, %v", got, err)
-	}
-	for _, bad := range []string{"10.0.0.0/33", "localhost", "10.0.0"} {
-		if _, err := ParseTrustedProxies(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 
@@ -601,10 +578,4 @@ func TestRateLimitAllocations(t *testing.T) {
 		t.Errorf("card detail: %.1f allocations with the limiter, %.1f without; want at most one more", b, a)
 	}
 	t.Logf("card detail allocations: %.1f without the limiter, %.1f with", a, b)
-}
-
-func ExampleParseTrustedProxies() {
-	p, err := ParseTrustedProxies("10.0.0.0/8, 192.0.2.7")
-	fmt.Println(p, err)
-	// Output: [10.0.0.0/8 192.0.2.7/32] <nil>
 }

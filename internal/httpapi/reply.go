@@ -3,10 +3,10 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cardcat/cardcat/internal/web"
 	"net/http"
 
 	"github.com/cardcat/cardcat/internal/etag"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // reply is what a keyed route's handler answers with: the answer, decided

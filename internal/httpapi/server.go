@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"github.com/cardcat/cardcat/internal/web"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // Config holds the API's tunables; zero values take the defaults.
@@ -143,7 +143,7 @@ type Deps struct {
 	// instead of Logger (which then logs it as an Info record "request"): a
 	// writer made for the one line every request writes (cmd/cardcat formats
 	// it like the slog handler it configured, at a fraction of the cost).
-	AccessLog func(AccessEntry)
+	AccessLog func(web.AccessEntry)
 	// Changes reads the change feed of GET /{game}/changes from the store,
 	// per request; without it that route answers 503.
 	Changes ChangeFeed
@@ -160,6 +160,16 @@ type Deps struct {
 	// and the rate limiter's decisions; nil counts nothing.
 	Metrics *metrics.Metrics
 }
+
+// AccessEntry is web.AccessEntry, for the callers that still name it here.
+type AccessEntry = web.AccessEntry
+
+// ParseTrustedProxies and ClientGroup are web's, for the callers that still
+// name them here.
+var (
+	ParseTrustedProxies = web.ParseTrustedProxies
+	ClientGroup         = web.ClientGroup
+)
 
 // HealthCheck is one dependency check of /health.
 type HealthCheck struct {
@@ -182,7 +192,7 @@ type Server struct {
 	docs    []endpointDoc // routes as GET / lists them
 	served  []servedRoute // every pattern registered on the mux
 	slots   chan struct{} // the search concurrency limiter
-	ids     requestIDs
+	ids     *web.RequestIDs
 
 	limits limits // the rate-limit step: poolLimits, or noLimits without a Limiter
 
@@ -224,7 +234,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		s.keyedCacheControl = []string{"private, max-age=" + strconv.FormatInt(secs, 10)}
 	}
 	s.slots = make(chan struct{}, s.cfg.SearchConcurrency)
-	s.ids = newRequestIDs()
+	s.ids = web.NewRequestIDs()
 	s.routeLabels = append([]metrics.Route(nil), fixedRoutes[:]...)
 	s.mux = s.routes()
 	s.metrics = deps.Metrics.HTTP(s.routeLabels)
