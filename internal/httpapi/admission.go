@@ -89,7 +89,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, h keyedHandler, n
 		}
 		return
 	}
-	c := rp.settle(compressionOf(w))
+	c := rp.settle(web.ResponseOf(w))
 	if !counted && etag.NoneMatch(noneMatch, web.VariantTag(rp.tag, c)) {
 		counted = true // a 304 is never counted
 		s.limits.show(w, r, stateOf(r.Context()))

@@ -133,7 +133,22 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 	}
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
-	setContentLength(w, len(body))
+	web.SetContentLength(w, len(body))
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// The public routes' answers (keyed routes reply instead: reply.go), written
+// with web.WriteAnswer: compressed, without an ETag.
+
+// writeOK sends a JSON 200 body that is the same for the whole process,
+// held in body or (when body is nil) in str.
+func writeOK(w http.ResponseWriter, body []byte, str string) {
+	web.WriteAnswer(w, web.Kept, jsonContentType, body, str)
+}
+
+// writeText sends a public text body made once per process (/llms.txt,
+// /docs/api.md), compressed like the JSON answers.
+func writeText(w http.ResponseWriter, contentType string, body []byte) {
+	web.WriteAnswer(w, web.Kept, []string{contentType}, body, "")
 }

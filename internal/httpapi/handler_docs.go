@@ -19,6 +19,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // The docs site, GET /docs and below: the API reference, which Scalar
@@ -145,7 +147,7 @@ func (s *Server) handleDocsAsset(w http.ResponseWriter, r *http.Request) error {
 		body = a.gzip()
 		h.Set("Content-Encoding", "gzip")
 	}
-	setContentLength(w, len(body))
+	web.SetContentLength(w, len(body))
 	w.Write(body)
 	return nil
 }
@@ -162,7 +164,7 @@ func (site *docSite) writePage(w http.ResponseWriter, r *http.Request, p *docPag
 		return
 	}
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	setContentLength(w, len(p.body))
+	web.SetContentLength(w, len(p.body))
 	w.Write(p.body)
 }
 

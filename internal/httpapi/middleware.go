@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -92,7 +91,7 @@ var (
 type request struct {
 	context.Context // the request's own
 	st              requestState
-	rec             recorder
+	rec             web.Response
 }
 
 // Value gives the request state to stateOf, everything else to the
@@ -140,12 +139,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		}
 
 		rec := &c.rec
-		rec.ResponseWriter = w
-		rec.compression = compression{accept: r.Header["Accept-Encoding"], cache: s.encoded}
-		if _, ok := w.(interface{ WriteString(string) (int, error) }); !ok {
-			// recorder.WriteString needs it; net/http's writer has it.
-			rec.ResponseWriter = stringWriter{w}
-		}
+		rec.Reset(w, r.Header["Accept-Encoding"], s.encoded)
 		r = r.WithContext(c)
 		next.ServeHTTP(rec, r)
 		var end time.Time // one clock read for the metrics and the access log
@@ -153,7 +147,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 			end = s.now()
 		}
 		if s.metrics != nil {
-			s.metrics.Request(st.route, r.Method, rec.status, end.Sub(st.start))
+			s.metrics.Request(st.route, r.Method, rec.Status, end.Sub(st.start))
 		}
 		s.logAccess(r, c, end)
 	})
@@ -165,67 +159,6 @@ func isHTTPS(publicURL string) bool {
 	return len(publicURL) >= len("https://") && strings.EqualFold(publicURL[:len("https://")], "https://")
 }
 
-// recorder remembers the status and size of an answer for the access log.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	bytes  int
-	clen   [1]string // the Content-Length header's value slice
-
-	compression compression // what writeBody compresses with (compress.go)
-}
-
-func (rec *recorder) WriteHeader(code int) {
-	if rec.status == 0 {
-		rec.status = code
-	}
-	rec.ResponseWriter.WriteHeader(code)
-}
-
-func (rec *recorder) Write(b []byte) (int, error) {
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
-	n, err := rec.ResponseWriter.Write(b)
-	rec.bytes += n
-	return n, err
-}
-
-func (rec *recorder) WriteString(str string) (int, error) {
-	if rec.status == 0 {
-		rec.status = http.StatusOK
-	}
-	n, err := rec.ResponseWriter.(interface{ WriteString(string) (int, error) }).WriteString(str)
-	rec.bytes += n
-	return n, err
-}
-
-func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
-
-// written reports whether the answer has started.
-func (rec *recorder) written() bool { return rec.status != 0 }
-
-// chunkingAbove is net/http's bufferBeforeChunkingSize: a body of at most
-// this many bytes written before the handler returns gets its
-// Content-Length from net/http, outside the header map.
-const chunkingAbove = 2048
-
-// setContentLength sets the Content-Length header of an answer of n bytes
-// when net/http would not (a body over chunkingAbove), in the recorder's
-// slice when the answer has one.
-func setContentLength(w http.ResponseWriter, n int) {
-	if n <= chunkingAbove {
-		return // net/http adds it
-	}
-	v := strconv.Itoa(n)
-	if rec, ok := w.(*recorder); ok {
-		rec.clen[0] = v
-		w.Header()["Content-Length"] = rec.clen[:]
-		return
-	}
-	w.Header()["Content-Length"] = []string{v}
-}
-
 // logAccess writes the access log's line of a request, whose answer ended
 // at end (read when Deps.AccessLog is set): to Deps.AccessLog, or as an
 // Info record "request" of the Logger.
@@ -234,8 +167,8 @@ func (s *Server) logAccess(r *http.Request, c *request, end time.Time) {
 		RequestID: c.st.id,
 		Method:    r.Method,
 		Path:      r.RequestURI, // as the client sent it
-		Status:    c.rec.status,
-		Bytes:     c.rec.bytes,
+		Status:    c.rec.Status,
+		Bytes:     c.rec.Bytes,
 		Remote:    r.RemoteAddr,
 	}
 	if e.Path == "" { // a request made in process, not read from a client
@@ -257,12 +190,6 @@ func (s *Server) logAccess(r *http.Request, c *request, end time.Time) {
 	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", e.Attrs(s.now().Sub(c.st.start))...)
 }
 
-type stringWriter struct{ http.ResponseWriter }
-
-func (w stringWriter) WriteString(s string) (int, error) { return w.ResponseWriter.Write([]byte(s)) }
-
-func (w stringWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // withRecover turns a panic into a logged 500.
 func (s *Server) withRecover(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -278,7 +205,7 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 			s.log.LogAttrs(r.Context(), slog.LevelError, "panic",
 				slog.String("request_id", id), slog.String("path", web.RedactTarget(r.URL.Path)),
 				slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
-			if rec, ok := w.(*recorder); ok && rec.written() {
+			if rec := web.ResponseOf(w); rec != nil && rec.Written() {
 				return // too late for an error answer; the client sees a cut response
 			}
 			w.Header()["Cache-Control"] = noStore

@@ -102,10 +102,10 @@ func (rp *reply) release() {
 
 // settle settles the content coding the reply is sent in, and its identity
 // tag: the handler's, or a hash of the body.
-func (rp *reply) settle(comp *compression) web.Coding {
+func (rp *reply) settle(resp *web.Response) web.Coding {
 	c := web.Identity
-	if rp.stream == nil && comp != nil && comp.cache != nil && rp.length() >= web.CompressAbove {
-		c = web.Negotiate(comp.accept, rp.kind)
+	if rp.stream == nil {
+		c = resp.Coding(rp.kind, rp.length())
 	}
 	if rp.tag == "" {
 		rp.bytes()
@@ -145,18 +145,18 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 	if c == web.Identity {
 		rp.bytes()
 		if rp.body == nil {
-			sendBodyString(w, rp.contentType, rp.str)
+			web.SendBodyString(w, rp.contentType, rp.str)
 		} else {
-			sendBody(w, rp.contentType, rp.body)
+			web.SendBody(w, rp.contentType, rp.body)
 		}
 		return
 	}
-	comp := compressionOf(w)
+	cache := web.ResponseOf(w).Cache()
 	var enc []byte
 	if rp.kind == web.Kept {
-		if enc = comp.cache.Peek(rp.tag, c); enc == nil {
+		if enc = cache.Peek(rp.tag, c); enc == nil {
 			rp.bytes()
-			enc = comp.cache.Get(rp.tag, c, rp.body, rp.str)
+			enc = cache.Get(rp.tag, c, rp.body, rp.str)
 		}
 	} else {
 		rp.bytes()
@@ -167,5 +167,5 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 		enc = web.Encode(c, rp.kind, body)
 	}
 	h["Content-Encoding"] = web.ContentEncoding[c]
-	sendBody(w, rp.contentType, enc)
+	web.SendBody(w, rp.contentType, enc)
 }

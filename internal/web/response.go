@@ -1,0 +1,178 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/cardcat/cardcat/internal/etag"
+)
+
+// Response is the ResponseWriter every answer is written through: it
+// records the answer's status and size (for the access log and the
+// metrics), and carries what a body may be compressed with: the request's
+// Accept-Encoding and the server's cache of compressed variants.
+type Response struct {
+	http.ResponseWriter
+	Status int // 0 until the answer starts
+	Bytes  int // of the body written
+
+	clen   [1]string // the Content-Length header's value slice
+	accept []string  // the request's Accept-Encoding field values
+	cache  *EncodedCache
+}
+
+// Reset makes rec the Response of an answer written to w, for a request
+// that accepts the codings accept; cache keeps compressed variants (nil
+// compresses nothing).
+func (rec *Response) Reset(w http.ResponseWriter, accept []string, cache *EncodedCache) {
+	if _, ok := w.(interface{ WriteString(string) (int, error) }); !ok {
+		w = stringWriter{w} // WriteString needs it; net/http's writer has it
+	}
+	*rec = Response{ResponseWriter: w, accept: accept, cache: cache}
+}
+
+func (rec *Response) WriteHeader(code int) {
+	if rec.Status == 0 {
+		rec.Status = code
+	}
+	rec.ResponseWriter.WriteHeader(code)
+}
+
+func (rec *Response) Write(b []byte) (int, error) {
+	if rec.Status == 0 {
+		rec.Status = http.StatusOK
+	}
+	n, err := rec.ResponseWriter.Write(b)
+	rec.Bytes += n
+	return n, err
+}
+
+func (rec *Response) WriteString(str string) (int, error) {
+	if rec.Status == 0 {
+		rec.Status = http.StatusOK
+	}
+	n, err := rec.ResponseWriter.(interface{ WriteString(string) (int, error) }).WriteString(str)
+	rec.Bytes += n
+	return n, err
+}
+
+func (rec *Response) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// Written reports whether the answer has started.
+func (rec *Response) Written() bool { return rec.Status != 0 }
+
+// Coding is the content coding of a body of the kind, n bytes long: the
+// one the request prefers when the body is worth compressing, else Identity.
+// A nil Response (outside the chain) compresses nothing.
+func (rec *Response) Coding(kind BodyKind, n int) Coding {
+	if rec == nil || rec.cache == nil || n < CompressAbove {
+		return Identity
+	}
+	return Negotiate(rec.accept, kind)
+}
+
+// Cache is the cache of compressed variants.
+func (rec *Response) Cache() *EncodedCache { return rec.cache }
+
+// ResponseOf finds the Response under w, through the writers that wrap it
+// (their Unwrap); nil when there is none.
+func ResponseOf(w http.ResponseWriter) *Response {
+	for {
+		switch ww := w.(type) {
+		case *Response:
+			return ww
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = ww.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+type stringWriter struct{ http.ResponseWriter }
+
+func (w stringWriter) WriteString(s string) (int, error) { return w.ResponseWriter.Write([]byte(s)) }
+
+func (w stringWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// chunkingAbove is net/http's bufferBeforeChunkingSize: a body of at most
+// this many bytes written before the handler returns gets its
+// Content-Length from net/http, outside the header map.
+const chunkingAbove = 2048
+
+// SetContentLength sets the Content-Length header of an answer of n bytes
+// when net/http would not (a body over chunkingAbove), in the Response's
+// own slice when w is one.
+func SetContentLength(w http.ResponseWriter, n int) {
+	if n <= chunkingAbove {
+		return // net/http adds it
+	}
+	v := strconv.Itoa(n)
+	if rec, ok := w.(*Response); ok {
+		rec.clen[0] = v
+		w.Header()["Content-Length"] = rec.clen[:]
+		return
+	}
+	w.Header()["Content-Length"] = []string{v}
+}
+
+// SendBody writes a 200 of body as it is (identity or already compressed).
+func SendBody(w http.ResponseWriter, contentType []string, body []byte) {
+	w.Header()["Content-Type"] = contentType
+	SetContentLength(w, len(body))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+// SendBodyString is SendBody of a body held in a string, not copied.
+func SendBodyString(w http.ResponseWriter, contentType []string, body string) {
+	w.Header()["Content-Type"] = contentType
+	SetContentLength(w, len(body))
+	w.WriteHeader(http.StatusOK)
+	if sw, ok := w.(interface{ WriteString(string) (int, error) }); ok {
+		sw.WriteString(body)
+		return
+	}
+	w.Write([]byte(body))
+}
+
+// WriteAnswer sends a 200 of a body of the kind, held in body or (when body
+// is nil) in str, without an ETag (a public answer): compressed when it is
+// worth it and the request accepts a coding we have, a kept body's
+// compressed variant kept, under its identity tag.
+func WriteAnswer(w http.ResponseWriter, kind BodyKind, contentType []string, body []byte, str string) {
+	rec := ResponseOf(w)
+	if rec != nil {
+		w.Header()["Vary"] = VaryAcceptEncoding
+	}
+	n := len(body)
+	if body == nil {
+		n = len(str)
+	}
+	c := rec.Coding(kind, n)
+	if c == Identity {
+		if body == nil {
+			SendBodyString(w, contentType, str)
+		} else {
+			SendBody(w, contentType, body)
+		}
+		return
+	}
+	var enc []byte
+	if kind == Kept {
+		var tag string
+		if body == nil {
+			tag = etag.OfString(str)
+		} else {
+			tag = etag.Of(body)
+		}
+		enc = rec.cache.Get(tag, c, body, str)
+	} else {
+		if body == nil {
+			body = []byte(str)
+		}
+		enc = Encode(c, kind, body)
+	}
+	w.Header()["Content-Encoding"] = ContentEncoding[c]
+	SendBody(w, contentType, enc)
+}
