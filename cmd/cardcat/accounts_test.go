@@ -97,33 +97,6 @@ func TestAccountsRefusals(t *testing.T) {
 	}
 }
 
-// TestUsageRows: the hourly and daily rows of `accounts usage` cover the
-// last n hours and d days up to now's, UTC, and each stored hour counts in
-// its own rows only.
-func TestUsageRows(t *testing.T) {
-	now := time.Date(2026, 3, 4, 1, 30, 0, 0, time.UTC).In(time.FixedZone("EST", -5*3600))
-	tb := usageTables(now, 3, 2)
-	h := func(day, hour int) time.Time { return time.Date(2026, 3, day, hour, 0, 0, 0, time.UTC) }
-	if !tb.from.Equal(h(3, 0)) || !tb.to.Equal(h(4, 2)) {
-		t.Errorf("reads [%v, %v), want [%v, %v)", tb.from, tb.to, h(3, 0), h(4, 2))
-	}
-	tb.add([]account.Usage{
-		{Hour: h(3, 0), Requests: 1},
-		{Hour: h(3, 23), Requests: 2, Refused: 1},
-		{Hour: h(4, 0), Requests: 4},
-		{Hour: h(4, 1), Requests: 8, Refused: 8},
-	})
-	wantHours := []usageRow{{h(3, 23), 2, 1}, {h(4, 0), 4, 0}, {h(4, 1), 8, 8}}
-	wantDays := []usageRow{{h(3, 0), 3, 1}, {h(4, 0), 12, 8}}
-	opt := cmp.AllowUnexported(usageRow{})
-	if diff := cmp.Diff(wantHours, tb.hours, opt); diff != "" {
-		t.Errorf("hours (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(wantDays, tb.days, opt); diff != "" {
-		t.Errorf("days (-want +got):\n%s", diff)
-	}
-}
-
 // TestAccountsUsageEndToEnd: keyed requests to two servers of one store,
 // 429s included, appear in `accounts usage` once the servers stopped (they
 // flush at shutdown), with either limiter; the key's last use in `keys list`

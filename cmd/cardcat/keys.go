@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/config"
@@ -89,16 +88,15 @@ func keysCreate(ctx context.Context, env *Env, args []string) error {
 	test := fs.Bool("test", false, "create a pk_test_ key instead of pk_live_")
 	email := fs.String("email", "", "the account's email; a key for an existing email joins that account")
 	trial := fs.String("trial-start", "", "start the account's 7-day trial at this time (RFC 3339)")
-	name := fs.String("name", "", fmt.Sprintf("the key's label, to tell it from the account's others (at most %d characters)", maxKeyName))
+	name := fs.String("name", "", fmt.Sprintf("the key's label, to tell it from the account's others (at most %d characters)", account.MaxKeyName))
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
-	if n := utf8.RuneCountInString(*name); n > maxKeyName || !utf8.ValidString(*name) {
-		return usageError{fmt.Sprintf("--name: at most %d characters of UTF-8", maxKeyName)}
+	if err := account.CheckKeyName(*name); err != nil {
+		return usageError{"--name: " + err.Error()}
 	}
 	var p account.Plan
 	if *plan != "" {
-		var err error
 		if p, err = account.ParsePlan(*plan); err != nil {
 			return usageError{"--plan: " + err.Error()}
 		}
@@ -139,15 +137,10 @@ func keysCreate(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	key, err := account.NewKey(*test)
-	if err != nil {
-		return err
-	}
-	k := &account.Key{AccountID: acc.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key), Test: *test, CreatedAt: time.Now().UTC(), Name: *name}
-	if err := st.CreateKey(ctx, k); err != nil {
-		if errors.Is(err, account.ErrTooManyKeys) {
-			return fmt.Errorf("account %d already has %d active keys; revoke one first (keys list --account %d): %w", acc.ID, account.MaxActiveKeys, acc.ID, err)
-		}
+	key, k, err := account.IssueKey(ctx, st, acc.ID, *test, *name, time.Now().UTC())
+	if errors.Is(err, account.ErrTooManyKeys) {
+		return fmt.Errorf("account %d already has %d active keys; revoke one first (keys list --account %d): %w", acc.ID, account.MaxActiveKeys, acc.ID, err)
+	} else if err != nil {
 		return err
 	}
 	lim := acc.Limits()
@@ -233,14 +226,25 @@ func addAccountFlags(fs *flag.FlagSet) accountFlags {
 	}
 }
 
-func (f accountFlags) load(ctx context.Context, st account.Store) (*account.Account, error) {
-	switch {
-	case *f.id > 0:
-		return st.Account(ctx, *f.id)
-	case *f.email != "":
-		return st.AccountByEmail(ctx, *f.email)
+// open opens the store of sf and loads the account f selects; done closes
+// the store.
+func (f accountFlags) open(ctx context.Context, sf *config.StoreConfig) (st account.Store, acc *account.Account, done func(), err error) {
+	if *f.id <= 0 && *f.email == "" {
+		return nil, nil, nil, usageError{"give --account ID or --email EMAIL"}
 	}
-	return nil, usageError{"give --account ID or --email EMAIL"}
+	if st, done, err = accountStore(ctx, sf); err != nil {
+		return nil, nil, nil, err
+	}
+	if *f.id > 0 {
+		acc, err = st.Account(ctx, *f.id)
+	} else {
+		acc, err = st.AccountByEmail(ctx, *f.email)
+	}
+	if err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return st, acc, done, nil
 }
 
 func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
@@ -251,8 +255,9 @@ func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
 	}
 	af := addAccountFlags(fs)
 	plan := fs.String("plan", "", "free, early-access, coffee, pro, ultra or business")
-	hour := fs.Int64("hour", 0, "custom hourly limit (coffee: at least 1000; business)")
-	day := fs.Int64("day", 0, "custom daily limit (coffee: at least 10000; business)")
+	floor := account.Coffee.DefaultLimits()
+	hour := fs.Int64("hour", 0, fmt.Sprintf("custom hourly limit (coffee: at least %d; business)", floor.Hour))
+	day := fs.Int64("day", 0, fmt.Sprintf("custom daily limit (coffee: at least %d; business)", floor.Day))
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
@@ -260,24 +265,14 @@ func accountsSetPlan(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return usageError{"--plan: " + err.Error()}
 	}
-	if (*hour != 0 || *day != 0) && !p.CustomLimits() {
-		return usageError{fmt.Sprintf("--hour/--day: plan %s has fixed limits; only coffee and business take custom ones", p)}
+	if err := account.CheckLimits(p, *hour, *day); err != nil {
+		return usageError{"--hour/--day: " + err.Error()}
 	}
-	if *hour < 0 || *day < 0 {
-		return usageError{"--hour/--day must be positive"}
-	}
-	if p == account.Coffee && (*hour != 0 && *hour < 1000 || *day != 0 && *day < 10000) {
-		return usageError{"coffee limits are at least 1000/hour and 10000/day"}
-	}
-	st, done, err := accountStore(ctx, sf)
+	st, acc, done, err := af.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer done()
-	acc, err := af.load(ctx, st)
-	if err != nil {
-		return err
-	}
 	acc.Plan, acc.HourLimit, acc.DayLimit = p, *hour, *day
 	if err := st.UpdateAccount(ctx, acc); err != nil {
 		return err
@@ -305,25 +300,18 @@ func accountsStartTrial(ctx context.Context, env *Env, args []string) error {
 	if start.IsZero() {
 		start = time.Now().UTC()
 	}
-	st, done, err := accountStore(ctx, sf)
+	st, acc, done, err := af.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer done()
-	acc, err := af.load(ctx, st)
-	if err != nil {
-		return err
-	}
 	acc.TrialStartedAt = start
 	if err := st.UpdateAccount(ctx, acc); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "account %d: trial from %s to %s\n", acc.ID, start.Format(time.RFC3339), start.Add(account.TrialLength).Format(time.RFC3339))
+	fmt.Fprintf(env.Stdout, "account %d: trial from %s to %s\n", acc.ID, start.Format(time.RFC3339), acc.TrialEnd().Format(time.RFC3339))
 	return nil
 }
-
-// maxKeyName is the longest key name, in characters (as the portal allows).
-const maxKeyName = 64
 
 // cell is s for a tabwriter column: "-" when empty, control characters
 // (tabs and newlines would break the table) as spaces.
@@ -394,8 +382,8 @@ func trialState(a *account.Account, now time.Time) string {
 	if a.TrialStartedAt.IsZero() {
 		return "not started"
 	}
-	end := a.TrialStartedAt.Add(account.TrialLength).UTC().Format(time.RFC3339)
-	if now.Before(a.TrialStartedAt.Add(account.TrialLength)) {
+	end := a.TrialEnd().UTC().Format(time.RFC3339)
+	if now.Before(a.TrialEnd()) {
 		return "active until " + end
 	}
 	return "ended " + end
@@ -411,15 +399,11 @@ func accountsVerify(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
-	st, done, err := accountStore(ctx, sf)
+	st, acc, done, err := af.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer done()
-	acc, err := af.load(ctx, st)
-	if err != nil {
-		return err
-	}
 	if !acc.VerifiedAt.IsZero() {
 		fmt.Fprintf(env.Stdout, "account %d (%s): already verified at %s\n", acc.ID, cell(acc.Email), timeOr(acc.VerifiedAt, ""))
 		return nil
@@ -447,94 +431,40 @@ func accountsUsage(ctx context.Context, env *Env, args []string) error {
 	if *hours < 0 || *hours > 24*366 || *days < 0 || *days > 366 {
 		return usageError{"--hours: 0 to 8784; --days: 0 to 366"}
 	}
-	st, done, err := accountStore(ctx, sf)
+	st, acc, done, err := af.open(ctx, sf)
 	if err != nil {
 		return err
 	}
 	defer done()
-	acc, err := af.load(ctx, st)
+	t := account.NewUsagePeriods(time.Now(), *hours, *days)
+	us, err := st.UsageBetween(ctx, acc.ID, t.From, t.To)
 	if err != nil {
 		return err
 	}
-	t := usageTables(time.Now(), *hours, *days)
-	us, err := st.UsageBetween(ctx, acc.ID, t.from, t.to)
-	if err != nil {
-		return err
-	}
-	t.add(us)
+	t.Add(us)
 	lim := acc.Limits()
 	fmt.Fprintf(env.Stdout, "account %d (%s), plan %s: %d/hour, %d/day; every keyed request, 429s included (running servers save their counts every %s)\n",
 		acc.ID, cell(acc.Email), acc.Plan, lim.Hour, lim.Day, account.DefaultFlushInterval)
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	if *hours > 0 {
 		fmt.Fprintln(env.Stdout)
-		t.write(tw, "HOUR (UTC)", t.hours, "2006-01-02 15:04")
+		writeUsage(tw, "HOUR (UTC)", t.Hours, "2006-01-02 15:04")
 	}
 	if *days > 0 {
 		fmt.Fprintln(tw)
-		t.write(tw, "DAY (UTC)", t.days, time.DateOnly)
+		writeUsage(tw, "DAY (UTC)", t.Days, time.DateOnly)
 	}
 	return tw.Flush()
 }
 
-// usageRows are the rows of `accounts usage`: one per hour and per day,
-// oldest first, those without traffic included.
-type usageRows struct {
-	from, to    time.Time // what to read from the store
-	hours, days []usageRow
-}
-
-type usageRow struct {
-	start             time.Time
-	requests, refused int64
-}
-
-// usageTables makes the rows of the n hours up to now's and the d days up to
-// today (UTC), all zero.
-func usageTables(now time.Time, n, d int) *usageRows {
-	hour := now.UTC().Truncate(time.Hour)
-	y, m, day := now.UTC().Date()
-	today := time.Date(y, m, day, 0, 0, 0, 0, time.UTC)
-	t := &usageRows{}
-	for i := n - 1; i >= 0; i-- {
-		t.hours = append(t.hours, usageRow{start: hour.Add(-time.Duration(i) * time.Hour)})
-	}
-	for i := d - 1; i >= 0; i-- {
-		t.days = append(t.days, usageRow{start: today.AddDate(0, 0, -i)})
-	}
-	t.from, t.to = hour.Add(time.Hour), hour.Add(time.Hour)
-	if n > 0 {
-		t.from = t.hours[0].start
-	}
-	if d > 0 && t.days[0].start.Before(t.from) {
-		t.from = t.days[0].start
-	}
-	return t
-}
-
-// add counts each hour of us in its hour's and its day's row.
-func (t *usageRows) add(us []account.Usage) {
-	for _, u := range us {
-		for _, rows := range [][]usageRow{t.hours, t.days} {
-			for i := len(rows) - 1; i >= 0; i-- {
-				if !u.Hour.Before(rows[i].start) {
-					rows[i].requests += u.Requests
-					rows[i].refused += u.Refused
-					break
-				}
-			}
-		}
-	}
-}
-
-// write prints one table, with a total.
-func (t *usageRows) write(tw *tabwriter.Writer, title string, rows []usageRow, layout string) {
+// writeUsage prints one table of `accounts usage`, with a total.
+func writeUsage(tw *tabwriter.Writer, title string, rows []account.UsagePeriod, layout string) {
 	fmt.Fprintf(tw, "%s\tREQUESTS\t429\n", title)
-	var total usageRow
+	var total account.UsagePeriod
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", r.start.Format(layout), r.requests, r.refused)
-		total.requests += r.requests
-		total.refused += r.refused
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", r.Start.Format(layout), r.Requests, r.Refused)
+		total.Requests += r.Requests
+		total.Refused += r.Refused
 	}
-	fmt.Fprintf(tw, "total\t%d\t%d\n", total.requests, total.refused)
+	fmt.Fprintf(tw, "total\t%d\t%d\n", total.Requests, total.Refused)
 }

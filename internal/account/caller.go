@@ -32,6 +32,15 @@ func (a *Account) Limits() ratelimit.Limits {
 	return lim
 }
 
+// TrialEnd is when the account's trial ends or ended; zero when it never
+// started.
+func (a *Account) TrialEnd() time.Time {
+	if a.TrialStartedAt.IsZero() {
+		return time.Time{}
+	}
+	return a.TrialStartedAt.Add(TrialLength)
+}
+
 // Access answers "may this caller use the paid endpoints?" and, when not,
 // what the 403 offers: a trial to start, or an upgrade.
 type Access uint8
@@ -55,7 +64,7 @@ func (a *Account) PaidAccess(now time.Time) Access {
 		return Allowed
 	case a.TrialStartedAt.IsZero():
 		return NeedsTrial
-	case now.Before(a.TrialStartedAt.Add(TrialLength)):
+	case now.Before(a.TrialEnd()):
 		return Allowed
 	default:
 		return TrialExpired

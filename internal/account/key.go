@@ -1,10 +1,13 @@
 package account
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
+	"unicode/utf8"
 )
 
 // The key format (SPEC.md, "Authentication"): pk_live_ or pk_test_, then 32
@@ -68,3 +71,36 @@ func HashKey(key string) string {
 
 // DisplayPrefix is the part of a well-formed key shown in listings and logs.
 func DisplayPrefix(key string) string { return key[:displayLen] }
+
+// MaxKeyName is the longest key name, in characters.
+const MaxKeyName = 64
+
+// CheckKeyName says what is wrong with a key's name, the label its owner
+// tells it from the account's others by: more than MaxKeyName characters,
+// or not UTF-8. "" passes (keys made before names existed have it); the
+// portal asks for a name all the same.
+func CheckKeyName(name string) error {
+	if utf8.RuneCountInString(name) > MaxKeyName || !utf8.ValidString(name) {
+		return fmt.Errorf("at most %d characters of UTF-8", MaxKeyName)
+	}
+	return nil
+}
+
+// IssueKey makes a new key for the account, named name (CheckKeyName), and
+// stores only its hash; the key itself is returned to be shown once. The
+// store refuses it with ErrTooManyKeys when the account holds
+// MaxActiveKeys already.
+func IssueKey(ctx context.Context, st Store, accountID int64, test bool, name string, now time.Time) (string, *Key, error) {
+	if err := CheckKeyName(name); err != nil {
+		return "", nil, fmt.Errorf("account: key name: %w", err)
+	}
+	key, err := NewKey(test)
+	if err != nil {
+		return "", nil, err
+	}
+	k := &Key{AccountID: accountID, Hash: HashKey(key), Prefix: DisplayPrefix(key), Test: test, CreatedAt: now, Name: name}
+	if err := st.CreateKey(ctx, k); err != nil {
+		return "", nil, err
+	}
+	return key, k, nil
+}

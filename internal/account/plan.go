@@ -1,6 +1,7 @@
 package account
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -152,3 +153,27 @@ func (p Plan) Quota() Quota {
 // FreeLimits are the Free plan's quotas: what public routes report to a
 // caller without a key.
 func FreeLimits() ratelimit.Limits { return Free.DefaultLimits() }
+
+// CheckLimits says what is wrong with custom limits (0: the plan's default)
+// for an account on p: a plan of fixed limits takes none, a limit is not
+// negative, and Coffee's are at least its default (the floor
+// Account.Limits would apply anyway, refused here so that an operator
+// never sets a limit that does nothing).
+func CheckLimits(p Plan, hour, day int64) error {
+	if (hour != 0 || day != 0) && !p.CustomLimits() {
+		var custom []string
+		for i := range plans {
+			if plans[i].custom {
+				custom = append(custom, string(plans[i].plan))
+			}
+		}
+		return fmt.Errorf("plan %s has fixed limits; only %s take custom ones", p, strings.Join(custom, " and "))
+	}
+	if hour < 0 || day < 0 {
+		return errors.New("limits must be positive")
+	}
+	if floor := p.DefaultLimits(); p.Quota() == QuotaFloor && (hour != 0 && hour < floor.Hour || day != 0 && day < floor.Day) {
+		return fmt.Errorf("%s limits are at least %d/hour and %d/day", p, floor.Hour, floor.Day)
+	}
+	return nil
+}

@@ -5,13 +5,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cardcat/cardcat/internal/account"
 )
-
-// maxKeyName is the longest key name, in characters.
-const maxKeyName = 64
 
 const msgBidiInKeyName = "Give the key a name without direction-changing characters: they make a name read in another order than it is written."
 
@@ -86,22 +82,16 @@ func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, acc *account.
 		refuse("Choose the key's kind: live or test.")
 		return
 	}
-	if n := utf8.RuneCountInString(kd.Name); n == 0 || n > maxKeyName || !utf8.ValidString(kd.Name) {
-		refuse("Give the key a name of 1 to " + strconv.Itoa(maxKeyName) + " characters, to tell it from your others.")
+	if kd.Name == "" || account.CheckKeyName(kd.Name) != nil {
+		refuse("Give the key a name of 1 to " + strconv.Itoa(account.MaxKeyName) + " characters, to tell it from your others.")
 		return
 	}
 	if strings.ContainsFunc(kd.Name, bidiControl) {
 		refuse(msgBidiInKeyName)
 		return
 	}
-	key, err := account.NewKey(kd.Test)
-	if err != nil {
-		p.fail(w, r, "keys: new key", err)
-		return
-	}
-	k := &account.Key{AccountID: acc.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key),
-		Test: kd.Test, CreatedAt: p.now(), Name: kd.Name}
-	if err := p.deps.Store.CreateKey(ctx, k); errors.Is(err, account.ErrTooManyKeys) {
+	key, k, err := account.IssueKey(ctx, p.deps.Store, acc.ID, kd.Test, kd.Name, p.now())
+	if errors.Is(err, account.ErrTooManyKeys) {
 		refuse("You can have at most " + strconv.Itoa(account.MaxActiveKeys) + " active keys; revoke one first.")
 		return
 	} else if err != nil {

@@ -27,10 +27,7 @@ type trialStatus struct {
 // trialOf reads the trial state off account.PaidAccess, the rule the API
 // applies, so that the page and the 403 never disagree.
 func trialOf(acc *account.Account, now time.Time) trialStatus {
-	s := trialStatus{Days: int(account.TrialLength / (24 * time.Hour))}
-	if !acc.TrialStartedAt.IsZero() {
-		s.Ends = acc.TrialStartedAt.Add(account.TrialLength)
-	}
+	s := trialStatus{Days: int(account.TrialLength / (24 * time.Hour)), Ends: acc.TrialEnd()}
 	switch {
 	case acc.Plan.IncludesPaid():
 		s.State = trialIncluded

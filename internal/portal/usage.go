@@ -48,20 +48,18 @@ func (p *Portal) usagePage(w http.ResponseWriter, r *http.Request, acc *account.
 			d.Stale = true
 		}
 	}
-	now := p.now().UTC()
-	hourEnd := now.Truncate(time.Hour).Add(time.Hour)
-	hourStart := hourEnd.Add(-usageHours * time.Hour)
-	dayEnd := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
-	dayStart := dayEnd.AddDate(0, 0, -usageDays)
-	rows, err := p.deps.Store.UsageBetween(ctx, acc.ID, dayStart, dayEnd)
+	periods := account.NewUsagePeriods(p.now(), usageHours, usageDays)
+	rows, err := p.deps.Store.UsageBetween(ctx, acc.ID, periods.From, periods.To)
 	if err != nil {
 		p.fail(w, r, "usage: read", err)
 		return
 	}
+	periods.Add(rows)
 
 	hours := make([]bar, usageHours)
-	for i := range hours {
-		t := hourStart.Add(time.Duration(i) * time.Hour)
+	for i, h := range periods.Hours {
+		t := h.Start
+		hours[i].Requests, hours[i].Refused = h.Requests, h.Refused
 		hours[i].Title = t.Format("2006-01-02 15:00") + "–" + t.Add(time.Hour).Format("15:00 UTC")
 		switch {
 		case t.Hour() == 0:
@@ -71,22 +69,12 @@ func (p *Portal) usagePage(w http.ResponseWriter, r *http.Request, acc *account.
 		}
 	}
 	days := make([]bar, usageDays)
-	for i := range days {
-		t := dayStart.AddDate(0, 0, i)
+	for i, day := range periods.Days {
+		t := day.Start
+		days[i].Requests, days[i].Refused = day.Requests, day.Refused
 		days[i].Title = t.Format("2006-01-02")
 		if (usageDays-1-i)%5 == 0 {
 			days[i].Label = t.Format("Jan 2")
-		}
-	}
-	for _, u := range rows {
-		h := u.Hour.UTC()
-		if i := int(h.Sub(hourStart) / time.Hour); !h.Before(hourStart) && i < usageHours {
-			hours[i].Requests += u.Requests
-			hours[i].Refused += u.Refused
-		}
-		if i := int(h.Sub(dayStart) / (24 * time.Hour)); !h.Before(dayStart) && i < usageDays {
-			days[i].Requests += u.Requests
-			days[i].Refused += u.Refused
 		}
 	}
 	d.Hours, d.Days = tableOf(hours), tableOf(days)
