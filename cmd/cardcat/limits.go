@@ -54,12 +54,13 @@ func openLimits(ctx context.Context, env *Env, f config.Limits, trusted []netip.
 		return l, nil
 	}
 	setRedisDriverLogger.Do(func() { redis.SetDriverLogger(env.Log) })
-	r, err := redis.Open(ctx, redisURL, memory.New(memory.Options{Logger: env.Log}), redisMetrics(mx, redis.Options{Prefix: f.RedisPrefix, Timeout: f.RedisTimeout, Logger: env.Log}))
+	r, err := redis.Open(ctx, redisURL, memory.New(memory.Options{Logger: env.Log}),
+		redis.Options{Prefix: f.RedisPrefix, Timeout: f.RedisTimeout, Logger: env.Log, RoundTrip: mx.RedisRoundTrip})
 	if err != nil {
 		return nil, usageError{"--redis-url: " + strings.ReplaceAll(err.Error(), redisURL, redact(redisURL))}
 	}
 	l.limiter, l.backend = r, "redis "+redact(redisURL)
-	watchRedis(mx, r)
+	mx.RedisFallback(r.Local)
 	return l, nil
 }
 

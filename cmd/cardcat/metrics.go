@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/cardcat/cardcat/internal/images"
 	"github.com/cardcat/cardcat/internal/metrics"
-	"github.com/cardcat/cardcat/internal/ratelimit/redis"
 	"github.com/cardcat/cardcat/internal/serving"
 )
 
@@ -36,12 +35,3 @@ func imageOutcome(o images.Outcome) metrics.ImageOutcome {
 	}
 	return metrics.ImageFailed
 }
-
-// redisMetrics gives the Redis limiter's options the round-trip histogram
-// of mx; watchRedis then reports its fallback state.
-func redisMetrics(mx *metrics.Metrics, o redis.Options) redis.Options {
-	o.RoundTrip = mx.RedisRoundTrip
-	return o
-}
-
-func watchRedis(mx *metrics.Metrics, l *redis.Limiter) { mx.RedisFallback(l.Local) }
