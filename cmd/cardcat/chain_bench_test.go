@@ -21,6 +21,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/ratelimit/redis"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // The cost of keys and rate limits on a card-detail request, measured in one
@@ -108,7 +109,7 @@ func (f *chainFixture) server(b *testing.B, auth httpapi.Authenticator, lim rate
 }
 
 // serverLogging is server with a logger and an access log.
-func (f *chainFixture) serverLogging(b *testing.B, log *slog.Logger, access func(httpapi.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
+func (f *chainFixture) serverLogging(b *testing.B, log *slog.Logger, access func(web.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
 	b.Helper()
 	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
 		View:      func() *serving.View { return f.view },

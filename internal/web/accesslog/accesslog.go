@@ -22,19 +22,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/cardcat/cardcat/internal/config"
-	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/jsonw"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // New returns the access log: lines in cfg's format written to w, or
 // nothing when cfg's level is above info. Without w, nil: httpapi then logs
 // through its slog Logger.
-func New(cfg config.Log, w io.Writer) func(httpapi.AccessEntry) {
+func New(cfg config.Log, w io.Writer) func(web.AccessEntry) {
 	if w == nil {
 		return nil
 	}
 	if cfg.Level > slog.LevelInfo {
-		return func(httpapi.AccessEntry) {}
+		return func(web.AccessEntry) {}
 	}
 	l := &writer{w: w, json: cfg.JSON}
 	return l.write
@@ -46,7 +46,7 @@ type writer struct {
 	bufs sync.Pool // *[]byte
 }
 
-func (l *writer) write(e httpapi.AccessEntry) {
+func (l *writer) write(e web.AccessEntry) {
 	bp, _ := l.bufs.Get().(*[]byte)
 	if bp == nil {
 		bp = new([]byte)
@@ -68,7 +68,7 @@ const slogTime = "2006-01-02T15:04:05.000Z07:00"
 
 // appendText appends e as slog.TextHandler writes the Info record
 // "request" with e.Attrs.
-func appendText(b []byte, e *httpapi.AccessEntry) []byte {
+func appendText(b []byte, e *web.AccessEntry) []byte {
 	if !e.Time.IsZero() {
 		b = append(b, "time="...)
 		b = e.Time.AppendFormat(b, slogTime)
@@ -95,7 +95,7 @@ func appendText(b []byte, e *httpapi.AccessEntry) []byte {
 
 // appendJSON appends e as slog.JSONHandler writes the Info record
 // "request" with e.Attrs (durations in nanoseconds, as slog writes them).
-func appendJSON(b []byte, e *httpapi.AccessEntry) []byte {
+func appendJSON(b []byte, e *web.AccessEntry) []byte {
 	b = append(b, '{')
 	if !e.Time.IsZero() {
 		b = append(b, `"time":"`...)

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/config"
-	"github.com/cardcat/cardcat/internal/httpapi"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // slogLine is what slog's text or JSON handler writes for e.
-func slogLine(t testing.TB, e *httpapi.AccessEntry, json bool) string {
+func slogLine(t testing.TB, e *web.AccessEntry, json bool) string {
 	var buf bytes.Buffer
 	var h slog.Handler = slog.NewTextHandler(&buf, nil)
 	if json {
@@ -27,9 +27,9 @@ func slogLine(t testing.TB, e *httpapi.AccessEntry, json bool) string {
 	return buf.String()
 }
 
-func accessEntries() []httpapi.AccessEntry {
+func accessEntries() []web.AccessEntry {
 	at := time.Date(2026, 11, 22, 4, 5, 6, 789_654_321, time.UTC)
-	return []httpapi.AccessEntry{
+	return []web.AccessEntry{
 		{Time: at, RequestID: "1a2b3c4d-5f", Method: "GET", Path: "/dbs/cards/dbs_00ab12cd34ef5678", Status: 200,
 			Bytes: 1834, Duration: 1234567 * time.Nanosecond, Remote: "127.0.0.1:54321", Account: "42"},
 		{Time: at.In(time.FixedZone("CET", 3600)), RequestID: "caller.id_7", Method: "POST", Path: "/mtg/search?q=l%C3%A9gion+d=1&x=\"y\"",
@@ -59,7 +59,7 @@ func FuzzAccessLogMatchesSlog(f *testing.F) {
 		f.Add(e.RequestID, e.Path, e.Remote, e.Account, int64(e.Duration))
 	}
 	f.Fuzz(func(t *testing.T, id, path, remote, acct string, d int64) {
-		e := httpapi.AccessEntry{Time: time.Unix(1_790_000_000, d%1e9).UTC(), RequestID: id, Method: "GET", Path: path,
+		e := web.AccessEntry{Time: time.Unix(1_790_000_000, d%1e9).UTC(), RequestID: id, Method: "GET", Path: path,
 			Status: 200, Bytes: len(path), Duration: time.Duration(d), Remote: remote, Account: acct}
 		if got, want := string(appendText(nil, &e)), slogLine(t, &e, false); got != want {
 			t.Errorf("text:\n got %s\nwant %s", got, want)
