@@ -14,6 +14,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/ratelimit/redis"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // TestConfigDefaults: the table's defaults are the ones the packages hold
@@ -28,7 +29,7 @@ func TestConfigDefaults(t *testing.T) {
 		got, want any
 	}{
 		{"guard-per-hour", c.Limits.GuardPerHour, int64(httpapi.DefaultGuardPerHour)},
-		{"compress-cache-mb", c.Serve.CompressCacheMB << 20, httpapi.DefaultCompressCacheBytes},
+		{"compress-cache-mb", c.Serve.CompressCacheMB << 20, web.DefaultCompressCacheBytes},
 		{"redis-prefix", c.Limits.RedisPrefix, redis.DefaultPrefix},
 		{"redis-timeout", c.Limits.RedisTimeout, redis.DefaultTimeout},
 		{"load-timeout", c.Catalogue.LoadTimeout, serving.DefaultLoadTimeout},

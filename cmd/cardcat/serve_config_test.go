@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // configEnv is an Env whose environment is m and whose output is kept.
@@ -54,7 +54,7 @@ func TestParseServe(t *testing.T) {
 
 	env, _ = configEnv(map[string]string{"GOGC": "100"})
 	if cfg, err = parseServe(env, nil); err != nil || cfg.gcPercent != -1 || cfg.Store.DatabaseURL != "" || cfg.Store.DataDir != "./data" ||
-		cfg.Catalogue.LoadTimeout != serving.DefaultLoadTimeout || cfg.Serve.CompressCacheMB<<20 != httpapi.DefaultCompressCacheBytes {
+		cfg.Catalogue.LoadTimeout != serving.DefaultLoadTimeout || cfg.Serve.CompressCacheMB<<20 != web.DefaultCompressCacheBytes {
 		t.Errorf("defaults with the operator's GOGC: %+v, %v", cfg, err)
 	}
 }
