@@ -4,7 +4,8 @@
 //
 // The document is the one `cardcat serve` answers at GET /openapi.json with
 // its defaults (public URL http://localhost:8080, version "dev"): the same
-// route table renders it here, without a catalogue, a store or a listener.
+// route table renders it here (apiref.OpenAPI of httpapi.Reference), without
+// a server, a catalogue, a store or a listener.
 // The files hold it indented, for readable diffs; compacted, it is the served
 // bytes (the live tests of the clients check it against a real server).
 package openapidoc
@@ -13,12 +14,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 
+	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
-	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // The defaults of `cardcat serve` the document shows: its public URL (in
@@ -32,21 +31,11 @@ const (
 // Render returns the document as `cardcat serve` serves it with its
 // defaults, indented by two spaces and ending in a newline.
 func Render() ([]byte, error) {
-	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
-		View:      func() *serving.View { return nil },
-		Games:     game.Default(),
-		Version:   DefaultVersion,
-		PublicURL: DefaultPublicURL,
-	})
+	doc, err := apiref.OpenAPI(httpapi.Reference(game.Default(), DefaultPublicURL, DefaultVersion))
 	if err != nil {
 		return nil, fmt.Errorf("openapidoc: %w", err)
 	}
-	w := httptest.NewRecorder()
-	api.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/openapi.json", nil))
-	if w.Code != http.StatusOK {
-		return nil, fmt.Errorf("openapidoc: GET /openapi.json answered %d: %s", w.Code, w.Body)
-	}
-	return Indent(w.Body.Bytes())
+	return Indent(doc)
 }
 
 // Indent is the file form of a served document: indented by two spaces,

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/etag"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/web"
@@ -40,7 +41,7 @@ type keyedHandler func(r *http.Request) (reply, error)
 
 // admit wraps a keyed or paid route's handler in the admission step; g is
 // the game whose paid access a paid route needs.
-func (s *Server) admit(access access, g game.Game, h keyedHandler) http.Handler {
+func (s *Server) admit(access apiref.Access, g game.Game, h keyedHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r.Context())
 		if st.key != keyValid {
@@ -49,7 +50,7 @@ func (s *Server) admit(access access, g game.Game, h keyedHandler) http.Handler 
 			}
 			return
 		}
-		if access == accessPaid {
+		if access == apiref.Paid {
 			if paid := st.caller.PaidFor(g.ProPaid); paid != account.Allowed {
 				if s.take(w, r) {
 					s.writeError(w, r, s.planRequired(paid, g.ProPaid))

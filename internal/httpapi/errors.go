@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/web"
 )
 
@@ -46,29 +47,28 @@ func newError(status int, code, message string) *apiError {
 	return &apiError{Status: status, Body: errorBody{Error: code, Message: message}}
 }
 
-// Error values of the spec.
+// Error values of the spec (apiref's: the document lists them too).
 const (
-	errEndpointNotFound   = "Endpoint not found"
-	errMethodNotAllowed   = "Method not allowed"
-	errInvalidParameter   = "Invalid parameter"
-	errInvalidCardID      = "Invalid or corrupted card ID"
-	errCardNotFound       = "Card not found"
-	errSetNotFound        = "Set not found"
-	errQueryRequired      = "Query parameter required"
-	errQueryRejected      = "Search query rejected"
-	errSearchUnavailable  = "Search temporarily unavailable"
-	errInternal           = "Internal server error"
-	errServiceUnavailable = "Service unavailable"
-	errKeyRequired        = "API key required"
-	errKeyInvalid         = "Invalid API key"
-	errPlanRequired       = "Plan upgrade required"
-	errImageNotFound      = "Image not found"
-	errImageUnavailable   = "Image not available"
-	errAmbiguousSetCode   = "Ambiguous set code" // the base game's set image only
-	// Of POST /mcp, whose protocol the SDK checks before any tool runs.
-	errInvalidMCPRequest = "Invalid MCP request"
-	errRequestTooLarge   = "Request too large"
-	errUnsupportedMedia  = "Unsupported media type"
+	errEndpointNotFound   = apiref.ErrEndpointNotFound
+	errMethodNotAllowed   = apiref.ErrMethodNotAllowed
+	errInvalidParameter   = apiref.ErrInvalidParameter
+	errInvalidCardID      = apiref.ErrInvalidCardID
+	errCardNotFound       = apiref.ErrCardNotFound
+	errSetNotFound        = apiref.ErrSetNotFound
+	errQueryRequired      = apiref.ErrQueryRequired
+	errQueryRejected      = apiref.ErrQueryRejected
+	errSearchUnavailable  = apiref.ErrSearchUnavailable
+	errInternal           = apiref.ErrInternal
+	errServiceUnavailable = apiref.ErrServiceUnavailable
+	errKeyRequired        = apiref.ErrKeyRequired
+	errKeyInvalid         = apiref.ErrKeyInvalid
+	errPlanRequired       = apiref.ErrPlanRequired
+	errImageNotFound      = apiref.ErrImageNotFound
+	errImageUnavailable   = apiref.ErrImageUnavailable
+	errAmbiguousSetCode   = apiref.ErrAmbiguousSetCode
+	errInvalidMCPRequest  = apiref.ErrInvalidMCPRequest
+	errRequestTooLarge    = apiref.ErrRequestTooLarge
+	errUnsupportedMedia   = apiref.ErrUnsupportedMedia
 )
 
 func (s *Server) adapt(h apiHandler) http.Handler {

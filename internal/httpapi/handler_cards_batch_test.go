@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cardcat/cardcat/internal/catalog"
 )
 
 // Fixture cards of the batch tests: a linked card, a Cardmarket-only one,

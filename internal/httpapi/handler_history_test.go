@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/store"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
-	"github.com/google/go-cmp/cmp"
 )
 
 // historyDay is the UTC day of the fixture catalogue's version (its

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/apiref"
 )
 
 // GET / describes the API. Its body depends on nothing but the
@@ -51,7 +52,7 @@ func (s *Server) renderRoot() ([]byte, error) {
 			Method:   "api_key",
 			Header:   "X-API-Key",
 			Format: "pk_live_ (production) or pk_test_ (development) followed by 32 letters and digits; " +
-				"sent in the header X-API-Key or as Authorization: Bearer followed by the key. " + s.publicPathsNeedNoKey(),
+				"sent in the header X-API-Key or as Authorization: Bearer followed by the key. " + apiref.PublicPathsNote(s.reference().Routes),
 		},
 		Endpoints:  map[string]rootEndpoint{},
 		RateLimits: freeRateLimits(),
@@ -60,20 +61,6 @@ func (s *Server) renderRoot() ([]byte, error) {
 		b.Endpoints[d.Label] = rootEndpoint{Path: d.Path, AuthRequired: d.AuthRequired}
 	}
 	return json.Marshal(b)
-}
-
-// publicPathsNeedNoKey says which routes need no key: "GET /, /games, ... need no key."
-func (s *Server) publicPathsNeedNoKey() string {
-	var paths []string
-	for _, rt := range s.table {
-		if rt.Access == accessPublic {
-			paths = append(paths, rt.Path)
-		}
-	}
-	if len(paths) == 1 {
-		return "GET " + paths[0] + " needs no key."
-	}
-	return "GET " + strings.Join(paths[:len(paths)-1], ", ") + " and " + paths[len(paths)-1] + " need no key."
 }
 
 // GET /games lists the games with their route templates.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cardcat/cardcat/internal/apiref"
 )
 
 // POST /mcp: the API for AI agents, as MCP tools (Model Context Protocol,
@@ -299,12 +300,12 @@ func (s *Server) routeIndex(label string) int {
 }
 
 func (s *Server) mcpInstructions() string {
-	return "cardcat: trading-card catalogues with TCGplayer (USD) and Cardmarket (EUR) prices, for " + s.gameNames() + ". " +
+	return "cardcat: trading-card catalogues with TCGplayer (USD) and Cardmarket (EUR) prices, for " + apiref.GameNames(s.deps.Games) + ". " +
 		"Each tool answers exactly the JSON of the REST endpoint its description names. Each tool call counts as one request " +
 		"against the rate limit of the key's account (X-RateLimit-* of the call are in the result's _meta); listing tools does not. " +
 		"A failed call is an error result carrying the API's error body, {error, message, ...}: its message says what to do. " +
 		"Set tools take a set_id (unique) or a set_code; a code several sets share answers a disambiguation listing their set_ids. " +
-		"Tools marked paid need the Ultra or Business plan or an active 7-day trial" + s.proGamesNote() + "."
+		"Tools marked paid need the Ultra or Business plan or an active 7-day trial" + apiref.ProGamesNote(s.deps.Games) + "."
 }
 
 // mcpTool is the tool of route rt.
@@ -314,7 +315,7 @@ func (s *Server) mcpTool(name string, rt *route) *mcp.Tool {
 		desc = append(desc, rt.Op.Description)
 	}
 	if rt.Paid() {
-		desc = append(desc, "Paid: needs the Ultra or Business plan or an active 7-day trial"+s.proGamesNote()+"; otherwise the error `Plan upgrade required` (with redeem_url or upgrade_url).")
+		desc = append(desc, "Paid: needs the Ultra or Business plan or an active 7-day trial"+apiref.ProGamesNote(s.deps.Games)+"; otherwise the error `Plan upgrade required` (with redeem_url or upgrade_url).")
 	}
 	desc = append(desc, "Answers the JSON of GET "+rt.Path+"; counts as one request.")
 	return &mcp.Tool{
@@ -336,7 +337,7 @@ type mcpSchema struct {
 
 type mcpProperty struct {
 	Description string `json:"description,omitempty"`
-	paramSchema
+	apiref.ParamSchema
 }
 
 func (s *Server) mcpInputSchema(rt *route) *mcpSchema {
@@ -346,15 +347,15 @@ func (s *Server) mcpInputSchema(rt *route) *mcpSchema {
 		for _, g := range s.deps.Games.All() {
 			codes = append(codes, g.Code)
 		}
-		sc.Properties["game"] = mcpProperty{Description: "The game: " + s.gameNames() + ".",
-			paramSchema: paramSchema{Type: "string", Enum: codes}}
+		sc.Properties["game"] = mcpProperty{Description: "The game: " + apiref.GameNames(s.deps.Games) + ".",
+			ParamSchema: apiref.ParamSchema{Type: "string", Enum: codes}}
 		sc.Required = append(sc.Required, "game")
 	}
 	for _, p := range rt.Op.Params {
 		if p.In != "path" && p.In != "query" || p.NotForTools {
 			continue
 		}
-		sc.Properties[p.Name] = mcpProperty{Description: p.Description, paramSchema: p.Schema}
+		sc.Properties[p.Name] = mcpProperty{Description: p.Description, ParamSchema: p.Schema}
 		if p.Required {
 			sc.Required = append(sc.Required, p.Name)
 		}
@@ -554,68 +555,4 @@ func mcpResult(status int, header http.Header, body []byte) *mcp.CallToolResult 
 		res.Meta["cardcat/headers"] = headers
 	}
 	return res
-}
-
-// tagAgents is the OpenAPI document's tag of POST /mcp.
-const tagAgents = "AI agents"
-
-// mcpOpenAPI is what the OpenAPI document says of POST /mcp, a path beside
-// the route table's. The tools themselves are described by the protocol
-// (tools/list), each from its route, which the document describes.
-func (s *Server) mcpOpenAPI() (*openapiOperation, error) {
-	var tools []string
-	for _, t := range mcpTools {
-		tools = append(tools, "`"+t.Name+"` ("+s.table[s.routeIndex(t.Label)].Path+")")
-	}
-	op := &openapiOperation{OperationID: "postMCP", Tags: []string{tagAgents},
-		Summary: "The MCP endpoint for AI agents: the API's routes as tools",
-		Description: "Model Context Protocol over streamable HTTP, stateless (no session; no GET stream, no DELETE: 405). " +
-			"Needs a key like every keyed route. The protocol's own requests (initialize, tools/list, notifications) are not counted; " +
-			"each tools/call is one request of the route it names, counted in the account's pool, and answers that route's JSON: " +
-			"as text and structured content, an error result (isError) for any status but 200, with the status and the rate-limit headers in `_meta`. " +
-			"Tools: " + strings.Join(tools, ", ") + ".",
-		Parameters: []any{openapiParam{Name: "MCP-Protocol-Version", In: "header",
-			Description: "The protocol version the client negotiated at initialize (clients send it by themselves).",
-			Schema:      paramSchema{Type: "string"}}},
-		Responses: map[string]json.RawMessage{},
-	}
-	example := map[string]any{"tools/call": map[string]any{"summary": "Call get_card", "value": map[string]any{
-		"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": "get_card", "arguments": map[string]any{"game": "dbs", "id": "dbs_b8900e61064a48cb"}}}}}
-	message := map[string]any{"type": "object", "required": []string{"jsonrpc"}, "properties": map[string]any{
-		"jsonrpc": map[string]any{"type": "string", "const": "2.0"},
-		"id":      map[string]any{"type": []string{"string", "integer"}},
-		"method":  map[string]any{"type": "string"},
-		"params":  map[string]any{"type": "object"},
-		"result":  map[string]any{"type": "object"},
-		"error": map[string]any{"type": "object", "required": []string{"code", "message"}, "properties": map[string]any{
-			"code": map[string]any{"type": "integer"}, "message": map[string]any{"type": "string"}, "data": map[string]any{}}},
-	}}
-	parts := map[string]any{
-		"requestBody": map[string]any{"required": true,
-			"description": "One JSON-RPC 2.0 message of MCP: a request (initialize, tools/list, tools/call, ping) or a notification. Send `Content-Type: application/json` and `Accept: application/json, text/event-stream`.",
-			"content":     map[string]any{"application/json": map[string]any{"schema": message, "examples": example}}},
-		"200": openapiResponse{Description: "The JSON-RPC response: initialize's result, the tools, or a tool's result.",
-			Headers: s.answerHeaders(nil), Content: map[string]openapiMedia{"application/json": {Schema: message}}},
-		"202": openapiResponse{Description: "A notification, accepted: no body.", Headers: s.answerHeaders(nil)},
-		"400": openapiResponse{Description: "Not a message of the protocol, an Accept without both media types, or an unsupported MCP-Protocol-Version: the API's error body, or a JSON-RPC error.",
-			Headers: s.answerHeaders(nil), Content: map[string]openapiMedia{"application/json": {Schema: map[string]any{"oneOf": []any{errorSchema([]string{errInvalidMCPRequest}, nil), message}}}}},
-		"413": s.errorResponse(answer{Description: "A body over " + strconv.Itoa(mcpMaxBody>>10) + " KiB.", Errors: []string{errRequestTooLarge}}),
-		"415": s.errorResponse(answer{Description: "A body that is not `application/json`.", Errors: []string{errUnsupportedMedia}}),
-		"401": openapiRef{"#/components/responses/" + respUnauthorized},
-		"429": openapiRef{"#/components/responses/" + respTooManyRequests},
-		"500": openapiRef{"#/components/responses/" + respInternalError},
-	}
-	for name, v := range parts {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("httpapi: POST /mcp in the document: %w", err)
-		}
-		if name == "requestBody" {
-			op.RequestBody = b
-			continue
-		}
-		op.Responses[name] = b
-	}
-	return op, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/catalog"
 )
 
@@ -216,7 +217,7 @@ func TestMCPTools(t *testing.T) {
 		// The schema is the route's parameters: compare it with the table,
 		// through JSON as a client sees both.
 		wantSchema := map[string]any{"type": "object", "properties": map[string]any{
-			"game": map[string]any{"type": "string", "enum": []any{"dbs", "mtg", "pkm", "op"}, "description": "The game: " + s.gameNames() + "."}}}
+			"game": map[string]any{"type": "string", "enum": []any{"dbs", "mtg", "pkm", "op"}, "description": "The game: " + apiref.GameNames(s.deps.Games) + "."}}}
 		required := []any{"game"}
 		for _, p := range rt.Op.Params {
 			if p.In == "header" || p.NotForTools {

@@ -109,7 +109,7 @@ func (c *request) Value(key any) any {
 // every answer has them (5xx and panics included), its state, and after the
 // answer its access log line.
 func (s *Server) withRequest(next http.Handler) http.Handler {
-	https := isHTTPS(s.deps.PublicURL)
+	https := web.IsHTTPS(s.deps.PublicURL)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &request{Context: r.Context()}
 		st := &c.st
@@ -151,12 +151,6 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		}
 		s.logAccess(r, c, end)
 	})
-}
-
-// isHTTPS reports whether callers reach the API at publicURL over https
-// (TLS may end at a proxy in front of this server).
-func isHTTPS(publicURL string) bool {
-	return len(publicURL) >= len("https://") && strings.EqualFold(publicURL[:len("https://")], "https://")
 }
 
 // logAccess writes the access log's line of a request, whose answer ended

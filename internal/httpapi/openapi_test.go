@@ -20,8 +20,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/httpapi/openapitest"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cardcat/cardcat/internal/apiref"
+	"github.com/cardcat/cardcat/internal/httpapi/openapitest"
 )
 
 // The OpenAPI document's tests: it loads and validates as OpenAPI 3.1; it
@@ -94,12 +96,12 @@ func TestOpenAPIDocument(t *testing.T) {
 	// Public routes are marked so, paid routes so.
 	for _, rt := range s.table {
 		path := rt.Path
-		if !rt.servedPrefixed(s.deps.Games) {
+		if !rt.ServedPrefixed(s.deps.Games) {
 			path = strings.TrimPrefix(path, "/{game}") // the base game's only
 		}
 		op := doc.Paths.Value(path).Get
 		public := op.Security != nil && len(*op.Security) == 0
-		if public != (rt.Access == accessPublic) {
+		if public != (rt.Access == apiref.Public) {
 			t.Errorf("%s: security %v for access %d", rt.Path, op.Security, rt.Access)
 		}
 		if paid, _ := op.Extensions["x-paid"].(bool); paid != rt.Paid() {
@@ -219,7 +221,7 @@ func TestOpenAPIStartup(t *testing.T) {
 	start := time.Now()
 	const n = 20
 	for range n {
-		if _, err := s.renderOpenAPI(); err != nil {
+		if _, err := apiref.OpenAPI(s.reference()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +230,7 @@ func TestOpenAPIStartup(t *testing.T) {
 
 // The examples of the document are the sample's golden answers
 // (sample_{game}_{what}), lists cut to their first exampleItems items.
-// go test ./internal/httpapi -update rewrites openapi_examples.json.
+// go test ./internal/httpapi -update rewrites internal/apiref/openapi_examples.json.
 const exampleItems = 3
 
 // optionalExamples are in the sample of some games only (a set code shared
@@ -259,7 +261,7 @@ var sampleExamples = []struct{ what, op, name, summary string }{
 
 func TestOpenAPIExamples(t *testing.T) {
 	s := mustTestServer(t)
-	ex := examples{}
+	ex := map[string]map[string]map[string]json.RawMessage{}
 	used := map[string]bool{}
 	for _, g := range s.deps.Games.All() {
 		for _, se := range sampleExamples {
@@ -320,13 +322,18 @@ func TestOpenAPIExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
+	const examplesFile = "../apiref/openapi_examples.json" // embedded by apiref
 	if *update {
-		if err := os.WriteFile("openapi_examples.json", got, 0o644); err != nil {
+		if err := os.WriteFile(examplesFile, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if diff := cmp.Diff(string(openapiExamples), string(got)); diff != "" {
+	embedded, err := os.ReadFile(examplesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(embedded), string(got)); diff != "" {
 		t.Errorf("openapi_examples.json is stale: run go test ./internal/httpapi -update (-embedded +golden):\n%s", diff)
 	}
 }
@@ -446,7 +453,7 @@ func TestLLMsTxt(t *testing.T) {
 	text := string(body)
 	for _, rt := range s.table {
 		path := rt.Path
-		if !rt.servedPrefixed(s.deps.Games) {
+		if !rt.ServedPrefixed(s.deps.Games) {
 			path = strings.TrimPrefix(path, "/{game}") // the base game's only
 		}
 		if !strings.Contains(text, "\n- GET "+path+": ") && !strings.Contains(text, "\n- GET "+path+" (") {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/web"
@@ -52,7 +53,7 @@ const (
 // valid key per client IP. Its daily quota is 24 times the hourly one.
 const DefaultGuardPerHour = 1000
 
-const errRateLimited = "Rate limit exceeded"
+const errRateLimited = apiref.ErrRateLimited
 
 // UsageRecorder counts the requests of valid keys per account (the
 // production one is *account.Meter). Record runs on every keyed request:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/images"
 	"github.com/cardcat/cardcat/internal/metrics"
@@ -261,10 +262,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 			return nil, err
 		}
 	}
-	if s.openapiBody, err = s.renderOpenAPI(); err != nil {
+	if s.openapiBody, err = apiref.OpenAPI(s.reference()); err != nil {
 		return nil, err
 	}
-	s.llmsBody = s.renderLLMs()
+	s.llmsBody = apiref.LLMs(s.reference())
 	return s, nil
 }
 

@@ -1,5 +1,7 @@
 package web
 
+import "strings"
+
 // CanonicalPath reports whether p has no empty, "." or ".." segment.
 func CanonicalPath(p string) bool {
 	if p == "/" {
@@ -19,4 +21,10 @@ func CanonicalPath(p string) bool {
 		start = i + 1
 	}
 	return true
+}
+
+// IsHTTPS reports whether callers reach a server at publicURL over https
+// (TLS may end at a proxy in front of it).
+func IsHTTPS(publicURL string) bool {
+	return len(publicURL) >= len("https://") && strings.EqualFold(publicURL[:len("https://")], "https://")
 }

@@ -1,25 +1,18 @@
-package httpapi
+package apiref
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
-// GET /llms.txt: a plain-text guide for AI assistants, rendered once in New.
-func (s *Server) handleLLMs(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Cache-Control", "public, max-age=3600")
-	writeText(w, "text/plain; charset=utf-8", s.llmsBody)
-	return nil
-}
-
-// renderLLMs writes GET /llms.txt (the llms.txt convention: a title, a
+// LLMs renders GET /llms.txt (the llms.txt convention: a title, a
 // one-paragraph summary, then sections of short lines) from the route table,
 // so that it lists what the server serves, as the OpenAPI document does.
-func (s *Server) renderLLMs() []byte {
-	base := s.deps.PublicURL
+func LLMs(ref *Reference) []byte {
+	base := ref.PublicURL
 	var b strings.Builder
 	line := func(parts ...string) {
 		for _, p := range parts {
@@ -30,7 +23,7 @@ func (s *Server) renderLLMs() []byte {
 	line("# cardcat API")
 	line()
 	line("> A read-only REST API (JSON over HTTP GET) for trading-card catalogues and their marketplace prices: ",
-		s.gameNames(), ". Every card has its catalogue data and the prices of TCGplayer (USD, one per finish) and ",
+		GameNames(ref.Games), ". Every card has its catalogue data and the prices of TCGplayer (USD, one per finish) and ",
 		"Cardmarket (EUR, normal and foil), linked card by card and refreshed daily.")
 	line()
 	line("- Base URL: ", base)
@@ -41,18 +34,18 @@ func (s *Server) renderLLMs() []byte {
 	line()
 	line("- Send the API key in the header `X-API-Key: pk_live_...`, or as `Authorization: Bearer pk_live_...`.")
 	line("- A key is `pk_live_` or `pk_test_` followed by 32 letters and digits; the server's operator issues keys.")
-	line("- ", s.publicPathsNeedNoKey(), " Every other route needs a key and counts toward the account's limits.")
-	line("- Paid routes need the Ultra or Business plan or an active 7-day trial", s.proGamesNote(), "; otherwise 403 `Plan upgrade required` ",
+	line("- ", PublicPathsNote(ref.Routes), " Every other route needs a key and counts toward the account's limits.")
+	line("- Paid routes need the Ultra or Business plan or an active 7-day trial", ProGamesNote(ref.Games), "; otherwise 403 `Plan upgrade required` ",
 		"with `redeem_url` (start the trial) or `upgrade_url` (trial ended).")
 	line()
 	line("## Routes")
 	line()
-	line("All are GET. `{game}` is one of: ", s.gameCodes(), s.baseGameNote(), ". `{set}` is a set_id (unique) or a set_code (any case); ",
+	line("All are GET. `{game}` is one of: ", ref.gameCodes(), ref.baseGameNote(), ". `{set}` is a set_id (unique) or a set_code (any case); ",
 		"`{id}` is a card id (the game's code, `_`, 16 hex; or 64 hex for a Cardmarket-only card); `{productId}` and `{idProduct}` ",
 		"are TCGplayer's and Cardmarket's product numbers (`market_t.product_id`, `market_c.product_id`).")
 	line()
-	for i := range s.table {
-		rt := &s.table[i]
+	for i := range ref.Routes {
+		rt := &ref.Routes[i]
 		var notes []string
 		for _, p := range rt.Op.Params {
 			if p.In == "query" {
@@ -61,27 +54,27 @@ func (s *Server) renderLLMs() []byte {
 		}
 		access := ""
 		switch rt.Access {
-		case accessPublic:
+		case Public:
 			access = " (public)"
-		case accessPaid:
+		case Paid:
 			access = " (paid)"
 		}
 		params := ""
 		if len(notes) > 0 {
 			params = " Query: " + strings.Join(notes, "; ") + "."
 		}
-		if rt.servedPrefixed(s.deps.Games) {
+		if rt.ServedPrefixed(ref.Games) {
 			line("- GET ", rt.Path, access, ": ", rt.Op.Summary, ".", params)
-		} else if base, ok := s.deps.Games.Base(); ok {
+		} else if base, ok := ref.Games.Base(); ok {
 			line("- GET ", strings.TrimPrefix(rt.Path, "/{game}"), access, ": ", base.Name, " only: ", rt.Op.Summary, ".", params)
 		}
 	}
 	line()
 	line("## For AI agents: MCP")
 	line()
-	line("- POST ", base, mcpPath, " speaks the Model Context Protocol (streamable HTTP, stateless), with the same key headers.")
+	line("- POST ", base, ref.MCP.Path, " speaks the Model Context Protocol (streamable HTTP, stateless), with the same key headers.")
 	var tools []string
-	for _, t := range mcpTools {
+	for _, t := range ref.MCP.Tools {
 		tools = append(tools, "`"+t.Name+"`")
 	}
 	line("- Tools: ", strings.Join(tools, ", "), ": each calls one route above and answers its JSON; ",
@@ -96,8 +89,8 @@ func (s *Server) renderLLMs() []byte {
 	line("- Past either limit: 429 `Rate limit exceeded` with `Retry-After` (seconds). Requests without a valid key are limited per client address.")
 	line("- Revalidation is free: a keyed 200 has an `ETag`; send it in `If-None-Match` and an unchanged answer is a 304 without a body, ",
 		"never counted, answered even past the limits (a valid key is still needed).")
-	line("- Page sizes: a set's cards ", strconv.Itoa(setPageDefault), " by default (at most ", strconv.Itoa(setPageMax),
-		"); search ", strconv.Itoa(searchPageDefault), " (at most ", strconv.Itoa(searchPageMax), "). A larger `limit` is taken as the maximum.")
+	line("- Page sizes: a set's cards ", strconv.Itoa(ref.Pages.SetDefault), " by default (at most ", strconv.Itoa(ref.Pages.SetMax),
+		"); search ", strconv.Itoa(ref.Pages.SearchDefault), " (at most ", strconv.Itoa(ref.Pages.SearchMax), "). A larger `limit` is taken as the maximum.")
 	line()
 	line("## Errors")
 	line()
@@ -111,7 +104,7 @@ func (s *Server) renderLLMs() []byte {
 }
 
 // paramNote is a query parameter in a few words: name=values (default).
-func paramNote(p param) string {
+func paramNote(p Param) string {
 	sc := p.Schema
 	var b strings.Builder
 	b.WriteString("`" + p.Name + "`")
@@ -140,18 +133,19 @@ func paramNote(p param) string {
 }
 
 // baseGameNote says where the base game's routes are, when there is one.
-func (s *Server) baseGameNote() string {
-	base, ok := s.deps.Games.Base()
+func (ref *Reference) baseGameNote() string {
+	base, ok := ref.Games.Base()
 	if !ok {
 		return ""
 	}
 	return "; the base game, " + base.Name + " (`" + base.Code + "`), is served at the same routes without `/{game}` (`/sets`, `/cards/{id}`, ...)"
 }
 
-// proGamesNote names the games whose paid routes the Pro plan opens.
-func (s *Server) proGamesNote() string {
+// ProGamesNote names the games whose paid routes the Pro plan opens: " (the
+// Pro plan also opens those of `pkm` and `op`)", or "" when none.
+func ProGamesNote(games *game.Registry) string {
 	var codes []string
-	for _, g := range s.deps.Games.All() {
+	for _, g := range games.All() {
 		if g.ProPaid {
 			codes = append(codes, "`"+g.Code+"`")
 		}
@@ -162,9 +156,9 @@ func (s *Server) proGamesNote() string {
 	return " (the Pro plan also opens those of " + strings.Join(codes, " and ") + ")"
 }
 
-func (s *Server) gameCodes() string {
+func (ref *Reference) gameCodes() string {
 	var codes []string
-	for _, g := range s.deps.Games.All() {
+	for _, g := range ref.Games.All() {
 		if g.Base {
 			continue
 		}

@@ -1,4 +1,4 @@
-package httpapi
+package apiref
 
 import (
 	_ "embed"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // The OpenAPI document (GET /openapi.json) is made from three parts:
@@ -85,12 +86,12 @@ type openapiParam struct {
 	In          string      `json:"in"`
 	Description string      `json:"description"`
 	Required    bool        `json:"required,omitempty"`
-	Schema      paramSchema `json:"schema"`
+	Schema      ParamSchema `json:"schema"`
 }
 
 // openapi is the parameter as the document says it (NotForTools is the
 // MCP tools' business).
-func (p param) openapi() openapiParam {
+func (p Param) openapi() openapiParam {
 	return openapiParam{Name: p.Name, In: p.In, Description: p.Description, Required: p.Required, Schema: p.Schema}
 }
 
@@ -126,6 +127,17 @@ type openapiComponents struct {
 // Headers of every answer, in the order they are listed.
 var everyAnswerHeaders = []string{"X-Request-Id",
 	"X-RateLimit-Limit-Hour", "X-RateLimit-Remaining-Hour", "X-RateLimit-Limit-Day", "X-RateLimit-Remaining-Day"}
+
+// DocumentedHeaders are the names of the response headers the document
+// describes (a page on another origin must be allowed to read each).
+func DocumentedHeaders() []string {
+	var names []string
+	for name := range openapiHeaders() {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
 
 // openapiHeaders are the response headers the document names.
 func openapiHeaders() map[string]openapiHeader {
@@ -176,24 +188,24 @@ func errorSchema(errs []string, required []string) map[string]any {
 
 // Answers every route of an access level gives, as components.responses.
 const (
-	respUnauthorized       = "Unauthorized"
-	respPlanRequired       = "PlanRequired"
-	respTooManyRequests    = "TooManyRequests"
-	respInternalError      = "InternalError"
-	respServiceUnavailable = "ServiceUnavailable"
-	respEndpointNotFound   = "EndpointNotFound"
-	respMethodNotAllowed   = "MethodNotAllowed"
-	respNotModified        = "NotModified"
+	RespUnauthorized       = "Unauthorized"
+	RespPlanRequired       = "PlanRequired"
+	RespTooManyRequests    = "TooManyRequests"
+	RespInternalError      = "InternalError"
+	RespServiceUnavailable = "ServiceUnavailable"
+	RespEndpointNotFound   = "EndpointNotFound"
+	RespMethodNotAllowed   = "MethodNotAllowed"
+	RespNotModified        = "NotModified"
 )
 
 // ifNoneMatchParam is the If-None-Match parameter of every keyed route
 // (revalidate.go), components.parameters.IfNoneMatch.
-var ifNoneMatchParam = param{Name: "If-None-Match", In: "header",
+var ifNoneMatchParam = Param{Name: "If-None-Match", In: "header",
 	Description: "ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.",
-	Schema:      paramSchema{Type: "string"}}
+	Schema:      ParamSchema{Type: "string"}}
 
-func (s *Server) openapiSharedResponses() map[string]openapiResponse {
-	planRequired := errorSchema([]string{errPlanRequired}, nil)
+func (ref *Reference) openapiSharedResponses() map[string]openapiResponse {
+	planRequired := errorSchema([]string{ErrPlanRequired}, nil)
 	url := map[string]any{"type": "string", "format": "uri"}
 	planRequired["oneOf"] = []any{
 		map[string]any{"properties": map[string]any{"redeem_url": url}, "required": []string{"redeem_url"},
@@ -202,28 +214,28 @@ func (s *Server) openapiSharedResponses() map[string]openapiResponse {
 			"not": map[string]any{"properties": map[string]any{"redeem_url": url}, "required": []string{"redeem_url"}}},
 	}
 	return map[string]openapiResponse{
-		respUnauthorized: s.errorResponse(answer{Status: http.StatusUnauthorized, Headers: []string{"WWW-Authenticate"},
-			Errors: []string{errKeyRequired, errKeyInvalid}, Required: []string{"example"},
+		RespUnauthorized: ref.errorResponse(Answer{Status: http.StatusUnauthorized, Headers: []string{"WWW-Authenticate"},
+			Errors: []string{ErrKeyRequired, ErrKeyInvalid}, Required: []string{"example"},
 			Description: "No key, or a key that is malformed, unknown or revoked (the message tells which). `example` is a curl line for this request with the key header in place."}),
-		respPlanRequired: {Description: "A paid endpoint without the Ultra or Business plan or an active trial (or the Pro plan, for the games it covers). `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else.",
-			Headers: s.answerHeaders(errorHeaders), Content: map[string]openapiMedia{"application/json": {Schema: planRequired}}},
-		respTooManyRequests: s.errorResponse(answer{Status: http.StatusTooManyRequests, Headers: []string{"Retry-After"},
-			Errors: []string{errRateLimited}, Required: []string{"limits"},
+		RespPlanRequired: {Description: "A paid endpoint without the Ultra or Business plan or an active trial (or the Pro plan, for the games it covers). `redeem_url` when the account never started its 7-day trial, `upgrade_url` when it has ended. Decided after the key and the count, before anything else.",
+			Headers: ref.answerHeaders(errorHeaders), Content: map[string]openapiMedia{"application/json": {Schema: planRequired}}},
+		RespTooManyRequests: ref.errorResponse(Answer{Status: http.StatusTooManyRequests, Headers: []string{"Retry-After"},
+			Errors: []string{ErrRateLimited}, Required: []string{"limits"},
 			Description: "The account's hourly or daily limit, or the guard bucket of requests without a valid key, is used up. A 429 is never counted."}),
-		respInternalError: s.errorResponse(answer{Status: http.StatusInternalServerError, Errors: []string{errInternal},
+		RespInternalError: ref.errorResponse(Answer{Status: http.StatusInternalServerError, Errors: []string{ErrInternal},
 			Description: "A fault on the server; the message gives the request id and nothing else."}),
-		respServiceUnavailable: s.errorResponse(answer{Status: http.StatusServiceUnavailable, Headers: []string{"Retry-After"},
-			Errors: []string{errServiceUnavailable}, Description: "The server is still loading its catalogue (`Retry-After: 5`)."}),
-		respEndpointNotFound: s.errorResponse(answer{Status: http.StatusNotFound, Errors: []string{errEndpointNotFound}, Required: []string{"did_you_mean", "docs"},
+		RespServiceUnavailable: ref.errorResponse(Answer{Status: http.StatusServiceUnavailable, Headers: []string{"Retry-After"},
+			Errors: []string{ErrServiceUnavailable}, Description: "The server is still loading its catalogue (`Retry-After: 5`)."}),
+		RespEndpointNotFound: ref.errorResponse(Answer{Status: http.StatusNotFound, Errors: []string{ErrEndpointNotFound}, Required: []string{"did_you_mean", "docs"},
 			Description: "No endpoint has this path (any path the document does not list), answered before the key is checked. `did_you_mean` is the path you probably meant, or null."}),
-		respMethodNotAllowed: s.errorResponse(answer{Status: http.StatusMethodNotAllowed, Headers: []string{"Allow"}, Errors: []string{errMethodNotAllowed},
+		RespMethodNotAllowed: ref.errorResponse(Answer{Status: http.StatusMethodNotAllowed, Headers: []string{"Allow"}, Errors: []string{ErrMethodNotAllowed},
 			Description: "Any method but GET, HEAD included, on any path (an OPTIONS CORS preflight is answered 204)."}),
-		respNotModified: {Description: "The answer has not changed since the ETag sent in If-None-Match: no body. Never counted, answered even when the rate limit is used up; the X-RateLimit-* headers show the pool as it stands.",
-			Headers: s.answerHeaders(notModifiedHeaders)},
+		RespNotModified: {Description: "The answer has not changed since the ETag sent in If-None-Match: no body. Never counted, answered even when the rate limit is used up; the X-RateLimit-* headers show the pool as it stands.",
+			Headers: ref.answerHeaders(notModifiedHeaders)},
 	}
 }
 
-func (s *Server) answerHeaders(extra []string) map[string]openapiRef {
+func (ref *Reference) answerHeaders(extra []string) map[string]openapiRef {
 	h := map[string]openapiRef{}
 	for _, name := range append(slices.Clone(everyAnswerHeaders), extra...) {
 		h[name] = openapiRef{"#/components/headers/" + name}
@@ -243,23 +255,23 @@ var (
 	notModifiedHeaders  = []string{"ETag", "Cache-Control", "Vary"}
 )
 
-func (s *Server) errorResponse(a answer) openapiResponse {
-	return openapiResponse{Description: a.Description, Headers: s.answerHeaders(append(slices.Clone(a.Headers), errorHeaders...)),
+func (ref *Reference) errorResponse(a Answer) openapiResponse {
+	return openapiResponse{Description: a.Description, Headers: ref.answerHeaders(append(slices.Clone(a.Headers), errorHeaders...)),
 		Content: map[string]openapiMedia{"application/json": {Schema: errorSchema(a.Errors, a.Required)}}}
 }
 
 // sharedAnswers are the components.responses every route of rt's access gives.
-func sharedAnswers(rt *route) map[int]string {
-	m := map[int]string{http.StatusInternalServerError: respInternalError}
-	if rt.Access == accessPublic {
+func sharedAnswers(rt *Route) map[int]string {
+	m := map[int]string{http.StatusInternalServerError: RespInternalError}
+	if rt.Access == Public {
 		return m
 	}
-	m[http.StatusNotModified] = respNotModified
-	m[http.StatusUnauthorized] = respUnauthorized
-	m[http.StatusTooManyRequests] = respTooManyRequests
-	m[http.StatusServiceUnavailable] = respServiceUnavailable
-	if rt.Access == accessPaid {
-		m[http.StatusForbidden] = respPlanRequired
+	m[http.StatusNotModified] = RespNotModified
+	m[http.StatusUnauthorized] = RespUnauthorized
+	m[http.StatusTooManyRequests] = RespTooManyRequests
+	m[http.StatusServiceUnavailable] = RespServiceUnavailable
+	if rt.Access == Paid {
+		m[http.StatusForbidden] = RespPlanRequired
 	}
 	return m
 }
@@ -267,51 +279,52 @@ func sharedAnswers(rt *route) map[int]string {
 // examples are openapi_examples.json: operationId → status → name → Example Object.
 type examples map[string]map[string]map[string]json.RawMessage
 
-func (s *Server) renderOpenAPI() ([]byte, error) {
+// OpenAPI renders the OpenAPI document of the reference (GET /openapi.json).
+func OpenAPI(ref *Reference) ([]byte, error) {
 	var schemas map[string]any
 	if err := json.Unmarshal(openapiSchemas, &schemas); err != nil {
-		return nil, fmt.Errorf("httpapi: openapi_schemas.json: %w", err)
+		return nil, fmt.Errorf("apiref: openapi_schemas.json: %w", err)
 	}
-	if err := s.addGameFields(schemas); err != nil {
+	if err := ref.addGameFields(schemas); err != nil {
 		return nil, err
 	}
 	var ex examples
 	if err := json.Unmarshal(openapiExamples, &ex); err != nil {
-		return nil, fmt.Errorf("httpapi: openapi_examples.json: %w", err)
+		return nil, fmt.Errorf("apiref: openapi_examples.json: %w", err)
 	}
 	var games []string // the {game} of the prefixed paths
-	for _, g := range s.deps.Games.All() {
+	for _, g := range ref.Games.All() {
 		if !g.Base {
 			games = append(games, g.Code)
 		}
 	}
-	server := s.deps.PublicURL
+	server := ref.PublicURL
 	if server == "" {
 		server = "/"
 	}
 	doc := openapiDoc{
 		OpenAPI: openapiVersion,
 		Info: openapiInfo{
-			Title: "cardcat API", Version: s.deps.Version,
-			Summary:     "Trading-card catalogues and marketplace prices: " + s.gameNames() + ".",
-			Description: s.openapiDescription(),
+			Title: "cardcat API", Version: ref.Version,
+			Summary:     "Trading-card catalogues and marketplace prices: " + GameNames(ref.Games) + ".",
+			Description: ref.openapiDescription(),
 		},
 		Servers:  []openapiServer{{URL: server, Description: "This server"}},
 		Security: []map[string][]string{{"ApiKeyAuth": {}}, {"BearerAuth": {}}},
 		Tags: []openapiTag{
-			{Name: tagService, Description: "Public routes: no key, never counted, never refused."},
-			{Name: tagCatalogue, Description: "Sets, cards, search and images: every plan, with a key."},
-			{Name: tagPaid, Description: "Paid endpoints: the Ultra or Business plan, or an active 7-day trial" + s.proGamesNote() + "; otherwise 403 `Plan upgrade required`."},
+			{Name: TagService, Description: "Public routes: no key, never counted, never refused."},
+			{Name: TagCatalogue, Description: "Sets, cards, search and images: every plan, with a key."},
+			{Name: TagPaid, Description: "Paid endpoints: the Ultra or Business plan, or an active 7-day trial" + ProGamesNote(ref.Games) + "; otherwise 403 `Plan upgrade required`."},
 			{Name: tagAgents, Description: "The catalogue and paid endpoints as MCP tools, for AI agents (POST /mcp)."},
 		},
 		Paths: map[string]openapiPathItem{},
 		Components: openapiComponents{
 			Schemas: schemas,
 			Parameters: map[string]openapiParam{"game": {Name: "game", In: "path", Required: true,
-				Description: "The game: " + s.prefixedGameNames() + ".", Schema: paramSchema{Type: "string", Enum: games}},
+				Description: "The game: " + ref.prefixedGameNames() + ".", Schema: ParamSchema{Type: "string", Enum: games}},
 				"IfNoneMatch": ifNoneMatchParam.openapi()},
 			Headers:   openapiHeaders(),
-			Responses: s.openapiSharedResponses(),
+			Responses: ref.openapiSharedResponses(),
 			SecuritySchemes: map[string]any{
 				"ApiKeyAuth": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key",
 					"description": "`pk_live_` or `pk_test_` followed by 32 letters and digits. Read first."},
@@ -320,26 +333,26 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 			},
 		},
 	}
-	base, hasBase := s.deps.Games.Base()
-	for i := range s.table {
-		rt := &s.table[i]
-		if rt.servedPrefixed(s.deps.Games) {
-			op, err := s.openapiOperation(rt, ex[rt.Op.ID], nil)
+	base, hasBase := ref.Games.Base()
+	for i := range ref.Routes {
+		rt := &ref.Routes[i]
+		if rt.ServedPrefixed(ref.Games) {
+			op, err := ref.openapiOperation(rt, ex[rt.Op.ID], nil)
 			if err != nil {
 				return nil, err
 			}
 			doc.Paths[rt.Path] = openapiPathItem{Get: op}
 		}
-		if hasBase && rt.PerGame() && (rt.only == nil || rt.only(base)) {
+		if hasBase && rt.PerGame() && rt.ServedFor(base) {
 			// The base game's own path and operation: no {game}, its id
 			// prefixed with the game's code (pkmListSets).
 			id := base.Code + strings.ToUpper(rt.Op.ID[:1]) + rt.Op.ID[1:]
-			op, err := s.openapiOperation(rt, ex[id], &base)
+			op, err := ref.openapiOperation(rt, ex[id], &base)
 			if err != nil {
 				return nil, err
 			}
 			delete(ex, id)
-			doc.Paths[rt.pattern("")[len("GET "):]] = openapiPathItem{Get: op}
+			doc.Paths[rt.BasePath()] = openapiPathItem{Get: op}
 		}
 		delete(ex, rt.Op.ID)
 	}
@@ -347,31 +360,31 @@ func (s *Server) renderOpenAPI() ([]byte, error) {
 		// A base game's operation (pkmGetCard) of a registry without that
 		// base game is not stale: the examples are the default registry's.
 		if i := strings.IndexFunc(id, func(r rune) bool { return r >= 'A' && r <= 'Z' }); i > 0 &&
-			slices.ContainsFunc(s.table, func(rt route) bool { return strings.EqualFold(rt.Op.ID, id[i:]) }) {
+			slices.ContainsFunc(ref.Routes, func(rt Route) bool { return strings.EqualFold(rt.Op.ID, id[i:]) }) {
 			continue
 		}
-		return nil, fmt.Errorf("httpapi: openapi_examples.json has examples of %s, which no route has", id)
+		return nil, fmt.Errorf("apiref: openapi_examples.json has examples of %s, which no route has", id)
 	}
 	// The MCP endpoint, registered beside the table (routes.go).
-	mcpOp, err := s.mcpOpenAPI()
+	mcpOp, err := ref.mcpOperation()
 	if err != nil {
 		return nil, err
 	}
-	doc.Paths[mcpPath] = openapiPathItem{Post: mcpOp}
+	doc.Paths[ref.MCP.Path] = openapiPathItem{Post: mcpOp}
 	return json.Marshal(doc)
 }
 
 // addGameFields adds every game's own card_info fields to CardInfo.
-func (s *Server) addGameFields(schemas map[string]any) error {
+func (ref *Reference) addGameFields(schemas map[string]any) error {
 	ci, _ := schemas["CardInfo"].(map[string]any)
 	props, _ := ci["properties"].(map[string]any)
 	if props == nil {
-		return fmt.Errorf("httpapi: openapi_schemas.json: no CardInfo.properties")
+		return fmt.Errorf("apiref: openapi_schemas.json: no CardInfo.properties")
 	}
 	games := map[string][]string{}
 	list := map[string]bool{}
 	var order []string
-	for _, g := range s.deps.Games.All() {
+	for _, g := range ref.Games.All() {
 		for _, f := range g.Extra {
 			if _, ok := games[f.Key]; !ok {
 				order = append(order, f.Key)
@@ -382,7 +395,7 @@ func (s *Server) addGameFields(schemas map[string]any) error {
 	}
 	for _, k := range order {
 		if _, ok := props[k]; ok {
-			return fmt.Errorf("httpapi: the game field %s is a common field of CardInfo", k)
+			return fmt.Errorf("apiref: the game field %s is a common field of CardInfo", k)
 		}
 		props[k] = map[string]any{"type": "string", "description": "Of " + strings.Join(games[k], ", ") + " cards that have it."}
 		if list[k] {
@@ -393,9 +406,10 @@ func (s *Server) addGameFields(schemas map[string]any) error {
 	return nil
 }
 
-func (s *Server) gameNames() string {
+// GameNames names the games: "Dragon Ball Super (`dbs`), ...".
+func GameNames(games *game.Registry) string {
 	var names []string
-	for _, g := range s.deps.Games.All() {
+	for _, g := range games.All() {
 		names = append(names, g.Name+" (`"+g.Code+"`)")
 	}
 	return strings.Join(names, ", ")
@@ -403,9 +417,9 @@ func (s *Server) gameNames() string {
 
 // prefixedGameNames names the games served under a prefix, the {game} of
 // the document's paths.
-func (s *Server) prefixedGameNames() string {
+func (ref *Reference) prefixedGameNames() string {
 	var names []string
-	for _, g := range s.deps.Games.All() {
+	for _, g := range ref.Games.All() {
 		if !g.Base {
 			names = append(names, g.Name+" (`"+g.Code+"`)")
 		}
@@ -415,7 +429,7 @@ func (s *Server) prefixedGameNames() string {
 
 // openapiOperation is the document's operation of rt: under /{game}/ when
 // base is nil, else the base game's own, at the unprefixed path.
-func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMessage, base *game.Game) (*openapiOperation, error) {
+func (ref *Reference) openapiOperation(rt *Route, ex map[string]map[string]json.RawMessage, base *game.Game) (*openapiOperation, error) {
 	o := rt.Op
 	op := &openapiOperation{OperationID: o.ID, Tags: []string{o.Tag}, Summary: o.Summary, Paid: rt.Paid(),
 		Responses: map[string]json.RawMessage{}}
@@ -425,15 +439,15 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 	}
 	var desc []string
 	switch rt.Access {
-	case accessPublic:
+	case Public:
 		desc = append(desc, "Public: no key needed; never counted.")
 		op.Security = json.RawMessage("[]")
-	case accessPaid:
+	case Paid:
 		needs := "**Paid**: needs the Ultra or Business plan, or an active 7-day trial"
 		if base != nil && base.ProPaid {
 			needs = "**Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial"
 		} else if base == nil && rt.PerGame() {
-			needs += s.proGamesNote()
+			needs += ProGamesNote(ref.Games)
 		}
 		desc = append(desc, needs+"; otherwise 403 `Plan upgrade required`. Counted like every keyed request.")
 	default:
@@ -451,7 +465,7 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 		op.Parameters = append(op.Parameters, p.openapi())
 		ownINM = ownINM || p.Name == ifNoneMatchParam.Name
 	}
-	if rt.Access != accessPublic && !ownINM {
+	if rt.Access != Public && !ownINM {
 		op.Parameters = append(op.Parameters, openapiRef{"#/components/parameters/IfNoneMatch"})
 	}
 	add := func(status int, v any) error {
@@ -471,16 +485,16 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 			}
 			continue
 		}
-		if rt.Access != accessPublic && a.Status/100 == 2 {
+		if rt.Access != Public && a.Status/100 == 2 {
 			extra := keyedHeaders
-			if a.Media == "" { // a JSON answer, tagged by writeBody
+			if a.Media == "" { // a JSON Answer, tagged by writeBody
 				extra = keyedSuccessHeaders
 			}
 			a.Headers = append(slices.Clone(a.Headers), extra...)
 		}
-		resp, err := s.answerResponse(a, ex[strconv.Itoa(a.Status)])
+		resp, err := ref.answerResponse(a, ex[strconv.Itoa(a.Status)])
 		if err != nil {
-			return nil, fmt.Errorf("httpapi: %s %d: %w", o.ID, a.Status, err)
+			return nil, fmt.Errorf("apiref: %s %d: %w", o.ID, a.Status, err)
 		}
 		delete(ex, strconv.Itoa(a.Status))
 		if err := add(a.Status, resp); err != nil {
@@ -488,7 +502,7 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 		}
 	}
 	for status := range ex {
-		return nil, fmt.Errorf("httpapi: openapi_examples.json has examples of %s %s, which it does not answer", o.ID, status)
+		return nil, fmt.Errorf("apiref: openapi_examples.json has examples of %s %s, which it does not answer", o.ID, status)
 	}
 	for status, name := range sharedAnswers(rt) {
 		if !own[status] {
@@ -500,14 +514,14 @@ func (s *Server) openapiOperation(rt *route, ex map[string]map[string]json.RawMe
 	return op, nil
 }
 
-func (s *Server) answerResponse(a answer, ex map[string]json.RawMessage) (openapiResponse, error) {
+func (ref *Reference) answerResponse(a Answer, ex map[string]json.RawMessage) (openapiResponse, error) {
 	if len(a.Errors) > 0 {
 		if len(ex) > 0 {
 			return openapiResponse{}, fmt.Errorf("examples of an error answer")
 		}
-		return s.errorResponse(a), nil
+		return ref.errorResponse(a), nil
 	}
-	resp := openapiResponse{Description: a.Description, Headers: s.answerHeaders(a.Headers)}
+	resp := openapiResponse{Description: a.Description, Headers: ref.answerHeaders(a.Headers)}
 	if a.NoBody {
 		return resp, nil
 	}
@@ -535,19 +549,12 @@ func (s *Server) answerResponse(a answer, ex map[string]json.RawMessage) (openap
 	return resp, nil
 }
 
-// GET /openapi.json: the OpenAPI document of every route, rendered once in New.
-func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Cache-Control", "public, max-age=3600")
-	writeBody(w, http.StatusOK, s.openapiBody)
-	return nil
-}
-
 // openapiDescription is the document's introduction (Markdown).
-func (s *Server) openapiDescription() string {
+func (ref *Reference) openapiDescription() string {
 	var b strings.Builder
 	b.WriteString("A read-only REST API for trading-card catalogues and their marketplace prices: TCGplayer in USD " +
 		"(one price per finish) and Cardmarket in EUR (`normal` and `foil`), linked card by card and refreshed daily.\n\n")
-	b.WriteString("**Authentication.** Send your key in `X-API-Key`, or as `Authorization: Bearer <key>`. " + s.publicPathsNeedNoKey() + "\n\n")
+	b.WriteString("**Authentication.** Send your key in `X-API-Key`, or as `Authorization: Bearer <key>`. " + PublicPathsNote(ref.Routes) + "\n\n")
 	b.WriteString("**Rate limits.** Per account, in two fixed UTC windows (hour and day). Every answer carries " +
 		"`X-RateLimit-Limit-Hour`, `X-RateLimit-Remaining-Hour`, `X-RateLimit-Limit-Day` and `X-RateLimit-Remaining-Day`; " +
 		"past either limit the answer is 429 with `Retry-After`.\n\n")
@@ -555,12 +562,12 @@ func (s *Server) openapiDescription() string {
 		"A path that no route serves is 404 `Endpoint not found` with `did_you_mean` (components/responses/EndpointNotFound); " +
 		"any method but GET is 405 (components/responses/MethodNotAllowed).\n\n")
 	b.WriteString("Every answer also carries `X-Request-Id`, `X-Content-Type-Options: nosniff` and `Access-Control-Allow-Origin: *`")
-	if isHTTPS(s.deps.PublicURL) {
+	if web.IsHTTPS(ref.PublicURL) {
 		b.WriteString(", and `Strict-Transport-Security: max-age=31536000`")
 	}
 	b.WriteString(". Every error is `Cache-Control: no-store`; the other answers of keyed routes are `private, max-age=N`, N the server's catalogue refresh interval, except images (`public, max-age=86400`). " +
 		"**Revalidation is free**: a keyed route's 200 carries a strong `ETag`; sent back in `If-None-Match`, an unchanged answer is a 304 without a body, never counted and answered even past the rate limit (it still needs a valid key). " +
 		"**Compression**: with `Accept-Encoding`, JSON answers of 1 KB and more come in br, zstd or gzip (`Content-Encoding`, `Vary: Accept-Encoding`, an ETag per coding). " +
-		"The guide: " + s.deps.PublicURL + "/docs; for AI assistants: " + s.deps.PublicURL + "/llms.txt.")
+		"The guide: " + ref.PublicURL + "/docs; for AI assistants: " + ref.PublicURL + "/llms.txt.")
 	return b.String()
 }

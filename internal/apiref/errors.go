@@ -1,0 +1,29 @@
+package apiref
+
+// The error values of the API's error bodies ({error, message, ...}): the
+// spec's, which callers test on, and the few the API adds. The handlers
+// answer with them; the document lists each answer's.
+const (
+	ErrEndpointNotFound   = "Endpoint not found"
+	ErrMethodNotAllowed   = "Method not allowed"
+	ErrInvalidParameter   = "Invalid parameter"
+	ErrInvalidCardID      = "Invalid or corrupted card ID"
+	ErrCardNotFound       = "Card not found"
+	ErrSetNotFound        = "Set not found"
+	ErrQueryRequired      = "Query parameter required"
+	ErrQueryRejected      = "Search query rejected"
+	ErrSearchUnavailable  = "Search temporarily unavailable"
+	ErrInternal           = "Internal server error"
+	ErrServiceUnavailable = "Service unavailable"
+	ErrKeyRequired        = "API key required"
+	ErrKeyInvalid         = "Invalid API key"
+	ErrPlanRequired       = "Plan upgrade required"
+	ErrRateLimited        = "Rate limit exceeded"
+	ErrImageNotFound      = "Image not found"
+	ErrImageUnavailable   = "Image not available"
+	ErrAmbiguousSetCode   = "Ambiguous set code" // the base game's set image only
+	// Of POST /mcp, whose protocol the SDK checks before any tool runs.
+	ErrInvalidMCPRequest = "Invalid MCP request"
+	ErrRequestTooLarge   = "Request too large"
+	ErrUnsupportedMedia  = "Unsupported media type"
+)
