@@ -1,0 +1,80 @@
+"""cardcat: a typed Python client of the cardcat API (trading-card catalogues and prices).
+
+    import cardcat
+
+    client = cardcat.Client()  # the key from CARDCAT_API_KEY, the server http://localhost:8080
+    for card in client.pkm.iter_set_cards("604"):
+        print(card["card_info"]["card_number"], card["card_info"]["name"])
+
+``Client`` has the public routes; ``client.pkm`` (Pokémon, the base game), ``client.dbs``, ``client.mtg`` and
+``client.op`` the routes of each game. Answers are plain dicts, typed by the TypedDicts of ``cardcat.schemas``;
+errors are the exceptions of ``cardcat.errors``, all importable from here.
+"""
+
+from . import schemas
+from ._client import (
+    DEFAULT_BASE_URL,
+    RETRY_STATUSES,
+    BulkDownload,
+    Cache,
+    CachedAnswer,
+    Client,
+    GameClient,
+    MemoryCache,
+    PokemonClient,
+    RateLimit,
+    Response,
+)
+from ._operation import Operation
+from ._operations import BASE_GAME, BASE_TWINS, GAMES, OPERATIONS, GameCode
+from ._version import __version__
+from .errors import (
+    AmbiguousSet,
+    APIError,
+    BadRequest,
+    CardcatError,
+    Conflict,
+    NotFound,
+    NotModified,
+    PlanRequired,
+    RateLimited,
+    ServerError,
+    ServiceUnavailable,
+    TransportError,
+    Unauthorized,
+)
+
+__all__ = [
+    "APIError",
+    "AmbiguousSet",
+    "BASE_GAME",
+    "BASE_TWINS",
+    "BadRequest",
+    "BulkDownload",
+    "Cache",
+    "CachedAnswer",
+    "CardcatError",
+    "Client",
+    "Conflict",
+    "DEFAULT_BASE_URL",
+    "GAMES",
+    "GameClient",
+    "GameCode",
+    "MemoryCache",
+    "NotFound",
+    "NotModified",
+    "OPERATIONS",
+    "Operation",
+    "PlanRequired",
+    "PokemonClient",
+    "RETRY_STATUSES",
+    "RateLimit",
+    "RateLimited",
+    "Response",
+    "ServerError",
+    "ServiceUnavailable",
+    "TransportError",
+    "Unauthorized",
+    "__version__",
+    "schemas",
+]
