@@ -1,0 +1,235 @@
+// Tests of the Python client (clients/python): its generated modules are what
+// generate.py writes now, and its own test suite (unittest) passes against a
+// real `cardcat serve`, run by the package as `pip install ./clients/python`
+// installs it into a new virtual environment. Both skip only when there is no
+// python3.
+package clients_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/clients/internal/livetest"
+	"github.com/cardcat/cardcat/internal/testkit"
+)
+
+// pythonGenerated are the files generate.py writes into python/src/cardcat.
+var pythonGenerated = []string{"schemas.py", "_operations.py"}
+
+// python3 returns the path of python3, and skips the test without it.
+func python3(t *testing.T) string {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH: the Python client (clients/python) is not tested; install Python 3.9 or later")
+	}
+	return python
+}
+
+// runPython runs a command with a deadline of 2 minutes and returns its
+// output, or an error with the output.
+func runPython(dir string, env []string, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+// pythonEnv is the environment without CARDCAT_* variables (the client reads
+// CARDCAT_API_KEY and CARDCAT_BASE_URL, the server its settings), without
+// writing .pyc files into the sources, plus extra.
+func pythonEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CARDCAT_") && !strings.HasPrefix(kv, "PYTHON") && !strings.HasPrefix(kv, "VIRTUAL_ENV=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PYTHONDONTWRITEBYTECODE=1", "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1")
+	return append(env, extra...)
+}
+
+// TestPythonClientFresh: python/src/cardcat/schemas.py and _operations.py are
+// what python/generate.py writes from openapi.json now.
+func TestPythonClientFresh(t *testing.T) {
+	python := python3(t)
+	out := t.TempDir()
+	if _, err := runPython(".", pythonEnv(), python, filepath.Join("python", "generate.py"), "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range pythonGenerated {
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareFile(t, filepath.Join("python", "src", "cardcat", name), got)
+	}
+}
+
+// TestPythonClient installs the Python client as its README says (`pip install
+// ./clients/python`, from the repository's top directory, into a new virtual
+// environment) and runs its test suite (python/tests, unittest) with that
+// installation against a real `cardcat serve` on the bundled sample. Every test
+// must run: a skipped one fails this test.
+func TestPythonClient(t *testing.T) {
+	python := python3(t)
+	root, err := livetest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The virtual environment is made while the server is built and started.
+	venv := filepath.Join(t.TempDir(), "venv")
+	bin := filepath.Join(venv, "bin")
+	installed := make(chan error, 1)
+	go func() {
+		_, err := runPython(root, pythonEnv(), python, "-m", "venv", venv)
+		if err == nil {
+			_, err = runPython(root, pythonEnv(), filepath.Join(bin, "pip"), "install", "./clients/python")
+		}
+		installed <- err
+	}()
+	waited := false
+	t.Cleanup(func() { // before the temporary directory is removed
+		if !waited {
+			<-installed
+		}
+	})
+	srv := startPythonServer(t)
+	err = <-installed
+	waited = true
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := filepath.Join(root, "clients", "python", "tests")
+	out, err := runPython(t.TempDir(), pythonEnv(
+		"CARDCAT_TEST_BASE_URL="+srv.URL,
+		"CARDCAT_TEST_KEY="+srv.Key,
+		"CARDCAT_TEST_PAID_KEY="+srv.PaidKey,
+		"CARDCAT_TEST_LIMITED_KEY="+srv.LimitedKey,
+		"CARDCAT_TEST_INSTALLED="+venv,
+	), filepath.Join(bin, "python"), "-m", "unittest", "discover", "-v", "-s", tests, "-t", tests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`(?m)^OK \(skipped=(\d+)\)$`).FindStringSubmatch(out); m != nil {
+		t.Fatalf("%s of the Python client's tests skipped: every one must run here\n%s", m[1], out)
+	}
+	t.Logf("python -m unittest:\n%s", out)
+}
+
+// pythonServer is a running `cardcat serve` with the three keys the Python
+// tests use.
+type pythonServer struct {
+	URL string
+	// Key is a Free account's key (100 requests an hour).
+	Key string
+	// PaidKey is an Ultra account's key: the paid endpoints.
+	PaidKey string
+	// LimitedKey is the key of an account limited to livetest.LimitedPerHour
+	// requests an hour and livetest.LimitedPerDay a day, for the 429.
+	LimitedKey string
+}
+
+// startPythonServer starts a `cardcat serve` as livetest.Start does, with a
+// paid key besides: the binary of this module, a fresh data directory (the
+// bundled sample, loaded at start), the server's defaults (so that it serves
+// openapi.json), a free loopback port. It stops when the test ends.
+func startPythonServer(t *testing.T) pythonServer {
+	t.Helper()
+	bin := livetest.Build(t, t.TempDir())
+	data := t.TempDir()
+	cardcat := func(args ...string) string {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = pythonEnv()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("cardcat %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	key := func(email string) string {
+		out := cardcat("keys", "create", "--data-dir", data, "--email", email)
+		k := out[strings.LastIndexByte(out, '\n')+1:]
+		if !strings.HasPrefix(k, "pk_") {
+			t.Fatalf("keys create printed %q", out)
+		}
+		return k
+	}
+	s := pythonServer{Key: key("free@example.com"), PaidKey: key("paid@example.com"), LimitedKey: key("limited@example.com")}
+	cardcat("accounts", "set-plan", "--data-dir", data, "--email", "paid@example.com", "--plan", "ultra")
+	cardcat("accounts", "set-plan", "--data-dir", data, "--email", "limited@example.com", "--plan", "business",
+		"--hour", fmt.Sprint(livetest.LimitedPerHour), "--day", fmt.Sprint(livetest.LimitedPerDay))
+
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", data)
+	cmd.Env = pythonEnv()
+	var stderr testkit.SyncBuffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urls, exited := make(chan string, 1), make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "cardcat listening on "); ok {
+				urls <- u
+			}
+		}
+		io.Copy(io.Discard, stdout)
+		exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("cardcat serve did not stop in 30 s")
+		}
+		if t.Failed() {
+			t.Logf("cardcat serve's log:\n%s", &stderr)
+		}
+	})
+	select {
+	case s.URL = <-urls:
+	case err := <-exited:
+		t.Fatalf("cardcat serve exited before listening: %v\n%s", err, &stderr)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("cardcat serve did not listen in 60 s\n%s", &stderr)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(s.URL + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s/health not 200 in 30 s (last: %v)", s.URL, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
