@@ -2,7 +2,7 @@
 # Vendors Scalar's API reference (npm @scalar/api-reference), the browser
 # bundle that GET /docs loads, at the pinned version below: fetched with
 # `npm pack` from the npm registry, checked against the registry's integrity
-# hash of that version, and copied to internal/httpapi/docsite/vendor/scalar/,
+# hash of that version, and copied to internal/site/docsite/vendor/scalar/,
 # which the binary embeds. Run it after changing VERSION and INTEGRITY
 # (`npm view @scalar/api-reference@X.Y.Z dist.integrity`), then run the
 # Chromium test (CARDCAT_TEST_CHROMIUM, see README) before committing.
@@ -17,7 +17,7 @@ VERSION=1.72.1
 INTEGRITY=sha512-XpEJ0rfc/cXbCrR+iC4kK0o/WwX2dTtGQbT049OlPKAHD6IMIFdTeGz2r+M27P2EDWKyUITRm/NzlP8z2pw/Ow==
 
 cd "$(dirname "$0")/.."
-dest=internal/httpapi/docsite/vendor/scalar
+dest=internal/site/docsite/vendor/scalar
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

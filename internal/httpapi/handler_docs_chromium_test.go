@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cardcat/cardcat/internal/site"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,7 @@ import (
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // TestDocsInChromium loads the docs site in a real Chromium, against the
@@ -37,10 +39,7 @@ import (
 // /usr/bin/chromium); CARDCAT_TEST_SCREENSHOTS, when set, a directory that
 // receives a screenshot of each step.
 func TestDocsInChromium(t *testing.T) {
-	browser := os.Getenv("CARDCAT_TEST_CHROMIUM")
-	if browser == "" {
-		t.Skip("CARDCAT_TEST_CHROMIUM is not set: the docs site's browser test needs Chromium (apt-get install chromium; CARDCAT_TEST_CHROMIUM=/usr/bin/chromium)")
-	}
+	browser := testkit.ChromiumPath(t, "the docs site's browser test")
 	shots := os.Getenv("CARDCAT_TEST_SCREENSHOTS")
 	srv, key := startDocsServer(t)
 	origin, _ := url.Parse(srv.URL)
@@ -59,7 +58,7 @@ func TestDocsInChromium(t *testing.T) {
 		t.Fatalf("the document has %d operations, and GET /{game}/sets is %q", len(names), listSets)
 	}
 
-	ctx := newChromium(t, browser)
+	ctx := testkit.Chromium(t, browser, testkit.ChromiumOptions{Width: 1400, Height: 1000, Timeout: 3 * time.Minute})
 	var (
 		mu       sync.Mutex
 		offsite  []string             // requests for another host
@@ -241,7 +240,7 @@ document.addEventListener('securitypolicyviolation', e => {
 	}
 	guides, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]string](
 		`[...document.querySelectorAll('nav.guide-nav a')].map(a => [a.innerText.trim(), a.getAttribute('href')])`))
-	if err != nil || len(guides) < len(guideSlugs) {
+	if err != nil || len(guides) < len(site.GuideSlugs) {
 		fail("the guides' navigation: %v %q", err, guides)
 	}
 	for _, g := range guides {
@@ -382,39 +381,6 @@ func fetchJSON[T any](t *testing.T, u string) T {
 		t.Fatalf("GET %s: %v", u, err)
 	}
 	return v
-}
-
-// newChromium starts Chromium headless with a fresh profile, nothing that
-// phones home, and returns a tab's context.
-func newChromium(t *testing.T, browser string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(browser),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.WindowSize(1400, 1000),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", browser, err)
-	}
-	// A bound on the whole test, set after the browser started (a deadline
-	// on the first run's context would bound the browser's life instead).
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(cancelTimeout)
-	return ctx
 }
 
 // startDocsServer serves the real API on :0 with the real docs, a real

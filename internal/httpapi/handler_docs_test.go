@@ -3,8 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,9 +12,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/cardcat/cardcat"
+	"github.com/cardcat/cardcat/internal/site"
 )
 
 // docsHandler is the API on the fixture with the real docs/ (what the
@@ -38,9 +36,9 @@ var (
 // the order their navigation lists them.
 func docPages(tb testing.TB, h http.Handler) []string {
 	tb.Helper()
-	w := get(h, "/docs/"+guideSlugs[0], "X-API-Key", "")
+	w := get(h, "/docs/"+site.GuideSlugs[0], "X-API-Key", "")
 	if w.Code != http.StatusOK {
-		tb.Fatalf("/docs/%s: %d", guideSlugs[0], w.Code)
+		tb.Fatalf("/docs/%s: %d", site.GuideSlugs[0], w.Code)
 	}
 	nav := w.Body.String()
 	nav = nav[strings.Index(nav, `<nav class="guide-nav"`):]
@@ -55,10 +53,10 @@ func docPages(tb testing.TB, h http.Handler) []string {
 func TestDocsPages(t *testing.T) {
 	h := docsHandler(t)
 	pages := docPages(t, h)
-	if len(pages) < 1+len(guideSlugs) {
+	if len(pages) < 1+len(site.GuideSlugs) {
 		t.Fatalf("pages %v: fewer than the reference and the guides", pages)
 	}
-	for i, slug := range guideSlugs {
+	for i, slug := range site.GuideSlugs {
 		if pages[1+i] != "/docs/"+slug {
 			t.Errorf("guide %d is %s, want /docs/%s", i, pages[1+i], slug)
 		}
@@ -70,9 +68,9 @@ func TestDocsPages(t *testing.T) {
 			t.Errorf("%s: %d %q", p, w.Code, hd.Get("Content-Type"))
 			continue
 		}
-		wantCSP := cspGuide
+		wantCSP := site.CSPGuide
 		if p == "/docs" {
-			wantCSP = cspReference
+			wantCSP = site.CSPReference
 		}
 		if got := hd.Get("Content-Security-Policy"); got != wantCSP {
 			t.Errorf("%s: CSP %q, want %q", p, got, wantCSP)
@@ -189,7 +187,7 @@ func TestDocsAssets(t *testing.T) {
 		plain := get(h, m[1], "X-API-Key", "")
 		hd := plain.Header()
 		if plain.Code != http.StatusOK || hd.Get("Content-Type") != want[filepath.Ext(m[1])] ||
-			hd.Get("Cache-Control") != "public, max-age=31536000, immutable" || hd.Get("Content-Security-Policy") != cspAsset ||
+			hd.Get("Cache-Control") != "public, max-age=31536000, immutable" || hd.Get("Content-Security-Policy") != site.CSPAsset ||
 			hd.Get("Content-Encoding") != "" {
 			t.Errorf("%s: %d %v", m[1], plain.Code, hd)
 		}
@@ -212,19 +210,6 @@ func TestDocsAssets(t *testing.T) {
 	}
 	if seen < 5 {
 		t.Errorf("%d assets linked, want the icon, site.css, Scalar, its setup and its license", seen)
-	}
-}
-
-func TestAcceptsGzip(t *testing.T) {
-	for v, want := range map[string]bool{
-		"": false, "gzip": true, "br, gzip": true, "GZIP;q=0.5": true, "gzip;q=0": false, "gzip; q=0.0": false,
-		"deflate": false, "x-gzip": false, "*": false,
-	} {
-		r, _ := http.NewRequest(http.MethodGet, "/", nil)
-		r.Header.Set("Accept-Encoding", v)
-		if got := acceptsGzip(r); got != want {
-			t.Errorf("Accept-Encoding %q: %v, want %v", v, got, want)
-		}
 	}
 }
 
@@ -261,86 +246,6 @@ func TestDocsWithoutDocs(t *testing.T) {
 	}
 }
 
-// TestDocsMarkdown: the guides are cut at api.md's sections, links to a
-// section go to its page, and the Markdown's text is escaped.
-func TestDocsMarkdown(t *testing.T) {
-	api := "# API\n\nIntro, see [limits](#rate-limits) and [headers](#headers).\n\n" +
-		"## Getting a key\n\nAsk. <script>alert(1)</script> [x](javascript:alert(1)) `<b>` 1 < 2 & 3\n\n" +
-		"## Rate limits\n\nSee [keys](#getting-a-key) and [below](#headers).\n\n### Headers\n\n<b>raw</b>\n"
-	changelog := "# Changelog\n\n## Unreleased\n\n- [Limits](api.md#headers), [all](api.md), [here](#unreleased).\n"
-	sections, err := renderGuides([]byte(api), []byte(changelog))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]guideSection{}
-	var order []string
-	for _, s := range sections {
-		got[s.Slug] = s
-		order = append(order, s.Slug+"="+s.Title)
-	}
-	if want := "overview=Overview getting-a-key=Getting a key rate-limits=Rate limits changelog=Changelog"; strings.Join(order, " ") != want {
-		t.Errorf("pages %q, want %q", strings.Join(order, " "), want)
-	}
-	for slug, want := range map[string][]string{
-		"overview":      {`<h1 id="api">Overview</h1>`, `href="/docs/rate-limits"`, `href="/docs/rate-limits#headers"`},
-		"getting-a-key": {`<h1 id="getting-a-key">Getting a key</h1>`, "<code>&lt;b&gt;</code>", "1 &lt; 2 &amp; 3", `<a href="">x</a>`},
-		"rate-limits":   {`<h1 id="rate-limits">`, `href="/docs/getting-a-key"`, `href="#headers"`, `<h2 id="headers">Headers</h2>`},
-		"changelog":     {`href="/docs/rate-limits#headers"`, `href="/docs/api.md"`, `href="#unreleased"`},
-	} {
-		for _, w := range want {
-			if !strings.Contains(got[slug].HTML, w) {
-				t.Errorf("%s lacks %s:\n%s", slug, w, got[slug].HTML)
-			}
-		}
-	}
-	for _, s := range sections {
-		if strings.Contains(s.HTML, "<script") || strings.Contains(s.HTML, "<b>raw") || strings.Contains(s.HTML, "javascript:") {
-			t.Errorf("%s lets HTML through:\n%s", s.Slug, s.HTML)
-		}
-	}
-
-	// A link to no heading is an error, not a dead link.
-	for _, tt := range []struct{ api, changelog string }{
-		{"# API\n\n[x](#nowhere)\n", "# Changelog\n"},
-		{"# API\n", "# Changelog\n\n[x](api.md#nowhere)\n"},
-		{"# API\n", "# Changelog\n\n[x](#nowhere)\n"},
-	} {
-		if _, err := renderGuides([]byte(tt.api), []byte(tt.changelog)); err == nil || !strings.Contains(err.Error(), "nowhere") {
-			t.Errorf("%q, %q: err %v", tt.api, tt.changelog, err)
-		}
-	}
-	// Every guide of the navigation is a section of api.md.
-	if _, err := newDocSite(fstest.MapFS{"api.md": {Data: []byte(api)}, "changelog.md": {Data: []byte(changelog)}}, "v1"); err == nil ||
-		!strings.Contains(err.Error(), `"your-first-request"`) {
-		t.Errorf("a site without every guide: %v", err)
-	}
-}
-
-// TestScalarVendored: the embedded bundle is the one tools/vendor-scalar.sh
-// fetched and checked, at the version it pins.
-func TestScalarVendored(t *testing.T) {
-	b, err := docsiteFS.ReadFile("docsite/vendor/scalar/standalone.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := docsiteFS.ReadFile("docsite/vendor/scalar/standalone.js.sha256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := sha256.Sum256(b)
-	if want, _, _ := strings.Cut(string(sum), " "); hex.EncodeToString(got[:]) != want {
-		t.Errorf("standalone.js is not the vendored file: sha256 %x, want %s (run tools/vendor-scalar.sh)", got, want)
-	}
-	version, _ := docsiteFS.ReadFile("docsite/vendor/scalar/VERSION")
-	script, err := os.ReadFile(filepath.Join("..", "..", "tools", "vendor-scalar.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "\nVERSION=" + strings.TrimSpace(string(version)) + "\n"; !strings.Contains(string(script), want) {
-		t.Errorf("tools/vendor-scalar.sh does not pin the vendored version %s", version)
-	}
-}
-
 // TestDocsReferenceConfig: the security scheme the reference preselects is
 // the document's X-API-Key scheme.
 func TestDocsReferenceConfig(t *testing.T) {
@@ -357,7 +262,7 @@ func TestDocsReferenceConfig(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	js, _ := docsiteFS.ReadFile("docsite/reference.js")
+	js, _ := os.ReadFile(filepath.Join("..", "site", "docsite", "reference.js"))
 	m := regexp.MustCompile(`preferredSecurityScheme: '([^']*)'`).FindSubmatch(js)
 	if m == nil {
 		t.Fatal("reference.js names no preferredSecurityScheme")

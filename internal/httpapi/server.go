@@ -18,6 +18,7 @@ import (
 	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/site"
 	"github.com/cardcat/cardcat/internal/web"
 )
 
@@ -203,9 +204,9 @@ type Server struct {
 	keyedCacheControl []string // the Cache-Control of a keyed route's answer (sendReply)
 
 	rootBody, gamesBody []byte
-	site                *docSite // GET /docs and below; nil without Deps.Docs
-	openapiBody         []byte   // GET /openapi.json, rendered once
-	llmsBody            []byte   // GET /llms.txt, rendered once
+	site                *site.Site // GET /docs and below; nil without Deps.Docs
+	openapiBody         []byte     // GET /openapi.json, rendered once
+	llmsBody            []byte     // GET /llms.txt, rendered once
 
 	encoded *web.EncodedCache // compressed variants of answers (compress.go)
 }
@@ -258,7 +259,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	if deps.Docs != nil {
-		if s.site, err = newDocSite(deps.Docs, deps.Version); err != nil {
+		if s.site, err = site.New(deps.Docs, deps.Version); err != nil {
 			return nil, err
 		}
 	}
