@@ -6,6 +6,8 @@
 #   2. clients/ts/src/schema.ts    the TypeScript types, by the openapi-typescript that
 #                                  clients/ts/package-lock.json pins
 #   3. clients/go/cardcat/cardcat.gen.go   the Go client, by the oapi-codegen of its go:generate line
+#   4. clients/python/src/cardcat/schemas.py and _operations.py   the Python client's types and
+#                                  methods, by clients/python/generate.py (python3, standard library)
 #
 # then type-checks the TypeScript client and its tests against the new types.
 # clients/clients_test.go fails while a committed file differs from what this writes.
@@ -23,5 +25,7 @@ fi
 node clients/ts/node_modules/openapi-typescript/bin/cli.js clients/openapi.json -o clients/ts/src/schema.ts
 
 (cd clients/go/cardcat && go generate .)
+
+python3 clients/python/generate.py
 
 node clients/ts/node_modules/typescript/bin/tsc -p clients/ts --noEmit
