@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/mcpserver"
 	"github.com/cardcat/cardcat/internal/serving"
 )
 
@@ -121,19 +124,35 @@ func TestFifthGame(t *testing.T) {
 		t.Errorf("another game's id: %s", w.Body)
 	}
 	// MCP: the tools' game argument takes it.
-	var schema struct {
-		Properties map[string]struct{ Enum []string }
-	}
-	var sets *route
-	for i := range s.table {
-		if s.table[i].Label == "sets" {
-			sets = &s.table[i]
+	r := httptest.NewRequest(http.MethodPost, mcpPath, strings.NewReader(mcpserver.ListTools))
+	r.Header.Set("X-API-Key", keyUltra)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	lw := httptest.NewRecorder()
+	s.Handler().ServeHTTP(lw, r)
+	var list struct {
+		Result struct {
+			Tools []struct {
+				Name        string
+				InputSchema struct {
+					Properties map[string]struct{ Enum []string }
+				}
+			}
 		}
 	}
-	tool := s.mcpTool("list_sets", sets)
-	raw, _ := json.Marshal(tool.InputSchema)
-	json.Unmarshal(raw, &schema)
-	if enum := schema.Properties["game"].Enum; strings.Join(enum, ",") != "dbs,lor" {
+	if err := json.Unmarshal(lw.Body.Bytes(), &list); err != nil {
+		t.Fatalf("tools/list: %d %s", lw.Code, lw.Body)
+	}
+	if len(list.Result.Tools) == 0 {
+		t.Fatalf("tools/list: %d %s", lw.Code, lw.Body)
+	}
+	var enum []string
+	for _, tool := range list.Result.Tools {
+		if tool.Name == "list_sets" {
+			enum = tool.InputSchema.Properties["game"].Enum
+		}
+	}
+	if strings.Join(enum, ",") != "dbs,lor" {
 		t.Errorf("MCP game enum %v", enum)
 	}
 }

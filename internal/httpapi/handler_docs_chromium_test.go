@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cardcat/cardcat/internal/site"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +24,7 @@ import (
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
+	"github.com/cardcat/cardcat/internal/site"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
 	"github.com/cardcat/cardcat/internal/testkit"
 )

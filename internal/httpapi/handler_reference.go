@@ -5,6 +5,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/mcpserver"
 )
 
 // The reference (internal/apiref) is rendered from the route table once, in
@@ -41,12 +42,12 @@ func (s *Server) reference() *apiref.Reference {
 func reference(table []route, reg *game.Registry, publicURL, version string) *apiref.Reference {
 	ref := &apiref.Reference{Games: reg, PublicURL: publicURL, Version: version,
 		Pages: apiref.Pages{SetDefault: setPageDefault, SetMax: setPageMax, SearchDefault: searchPageDefault, SearchMax: searchPageMax},
-		MCP:   apiref.MCP{Path: mcpPath, MaxBody: mcpMaxBody},
+		MCP:   apiref.MCP{Path: mcpPath, MaxBody: mcpserver.MaxBody},
 	}
 	for i := range table {
 		ref.Routes = append(ref.Routes, table[i].ref())
 	}
-	for _, t := range mcpTools {
+	for _, t := range mcpserver.Tools {
 		for i := range table {
 			if table[i].Label == t.Label {
 				ref.MCP.Tools = append(ref.MCP.Tools, apiref.MCPTool{Name: t.Name, Path: table[i].Path})

@@ -22,6 +22,7 @@ import (
 	"github.com/cardcat/cardcat/internal/blob/fileblob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/images"
+	"github.com/cardcat/cardcat/internal/mcpserver"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 )
@@ -103,9 +104,9 @@ var hostilePayloads = []string{
 // message, messages of the wrong types, and tool calls with hostile
 // arguments.
 var hostileMCPBodies = []string{
-	"", " ", "garbage", "\x00", "\xef\xbb\xbf" + mcpListTools, "{", "}", "[[[[", `"`, "null", "true", "-0", "1e999",
-	mcpListTools + " trailing", mcpListTools + mcpListTools, `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\x00",
-	`[]`, `[` + mcpListTools + `]`, `[1,2,3]`, `[` + strings.Repeat(mcpListTools+",", 100) + mcpListTools + `]`,
+	"", " ", "garbage", "\x00", "\xef\xbb\xbf" + mcpserver.ListTools, "{", "}", "[[[[", `"`, "null", "true", "-0", "1e999",
+	mcpserver.ListTools + " trailing", mcpserver.ListTools + mcpserver.ListTools, `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\x00",
+	`[]`, `[` + mcpserver.ListTools + `]`, `[1,2,3]`, `[` + strings.Repeat(mcpserver.ListTools+",", 100) + mcpserver.ListTools + `]`,
 	`{}`, `{"jsonrpc":2.0}`, `{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","id":[],"method":"ping"}`, `{"jsonrpc":"2.0","id":true,"method":"ping"}`,
 	`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, `{"jsonrpc":"2.0","id":-1e3,"method":"ping"}`,
 	`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", 10000) + `","method":"ping"}`,

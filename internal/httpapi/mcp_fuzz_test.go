@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/mcpserver"
 )
 
 // FuzzMCPBody POSTs any body to /mcp with an Ultra key, in process: never
@@ -19,7 +20,7 @@ func FuzzMCPBody(f *testing.F) {
 	goku := catalog.TCGCardID("dbs", 535600)
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`,
-		mcpListTools,
+		mcpserver.ListTools,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_sets","arguments":{"game":"dbs"}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_card","arguments":{"game":"dbs","id":"` + goku + `"}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_cards","arguments":{"game":"mtg","q":"' OR 1=1--","page":-1}}}`,

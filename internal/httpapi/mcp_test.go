@@ -17,6 +17,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/mcpserver"
 )
 
 // mcpServer is a live server (on 127.0.0.1:0) with the rate-limit tests'
@@ -208,7 +209,7 @@ func TestMCPTools(t *testing.T) {
 
 	s := mustTestServer(t)
 	for _, tool := range res.Tools {
-		label := mcpTools[slices.IndexFunc(mcpTools, func(x struct{ Name, Label string }) bool { return x.Name == tool.Name })].Label
+		label := mcpserver.Tools[slices.IndexFunc(mcpserver.Tools, func(x struct{ Name, Label string }) bool { return x.Name == tool.Name })].Label
 		rt := s.table[s.routeIndex(label)]
 		if !strings.HasPrefix(tool.Description, rt.Op.Summary+".") || !strings.Contains(tool.Description, "GET "+rt.Path) ||
 			rt.Paid() != strings.Contains(tool.Description, "Paid:") || tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
@@ -414,10 +415,10 @@ func TestMCPKeyAndMethods(t *testing.T) {
 	// The 401's example is a POST of the protocol, which works with a key.
 	var unauthorized errorBody
 	json.Unmarshal([]byte(body), &unauthorized)
-	if !strings.Contains(unauthorized.Example, `-d '`+mcpListTools+`' "https://api.cardcat.test/mcp"`) {
+	if !strings.Contains(unauthorized.Example, `-d '`+mcpserver.ListTools+`' "https://api.cardcat.test/mcp"`) {
 		t.Errorf("the 401's example: %s", unauthorized.Example)
 	}
-	if resp, body := post(keyA1, mcpListTools); resp.StatusCode != 200 || !strings.Contains(body, `"name":"get_card"`) {
+	if resp, body := post(keyA1, mcpserver.ListTools); resp.StatusCode != 200 || !strings.Contains(body, `"name":"get_card"`) {
 		t.Errorf("the example's request with a key: %d %.200s", resp.StatusCode, body)
 	}
 	if _, err := m.connect(t, "X-API-Key", ""); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
@@ -457,38 +458,6 @@ func TestMCPKeyAndMethods(t *testing.T) {
 	req.Header.Set("X-API-Key", keyA1)
 	if resp, _ := send(t, req); resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET" {
 		t.Errorf("POST /dbs/sets: %d Allow %q, want 405 GET", resp.StatusCode, resp.Header.Get("Allow"))
-	}
-}
-
-// TestMCPTarget: tool arguments as the route's URL.
-func TestMCPTarget(t *testing.T) {
-	s := mustTestServer(t)
-	for _, tt := range []struct {
-		label, args, want string
-	}{
-		{"card", `{"game":"dbs","id":"dbs_0123456789abcdef"}`, "/dbs/cards/dbs_0123456789abcdef"},
-		{"set_cards", `{"game":"mtg","set":"a/b?c","page":2,"limit":1e1,"extra":{"x":1}}`, "/mtg/sets/a%2Fb%3Fc?limit=10&page=2"},
-		{"search", `{"game":"dbs","q":"son goku","limit":2.5,"page":null}`, "/dbs/search?limit=2.5&q=son+goku"},
-		{"top_cards", `{"game":"dbs","metric":"PRICE","source":true}`, "/dbs/analytics/top-cards?metric=PRICE&source=true"},
-		{"sets", `{"game":"dbs"}`, "/dbs/sets"},
-	} {
-		got, err := s.mcpTarget(&s.table[s.routeIndex(tt.label)], json.RawMessage(tt.args))
-		if err != nil || got != tt.want {
-			t.Errorf("%s %s: %q, %v; want %q", tt.label, tt.args, got, err, tt.want)
-		}
-	}
-	if _, err := s.mcpTarget(&s.table[s.routeIndex("sets")], json.RawMessage(`[1]`)); err == nil {
-		t.Error("arguments that are not an object: no error")
-	}
-}
-
-// BenchmarkMCPStartup: what building POST /mcp adds to New (the SDK's
-// server, its tools and their schemas, the HTTP handler).
-func BenchmarkMCPStartup(b *testing.B) {
-	s := mustTestServer(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		s.mcpEndpoint()
 	}
 }
 
@@ -538,10 +507,10 @@ func TestMCPRefusalsAreJSON(t *testing.T) {
 		status                                   int
 		error                                    string
 	}{
-		{"another media type", "text/plain", "", "", mcpListTools, http.StatusUnsupportedMediaType, errUnsupportedMedia},
-		{"an Accept without text/event-stream", "application/json", "application/json", "", mcpListTools, http.StatusBadRequest, errInvalidMCPRequest},
-		{"a protocol version the server does not speak", "application/json", "", "1999-01-01", mcpListTools, http.StatusBadRequest, errInvalidMCPRequest},
-		{"too large", "application/json", "", "", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcpMaxBody) + `"}}`,
+		{"another media type", "text/plain", "", "", mcpserver.ListTools, http.StatusUnsupportedMediaType, errUnsupportedMedia},
+		{"an Accept without text/event-stream", "application/json", "application/json", "", mcpserver.ListTools, http.StatusBadRequest, errInvalidMCPRequest},
+		{"a protocol version the server does not speak", "application/json", "", "1999-01-01", mcpserver.ListTools, http.StatusBadRequest, errInvalidMCPRequest},
+		{"too large", "application/json", "", "", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcpserver.MaxBody) + `"}}`,
 			http.StatusRequestEntityTooLarge, errRequestTooLarge},
 	} {
 		req, _ := http.NewRequest(http.MethodPost, m.url+mcpPath, strings.NewReader(tt.body))
@@ -598,7 +567,7 @@ func TestMCPProtocolErrors(t *testing.T) {
 		{"two messages", `{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`, 400, parse, "null",
 			"Parse error: the body is not JSON..."},
 		{"empty", "", 400, parse, "null", "Parse error: the body is empty; send one JSON-RPC 2.0 message, a JSON object."},
-		{"a batch", `[` + mcpListTools + `,{"jsonrpc":"2.0","method":"notifications/initialized"}]`, 400, invalid, "null",
+		{"a batch", `[` + mcpserver.ListTools + `,{"jsonrpc":"2.0","method":"notifications/initialized"}]`, 400, invalid, "null",
 			"Invalid Request: batches (a JSON array of messages) are not accepted: send one JSON-RPC message per POST."},
 		{"an empty batch", `[]`, 400, invalid, "null", "Invalid Request: batches (a JSON array of messages) are not accepted..."},
 		{"a number", `1`, 400, invalid, "null", "Invalid Request: the body must be one JSON-RPC 2.0 message, a JSON object, not the number 1."},

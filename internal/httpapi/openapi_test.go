@@ -24,6 +24,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/httpapi/openapitest"
+	"github.com/cardcat/cardcat/internal/mcpserver"
 )
 
 // The OpenAPI document's tests: it loads and validates as OpenAPI 3.1; it
@@ -460,7 +461,7 @@ func TestLLMsTxt(t *testing.T) {
 			t.Errorf("/llms.txt has no line for GET %s", path)
 		}
 	}
-	for _, tool := range mcpTools {
+	for _, tool := range mcpserver.Tools {
 		if !strings.Contains(text, "`"+tool.Name+"`") {
 			t.Errorf("/llms.txt does not name the MCP tool %s", tool.Name)
 		}

@@ -373,7 +373,6 @@ func (s *Server) routeTable() []route {
 // like a keyed route's answer, which a caller without a key gets too.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	s.table = s.routeTable()
 	for i := range s.table {
 		rt := &s.table[i]
 		if rt.ServedPrefixed(s.deps.Games) {
@@ -418,7 +417,7 @@ func (s *Server) routes() *http.ServeMux {
 
 	// The MCP endpoint (mcp.go): JSON-RPC over POST, whose tools are the
 	// table's routes; not a GET route itself, so registered beside them.
-	mux.Handle(mcpPath, s.numbered(mcpPath, "", s.mcpEndpoint()))
+	mux.Handle(mcpPath, s.numbered(mcpPath, "", chain(s.mcp, s.admitMCP)))
 	s.docs = append(s.docs, endpointDoc{Label: "mcp", Path: mcpPath, AuthRequired: true})
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })

@@ -15,6 +15,7 @@ import (
 	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/images"
+	"github.com/cardcat/cardcat/internal/mcpserver"
 	"github.com/cardcat/cardcat/internal/metrics"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 	"github.com/cardcat/cardcat/internal/serving"
@@ -204,9 +205,10 @@ type Server struct {
 	keyedCacheControl []string // the Cache-Control of a keyed route's answer (sendReply)
 
 	rootBody, gamesBody []byte
-	site                *site.Site // GET /docs and below; nil without Deps.Docs
-	openapiBody         []byte     // GET /openapi.json, rendered once
-	llmsBody            []byte     // GET /llms.txt, rendered once
+	site                *site.Site   // GET /docs and below; nil without Deps.Docs
+	openapiBody         []byte       // GET /openapi.json, rendered once
+	mcp                 http.Handler // POST /mcp (internal/mcpserver)
+	llmsBody            []byte       // GET /llms.txt, rendered once
 
 	encoded *web.EncodedCache // compressed variants of answers (compress.go)
 }
@@ -238,6 +240,22 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.slots = make(chan struct{}, s.cfg.SearchConcurrency)
 	s.ids = web.NewRequestIDs()
 	s.routeLabels = append([]metrics.Route(nil), fixedRoutes[:]...)
+	s.table = s.routeTable()
+	var err error
+	s.mcp, err = mcpserver.New(mcpserver.Config{
+		Routes: s.reference().Routes, Games: deps.Games, Version: deps.Version, Log: s.log,
+		// Late bound: the handler is made below, with /mcp on its mux.
+		API: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }),
+		WriteError: func(w http.ResponseWriter, r *http.Request, status int, code, message string, header map[string]string) {
+			e := newError(status, code, message)
+			e.Header = header
+			s.writeError(w, r, e)
+		},
+		RequestID: requestID,
+	})
+	if err != nil {
+		return nil, err
+	}
 	s.mux = s.routes()
 	s.metrics = deps.Metrics.HTTP(s.routeLabels)
 	if p, ok := s.limits.(*poolLimits); ok {
@@ -251,7 +269,6 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		s.withGETOnly,
 		s.withPathCheck,
 	)
-	var err error
 	if s.rootBody, err = s.renderRoot(); err != nil {
 		return nil, err
 	}

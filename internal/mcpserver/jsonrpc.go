@@ -1,4 +1,4 @@
-package httpapi
+package mcpserver
 
 import (
 	"bytes"
@@ -80,7 +80,7 @@ func writeRPCRefusal(w http.ResponseWriter, e *rpcRefusal) {
 	}
 	b, err := json.Marshal(rpcErrorBody{JSONRPC: "2.0", ID: id, Error: rpcErrorObject{Code: e.code, Message: e.message}})
 	if err != nil {
-		panic("httpapi: marshal a JSON-RPC error: " + err.Error()) // an id is valid JSON, checked before
+		panic("mcpserver: marshal a JSON-RPC error: " + err.Error()) // an id is valid JSON, checked before
 	}
 	h := w.Header()
 	h["Cache-Control"] = noStore
@@ -367,7 +367,7 @@ func checkToolName(p json.RawMessage) string {
 	if call.Name == nil || *call.Name == "" {
 		return "params.name is required: the name of the tool to call (tools/list lists them)."
 	}
-	for _, t := range mcpTools {
+	for _, t := range Tools {
 		if t.Name == *call.Name {
 			return ""
 		}
@@ -451,3 +451,10 @@ func mediaType(contentType string) string {
 	t, _, _ := strings.Cut(contentType, ";")
 	return strings.ToLower(strings.TrimSpace(t))
 }
+
+var (
+	// noStore is every error answer's, as the API's: a refusal kept by a
+	// cache would outlive its cause.
+	noStore         = []string{"no-store"}
+	jsonContentType = []string{"application/json; charset=utf-8"}
+)
