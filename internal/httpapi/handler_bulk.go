@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/bulk"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // BulkFiles are the bulk files of each catalogue version (internal/bulk's
@@ -106,103 +106,14 @@ func (s *Server) handleBulkFile(code string) keyedHandler {
 
 var bulkContentType = []string{bulk.ContentType}
 
-// serveBulkFile writes a bulk file, or the byte range asked for, with
-// http.ServeContent.
+// serveBulkFile writes a bulk file, or the byte range asked for
+// (web.ServeDownload); a Range that asks for no byte is the API's 416.
 func (s *Server) serveBulkFile(w http.ResponseWriter, r *http.Request, f *os.File, meta bulk.File, modified time.Time) {
-	if severalRanges(r.Header["Range"]) {
-		// net/http would answer them as a multipart of one part per
-		// range, overlapping ones too: one request, counted once, of
-		// thousands of one-byte ranges would answer many times the file.
-		r = withoutRange(r)
-	}
-	var out http.ResponseWriter = &rangeErrorWriter{ResponseWriter: w, size: meta.Size}
-	// The server's write timeout is made for JSON answers, written at
-	// once; a download of hundreds of megabytes may take far longer.
-	// It gets a deadline that moves on with each piece the client takes.
-	rc := http.NewResponseController(w)
-	if rc.SetWriteDeadline(time.Now().Add(s.cfg.BulkStallTimeout)) == nil {
-		out = &progressWriter{ResponseWriter: out, rc: rc, stall: s.cfg.BulkStallTimeout}
-		defer endProgressDeadline(r, rc)
-	}
-	http.ServeContent(out, r, meta.Name, modified, f)
-}
-
-// progressChunk is how much of a download is written under one deadline:
-// a client must take this much every BulkStallTimeout.
-const progressChunk = 32 << 10
-
-// progressWriter writes a download in pieces of progressChunk, each with a
-// write deadline of its own, BulkStallTimeout from when it is written: a
-// download lasts as long as its client keeps taking pieces, and is cut when
-// the client has taken nothing for that long. (The deadlines are the
-// network's: time.Now, not the server's clock.)
-type progressWriter struct {
-	http.ResponseWriter
-	rc    *http.ResponseController
-	stall time.Duration
-}
-
-func (w *progressWriter) Write(p []byte) (n int, err error) {
-	for len(p) > 0 {
-		chunk := p[:min(len(p), progressChunk)]
-		if err := w.rc.SetWriteDeadline(time.Now().Add(w.stall)); err != nil {
-			return n, err
-		}
-		m, err := w.ResponseWriter.Write(chunk)
-		n += m
-		if err != nil {
-			return n, err
-		}
-		p = p[m:]
-	}
-	return n, nil
-}
-
-func (w *progressWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// endProgressDeadline leaves the connection with the write deadline the
-// server gives the next request: net/http sets one before reading it when
-// the server has a WriteTimeout; without one, the download's last deadline
-// would still cut the connection's next answers, so it is lifted once the
-// download is flushed.
-func endProgressDeadline(r *http.Request, rc *http.ResponseController) {
-	if srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server); srv != nil && srv.WriteTimeout > 0 {
-		return
-	}
-	if rc.Flush() == nil {
-		rc.SetWriteDeadline(time.Time{})
-	}
-}
-
-// severalRanges reports whether the Range header fields ask for more than
-// one range: more than one field, or a byte range set of more than one
-// range (empty elements of the list not counted, as net/http counts them).
-func severalRanges(fields []string) bool {
-	if len(fields) != 1 {
-		return len(fields) > 1
-	}
-	set, ok := strings.CutPrefix(fields[0], "bytes=")
-	if !ok {
-		return false // no byte range: ServeContent refuses it (416)
-	}
-	n := 0
-	for set != "" {
-		var spec string
-		spec, set, _ = strings.Cut(set, ",")
-		if strings.TrimSpace(spec) != "" {
-			n++
-		}
-	}
-	return n > 1
-}
-
-// withoutRange is r without its Range header fields.
-func withoutRange(r *http.Request) *http.Request {
-	r2 := new(http.Request)
-	*r2 = *r
-	r2.Header = r.Header.Clone()
-	r2.Header.Del("Range")
-	return r2
+	web.ServeDownload(w, r, f, meta.Name, modified, s.cfg.BulkStallTimeout, func(w http.ResponseWriter) {
+		w.Header()["Cache-Control"] = noStore
+		writeJSON(w, http.StatusRequestedRangeNotSatisfiable, errorBody{Error: errInvalidParameter,
+			Message: "The Range asks for no byte of the file's " + strconv.FormatInt(meta.Size, 10) + " bytes."})
+	})
 }
 
 func bulkNotBuilt(code, name string) *apiError {
@@ -212,31 +123,3 @@ func bulkNotBuilt(code, name string) *apiError {
 	e.Header = map[string]string{"Retry-After": bulkRetryAfter}
 	return e
 }
-
-// rangeErrorWriter turns http.ServeContent's plain-text 416 into the API's
-// JSON error; every other answer passes through.
-type rangeErrorWriter struct {
-	http.ResponseWriter
-	size    int64
-	refused bool
-}
-
-func (w *rangeErrorWriter) WriteHeader(status int) {
-	if status != http.StatusRequestedRangeNotSatisfiable {
-		w.ResponseWriter.WriteHeader(status)
-		return
-	}
-	w.refused = true
-	w.Header()["Cache-Control"] = noStore
-	writeJSON(w.ResponseWriter, status, errorBody{Error: errInvalidParameter,
-		Message: "The Range asks for no byte of the file's " + strconv.FormatInt(w.size, 10) + " bytes."})
-}
-
-func (w *rangeErrorWriter) Write(p []byte) (int, error) {
-	if w.refused {
-		return len(p), nil
-	}
-	return w.ResponseWriter.Write(p)
-}
-
-func (w *rangeErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
