@@ -2,16 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/cardcat/cardcat/internal/account"
-	"github.com/cardcat/cardcat/internal/apiref"
 )
 
 // GET / describes the API. Its body depends on nothing but the
@@ -21,86 +17,10 @@ func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type rootBody struct {
-	Name           string                  `json:"name"`
-	Version        string                  `json:"version"`
-	Status         string                  `json:"status"`
-	Authentication rootAuth                `json:"authentication"`
-	Endpoints      map[string]rootEndpoint `json:"endpoints"`
-	RateLimits     rateLimits              `json:"rate_limits"`
-}
-
-type rootAuth struct {
-	Required bool   `json:"required"`
-	Method   string `json:"method"`
-	Header   string `json:"header"`
-	Format   string `json:"format"`
-}
-
-type rootEndpoint struct {
-	Path         string `json:"path"`
-	AuthRequired bool   `json:"auth_required"`
-}
-
-func (s *Server) renderRoot() ([]byte, error) {
-	b := rootBody{
-		Name:    "cardcat",
-		Version: s.deps.Version,
-		Status:  "operational",
-		Authentication: rootAuth{
-			Required: true,
-			Method:   "api_key",
-			Header:   "X-API-Key",
-			Format: "pk_live_ (production) or pk_test_ (development) followed by 32 letters and digits; " +
-				"sent in the header X-API-Key or as Authorization: Bearer followed by the key. " + apiref.PublicPathsNote(s.reference().Routes),
-		},
-		Endpoints:  map[string]rootEndpoint{},
-		RateLimits: freeRateLimits(),
-	}
-	for _, d := range s.docs {
-		b.Endpoints[d.Label] = rootEndpoint{Path: d.Path, AuthRequired: d.AuthRequired}
-	}
-	return json.Marshal(b)
-}
-
 // GET /games lists the games with their route templates.
 func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) error {
 	writeBody(w, http.StatusOK, s.gamesBody)
 	return nil
-}
-
-type gamesBody struct {
-	Success bool       `json:"success"`
-	Data    []gameItem `json:"data"`
-}
-
-type gameItem struct {
-	Code      string        `json:"code"`
-	Name      string        `json:"name"`
-	Endpoints gameEndpoints `json:"endpoints"`
-}
-
-type gameEndpoints struct {
-	Sets   string `json:"sets"`
-	Set    string `json:"set"`
-	Card   string `json:"card"`
-	Search string `json:"search"`
-	Image  string `json:"image"`
-}
-
-func (s *Server) renderGames() ([]byte, error) {
-	b := gamesBody{Success: true, Data: []gameItem{}}
-	for _, g := range s.deps.Games.All() {
-		if !g.Listed {
-			continue // the spec's list: the base game and One Piece are in GET / and the docs
-		}
-		p := g.PathPrefix()
-		b.Data = append(b.Data, gameItem{Code: g.Code, Name: g.Name, Endpoints: gameEndpoints{
-			Sets: p + "/sets", Set: p + "/sets/:set", Card: p + "/cards/:id", Search: p + "/search",
-			Image: p + "/images/:id",
-		}})
-	}
-	return json.Marshal(b)
 }
 
 // GET /health runs the checks at once, each within HealthTimeout. The spec's
@@ -224,17 +144,4 @@ func unavailable() *apiError {
 		"The catalogue is being loaded; please retry in a few seconds.")
 	e.Header = map[string]string{"Retry-After": "5"}
 	return e
-}
-
-// rateLimits are the limits of a plan as GET / shows them.
-type rateLimits struct {
-	PerHour int64  `json:"per_hour"`
-	PerDay  int64  `json:"per_day"`
-	Plan    string `json:"plan"`
-}
-
-// freeRateLimits are the Free plan's, which a caller without a key has.
-func freeRateLimits() rateLimits {
-	lim := account.FreeLimits()
-	return rateLimits{PerHour: lim.Hour, PerDay: lim.Day, Plan: string(account.Free)}
 }

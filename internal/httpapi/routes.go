@@ -67,8 +67,6 @@ func (rt *route) ServedPrefixed(games *game.Registry) bool {
 	return r.ServedPrefixed(games)
 }
 
-// listedPath is the route's path as GET / lists it (apiref.Route.ListedPath).
-func (rt *route) listedPath() string { r := rt.ref(); return r.ListedPath() }
 
 // Method is the route's HTTP method: the API is read-only.
 func (rt *route) Method() string { return http.MethodGet }
@@ -375,14 +373,6 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	for i := range s.table {
 		rt := &s.table[i]
-		if rt.ServedPrefixed(s.deps.Games) {
-			s.docs = append(s.docs, endpointDoc{Label: rt.Label, Path: rt.listedPath(), AuthRequired: rt.Access != apiref.Public})
-		}
-		if base, ok := s.deps.Games.Base(); ok && rt.PerGame() && (rt.only == nil || rt.only(base)) {
-			// The base game's routes are listed as themselves: pkm_sets /sets.
-			s.docs = append(s.docs, endpointDoc{Label: base.Code + "_" + rt.Label,
-				Path: strings.TrimPrefix(rt.listedPath(), "/{game}"), AuthRequired: rt.Access != apiref.Public})
-		}
 		games := []game.Game{{}}
 		if rt.PerGame() {
 			games = s.deps.Games.All()
@@ -418,17 +408,10 @@ func (s *Server) routes() *http.ServeMux {
 	// The MCP endpoint (mcp.go): JSON-RPC over POST, whose tools are the
 	// table's routes; not a GET route itself, so registered beside them.
 	mux.Handle(mcpPath, s.numbered(mcpPath, "", chain(s.mcp, s.admitMCP)))
-	s.docs = append(s.docs, endpointDoc{Label: "mcp", Path: mcpPath, AuthRequired: true})
+	s.docs = apiref.Endpoints(s.reference())
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })
 	return mux
-}
-
-// endpointDoc is a route as GET / lists it.
-type endpointDoc struct {
-	Label        string
-	Path         string // template: /{game}/sets/:set
-	AuthRequired bool
 }
 
 // onlyLast answers a path whose last segment is not last as the mux answers

@@ -191,10 +191,10 @@ type Server struct {
 	now     func() time.Time
 	mux     *http.ServeMux
 	handler http.Handler
-	table   []route       // routeTable, as the mux serves it
-	docs    []endpointDoc // routes as GET / lists them
-	served  []servedRoute // every pattern registered on the mux
-	slots   chan struct{} // the search concurrency limiter
+	table   []route           // routeTable, as the mux serves it
+	docs    []apiref.Endpoint // routes as GET / lists them
+	served  []servedRoute     // every pattern registered on the mux
+	slots   chan struct{}     // the search concurrency limiter
 	ids     *web.RequestIDs
 
 	limits limits // the rate-limit step: poolLimits, or noLimits without a Limiter
@@ -269,10 +269,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		s.withGETOnly,
 		s.withPathCheck,
 	)
-	if s.rootBody, err = s.renderRoot(); err != nil {
+	if s.rootBody, err = apiref.Root(s.reference()); err != nil {
 		return nil, err
 	}
-	if s.gamesBody, err = s.renderGames(); err != nil {
+	if s.gamesBody, err = apiref.Games(s.reference()); err != nil {
 		return nil, err
 	}
 	if deps.Docs != nil {
