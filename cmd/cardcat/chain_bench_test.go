@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/account/accounttest"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/game"
@@ -28,7 +29,7 @@ import (
 // run against the same request without them:
 //
 //	Ceiling    a bare handler writing the same card bytes (no chain at all)
-//	Off        the whole API handler, rate limiting off, the KeyFormat
+//	Off        the whole API handler, rate limiting off, accounttest.KeyFormat
 //	           Authenticator (a format check: the chain before this issue)
 //	InProcess  the whole API handler as serve wires it by default: the
 //	           account-backed Authenticator and the in-process limiter
@@ -111,6 +112,9 @@ func (f *chainFixture) server(b *testing.B, auth httpapi.Authenticator, lim rate
 // serverLogging is server with a logger and an access log.
 func (f *chainFixture) serverLogging(b *testing.B, log *slog.Logger, access func(web.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
 	b.Helper()
+	if auth == nil {
+		auth = accounttest.KeyFormat{} // keys by form alone: no accounts
+	}
 	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
 		View:      func() *serving.View { return f.view },
 		Games:     game.Default(),

@@ -71,13 +71,13 @@ func (a *Account) PaidAccess(now time.Time) Access {
 	}
 }
 
-// poolPrefix keeps the accounts' rate-limit pools apart from the guard
+// PoolPrefix keeps the accounts' rate-limit pools apart from the guard
 // buckets of client IPs ("ip:").
-const poolPrefix = "acct:"
+const PoolPrefix = "acct:"
 
 // PoolName is the rate-limit pool of an account: all of its keys, both
 // games and every route draw on it, so that more keys never mean more quota.
-func PoolName(accountID int64) string { return poolPrefix + strconv.FormatInt(accountID, 10) }
+func PoolName(accountID int64) string { return PoolPrefix + strconv.FormatInt(accountID, 10) }
 
 // Caller is who a valid key makes the sender of a request, as decided at
 // the request's time.
@@ -95,7 +95,7 @@ type Caller struct {
 	// change applies to the next request.
 	Limits ratelimit.Limits
 	// AccountRef and KeyRef are the account's and the key's store ids, for
-	// the usage meter; 0 when unknown (KeyFormat, CallerOf's key).
+	// the usage meter; 0 when unknown (accounttest.KeyFormat, CallerOf's key).
 	AccountRef, KeyRef int64
 }
 
@@ -209,19 +209,4 @@ func (a *Authenticator) namesOf(id int64) *accountNames {
 	}
 	n, _ := a.names.LoadOrStore(id, &accountNames{id: strconv.FormatInt(id, 10), pool: PoolName(id)})
 	return n.(*accountNames)
-}
-
-// KeyFormat authenticates by form alone: every well-formed key is a Free
-// account of its own that never started a trial, named by the key's display
-// prefix (never by the key itself, which a persisted limiter would write to
-// disk). For tests and for a server run without accounts.
-type KeyFormat struct{}
-
-// Authenticate implements the HTTP layer's Authenticator.
-func (KeyFormat) Authenticate(_ context.Context, key string) (Caller, error) {
-	if !WellFormed(key) {
-		return Caller{}, errMalformed
-	}
-	id := DisplayPrefix(key)
-	return Caller{AccountID: id, KeyID: id, Plan: Free, Pool: poolPrefix + id, Limits: FreeLimits()}, nil
 }

@@ -11,8 +11,8 @@ import (
 
 // Authenticator turns a request's API key into its caller.
 // account.Authenticator is the production one (keys checked against the
-// accounts, from memory); account.KeyFormat, which accepts every well-formed
-// key as a Free account of its own, serves tests and is the default.
+// accounts, from memory); accounttest.KeyFormat, which accepts every
+// well-formed key as a Free account of its own, serves tests.
 type Authenticator interface {
 	// Authenticate returns the caller the key belongs to. An unknown or
 	// revoked key returns an error wrapping account.ErrInvalidKey (401); any

@@ -67,7 +67,6 @@ func (rt *route) ServedPrefixed(games *game.Registry) bool {
 	return r.ServedPrefixed(games)
 }
 
-
 // Method is the route's HTTP method: the API is read-only.
 func (rt *route) Method() string { return http.MethodGet }
 

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/images"
@@ -133,7 +132,7 @@ type Deps struct {
 	// Health are the dependency checks of /health: database, cache, storage.
 	Health []HealthCheck
 	// Auth decides whether a request's API key is good and who the caller is
-	// (account.KeyFormat when nil: every well-formed key, no paid access).
+	// (account.Authenticator; tests use accounttest.KeyFormat). Required.
 	Auth Authenticator
 	// Limiter counts requests in the callers' pools and the guard buckets and
 	// gives every answer its X-RateLimit-* headers (ratelimit.go). Nil turns
@@ -215,8 +214,8 @@ type Server struct {
 
 // New returns the API server.
 func New(cfg Config, deps Deps) (*Server, error) {
-	if deps.View == nil || deps.Games == nil {
-		return nil, errors.New("httpapi: Deps.View and Deps.Games are required")
+	if deps.View == nil || deps.Games == nil || deps.Auth == nil {
+		return nil, errors.New("httpapi: Deps.View, Deps.Games and Deps.Auth are required")
 	}
 	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now}
 	s.encoded = web.NewEncodedCache(s.cfg.CompressCacheBytes)
@@ -225,9 +224,6 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
-	}
-	if s.deps.Auth == nil {
-		s.deps.Auth = account.KeyFormat{}
 	}
 	s.limits = noLimits{}
 	if deps.Limiter != nil {

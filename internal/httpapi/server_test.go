@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cardcat/cardcat/internal/account/accounttest"
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/catalog/catalogtest"
@@ -24,7 +25,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-// testKey is a well-formed key; KeyFormat accepts it.
+// testKey is a well-formed key; accounttest.KeyFormat accepts it.
 const testKey = "pk_test_abcdefghijklmnopqrstuvwxyz012345"
 
 var testNow = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
@@ -51,6 +52,7 @@ func testDeps(v *serving.View) Deps {
 		Version:   "v1.2.3-test",
 		Region:    "test-1",
 		PublicURL: "https://api.cardcat.test",
+		Auth:      accounttest.KeyFormat{},
 	}
 }
 
