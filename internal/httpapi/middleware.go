@@ -13,12 +13,12 @@ import (
 	"github.com/cardcat/cardcat/internal/web"
 )
 
-// The chain, outermost first (see New): the request (its id, the headers
-// every answer has, its state, its access log line); panic recovery; the
-// caller's identity (auth.go); the method check (405, CORS preflight); the
-// path check (trailing slash, repeated slashes); then the routes
-// (routes.go), where keyed routes add the rate limit (ratelimit.go) and the
-// key check, and paid routes the plan check.
+// The chain's steps (compose.go puts them in order): the request (its id,
+// the headers every answer has, its state, its access log line); panic
+// recovery; the caller's identity (auth.go); the method check (405, CORS
+// preflight); the path check (trailing slash, repeated slashes). Then the
+// routes (routes.go), where keyed routes pass the admission step
+// (admission.go).
 
 type ctxKey int
 
@@ -103,12 +103,16 @@ func (c *request) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// withRequest starts every request: its id, nosniff, the CORS headers,
-// when callers reach the API over https Strict-Transport-Security, and
-// Connection: close after a request sent with a Transfer-Encoding, so that
-// every answer has them (5xx and panics included), its state, and after the
-// answer its access log line.
-func (s *Server) withRequest(next http.Handler) http.Handler {
+// withRequest starts every request: its id, nosniff, the CORS headers
+// when cors (the API's, not the portal's), when callers reach the server over
+// https Strict-Transport-Security, and Connection: close after a request
+// sent with a Transfer-Encoding, so that every answer has them (5xx and
+// panics included), its state, and after the answer its access log line.
+func (s *Server) withRequest(cors bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return s.request(next, cors) }
+}
+
+func (s *Server) request(next http.Handler, cors bool) http.Handler {
 	https := web.IsHTTPS(s.deps.PublicURL)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &request{Context: r.Context()}
@@ -122,8 +126,10 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		h := w.Header()
 		h["X-Request-Id"] = st.idHeader[:]
 		h["X-Content-Type-Options"] = nosniff
-		h["Access-Control-Allow-Origin"] = corsOrigin
-		h["Access-Control-Expose-Headers"] = corsExposed
+		if cors {
+			h["Access-Control-Allow-Origin"] = corsOrigin
+			h["Access-Control-Expose-Headers"] = corsExposed
+		}
 		if https {
 			h["Strict-Transport-Security"] = hsts
 		}

@@ -257,14 +257,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if p, ok := s.limits.(*poolLimits); ok {
 		p.metrics = s.metrics
 	}
-	s.handler = chain(s.mux,
-		s.withRequest,
-		s.withRecover,
-		s.withPortal,
-		s.withIdentity,
-		s.withGETOnly,
-		s.withPathCheck,
-	)
+	s.handler = s.compose()
 	if s.rootBody, err = apiref.Root(s.reference()); err != nil {
 		return nil, err
 	}
