@@ -12,6 +12,14 @@ import (
 // room of the whole digest.
 const BodyHashLen = 16
 
+// BodyHash is the one hash of a card's detail body, made where the body is
+// rendered: the change feed compares it between versions (CardBodyHashes),
+// and the snapshot keeps its first 8 bytes as the body's ETag (CardTag).
+func BodyHash(body []byte) [BodyHashLen]byte {
+	sum := sha256.Sum256(body)
+	return [BodyHashLen]byte(sum[:BodyHashLen])
+}
+
 // CardHash is the content hash of one card's detail body.
 type CardHash struct {
 	ID   string
@@ -37,8 +45,7 @@ func CardBodyHashes(g game.Game, gc *GameCatalog) ([]CardHash, error) {
 			return nil, fmt.Errorf("%w: card %s is in unknown set %q", ErrInvalidCatalog, c.ID, c.SetID)
 		}
 		b, _ = appendCard(b[:0], &g, s, c)
-		sum := sha256.Sum256(b)
-		hashes[i] = CardHash{ID: c.ID, Hash: [BodyHashLen]byte(sum[:BodyHashLen])}
+		hashes[i] = CardHash{ID: c.ID, Hash: BodyHash(b)}
 	}
 	return hashes, nil
 }

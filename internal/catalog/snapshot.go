@@ -52,6 +52,9 @@ type GameSnapshot struct {
 
 	cards  []cardEntry
 	chunks []string // pre-rendered card bodies, each followed by the card's record
+	// bodyTags are the first 8 bytes of each card body's BodyHash, made as
+	// the body is rendered: its ETag (CardTag).
+	bodyTags []uint64
 
 	finishNames []string    // of the records' finishes
 	times       []time.Time // of the records' finishes
@@ -214,6 +217,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 
 	gs.sets = make([]ListedSet, len(order))
 	gs.cards = make([]cardEntry, len(gc.Cards))
+	gs.bodyTags = make([]uint64, len(gc.Cards))
 	cmIDs := 0
 	for i := range gc.Cards {
 		if gc.Cards[i].CMID != "" || len(gc.Cards[i].ID) == CMLen {
@@ -289,6 +293,8 @@ func (gs *GameSnapshot) addCard(r *renderer, ref CardRef, set *Set, c *Card) err
 	var layout cardLayout
 	r.scratch, layout = appendCard(r.scratch[:0], &gs.game, set, c)
 	n := len(r.scratch)
+	h := BodyHash(r.scratch)
+	gs.bodyTags[ref] = binary.BigEndian.Uint64(h[:8])
 	r.scratch = r.records.append(r.scratch, c)
 	if len(r.buf)+len(r.scratch) > cap(r.buf) {
 		r.flush()

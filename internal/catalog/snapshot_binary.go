@@ -17,7 +17,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 1
+const SnapshotEncoding = 2 // 2: the cards' body tags (bodyTags)
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -94,6 +94,7 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 		}
 		w.U32s(col)
 	}
+	w.U64s(g.bodyTags)
 
 	w.Uvarint(uint64(len(g.finishNames)))
 	for _, n := range g.finishNames {
@@ -285,6 +286,9 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 		}
 	}
 	ncards := uint32(len(gs.cards))
+	if gs.bodyTags = r.U64s(); r.Err() == nil && len(gs.bodyTags) != len(gs.cards) {
+		r.Failf("%d body tags for %d cards", len(gs.bodyTags), len(gs.cards))
+	}
 
 	nnames := r.Len(1)
 	gs.finishNames = make([]string, nnames)

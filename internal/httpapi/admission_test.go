@@ -36,7 +36,8 @@ var keyedTargets = []string{
 var etagShape = regexp.MustCompile(`^"[0-9a-f]{16}"$`)
 
 // TestETagOnEveryKeyedAnswer: every keyed route's 200 carries the strong tag
-// of its bytes (a set page's: the snapshot's SetPageTag) and Cache-Control:
+// of its bytes (a card's: from its BodyHash; a set page's: the snapshot's
+// SetPageTag) and Cache-Control:
 // private; sent back, it gets a 304 without a
 // body, which is not counted; a tag of another answer gets the 200 again.
 func TestETagOnEveryKeyedAnswer(t *testing.T) {
@@ -48,9 +49,12 @@ func TestETagOnEveryKeyedAnswer(t *testing.T) {
 				t.Fatalf("%d: %s", w.Code, w.Body)
 			}
 			tag, want := w.Header().Get("ETag"), etag.Of(w.Body.Bytes())
-			if target == "/dbs/sets/FB01" {
+			switch target {
+			case "/dbs/sets/FB01":
 				g := l.view.Game("dbs")
 				want = g.SetPageTag(g.SetsByCode("FB01")[0], 1, setPageDefault)
+			case cardPath:
+				want = bodyTag(w.Body.String())
 			}
 			if !etagShape.MatchString(tag) || tag != want {
 				t.Fatalf("ETag %q, want %s", tag, want)

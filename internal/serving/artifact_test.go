@@ -280,7 +280,8 @@ func TestArtifactRefused(t *testing.T) {
 		holder bool // also check a Holder's fallback (each costs a build)
 	}{
 		{"magic", flip(0), "not a snapshot artifact", true},
-		{"other format version", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], ArtifactFormat+1); return b }, "format 2.1.1, this build reads 1.1.1", true},
+		{"other format version", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], ArtifactFormat+1); return b }, fmt.Sprintf("format %d.%d.%d, this build reads %d.%d.%d", ArtifactFormat+1, catalog.SnapshotEncoding, analytics.Encoding,
+			ArtifactFormat, catalog.SnapshotEncoding, analytics.Encoding), true},
 		{"other snapshot encoding", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], 99); return b }, "format 1.99.1", false},
 		{"other catalogue version", func(b []byte) []byte { binary.LittleEndian.PutUint64(b[20:], uint64(built.Version+1)); return b }, "catalogue version", true},
 		{"section length", flip(33), "section", false},
