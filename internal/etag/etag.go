@@ -15,9 +15,10 @@ import (
 // of its bytes in 16 hex digits. It depends on the bytes alone, so every
 // replica, and the same replica after a restart, gives the same tag for the
 // same answer. XXH3 rather than a cryptographic hash: a tag only has to tell
-// one answer of a URL from the next, and hashing is on every 200's path; on
-// a set page of 100 KB it takes a sixth of XXH64's time, and SHA-256 would
-// take several times XXH64's (measured: bench/README.md).
+// one answer of a URL from the next, and hashing is on every made body's
+// path, where it is the fastest of the hashes measured (bench/README.md, the
+// ETag section). Card details and set pages have tags the snapshot made
+// (catalog.CardTag, SetPageTag).
 func Of(body []byte) string { return quote(xxh3.Hash(body)) }
 
 // OfString is Of of a body held in a string, without copying it.

@@ -47,9 +47,8 @@ import (
 // header and the client's work outweigh the bytes saved.
 const CompressAbove = 1024
 
-// DefaultCompressCacheBytes bounds the compressed variants kept in memory
-// (Config.CompressCacheBytes): room for every set page of a million-card
-// catalogue in two codings (about 130 MB each: 19,000 pages of 50 cards), so
+// DefaultCompressCacheBytes bounds the compressed variants kept in memory:
+// room for every set page of a million-card catalogue in two codings, so
 // that a set page is compressed once per version and coding, not once per
 // request (bench/README.md, "Compression at a million cards").
 const DefaultCompressCacheBytes = 320 << 20
@@ -240,8 +239,8 @@ func (ec *EncodedCache) Peek(tag string, c Coding) []byte {
 }
 
 var gzipWriters = sync.Pool{New: func() any {
-	// Level 6: a set page of 200 cards to 18.1% of its bytes in 2.6 ms,
-	// against level 9's 17.3% in 6 ms (a per-request page may miss the cache).
+	// Level 6: nearly level 9's ratio at less than half its CPU, for a page
+	// that may miss the cache (bench/README.md, "Compression levels").
 	w, _ := gzip.NewWriterLevel(nil, 6)
 	return w
 }}
@@ -269,9 +268,8 @@ var brotliWriters = [...]sync.Pool{
 
 // zstdEncoder's EncodeAll is safe for concurrent use. Its window stays at
 // 4 MiB: RFC 9659 forbids more than 8 MB in the zstd content coding, and
-// browsers refuse it. SpeedBetterCompression: on a set page of 200 cards
-// 16.7% of the bytes in the default level's time (1.4 ms; default 17.5%,
-// best 16.2% in 14 ms).
+// browsers refuse it. SpeedBetterCompression: a better ratio than the
+// default level's in its time (bench/README.md, "Compression levels").
 var zstdEncoder, _ = zstd.NewWriter(nil,
 	zstd.WithEncoderLevel(zstd.SpeedBetterCompression),
 	zstd.WithWindowSize(4<<20),
