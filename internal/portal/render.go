@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/site"
 )
 
 //go:embed templates/*.html
@@ -32,6 +33,9 @@ type pageData struct {
 	Data    any
 	// Static maps an asset's name to its versioned URL.
 	Static map[string]string
+	// SiteHeader is the header every page of the site starts with, the docs'
+	// and the portal's (internal/site's header.html).
+	SiteHeader site.Header
 }
 
 // pages holds one template per page, each with the shared layout, and the
@@ -81,6 +85,9 @@ func parsePages() (*pages, error) {
 	if err != nil {
 		return nil, err
 	}
+	if layout, err = layout.ParseFS(site.Templates, "templates/header.html"); err != nil {
+		return nil, err
+	}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -116,6 +123,7 @@ func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, name
 		d.Account = accountOf(r)
 	}
 	d.Static = p.pages.assetURLs
+	d.SiteHeader = site.HeaderFor("account")
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "layout.html", d); err != nil {
 		p.log.ErrorContext(r.Context(), "portal: render", "page", name, "error", err)

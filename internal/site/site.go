@@ -14,7 +14,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"html"
+	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
@@ -253,108 +253,75 @@ func buildDocSite(api, changelog []byte, version string) (*Site, error) {
 		}
 	}
 
-	page := func(slug, title, body, csp string) {
+	page := func(slug, title, body, csp string) error {
 		var b bytes.Buffer
-		writeLayout(&b, layoutData{
-			Title: title, Slug: slug, Body: body, Guides: guides, More: more,
+		if err := writeLayout(&b, layoutData{
+			// The body is goldmark's HTML of docs/, which escapes the Markdown's text.
+			Title: title, Slug: slug, Body: template.HTML(body), Guides: guides, More: more,
 			Version: version, ScalarVersion: strings.TrimSpace(string(scalarVersion)), Asset: assetURL,
-		})
+		}); err != nil {
+			return err
+		}
 		sum := sha256.Sum256(b.Bytes())
 		site.pages[slug] = &docPage{slug: slug, title: title, csp: csp, body: b.Bytes(),
 			etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		return nil
 	}
-	page("", "API reference", "", CSPReference)
+	if err := page("", "API reference", "", CSPReference); err != nil {
+		return nil, fmt.Errorf("docs: %w", err)
+	}
 	for _, sec := range sections {
-		page(sec.Slug, sec.Title, sec.HTML, CSPGuide)
+		if err := page(sec.Slug, sec.Title, sec.HTML, CSPGuide); err != nil {
+			return nil, fmt.Errorf("docs: %w", err)
+		}
 	}
 	return site, nil
 }
 
 // layoutData is what a page of the site shows around its body.
 type layoutData struct {
-	Title, Slug   string // Slug "" is the reference
-	Body          string // the guide's HTML, rendered from Markdown (escaped by goldmark)
+	Title, Slug   string        // Slug "" is the reference
+	Reference     bool          // the reference page, not a guide
+	Header        Header        // the site header, shared with the portal
+	Body          template.HTML // the guide's HTML, rendered from Markdown (escaped by goldmark)
 	Guides, More  []docLink
 	Version       string
 	ScalarVersion string
 	Asset         map[string]string // an asset's name -> its URL
 }
 
-// writeLayout writes a page: the header every page shares, then the
-// reference's mount point or a guide with the guides' navigation. It is
-// written by hand rather than with html/template, whose reflection keeps
-// every exported method of the binary alive (a third more binary);
-// every value from outside the code is escaped here, and the guide's body
-// by goldmark.
-func writeLayout(b *bytes.Buffer, d layoutData) {
-	esc := html.EscapeString
-	current := func(yes bool) string {
-		if yes {
-			return ` aria-current="page"`
-		}
-		return ""
+// Templates holds the site's templates: header.html, the site header every
+// page of the docs and of the account portal starts with ("site-header",
+// of a Header), and the docs pages' layout.
+//
+//go:embed templates
+var Templates embed.FS
+
+// Header is what the site header shows: which of its links is the current
+// page's (reference, guides, changelog, account) and where the guides start.
+type Header struct {
+	Current    string
+	FirstGuide string
+}
+
+// HeaderFor is the site header of a page of the current section.
+func HeaderFor(current string) Header { return Header{Current: current, FirstGuide: GuideSlugs[0]} }
+
+var layout = template.Must(template.ParseFS(Templates, "templates/layout.html", "templates/header.html"))
+
+// writeLayout writes a page: the site header, then the reference's mount
+// point or a guide with the guides' navigation.
+func writeLayout(b *bytes.Buffer, d layoutData) error {
+	d.Reference = d.Slug == ""
+	switch {
+	case d.Reference:
+		d.Header = HeaderFor("reference")
+	case d.Slug == "changelog":
+		d.Header = HeaderFor("changelog")
+	default:
+		d.Header = HeaderFor("guides")
 	}
-	reference := d.Slug == ""
-	fmt.Fprintf(b, `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%s · cardcat API</title>
-<link rel="icon" href="%s" type="image/svg+xml">
-<link rel="stylesheet" href="%s">
-`, esc(d.Title), d.Asset["favicon.svg"], d.Asset["site.css"])
-	bodyClass := "guide"
-	if reference {
-		bodyClass = "reference"
-		fmt.Fprintf(b, "<script src=\"%s\" defer></script>\n<script src=\"%s\" defer></script>\n", d.Asset["scalar.js"], d.Asset["reference.js"])
-	}
-	fmt.Fprintf(b, `</head>
-<body class="%s">
-<header class="site-header">
-<a class="brand" href="/docs">cardcat API</a>
-<nav aria-label="Site">
-<a href="/docs"%s>Reference</a>
-<a href="/docs/%s"%s>Guides</a>
-<a href="/docs/changelog"%s>Changelog</a>
-<a href="/openapi.json">OpenAPI</a>
-<a href="/docs/api.md">Markdown</a>
-<a href="/account/">Account</a>
-</nav>
-</header>
-`, bodyClass, current(reference), esc(d.Guides[0].Slug), current(!reference && d.Slug != "changelog"), current(d.Slug == "changelog"))
-	if reference {
-		b.WriteString(`<div id="reference"></div>
-<noscript>
-<main class="guide">
-<h1>API reference</h1>
-<p>The interactive reference needs JavaScript. Without it, <a href="/docs/endpoints">Endpoints</a> describes every
-endpoint with example answers, <a href="/openapi.json">/openapi.json</a> is the OpenAPI document, and
-<a href="/docs/api.md">/docs/api.md</a> the whole documentation as Markdown.</p>
-</main>
-</noscript>
-`)
-	} else {
-		links := func(tag, heading string, ls []docLink) {
-			fmt.Fprintf(b, "<h2>%s</h2>\n<%s>\n", heading, tag)
-			for _, l := range ls {
-				fmt.Fprintf(b, "<li><a href=\"/docs/%s\"%s>%s</a></li>\n", esc(l.Slug), current(l.Slug == d.Slug), esc(l.Title))
-			}
-			fmt.Fprintf(b, "</%s>\n", tag)
-		}
-		b.WriteString("<div class=\"guide-layout\">\n<nav class=\"guide-nav\" aria-label=\"Guides\">\n")
-		links("ol", "Start here", d.Guides)
-		links("ul", "More", d.More)
-		b.WriteString("</nav>\n<main class=\"guide\">\n")
-		b.WriteString(d.Body)
-		b.WriteString("</main>\n</div>\n")
-	}
-	fmt.Fprintf(b, `<footer class="site-footer">
-<p>cardcat %s · the reference is rendered by <a href="%s">Scalar %s (MIT)</a>, served by this server</p>
-</footer>
-</body>
-</html>
-`, esc(d.Version), d.Asset["scalar-LICENSE.txt"], esc(d.ScalarVersion))
+	return layout.ExecuteTemplate(b, "layout.html", d)
 }
 
 type docLink struct{ Slug, Title string }
