@@ -199,7 +199,7 @@ const (
 )
 
 // ifNoneMatchParam is the If-None-Match parameter of every keyed route
-// (revalidate.go), components.parameters.IfNoneMatch.
+// (httpapi's admission.go), components.parameters.IfNoneMatch.
 var ifNoneMatchParam = Param{Name: "If-None-Match", In: "header",
 	Description: "ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.",
 	Schema:      ParamSchema{Type: "string"}}
@@ -245,12 +245,12 @@ func (ref *Reference) answerHeaders(extra []string) map[string]openapiRef {
 
 // errorHeaders are the headers every error answer has beyond everyAnswerHeaders
 // (writeError), and keyedHeaders those of every keyed route's success
-// (requireKey; a route's own Cache-Control, an image's, replaces it).
+// (httpapi's sendReply; a route's own Cache-Control, an image's, replaces it).
 var (
 	errorHeaders = []string{"Cache-Control"}
 	keyedHeaders = []string{"Cache-Control"}
 	// keyedSuccessHeaders are those of a keyed route's 200 JSON answer
-	// (revalidate.go, compress.go), and notModifiedHeaders those of its 304.
+	// (httpapi's reply.go), and notModifiedHeaders those of its 304.
 	keyedSuccessHeaders = []string{"ETag", "Cache-Control", "Vary", "Content-Encoding"}
 	notModifiedHeaders  = []string{"ETag", "Cache-Control", "Vary"}
 )

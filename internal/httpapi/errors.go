@@ -120,9 +120,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, status, b)
 }
 
-// writeBody sends a ready JSON body. A keyed route's 200 gets its ETag, or
-// is the 304 of a matching If-None-Match (revalidate.go); a 200 is
-// compressed when the request asks for it (compress.go).
+// writeBody sends a ready JSON body: a 200 compressed when the request asks
+// for it (web.WriteAnswer), any other status as it is. A keyed route
+// replies instead (reply.go), which gives its 200 an ETag.
 func writeBody(w http.ResponseWriter, status int, body []byte) {
 	if status == http.StatusOK {
 		if body == nil {

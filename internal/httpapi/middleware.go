@@ -73,7 +73,7 @@ var (
 	// includeSubDomains: the API's host does not speak for the other hosts of
 	// its domain, which may not all serve https.
 	hsts = []string{"max-age=31536000"}
-	// privateNoCache is a keyed answer's (requireKey) without
+	// privateNoCache is a keyed answer's (sendReply) without
 	// Config.KeyedMaxAge: for one account (its X-RateLimit-* headers say so),
 	// never for a shared cache; the caller's own cache may keep it but must
 	// ask again before reusing it.

@@ -163,7 +163,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 	sample := strings.NewReplacer("{set}", "FB01", "{id}", "dbs_0000000000000000")
 	for p, item := range doc.Paths.Map() {
 		if p == mcpPath {
-			// The MCP endpoint (mcp.go): JSON-RPC over POST, registered beside
+			// The MCP endpoint (internal/mcpserver): JSON-RPC over POST, registered beside
 			// the table, so not in s.served; the one path that is not GET.
 			_, pattern := s.mux.Handler(httptest.NewRequest(http.MethodPost, mcpPath, nil))
 			if len(item.Operations()) != 1 || item.Post == nil || pattern != mcpPath {

@@ -57,7 +57,7 @@ type Config struct {
 	// (always revalidate, which costs nothing).
 	KeyedMaxAge time.Duration
 	// CompressCacheBytes bounds the compressed variants of answers kept in
-	// memory (compress.go). Default DefaultCompressCacheBytes.
+	// memory (web.EncodedCache). Default web.DefaultCompressCacheBytes.
 	CompressCacheBytes int
 	// BulkStallTimeout is how long a bulk download waits for the client to
 	// take the next piece of the file: each piece taken moves the write
@@ -209,7 +209,7 @@ type Server struct {
 	mcp                 http.Handler // POST /mcp (internal/mcpserver)
 	llmsBody            []byte       // GET /llms.txt, rendered once
 
-	encoded *web.EncodedCache // compressed variants of answers (compress.go)
+	encoded *web.EncodedCache // compressed variants of answers
 }
 
 // New returns the API server.
