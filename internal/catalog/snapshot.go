@@ -105,6 +105,7 @@ type SetInfo struct {
 type ListedSet struct {
 	SetInfo
 	first, end CardRef
+	pos        int32  // its position in the game's sets
 	header     []byte // the set object of the set's card listing
 	folded     string // folded name, for suggestions
 }
@@ -232,6 +233,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		set := &gc.Sets[o.model]
 		ls := &gs.sets[pos]
 		ls.SetInfo = o.info
+		ls.pos = int32(pos)
 		ls.header = appendSetHeader(nil, &ls.SetInfo)
 		ls.folded = Fold(set.Name)
 		ls.first = next

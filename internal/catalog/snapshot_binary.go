@@ -239,6 +239,7 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	gs.sets = make([]ListedSet, nsets)
 	for i := 0; i < nsets && r.Err() == nil; i++ {
 		s := &gs.sets[i]
+		s.pos = int32(i)
 		s.ID, s.Code, s.Name, s.Language, s.ReleaseDate = r.String(), r.String(), r.String(), r.String(), r.String()
 		s.CardCount = int(count(r, 1<<32-1, "card count"))
 		s.SealedCount = int(count(r, 1<<32-1, "sealed count"))

@@ -66,7 +66,7 @@ func (g *GameSnapshot) SetPageTag(s *ListedSet, page, limit int) string {
 // setSum is the hash of a set's whole listing, made once.
 func (g *GameSnapshot) setSum(s *ListedSet) uint64 {
 	sums := g.tagTables().sets
-	p := g.setByID[s.ID]
+	p := s.pos
 	if sum := sums[p].Load(); sum != 0 {
 		return sum
 	}

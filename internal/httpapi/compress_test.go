@@ -278,7 +278,7 @@ func TestSetPageTag(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := rp.size
+		want := rp.length()
 		rp.bytes()
 		if len(rp.body) != want {
 			t.Errorf("?%s: %d bytes assembled, %d announced", q, len(rp.body), want)

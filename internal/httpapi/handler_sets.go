@@ -41,25 +41,42 @@ func (s *Server) handleSetCards(code string) keyedHandler {
 			return disambiguation, err
 		}
 		from, to := pg.window(set.Total)
-		first, _ := set.Cards()
-		n := len(`{"success":true,"set":`) + len(set.HeaderJSON()) + len(`,"cards":[`) + g.SetPageLen(set, from, to) +
-			len(`],"pagination":`) + len(pg.appendJSON(nil, set.Total)) + len(`}`)
-		return reply{kind: web.Kept, contentType: jsonContentType, tag: g.SetPageTag(set, pg.page, pg.limit), size: n,
-			assemble: func(b []byte) []byte {
-				b = append(b, `{"success":true,"set":`...)
-				b = append(b, set.HeaderJSON()...)
-				b = append(b, `,"cards":[`...)
-				for i := from; i < to; i++ {
-					if i > from {
-						b = append(b, ',')
-					}
-					b = g.AppendListing(b, first+catalog.CardRef(i))
-				}
-				b = append(b, `],"pagination":`...)
-				b = pg.appendJSON(b, set.Total)
-				return append(b, '}')
-			}}, nil
+		return reply{kind: web.Kept, contentType: jsonContentType, tag: g.SetPageTag(set, pg.page, pg.limit),
+			page: setPage{g: g, set: set, pg: pg, from: from, to: to}}, nil
 	}
+}
+
+// setPage is a page of a set's card listing, cards [from, to) of it,
+// assembled from the snapshot's pre-rendered parts when its bytes are sent
+// (reply.bytes).
+type setPage struct {
+	g        *catalog.GameSnapshot
+	set      *catalog.ListedSet
+	pg       paging
+	from, to int
+}
+
+func (p *setPage) appendTo(b []byte) []byte {
+	b = append(b, `{"success":true,"set":`...)
+	b = append(b, p.set.HeaderJSON()...)
+	b = append(b, `,"cards":[`...)
+	first, _ := p.set.Cards()
+	for i := p.from; i < p.to; i++ {
+		if i > p.from {
+			b = append(b, ',')
+		}
+		b = p.g.AppendListing(b, first+catalog.CardRef(i))
+	}
+	b = append(b, `],"pagination":`...)
+	b = p.pg.appendJSON(b, p.set.Total)
+	return append(b, '}')
+}
+
+// length is the length of the page appendTo makes, without making it.
+func (p *setPage) length() int {
+	var pagination [128]byte
+	return len(`{"success":true,"set":`) + len(p.set.HeaderJSON()) + len(`,"cards":[`) + p.g.SetPageLen(p.set, p.from, p.to) +
+		len(`],"pagination":`) + len(p.pg.appendJSON(pagination[:0], p.set.Total)) + len(`}`)
 }
 
 // resolveSet resolves :set for every route under /{game}/sets/{set}: a

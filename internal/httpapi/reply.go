@@ -17,14 +17,12 @@ type reply struct {
 	kind        web.BodyKind
 	contentType []string
 
-	// The body: body, or str when body is nil and assemble is nil; or, for a
-	// body assembled per request (a set page), assemble appends it, size
-	// bytes long, and runs only when the bytes are sent: not for a 304, nor
-	// for a compressed variant already kept.
-	body     []byte
-	str      string
-	assemble func(b []byte) []byte
-	size     int
+	// The body: body, or str when body is nil and page is empty; or a set
+	// page, assembled from the snapshot's parts only when its bytes are
+	// sent: not for a 304, nor for a compressed variant already kept.
+	body []byte
+	str  string
+	page setPage
 
 	// tag is the body's identity ETag when the handler knows it (the
 	// snapshot keeps card details' and set pages'); "" hashes the body.
@@ -69,8 +67,8 @@ func madeReply(contentType []string, bp *[]byte) reply {
 // length is the body's length in bytes.
 func (rp *reply) length() int {
 	switch {
-	case rp.assemble != nil:
-		return rp.size
+	case rp.page.g != nil:
+		return rp.page.length()
 	case rp.body != nil:
 		return len(rp.body)
 	}
@@ -79,13 +77,13 @@ func (rp *reply) length() int {
 
 // bytes makes the body when it is assembled; after it, body or str holds it.
 func (rp *reply) bytes() {
-	if rp.assemble == nil {
+	if rp.page.g == nil {
 		return
 	}
 	bp := getBuffer()
-	rp.body, rp.buf = rp.assemble(*bp), bp
+	rp.body, rp.buf = rp.page.appendTo(*bp), bp
 	*bp = rp.body
-	rp.assemble = nil
+	rp.page = setPage{}
 }
 
 // release gives the reply's buffer back and frees what it holds.
@@ -104,7 +102,7 @@ func (rp *reply) release() {
 // tag: the handler's, or a hash of the body.
 func (rp *reply) settle(resp *web.Response) web.Coding {
 	c := web.Identity
-	if rp.stream == nil {
+	if rp.stream == nil && resp.Compresses() {
 		c = resp.Coding(rp.kind, rp.length())
 	}
 	if rp.tag == "" {

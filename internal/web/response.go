@@ -71,6 +71,11 @@ func (rec *Response) Coding(kind BodyKind, n int) Coding {
 	return Negotiate(rec.accept, kind)
 }
 
+// Compresses reports whether an answer may be compressed at all: the
+// request accepts a coding and there is a cache of variants (a body's length
+// need not be known otherwise).
+func (rec *Response) Compresses() bool { return rec != nil && rec.cache != nil && len(rec.accept) > 0 }
+
 // Cache is the cache of compressed variants.
 func (rec *Response) Cache() *EncodedCache { return rec.cache }
 
