@@ -40,9 +40,53 @@ type rootBody struct {
 	Name           string                  `json:"name"`
 	Version        string                  `json:"version"`
 	Status         string                  `json:"status"`
+	Data           Data                    `json:"data"`
 	Authentication rootAuth                `json:"authentication"`
 	Endpoints      map[string]rootEndpoint `json:"endpoints"`
 	RateLimits     rateLimits              `json:"rate_limits"`
+}
+
+// DataSource says what a catalogue version was made from. GET / and
+// /health show it, so that nobody takes the bundled sample's generated
+// prices for market prices, and so that a server on real data says so.
+type DataSource string
+
+const (
+	// DataSample is the sample bundled with the server (sample/README.md),
+	// which serve loads into an empty store.
+	DataSample DataSource = "sample"
+	// DataLive is an ingest of the marketplaces' downloads.
+	DataLive DataSource = "live"
+	// DataMirror is an ingest of a copy of those files (ingest --from DIR).
+	DataMirror DataSource = "mirror"
+	// DataUnknown is shown when the server cannot tell.
+	DataUnknown DataSource = "unknown"
+)
+
+// DataSources are the values of DataSource, as the document lists them.
+var DataSources = []DataSource{DataSample, DataLive, DataMirror, DataUnknown}
+
+// Data is what GET / and /health say of the data served.
+type Data struct {
+	Source DataSource `json:"source"`
+	Notice string     `json:"notice"`
+}
+
+// DataOf is the Data of a source; an unknown value is DataUnknown's.
+func DataOf(source DataSource) Data {
+	switch source {
+	case DataSample:
+		return Data{source, "This server answers from the sample bundled with cardcat, not from the marketplaces' " +
+			"current data: the TCGplayer catalogue and the Cardmarket data of Pokémon and One Piece are real, but the " +
+			"Cardmarket data of Magic and Dragon Ball Super and the TCGplayer prices (Fusion World's market prices excepted) " +
+			"are generated. Do not use these prices."}
+	case DataLive:
+		return Data{source, "Ingested from the marketplaces' downloads: TCGplayer's (through tcgcsv.com) and Cardmarket's."}
+	case DataMirror:
+		return Data{source, "Ingested from a copy of the marketplaces' files kept by the operator: " +
+			"its prices are as current as that copy."}
+	}
+	return Data{DataUnknown, "This server does not know what its catalogue was made from."}
 }
 
 type rootAuth struct {
@@ -57,13 +101,14 @@ type rootEndpoint struct {
 	AuthRequired bool   `json:"auth_required"`
 }
 
-// Root renders GET /: what the service is, how to authenticate, every
-// endpoint.
-func Root(ref *Reference) ([]byte, error) {
+// Root renders GET /: what the service is, what its data is made from
+// (source), how to authenticate, every endpoint.
+func Root(ref *Reference, source DataSource) ([]byte, error) {
 	b := rootBody{
 		Name:    "cardcat",
 		Version: ref.Version,
 		Status:  "operational",
+		Data:    DataOf(source),
 		Authentication: rootAuth{
 			Required: true,
 			Method:   "api_key",

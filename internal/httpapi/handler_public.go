@@ -2,18 +2,26 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/apiref"
+	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/store"
 )
 
 // GET / describes the API. Its body depends on nothing but the
-// configuration, so it is rendered once.
+// configuration and the source of the data served, so it is rendered once
+// per source.
 func (s *Server) handleRoot(w http.ResponseWriter, r *http.Request) error {
-	writeBody(w, http.StatusOK, s.rootBody)
+	writeBody(w, http.StatusOK, s.rootBody[s.dataSource(r.Context(), s.deps.View())])
 	return nil
 }
 
@@ -91,7 +99,8 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 		Region:    s.deps.Region,
 	}
 	if v := s.deps.View(); v != nil {
-		body.Catalogue = &healthCatalogue{Version: v.Version, UpdatedAt: v.CreatedAt.UTC().Format(time.RFC3339)}
+		body.Catalogue = &healthCatalogue{Version: v.Version, UpdatedAt: v.CreatedAt.UTC().Format(time.RFC3339),
+			Data: apiref.DataOf(s.dataSource(r.Context(), v))}
 	} else {
 		unhealthy = append(unhealthy, "catalogue (not loaded yet)")
 	}
@@ -126,8 +135,9 @@ type healthBody struct {
 // healthCatalogue is /health's catalogue: beside the spec's fields, since
 // its version field is the server's.
 type healthCatalogue struct {
-	Version   int64  `json:"version"`
-	UpdatedAt string `json:"updated_at"` // RFC 3339, UTC: when the version was written
+	Version   int64       `json:"version"`
+	UpdatedAt string      `json:"updated_at"` // RFC 3339, UTC: when the version was written
+	Data      apiref.Data `json:"data"`
 }
 
 type healthCheckResult struct {
@@ -137,6 +147,104 @@ type healthCheckResult struct {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// dataRetry is how long the source of a version stays unknown after
+// Deps.Data failed for it, before it is asked again: GET / is public, and
+// must not wait on a store that is down on every request.
+const dataRetry = 30 * time.Second
+
+// dataSources keeps the source of the version served (Deps.Data), asked
+// once per version: a request reads it with one atomic load.
+type dataSources struct {
+	known atomic.Pointer[versionSource]
+	mu    sync.Mutex // one question at a time; guards failed
+	// failed is the version whose question failed, and when it may be
+	// asked again.
+	failed      int64
+	failedUntil time.Time
+}
+
+type versionSource struct {
+	version int64
+	source  apiref.DataSource
+}
+
+// dataSource is the source of the data of v: DataUnknown before a version
+// is loaded, without Deps.Data, or while it fails for v.
+func (s *Server) dataSource(ctx context.Context, v *serving.View) apiref.DataSource {
+	if v == nil || s.deps.Data == nil {
+		return apiref.DataUnknown
+	}
+	d := &s.data
+	if k := d.known.Load(); k != nil && k.version == v.Version {
+		return k.source
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if k := d.known.Load(); k != nil && k.version == v.Version {
+		return k.source // asked by the request this one waited for
+	}
+	if d.failed == v.Version && s.now().Before(d.failedUntil) {
+		return apiref.DataUnknown
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.HealthTimeout)
+	defer cancel()
+	source, err := s.deps.Data(ctx, v.Version)
+	if err == nil && !slices.Contains(apiref.DataSources, source) {
+		err = fmt.Errorf("unknown source %q", source)
+	}
+	if err != nil {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "the source of the catalogue's data is unknown",
+			slog.Int64("version", v.Version), slog.Any("error", err), slog.Duration("retry_in", dataRetry))
+		d.failed, d.failedUntil = v.Version, s.now().Add(dataRetry)
+		return apiref.DataUnknown
+	}
+	d.known.Store(&versionSource{version: v.Version, source: source})
+	return source
+}
+
+// VersionReports are the store's reports of its catalogue versions
+// (store.Store has it).
+type VersionReports interface {
+	LatestVersion(ctx context.Context) (store.VersionInfo, error)
+}
+
+// SampleReportSource begins the source of the reports of the bundled
+// sample's ingest: cmd/cardcat reads it through an ingest.FSSource named
+// "embedded sample", whose files it describes as "embedded sample:NAME".
+const SampleReportSource = "embedded sample:"
+
+// DataFromReports is a Deps.Data that reads the source of a version from the
+// ingest report the store keeps with it: the report's "data" when it says
+// (sample, live or mirror), else sample when the report's "source" is the
+// bundled sample (SampleReportSource), else unknown. Only the latest
+// version's report is read: asked for another, it fails, and the server
+// asks again later (by then it serves the latest).
+func DataFromReports(st VersionReports) func(ctx context.Context, version int64) (apiref.DataSource, error) {
+	return func(ctx context.Context, version int64) (apiref.DataSource, error) {
+		info, err := st.LatestVersion(ctx)
+		if err != nil {
+			return "", err
+		}
+		if info.Version != version {
+			return "", fmt.Errorf("the store's latest version is %d, not %d", info.Version, version)
+		}
+		var report struct {
+			Data   apiref.DataSource `json:"data"`
+			Source string            `json:"source"`
+		}
+		if err := json.Unmarshal([]byte(info.Report), &report); err != nil {
+			return "", fmt.Errorf("the report of version %d: %w", version, err)
+		}
+		switch {
+		case report.Data == apiref.DataSample || report.Data == apiref.DataLive || report.Data == apiref.DataMirror:
+			return report.Data, nil
+		case strings.HasPrefix(report.Source, SampleReportSource):
+			return apiref.DataSample, nil
+		}
+		return apiref.DataUnknown, nil
+	}
+}
 
 // unavailable is the answer while no catalogue is loaded.
 func unavailable() *apiError {

@@ -2,13 +2,28 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/apiref"
+	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/store/sqlite"
 )
 
+// TestPublicGolden: GET /, /games and /health as `make run` answers them,
+// on the bundled sample (the fixture stands in for its catalogue).
 func TestPublicGolden(t *testing.T) {
-	h := fixtureHandler(t)
+	deps := testDeps(mustView(t, mustFixture(t)))
+	deps.Data = func(context.Context, int64) (apiref.DataSource, error) { return apiref.DataSample, nil }
+	h := mustServer(t, Config{}, deps)
 	runGolden(t, h, []goldenCase{
 		{"public_root", "/", 200, []string{"X-API-Key", ""}},
 		{"public_games", "/games", 200, []string{"X-API-Key", ""}},
@@ -80,4 +95,137 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// dataAnswer is what GET / and /health say of the data served: the source
+// in each, both answers checked against the document.
+func dataAnswer(t *testing.T, h http.Handler) (root, health apiref.DataSource) {
+	t.Helper()
+	var rb struct{ Data apiref.Data }
+	var hb struct{ Catalogue *struct{ Data apiref.Data } }
+	for target, body := range map[string]any{"/": &rb, "/health": &hb} {
+		w := get(h, target, "X-API-Key", "")
+		checkAnswer(t, requestOfRecorder(t, w), w)
+		if err := json.Unmarshal(w.Body.Bytes(), body); err != nil {
+			t.Fatalf("GET %s: %v", target, err)
+		}
+	}
+	if rb.Data.Notice == "" {
+		t.Errorf("GET / has no notice for %q", rb.Data.Source)
+	}
+	if hb.Catalogue == nil {
+		return rb.Data.Source, ""
+	}
+	if hb.Catalogue.Data != rb.Data {
+		t.Errorf("/health's data %+v, GET /'s %+v", hb.Catalogue.Data, rb.Data)
+	}
+	return rb.Data.Source, hb.Catalogue.Data.Source
+}
+
+// TestDataSource: GET / and /health say what the version served was made
+// from, as Deps.Data says it, asked once per version; unknown without it,
+// before a catalogue is loaded, or while it fails (asked again dataRetry
+// later, not on each request).
+func TestDataSource(t *testing.T) {
+	c := mustFixture(t)
+	v7 := mustView(t, c)
+	c.Version = 8
+	v8 := mustView(t, c)
+	now := testNow
+	var served atomic.Pointer[serving.View]
+	served.Store(v7)
+	var asked []int64
+	answer := map[int64]apiref.DataSource{7: apiref.DataSample, 8: apiref.DataLive}
+	var fail error
+	deps := testDeps(nil)
+	deps.View = served.Load
+	deps.Now = func() time.Time { return now }
+	deps.Data = func(_ context.Context, version int64) (apiref.DataSource, error) {
+		asked = append(asked, version)
+		return answer[version], fail
+	}
+	h := mustServer(t, Config{}, deps)
+	want := func(source apiref.DataSource, asks ...int64) {
+		t.Helper()
+		for range 2 {
+			if root, health := dataAnswer(t, h); root != source || health != source {
+				t.Errorf("GET / says %q, /health %q; want %q", root, health, source)
+			}
+		}
+		if !slices.Equal(asked, asks) {
+			t.Errorf("Deps.Data asked for %v, want %v", asked, asks)
+		}
+	}
+	want(apiref.DataSample, 7)
+	served.Store(v8)
+	want(apiref.DataLive, 7, 8)
+
+	// A failure: unknown, and not asked again before dataRetry.
+	c.Version = 9
+	served.Store(mustView(t, c))
+	fail = errors.New("database is down")
+	want(apiref.DataUnknown, 7, 8, 9)
+	now = now.Add(dataRetry - time.Second)
+	want(apiref.DataUnknown, 7, 8, 9)
+	now = now.Add(time.Second)
+	fail, answer[9] = nil, apiref.DataMirror
+	want(apiref.DataMirror, 7, 8, 9, 9)
+
+	// A value the document does not list is unknown.
+	c.Version = 10
+	served.Store(mustView(t, c))
+	answer[10] = "generated"
+	want(apiref.DataUnknown, 7, 8, 9, 9, 10)
+
+	// Before the first version, and without Deps.Data.
+	served.Store(nil)
+	if root, _ := dataAnswer(t, h); root != apiref.DataUnknown {
+		t.Errorf("no catalogue yet: GET / says %q", root)
+	}
+	if root, health := dataAnswer(t, fixtureHandler(t)); root != apiref.DataUnknown || health != apiref.DataUnknown {
+		t.Errorf("without Deps.Data: GET / says %q, /health %q", root, health)
+	}
+}
+
+// TestDataFromReports: the source of a version, read from the report the
+// store keeps with it: the bundled sample's by its source, a report's own
+// "data", unknown otherwise; a version that is not the latest is an error.
+func TestDataFromReports(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// The source serve's sample ingest records (cmd/cardcat, ensureSample).
+	sample := ingest.FSSource{Name: "embedded sample"}.Describe(".")
+	if !strings.HasPrefix(sample, SampleReportSource) {
+		t.Fatalf("the sample's ingest records the source %q, not under %q", sample, SampleReportSource)
+	}
+	data := DataFromReports(st)
+	games := mustFixture(t).Games
+	var version int64
+	for _, tt := range []struct {
+		report string
+		want   apiref.DataSource
+	}{
+		{`{"version":0,"source":"` + sample + `","games":[]}`, apiref.DataSample},
+		{`{"source":"data"}`, apiref.DataUnknown},
+		{`{}`, apiref.DataUnknown},
+		{`{"data":"live","source":"data"}`, apiref.DataLive},
+		{`{"data":"mirror","source":"../shared/data"}`, apiref.DataMirror},
+		{`{"data":"sample","source":"sample"}`, apiref.DataSample},
+		{`{"data":"generated","source":"` + sample + `"}`, apiref.DataSample},
+	} {
+		if version, err = st.ReplaceCatalog(ctx, version, games, tt.report, testNow); err != nil {
+			t.Fatal(err)
+		}
+		got, err := data(ctx, version)
+		if err != nil || got != tt.want {
+			t.Errorf("report %s: %q, %v; want %q", tt.report, got, err, tt.want)
+		}
+	}
+	if got, err := data(ctx, version-1); err == nil {
+		t.Errorf("version %d, not the latest: %q, want an error", version-1, got)
+	}
 }

@@ -199,7 +199,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 	var root struct {
 		Endpoints map[string]struct{ Path string }
 	}
-	if err := json.Unmarshal(s.rootBody, &root); err != nil {
+	if err := json.Unmarshal(s.rootBody[apiref.DataUnknown], &root); err != nil {
 		t.Fatal(err)
 	}
 	for label, e := range root.Endpoints {

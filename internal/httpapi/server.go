@@ -117,6 +117,14 @@ type Deps struct {
 	Version string
 	// Region is the deployment's region, shown by /health.
 	Region string
+	// Data says what a catalogue version was made from (apiref.DataSample,
+	// DataLive, DataMirror), which GET / and /health show: the bundled
+	// sample's prices are generated. It is asked once per version served
+	// (handler_public.go), within HealthTimeout; after an error the version
+	// shows apiref.DataUnknown, and is asked again dataRetry later. Nil:
+	// every version is DataUnknown. DataFromReports reads it from the
+	// reports the store keeps.
+	Data func(ctx context.Context, version int64) (apiref.DataSource, error)
 	// PublicURL is the base URL callers use (no trailing slash), for the
 	// docs link and the example request of a 401.
 	PublicURL string
@@ -203,11 +211,13 @@ type Server struct {
 
 	keyedCacheControl []string // the Cache-Control of a keyed route's answer (sendReply)
 
-	rootBody, gamesBody []byte
-	site                *site.Site   // GET /docs and below; nil without Deps.Docs
-	openapiBody         []byte       // GET /openapi.json, rendered once
-	mcp                 http.Handler // POST /mcp (internal/mcpserver)
-	llmsBody            []byte       // GET /llms.txt, rendered once
+	rootBody    map[apiref.DataSource][]byte // GET /, by the source of the data served
+	gamesBody   []byte
+	data        dataSources  // the source of the version served, for GET / and /health
+	site        *site.Site   // GET /docs and below; nil without Deps.Docs
+	openapiBody []byte       // GET /openapi.json, rendered once
+	mcp         http.Handler // POST /mcp (internal/mcpserver)
+	llmsBody    []byte       // GET /llms.txt, rendered once
 
 	encoded *web.EncodedCache // compressed variants of answers
 }
@@ -258,8 +268,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		p.metrics = s.metrics
 	}
 	s.handler = s.compose()
-	if s.rootBody, err = apiref.Root(s.reference()); err != nil {
-		return nil, err
+	s.rootBody = map[apiref.DataSource][]byte{}
+	for _, source := range apiref.DataSources {
+		if s.rootBody[source], err = apiref.Root(s.reference(), source); err != nil {
+			return nil, err
+		}
 	}
 	if s.gamesBody, err = apiref.Games(s.reference()); err != nil {
 		return nil, err

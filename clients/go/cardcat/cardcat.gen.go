@@ -182,6 +182,30 @@ func (e CompletionValueCompletionCostMarketTCurrency) Valid() bool {
 	}
 }
 
+// Defines values for DataSource.
+const (
+	Live    DataSource = "live"
+	Mirror  DataSource = "mirror"
+	Sample  DataSource = "sample"
+	Unknown DataSource = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the DataSource enum.
+func (e DataSource) Valid() bool {
+	switch e {
+	case Live:
+		return true
+	case Mirror:
+		return true
+	case Sample:
+		return true
+	case Unknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DisambiguationDisambiguation.
 const (
 	DisambiguationDisambiguationTrue DisambiguationDisambiguation = true
@@ -5000,6 +5024,18 @@ type CompletionValueCompletionCostMarketCCurrency string
 // CompletionValueCompletionCostMarketTCurrency defines model for CompletionValue.CompletionCost.MarketT.Currency.
 type CompletionValueCompletionCostMarketTCurrency string
 
+// Data What the catalogue served was made from. On `sample`, the bundled sample that a new server loads (`make run`), most prices are generated: do not use them.
+type Data struct {
+	// Notice The same, in an English sentence for people; it may change.
+	Notice string `json:"notice"`
+
+	// Source `sample`: the sample bundled with the server, real TCGplayer catalogues with generated prices and, for Magic and Dragon Ball Super, generated Cardmarket data; `live`: ingested from the marketplaces' downloads; `mirror`: ingested from a copy of their files kept by the operator; `unknown`: the server cannot tell.
+	Source DataSource `json:"source"`
+}
+
+// DataSource `sample`: the sample bundled with the server, real TCGplayer catalogues with generated prices and, for Magic and Dragon Ball Super, generated Cardmarket data; `live`: ingested from the marketplaces' downloads; `mirror`: ingested from a copy of their files kept by the operator; `unknown`: the server cannot tell.
+type DataSource string
+
 // Disambiguation The set code matches several sets: repeat the request with the set_id of the one you want.
 type Disambiguation struct {
 	Disambiguation DisambiguationDisambiguation `json:"disambiguation"`
@@ -5099,6 +5135,9 @@ type HealthStatus string
 
 // HealthCatalogue defines model for HealthCatalogue.
 type HealthCatalogue struct {
+	// Data What the catalogue served was made from. On `sample`, the bundled sample that a new server loads (`make run`), most prices are generated: do not use them.
+	Data Data `json:"data"`
+
 	// UpdatedAt When the version was written (RFC 3339, UTC, to the second).
 	UpdatedAt time.Time `json:"updated_at"`
 
@@ -5306,6 +5345,9 @@ type Root struct {
 		Method   RootAuthenticationMethod `json:"method"`
 		Required bool                     `json:"required"`
 	} `json:"authentication"`
+
+	// Data What the catalogue served was made from. On `sample`, the bundled sample that a new server loads (`make run`), most prices are generated: do not use them.
+	Data Data `json:"data"`
 
 	// Endpoints A label → the route's template (`/{game}/sets/:set`) and whether it needs a key.
 	Endpoints map[string]struct {

@@ -1093,6 +1093,16 @@ export interface components {
             };
             set_info: components["schemas"]["SetInfo"];
         };
+        /** @description What the catalogue served was made from. On `sample`, the bundled sample that a new server loads (`make run`), most prices are generated: do not use them. */
+        Data: {
+            /** @description The same, in an English sentence for people; it may change. */
+            notice: string;
+            /**
+             * @description `sample`: the sample bundled with the server, real TCGplayer catalogues with generated prices and, for Magic and Dragon Ball Super, generated Cardmarket data; `live`: ingested from the marketplaces' downloads; `mirror`: ingested from a copy of their files kept by the operator; `unknown`: the server cannot tell.
+             * @enum {string}
+             */
+            source: "sample" | "live" | "mirror" | "unknown";
+        };
         /** @description The set code matches several sets: repeat the request with the set_id of the one you want. */
         Disambiguation: {
             /** @constant */
@@ -1177,6 +1187,7 @@ export interface components {
             version: string;
         };
         HealthCatalogue: {
+            data: components["schemas"]["Data"];
             /**
              * Format: date-time
              * @description When the version was written (RFC 3339, UTC, to the second).
@@ -1340,6 +1351,7 @@ export interface components {
                 method: "api_key";
                 required: boolean;
             };
+            data: components["schemas"]["Data"];
             /** @description A label → the route's template (`/{game}/sets/:set`) and whether it needs a key. */
             endpoints: {
                 [key: string]: {

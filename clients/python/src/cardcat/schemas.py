@@ -27,6 +27,7 @@ __all__ = [
     "CompletionValueCompletionCost",
     "CompletionValueCompletionCostMarketC",
     "CompletionValueCompletionCostMarketT",
+    "Data",
     "Disambiguation",
     "Error",
     "ErrorMatchesItem",
@@ -413,6 +414,22 @@ class CompletionValue(TypedDict):
     """Each rarity → its cards and the sum of their base finish's TCGplayer market prices (USD)."""
 
 
+class Data(TypedDict):
+    """What the catalogue served was made from. On `sample`, the bundled sample that a new server
+    loads (`make run`), most prices are generated: do not use them.
+    """
+
+    source: Literal["sample", "live", "mirror", "unknown"]
+    """`sample`: the sample bundled with the server, real TCGplayer catalogues with generated prices
+    and, for Magic and Dragon Ball Super, generated Cardmarket data; `live`: ingested from the
+    marketplaces' downloads; `mirror`: ingested from a copy of their files kept by the operator;
+    `unknown`: the server cannot tell.
+    """
+
+    notice: str
+    """The same, in an English sentence for people; it may change."""
+
+
 class Disambiguation(TypedDict):
     """The set code matches several sets: repeat the request with the set_id of the one you want."""
 
@@ -546,6 +563,8 @@ class HealthCatalogue(TypedDict):
 
     updated_at: str
     """When the version was written (RFC 3339, UTC, to the second)."""
+
+    data: Data
 
 
 class _HealthCheckRequired(TypedDict):
@@ -783,6 +802,7 @@ class Root(TypedDict):
     """The server's version."""
 
     status: Literal["operational"]
+    data: Data
     authentication: RootAuthentication
 
     endpoints: Dict[str, RootEndpointsValue]
