@@ -108,9 +108,29 @@ func TestTypeScriptTypesFresh(t *testing.T) {
 // the pinned TypeScript (type errors fail), and runs the tests
 // (ts/test/client.test.ts, node:test) against a real `cardcat serve`.
 func TestTypeScriptClient(t *testing.T) {
-	installed := tsInstalled(t)
-	// A copy beside the installed node_modules, so that imports resolve
-	// whichever directory npm ci ran in, and nothing is written to ts/.
+	dir := tsCopy(t, tsInstalled(t))
+	node(t, dir, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
+
+	srv := livetest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "--test", "--test-reporter=spec", filepath.Join("dist", "test", "client.test.js"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"CARDCAT_BASE_URL="+srv.URL, "CARDCAT_KEY="+srv.Key, "CARDCAT_LIMITED_KEY="+srv.LimitedKey, "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
+	}
+	t.Logf("node --test:\n%s", out)
+}
+
+// tsCopy copies the TypeScript client (src, test, package.json,
+// tsconfig.json) into a new directory beside the node_modules installed
+// in installed, so that imports resolve whichever directory npm ci ran in,
+// and nothing is written to ts/. It returns the directory.
+func tsCopy(t *testing.T, installed string) string {
+	t.Helper()
 	dir := t.TempDir()
 	for _, name := range []string{"src", "test"} {
 		if err := os.CopyFS(filepath.Join(dir, name), os.DirFS(filepath.Join("ts", name))); err != nil {
@@ -129,20 +149,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := os.Symlink(filepath.Join(installed, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	node(t, dir, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
-
-	srv := livetest.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "--test", "--test-reporter=spec", filepath.Join("dist", "test", "client.test.js"))
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"CARDCAT_BASE_URL="+srv.URL, "CARDCAT_KEY="+srv.Key, "CARDCAT_LIMITED_KEY="+srv.LimitedKey, "NO_COLOR=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node --test: %v\n%s", err, out)
-	}
-	t.Logf("node --test:\n%s", out)
+	return dir
 }
 
 // tsInstalled returns the directory CARDCAT_TEST_CLIENTS_TS names, after
