@@ -4,6 +4,12 @@
 // sends the signed checkout.session.completed event to the webhook and
 // sends the browser back to the session's success_url, as Stripe does.
 //
+// A session's one line item is a price id (line_items[0][price]) or a price
+// made with the session (line_items[0][price_data]: currency, unit_amount,
+// product or product_data[name], and recurring[interval] in subscription
+// mode, none in payment mode), refused as Stripe refuses it when a part is
+// missing or when an amount in EUR is below Stripe's smallest charge, 0.50.
+//
 // The fake signs events on its clock (Options.Now, time.Now by default): a
 // test that moves the clock of the server under test must give the fake the
 // same clock, or the webhook finds the signatures stale.
@@ -15,12 +21,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +63,12 @@ type Session struct {
 	Customer     string
 	Subscription string
 	Paid         bool
+	// For a price_data line item: the amount a time (unit_amount times
+	// quantity, in the currency's smallest unit), the currency, and the
+	// recurring interval ("" in payment mode). Zero for a price id.
+	Amount   int64
+	Currency string
+	Interval string
 }
 
 // Server is a running fake Stripe.
@@ -195,11 +210,16 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
-	for _, name := range []string{"mode", "success_url", "line_items[0][price]"} {
+	for _, name := range []string{"mode", "success_url"} {
 		if f.Get(name) == "" {
 			stripeError(w, http.StatusBadRequest, "Missing required param: "+name)
 			return
 		}
+	}
+	item, err := lineItem(f)
+	if err != nil {
+		stripeError(w, http.StatusBadRequest, err.Error())
+		return
 	}
 	s.mu.Lock()
 	s.seq++
@@ -210,6 +230,9 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		Params:       cloneValues(f),
 		Customer:     f.Get("customer"),
 		Subscription: fmt.Sprintf("sub_test_%d_%s", s.seq, randomHex(6)),
+		Amount:       item.amount,
+		Currency:     item.currency,
+		Interval:     item.interval,
 	}
 	if ss.Customer == "" {
 		ss.Customer = fmt.Sprintf("cus_test_%d_%s", s.seq, randomHex(6))
@@ -220,6 +243,66 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(obj)
+}
+
+// priceItem is a session's line item made with price_data.
+type priceItem struct {
+	amount             int64
+	currency, interval string
+}
+
+// minimumCharge is Stripe's smallest charge per currency, in its smallest
+// unit; the fake knows EUR's, the one cardcat charges in.
+var minimumCharge = map[string]int64{"eur": 50}
+
+// lineItem checks the session's one line item as Stripe does, and returns
+// its price_data's amount (zero for a price id).
+func lineItem(f url.Values) (priceItem, error) {
+	const at = "line_items[0]"
+	price, hasData := f.Get(at+"[price]"), false
+	for k := range f {
+		if strings.HasPrefix(k, at+"[price_data]") {
+			hasData = true
+		}
+	}
+	switch {
+	case price != "" && hasData:
+		return priceItem{}, errors.New("You may only specify one of these parameters: price, price_data.")
+	case price != "":
+		return priceItem{}, nil
+	case !hasData:
+		return priceItem{}, errors.New("Missing required param: " + at + "[price].")
+	}
+	pd := at + "[price_data]"
+	var it priceItem
+	it.currency, it.interval = f.Get(pd+"[currency]"), f.Get(pd+"[recurring][interval]")
+	if it.currency == "" {
+		return it, errors.New("Missing required param: " + pd + "[currency].")
+	}
+	unit, err := strconv.ParseInt(f.Get(pd+"[unit_amount]"), 10, 64)
+	if err != nil || unit < 0 {
+		return it, errors.New("Invalid non-negative integer: " + pd + "[unit_amount].")
+	}
+	if f.Get(pd+"[product]") == "" && f.Get(pd+"[product_data][name]") == "" {
+		return it, errors.New("Missing required param: " + pd + "[product_data][name].")
+	}
+	switch mode := f.Get("mode"); {
+	case mode == "subscription" && !slices.Contains([]string{"day", "week", "month", "year"}, it.interval):
+		return it, errors.New("You must specify a valid " + pd + "[recurring][interval] in subscription mode.")
+	case mode == "payment" && it.interval != "":
+		return it, errors.New("You specified `payment` mode but passed a recurring price.")
+	}
+	quantity := int64(1)
+	if q := f.Get(at + "[quantity]"); q != "" {
+		if quantity, err = strconv.ParseInt(q, 10, 64); err != nil || quantity < 1 {
+			return it, errors.New("Invalid positive integer: " + at + "[quantity].")
+		}
+	}
+	it.amount = unit * quantity
+	if least, ok := minimumCharge[it.currency]; ok && it.amount < least {
+		return it, fmt.Errorf("The Checkout Session's total amount due must add up to at least %d.%02d %s.", least/100, least%100, it.currency)
+	}
+	return it, nil
 }
 
 // sessionObject is the session as the create call answers it (open, unpaid,
@@ -247,6 +330,11 @@ func sessionObject(ss *Session) map[string]any {
 		"success_url":         f.Get("success_url"),
 		"cancel_url":          nullable(f.Get("cancel_url")),
 		"livemode":            false,
+		"amount_total":        nil,
+		"currency":            nil,
+	}
+	if ss.Currency != "" {
+		obj["amount_total"], obj["currency"] = ss.Amount, ss.Currency
 	}
 	return obj
 }
@@ -269,7 +357,7 @@ var checkoutPage = template.Must(template.New("checkout").Parse(`<!doctype html>
 <body>
 <main>
 <h1>Fake Stripe Checkout</h1>
-<p>Session <code id="session">{{.ID}}</code>: price <code id="price">{{.Price}}</code>{{with .Email}}, for <span id="email">{{.}}</span>{{end}}.</p>
+<p>Session <code id="session">{{.ID}}</code>: {{if .Price}}price <code id="price">{{.Price}}</code>{{else}}<span id="amount">{{.Amount}}</span>{{end}}{{with .Email}}, for <span id="email">{{.}}</span>{{end}}.</p>
 {{if .Paid}}<p id="paid">Paid.</p>{{end}}
 <form method="post" action="/checkout/{{.ID}}/pay">
 <button type="submit" id="pay">Pay</button>
@@ -285,12 +373,18 @@ func (s *Server) checkoutPage(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	ss := s.session(r.PathValue("id"))
 	var data struct {
-		ID, Price, Email, CancelURL string
-		Paid                        bool
+		ID, Price, Amount, Email, CancelURL string
+		Paid                                bool
 	}
 	if ss != nil {
 		data.ID, data.Paid = ss.ID, ss.Paid
 		data.Price = ss.Params.Get("line_items[0][price]")
+		if ss.Currency != "" {
+			data.Amount = fmt.Sprintf("%d.%02d %s", ss.Amount/100, ss.Amount%100, strings.ToUpper(ss.Currency))
+			if ss.Interval != "" {
+				data.Amount += " a " + ss.Interval
+			}
+		}
 		data.Email = ss.Params.Get("customer_email")
 		data.CancelURL = ss.Params.Get("cancel_url")
 	}
