@@ -335,8 +335,17 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, "sign-up", err)
 		return
 	}
-	p.render(w, r, http.StatusOK, "check_email", pageData{Title: "Check your email",
+	p.render(w, r, http.StatusOK, "check_email", pageData{Title: p.checkEmailTitle(),
 		Data: checkEmail{Kind: "signup", Email: email, TTL: hours(p.cfg.VerifyTTL)}})
+}
+
+// checkEmailTitle is the title of the page after an email was sent: where
+// to look for it.
+func (p *Portal) checkEmailTitle() string {
+	if p.mailLog != "" {
+		return "Find the link in the server's log"
+	}
+	return "Check your email"
 }
 
 // signupTakenEmail tells the owner of an address that someone tried to sign
@@ -411,7 +420,7 @@ func (p *Portal) resendVerification(w http.ResponseWriter, r *http.Request) {
 			return p.verificationEmail(ctx, acc, f.Next)
 		})
 	}
-	p.render(w, r, http.StatusOK, "check_email", pageData{Title: "Check your email",
+	p.render(w, r, http.StatusOK, "check_email", pageData{Title: p.checkEmailTitle(),
 		Data: checkEmail{Kind: "verify", Email: email, TTL: hours(p.cfg.VerifyTTL)}})
 }
 
@@ -549,7 +558,7 @@ func (p *Portal) reset(w http.ResponseWriter, r *http.Request) {
 			return p.resetEmail(ctx, acc)
 		})
 	}
-	p.render(w, r, http.StatusOK, "check_email", pageData{Title: "Check your email",
+	p.render(w, r, http.StatusOK, "check_email", pageData{Title: p.checkEmailTitle(),
 		Data: checkEmail{Kind: "reset", Email: email, TTL: hours(p.cfg.ResetTTL)}})
 }
 

@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/portal/mail"
 	"github.com/cardcat/cardcat/internal/portal/password"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 func TestNormalizeEmail(t *testing.T) {
@@ -498,4 +502,55 @@ func TestMailFormsStoreDown(t *testing.T) {
 	if logs := tp.logs.String(); !strings.Contains(logs, "connection refused") {
 		t.Errorf("the cause is not logged:\n%s", logs)
 	}
+}
+
+// With the log mailer (no SMTP configured), the pages after a sign-up, a
+// reset or a new verification link say that the link is in the server's
+// log, name its line, and speak of no email or spam folder; and the link
+// is there, and works.
+func TestPagesSayWhereTheLinkIs(t *testing.T) {
+	var logged testkit.SyncBuffer
+	tp := newTestPortalWith(t, portalOptions{mailer: mail.LogMailer{Logger: slog.New(slog.NewTextHandler(&logged, nil))}})
+	c := tp.client()
+	logLine := `<code>` + mail.NotSent + `</code>`
+	res := c.post("/account/signup", url.Values{"email": {"self-hosted@example.com"}, "password": {testPassword}})
+	if res.status != http.StatusOK {
+		t.Fatalf("sign-up: %d\n%s", res.status, mainOf(res.body))
+	}
+	mustContain(t, "sign-up", res.body, "<title>Find the link in the server&#39;s log · cardcat account</title>",
+		"<h1>Find the link in the server's log</h1>",
+		"A link to continue was made for <strong>self-hosted@example.com</strong>.",
+		"No mail is configured on this server, so nothing was emailed: the link is in the server's log, on the line "+logLine,
+		"If you run this server yourself (<code>make run</code>, <code>cardcat serve</code>), copy the link from its output; if someone else runs it, ask them.",
+		"set <code>CARDCAT_SMTP_URL</code>")
+	mustNotContain(t, "sign-up", res.body, "spam", "Check your email", "We sent")
+
+	// The link is in the log, on that line, and verifies the account.
+	m := regexp.MustCompile(`msg="` + regexp.QuoteMeta(mail.NotSent) + `" to=self-hosted@example.com subject=.* link="?([^"\s]+)`).FindStringSubmatch(logged.String())
+	if m == nil {
+		t.Fatalf("no line %q with the link in the log:\n%s", mail.NotSent, logged.String())
+	}
+	res = c.get(pathOf(t, m[1]))
+	res = c.post("/account/verify", url.Values{"token": {formValue(t, res.body, "token")}})
+	if res.status != http.StatusSeeOther {
+		t.Fatalf("the logged link: %d %q", res.status, res.location)
+	}
+
+	for _, tt := range []struct{ path, email, want string }{
+		{"/account/reset", "self-hosted@example.com", "a link to set a new password was made for it."},
+		{"/account/verify/resend", "someone@example.com", "is waiting for verification, a new link was made for it."},
+	} {
+		mustContain(t, "GET "+tt.path, c.get(tt.path).body, "the server's log")
+		res := c.post(tt.path, url.Values{"email": {tt.email}})
+		mustContain(t, "POST "+tt.path, res.body, "<h1>Find the link in the server's log</h1>", tt.want, logLine)
+		mustNotContain(t, "POST "+tt.path, res.body, "spam", "Check your email", "we sent")
+	}
+
+	// An account not yet verified is told where its link is.
+	u := tp.session(tp.createAccount("unverified@example.com", false))
+	mustContain(t, "dashboard", u.get("/account/").body, "this server sends no email, so it is in the server's log, on the line "+logLine)
+	mustContain(t, "keys", u.get("/account/keys").body, "open the link in the server's log (this server sends no email)")
+	mustContain(t, "key refused", u.post("/account/keys", url.Values{"name": {"bot"}, "kind": {"live"}}).body,
+		"open the link in the server&#39;s log (this server sends no email)")
+	mustNotContain(t, "dashboard", u.get("/account/").body, "We sent")
 }

@@ -75,7 +75,11 @@ func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, acc *account.
 	}
 	kd.Test = r.PostFormValue("kind") == "test"
 	if acc.VerifiedAt.IsZero() {
-		refuse("Verify your email before creating keys: open the link we sent you, or ask for a new one on the dashboard.")
+		where := "we sent you"
+		if p.mailLog != "" {
+			where = "in the server's log (this server sends no email)"
+		}
+		refuse("Verify your email before creating keys: open the link " + where + ", or ask for a new one on the dashboard.")
 		return
 	}
 	if k := r.PostFormValue("kind"); k != "live" && k != "test" {

@@ -76,7 +76,8 @@ type Deps struct {
 	// and reports the pool's live use on the dashboard. Nil turns both off.
 	Limiter ratelimit.Limiter
 	// Mailer sends verification and reset emails (mail.LogMailer when no
-	// SMTP is configured).
+	// SMTP is configured: the pages then say that the links are in the
+	// server's log).
 	Mailer mail.Mailer
 	// Billing is nil when no payment provider is configured: the upgrade
 	// page then tells visitors how to reach the operator.
@@ -103,7 +104,10 @@ type Deps struct {
 
 // Portal serves every page under /account/.
 type Portal struct {
-	cfg     Config
+	cfg Config
+	// mailLog is the message of the log lines that hold the emails' links
+	// when no email is sent (mail.NotSent); "" when emails are sent.
+	mailLog string
 	deps    Deps
 	log     *slog.Logger
 	now     func() time.Time
@@ -124,6 +128,9 @@ func New(cfg Config, deps Deps) (*Portal, error) {
 		return nil, errors.New("portal: Deps.PublicURL must be an absolute URL")
 	}
 	p := &Portal{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now, secure: u.Scheme == "https"}
+	if mail.LogOnly(deps.Mailer) {
+		p.mailLog = mail.NotSent
+	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}

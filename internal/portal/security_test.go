@@ -393,6 +393,11 @@ func TestSignupJourneyOverSMTP(t *testing.T) {
 	if res.status != http.StatusOK {
 		t.Fatalf("sign-up: %d\n%s", res.status, mainOf(res.body))
 	}
+	// A server that sends email says so, as it always did.
+	mustContain(t, "sign-up", res.body, "<h1>Check your email</h1>",
+		"We sent an email to <strong>journey@example.com</strong>. Follow the link in it to continue.",
+		"It may take a few minutes to arrive; look in your spam folder too.")
+	mustNotContain(t, "sign-up", res.body, "server's log", mail.NotSent, "CARDCAT_")
 	m := smtpSrv.WaitFor(t, "journey@example.com", 10*time.Second)
 	tp.addSecret(tokenOf(t, m.Link))
 	if !m.TLS || !strings.HasPrefix(m.Link, tp.srv.URL+"/account/verify?token=") || !strings.Contains(m.Subject, "Verify") {

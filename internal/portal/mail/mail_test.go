@@ -369,3 +369,25 @@ func TestSMTPCredentialsChecked(t *testing.T) {
 		})
 	}
 }
+
+// LogOnly tells the log mailer, whose links are in the log under NotSent,
+// from a mailer that sends.
+func TestLogOnly(t *testing.T) {
+	var logs strings.Builder
+	lm := LogMailer{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	if err := lm.Send(context.Background(), Message{To: "a@example.com", Subject: "s", Text: "t https://x.test/l", Link: "https://x.test/l"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), `msg="`+NotSent+`"`) || !strings.Contains(logs.String(), "link=https://x.test/l") {
+		t.Errorf("the log line lacks %q or the link:\n%s", NotSent, logs.String())
+	}
+	srv := mailtest.Start(t)
+	for _, tt := range []struct {
+		m    Mailer
+		want bool
+	}{{lm, true}, {&lm, true}, {mustSMTP(t, srv, ""), false}, {nil, false}} {
+		if got := LogOnly(tt.m); got != tt.want {
+			t.Errorf("LogOnly(%T) = %v, want %v", tt.m, got, tt.want)
+		}
+	}
+}
