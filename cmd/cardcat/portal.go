@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/tls"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -18,9 +19,9 @@ import (
 // out and how it takes payments (config.Portal: secrets from the
 // environment only, never from flags).
 type portalConfig struct {
-	contactEmail string
-	smtp         *portalmail.SMTPConfig // nil: emails are logged, not sent
-	stripe       *billing.Config        // nil: no payments; the upgrade page names the contact
+	contact string                 // as portal.ParseContact takes it
+	smtp    *portalmail.SMTPConfig // nil: emails are logged, not sent
+	stripe  *billing.Config        // nil: no payments; the upgrade page names the contact
 	// smtpTLS replaces the system's roots for the SMTP server's certificate
 	// (tests, with their own server's).
 	smtpTLS *tls.Config
@@ -30,7 +31,10 @@ type portalConfig struct {
 // an incomplete one at start-up rather than at the first sign-up or payment.
 func portalSettings(c *config.Config) (*portalConfig, error) {
 	p := c.Portal
-	pc := &portalConfig{contactEmail: p.ContactEmail}
+	if _, err := portal.ParseContact(p.Contact); err != nil {
+		return nil, c.Invalid("contact", err)
+	}
+	pc := &portalConfig{contact: p.Contact}
 	if p.SMTPURL != "" {
 		sc, err := portalmail.ParseSMTPURL(p.SMTPURL)
 		if err != nil {
@@ -47,10 +51,28 @@ func portalSettings(c *config.Config) (*portalConfig, error) {
 		if p.StripeSecretKey == "" || p.StripeWebhookSecret == "" || p.StripePricePro == "" || p.StripePriceUltra == "" {
 			return nil, config.Errorf("Stripe needs all of CARDCAT_STRIPE_SECRET_KEY, CARDCAT_STRIPE_WEBHOOK_SECRET, CARDCAT_STRIPE_PRICE_PRO and CARDCAT_STRIPE_PRICE_ULTRA (some are set, some are not)")
 		}
+		minimum, err := coffeeMinimum(p.CoffeeMinimum)
+		if err != nil {
+			return nil, c.Invalid("coffee-minimum", err)
+		}
 		pc.stripe = &billing.Config{SecretKey: p.StripeSecretKey, WebhookSecret: p.StripeWebhookSecret, BaseURL: p.StripeAPIURL,
-			Prices: map[account.Plan]string{account.Pro: p.StripePricePro, account.Ultra: p.StripePriceUltra}}
+			Prices:  map[account.Plan]string{account.Pro: p.StripePricePro, account.Ultra: p.StripePriceUltra},
+			Minimum: minimum}
 	}
 	return pc, nil
+}
+
+// coffeeMinimum is the least a month of Coffee costs, from Stripe's
+// smallest charge to the most a voluntary payment takes.
+func coffeeMinimum(s string) (account.Cents, error) {
+	minimum, err := account.ParseEUR(s)
+	if err != nil {
+		return 0, err
+	}
+	if minimum < billing.MinimumCharge || minimum > account.MaxVoluntary {
+		return 0, fmt.Errorf("%s is not from %s (Stripe's smallest charge) to %s", minimum, billing.MinimumCharge, account.MaxVoluntary)
+	}
+	return minimum, nil
 }
 
 // openPortal builds the account portal on the account store, the API's
@@ -86,9 +108,13 @@ func openPortal(c *portalConfig, st account.Store, lim ratelimit.Limiter, dir *a
 			return nil, usageError{err.Error()}
 		}
 		deps.Billing = b
-		log.Info("portal payments: Stripe Checkout for Pro and Ultra", "webhook", publicURL+"/account/billing/stripe")
+		log.Info("portal payments: Stripe Checkout for Coffee, Pro and Ultra", "webhook", publicURL+"/account/billing/stripe",
+			"coffee_minimum", c.stripe.Minimum.String())
 	} else {
-		log.Info("portal payments: none configured; the upgrade page asks visitors to contact the operator", "contact", c.contactEmail)
+		log.Info("portal payments: none configured; the upgrade page asks visitors to contact the operator", "contact", c.contact)
 	}
-	return portal.New(portal.Config{ContactEmail: c.contactEmail}, deps)
+	if c.contact == "" {
+		log.Info("portal contact: none set (CARDCAT_CONTACT); the portal tells visitors that no contact is listed")
+	}
+	return portal.New(portal.Config{Contact: c.contact}, deps)
 }

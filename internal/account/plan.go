@@ -32,13 +32,17 @@ type planTerms struct {
 	// raised, never lowered; for Business they replace the default.
 	custom bool
 	paid   PaidScope
-	price  string // the spec's price column, word for word
+	// price is the spec's price column in EUR throughout (the spec writes
+	// Free's as "$0"; every price the portal names is in EUR).
+	price string
 	// open: a new account may move to the plan (Early Access is closed).
 	open bool
 	// checkout: bought by card, per month, on the upgrade page when a
-	// payment provider is configured (Business is on contact, Coffee a
-	// voluntary payment).
+	// payment provider is configured (Business is on contact).
 	checkout bool
+	// voluntary: the buyer chooses the monthly amount, at least the
+	// operator's minimum (Coffee, the spec's "voluntary payment").
+	voluntary bool
 }
 
 // PaidScope is what of the paid endpoints a plan opens without a trial.
@@ -57,12 +61,12 @@ const (
 
 // plans is the one plan table (SPEC.md, "Limits"), in the spec's order.
 var plans = [...]planTerms{
-	{Free, "Free", ratelimit.Limits{Hour: 100, Day: 1000}, false, PaidNone, "$0 per month", true, false},
-	{EarlyAccess, "Early Access", ratelimit.Limits{Hour: 1000, Day: 10000}, false, PaidNone, "closed", false, false},
-	{Coffee, "Coffee", ratelimit.Limits{Hour: 1000, Day: 10000}, true, PaidNone, "voluntary payment", true, false},
-	{Pro, "Pro", ratelimit.Limits{Hour: 5000, Day: 50000}, false, PaidOriginalGames, "20 EUR per month", true, true},
-	{Ultra, "Ultra", ratelimit.Limits{Hour: 7000, Day: 70000}, false, PaidAll, "29 EUR per month", true, true},
-	{Business, "Business", ratelimit.Limits{Hour: 10000, Day: 100000}, true, PaidAll, "on contact", true, false},
+	{Free, "Free", ratelimit.Limits{Hour: 100, Day: 1000}, false, PaidNone, "0 EUR per month", true, false, false},
+	{EarlyAccess, "Early Access", ratelimit.Limits{Hour: 1000, Day: 10000}, false, PaidNone, "closed", false, false, false},
+	{Coffee, "Coffee", ratelimit.Limits{Hour: 1000, Day: 10000}, true, PaidNone, "voluntary payment", true, true, true},
+	{Pro, "Pro", ratelimit.Limits{Hour: 5000, Day: 50000}, false, PaidOriginalGames, "20 EUR per month", true, true, false},
+	{Ultra, "Ultra", ratelimit.Limits{Hour: 7000, Day: 70000}, false, PaidAll, "29 EUR per month", true, true, false},
+	{Business, "Business", ratelimit.Limits{Hour: 10000, Day: 100000}, true, PaidAll, "on contact", true, false, false},
 }
 
 // Plans lists every plan in the order of the spec's table.
@@ -113,8 +117,8 @@ func (p Plan) IncludesPaid() bool { return p.terms().paid == PaidAll }
 // Name is the plan's name as the spec's table writes it ("Early Access").
 func (p Plan) Name() string { return p.terms().name }
 
-// Price is the plan's price as the spec's table gives it ("20 EUR per
-// month", "on contact", "closed").
+// Price is the plan's price as the spec's table gives it, in EUR ("20 EUR
+// per month", "voluntary payment", "on contact", "closed").
 func (p Plan) Price() string { return p.terms().price }
 
 // Open reports whether an account may move to the plan today; Early Access
@@ -122,8 +126,13 @@ func (p Plan) Price() string { return p.terms().price }
 func (p Plan) Open() bool { return p.terms().open }
 
 // Checkout reports whether the plan is bought by card on the upgrade page
-// (Pro and Ultra) when a payment provider is configured.
+// (Coffee, Pro and Ultra) when a payment provider is configured.
 func (p Plan) Checkout() bool { return p.terms().checkout }
+
+// Voluntary reports whether the buyer chooses what the plan costs a month,
+// at least the operator's minimum (Coffee; CheckVoluntary says what
+// amounts are taken). Its Price names no amount.
+func (p Plan) Voluntary() bool { return p.terms().voluntary }
 
 // Paid is what of the paid endpoints the plan opens without a trial.
 // IncludesPaid is the answer for the games cardcat serves.

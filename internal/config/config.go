@@ -165,7 +165,7 @@ type Limits struct {
 // variable: secrets are never flags, which other users of the machine can
 // read in the process list.
 type Portal struct {
-	ContactEmail        string
+	Contact             string // an email address or an http(s) URL, parsed by the portal (portal.ParseContact)
 	SMTPURL             string // a secret
 	SMTPPassword        string // a secret
 	StripeSecretKey     string // a secret
@@ -173,6 +173,7 @@ type Portal struct {
 	StripePricePro      string
 	StripePriceUltra    string
 	StripeAPIURL        string
+	CoffeeMinimum       string // EUR, parsed by account.ParseEUR
 }
 
 // Images is the image service's settings.

@@ -119,9 +119,10 @@ var table = []*Setting{
 		Doc: "`true` lets `--admin-addr` be an address other hosts can reach (`0.0.0.0:6060`, a pod's or a private interface's address); " +
 			"the admin server has no authentication, so `serve` warns at start-up",
 		value: boolean(func(c *Config) *bool { return &c.Serve.AdminPublic })},
-	{Flag: "contact-email", Var: "CARDCAT_CONTACT_EMAIL", DefaultDoc: "empty", Commands: Serve,
-		Doc:   "the address the [account portal](#the-account-portal) gives for Business plans and, without Stripe, for every upgrade",
-		value: email(func(c *Config) *string { return &c.Portal.ContactEmail })},
+	{Flag: "contact", Var: "CARDCAT_CONTACT", DefaultDoc: "empty: the portal says that no contact is listed", Commands: Serve,
+		Doc: "how visitors reach you: an email address (`ops@example.com`, linked as `mailto:`) or an `http(s)://` URL (a contact form, a support page). " +
+			"The [account portal](#the-account-portal) links it where it tells visitors to contact the operator (Business, and every paid plan without Stripe) and in its footer",
+		value: textOf("email-or-url", func(c *Config) *string { return &c.Portal.Contact })},
 	{Var: "CARDCAT_SMTP_URL", Secret: true, DefaultDoc: "empty: emails are logged", Commands: Serve,
 		Doc:   "the SMTP server of the portal's emails: `smtp://user:password@host:587` (STARTTLS) or `smtps://user:password@host:465`; see [email](#email)",
 		value: text(func(c *Config) *string { return &c.Portal.SMTPURL })},
@@ -143,6 +144,10 @@ var table = []*Setting{
 	{Var: "CARDCAT_STRIPE_API_URL", DefaultDoc: "empty: Stripe's", Commands: Serve,
 		Doc:   "where the Stripe client sends its calls (a stripe-mock, or the tests' fake); only with the other four",
 		value: text(func(c *Config) *string { return &c.Portal.StripeAPIURL })},
+	{Var: "CARDCAT_COFFEE_MINIMUM", Default: "3", Commands: Serve,
+		Doc: "the least a month of the Coffee plan costs, in EUR (`3`, `2.50`): with Stripe, a caller buys Coffee (a voluntary payment) at the amount they choose, " +
+			"from this up to 1000; at least `0.50`, Stripe's smallest charge. See [payments](#payments-stripe)",
+		value: textOf("eur", func(c *Config) *string { return &c.Portal.CoffeeMinimum })},
 	{Flag: "refresh-at", Var: "CARDCAT_REFRESH_AT", DefaultDoc: "empty: off", Commands: Serve,
 		Doc: "UTC times of day, `HH:MM`, at which the server runs the live ingest itself, once among the replicas of a store ([scheduled refresh](#scheduled-refresh)), " +
 			"with the upstream settings of [serve and ingest](#serve-and-ingest); several as a comma list (`09:30,21:30`) or by repeating the flag; " +

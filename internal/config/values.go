@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"log/slog"
-	"net/mail"
 	"strconv"
 	"strings"
 	"time"
@@ -64,13 +63,10 @@ func baseURL(at func(*Config) *string) value {
 	return field[string]{at: at, typ: "url", parse: func(s string) (string, error) { return strings.TrimRight(s, "/"), nil }, format: func(s string) string { return s }}
 }
 
-func email(at func(*Config) *string) value {
-	return field[string]{at: at, typ: "email", format: func(s string) string { return s }, parse: func(s string) (string, error) {
-		if _, err := mail.ParseAddress(s); err != nil {
-			return "", fmt.Errorf("%q is not an email address", s)
-		}
-		return s, nil
-	}}
+// textOf is text whose flag argument --help names typ ("email-or-url"),
+// checked by the part it configures (in cmd/cardcat, with Config.Invalid).
+func textOf(typ string, at func(*Config) *string) value {
+	return field[string]{at: at, typ: typ, parse: func(s string) (string, error) { return s, nil }, format: func(s string) string { return s }}
 }
 
 func boolean(at func(*Config) *bool) value {

@@ -12,6 +12,7 @@ package portal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -34,9 +35,11 @@ type Config struct {
 	// VerifyTTL and ResetTTL are how long an emailed link works. Defaults
 	// 24 h and 1 h.
 	VerifyTTL, ResetTTL time.Duration
-	// ContactEmail is where visitors reach the operator (Business plans, and
-	// every upgrade when Stripe is not configured).
-	ContactEmail string
+	// Contact is how visitors reach the operator (Business plans, and
+	// every upgrade when no payment provider is configured): an email
+	// address or an http(s) URL, as ParseContact reads it; "" for none, and
+	// the pages then say that none is listed.
+	Contact string
 }
 
 func (c Config) withDefaults() Config {
@@ -57,9 +60,13 @@ func (c Config) withDefaults() Config {
 
 // Billing takes payments for paid plans (billing.Stripe is the one).
 type Billing interface {
-	// Checkout starts a payment for plan and returns the page to send the
-	// visitor to.
-	Checkout(ctx context.Context, acc *account.Account, plan account.Plan, successURL, cancelURL string) (string, error)
+	// Checkout starts a monthly payment for plan and returns the page to
+	// send the visitor to. amount is what the visitor chose to pay a month
+	// for a plan of voluntary payment (account.Plan.Voluntary: Coffee),
+	// already checked against Minimum; 0 for the others.
+	Checkout(ctx context.Context, acc *account.Account, plan account.Plan, amount account.Cents, successURL, cancelURL string) (string, error)
+	// Minimum is the least a month of a voluntary payment may be.
+	Minimum() account.Cents
 	// Webhook receives the payment provider's events
 	// (POST /account/billing/stripe).
 	Webhook() http.Handler
@@ -104,7 +111,8 @@ type Deps struct {
 
 // Portal serves every page under /account/.
 type Portal struct {
-	cfg Config
+	cfg     Config
+	contact *Contact // nil: none given
 	// mailLog is the message of the log lines that hold the emails' links
 	// when no email is sent (mail.NotSent); "" when emails are sent.
 	mailLog string
@@ -127,7 +135,11 @@ func New(cfg Config, deps Deps) (*Portal, error) {
 	if err != nil || u.Host == "" {
 		return nil, errors.New("portal: Deps.PublicURL must be an absolute URL")
 	}
-	p := &Portal{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now, secure: u.Scheme == "https"}
+	contact, err := ParseContact(cfg.Contact)
+	if err != nil {
+		return nil, fmt.Errorf("portal: Config.Contact: %w", err)
+	}
+	p := &Portal{cfg: cfg.withDefaults(), contact: contact, deps: deps, log: deps.Logger, now: deps.Now, secure: u.Scheme == "https"}
 	if mail.LogOnly(deps.Mailer) {
 		p.mailLog = mail.NotSent
 	}

@@ -36,6 +36,8 @@ type pageData struct {
 	// SiteHeader is the header every page of the site starts with, the docs'
 	// and the portal's (internal/site's header.html).
 	SiteHeader site.Header
+	// Contact is how to reach the operator, nil when none is given.
+	Contact *Contact
 	// MailLog is the message of the server's log lines that hold the
 	// emailed links when this server sends no email (mail.NotSent); "" when
 	// it sends them.
@@ -128,7 +130,7 @@ func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	d.Static = p.pages.assetURLs
 	d.SiteHeader = site.HeaderFor("account")
-	d.MailLog = p.mailLog
+	d.Contact, d.MailLog = p.contact, p.mailLog
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "layout.html", d); err != nil {
 		p.log.ErrorContext(r.Context(), "portal: render", "page", name, "error", err)

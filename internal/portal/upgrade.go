@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -17,16 +18,32 @@ type planRow struct {
 	Unlocks   string
 	Current   bool
 	// Action is what the visitor can do about the plan: "subscribe" (a
-	// checkout button), "login" (log in to subscribe), "contact" (write to
-	// the operator), "closed", or "" (nothing to do: Free).
+	// checkout button), "choose" (choose an amount in the Coffee form below
+	// the table), "login" (log in to subscribe), "contact" (reach the
+	// operator), "closed", or "" (nothing to do: Free, the current plan).
 	Action string
 }
 
 type upgradeData struct {
 	Plans    []planRow
-	Billing  bool   // a payment provider is configured
-	Contact  string // the operator's address, "" when unknown
+	Billing  bool // a payment provider is configured
 	LoggedIn bool
+	// Coffee is the form of a voluntary payment: nil unless the visitor
+	// can buy Coffee here (a payment provider, logged in, another plan).
+	Coffee *amountForm
+}
+
+// amountForm is the form where a visitor chooses what to pay a month for a
+// plan of voluntary payment.
+type amountForm struct {
+	Plan       account.Plan
+	Name       string
+	Minimum    string // "3", for the input's min
+	MinimumEUR string // "3 EUR"
+	Maximum    string // "1000", for the input's max
+	Hour, Day  string // the plan's least limits: "1,000"
+	Amount     string // as the visitor typed it; the minimum at first
+	Error      string // what is wrong with Amount; "" when nothing
 }
 
 // unlocks are the paid-access texts by scope, from the game registry:
@@ -71,13 +88,19 @@ func (p *Portal) upgradeRows(acc *account.Account) []planRow {
 		case account.QuotaCustom:
 			row.Hour, row.Day = "custom", "custom"
 		}
+		billing := pl.Checkout() && p.deps.Billing != nil
+		if billing && pl.Voluntary() {
+			row.Price = "voluntary payment: you choose, at least " + p.deps.Billing.Minimum().String() + " per month"
+		}
 		switch {
 		case !pl.Open():
 			row.Action = "closed"
 		case row.Current || pl == account.Free:
-		case pl.Checkout() && p.deps.Billing != nil && acc == nil:
+		case billing && acc == nil:
 			row.Action = "login"
-		case pl.Checkout() && p.deps.Billing != nil:
+		case billing && pl.Voluntary():
+			row.Action = "choose"
+		case billing:
 			row.Action = "subscribe"
 		default:
 			// Business, Coffee, and every paid plan without a payment
@@ -103,14 +126,43 @@ func (p *Portal) upgradePage(w http.ResponseWriter, r *http.Request, acc *accoun
 }
 
 func (p *Portal) renderUpgrade(w http.ResponseWriter, r *http.Request, status int, acc *account.Account, d pageData) {
+	p.renderUpgradeWith(w, r, status, acc, d, nil)
+}
+
+// renderUpgradeWith shows the upgrade page with the voluntary payment's
+// form as the visitor sent it (nil: as new).
+func (p *Portal) renderUpgradeWith(w http.ResponseWriter, r *http.Request, status int, acc *account.Account, d pageData, form *amountForm) {
 	d.Title, d.Nav = "Plans and upgrade", "upgrade"
-	d.Data = upgradeData{Plans: p.upgradeRows(acc), Billing: p.deps.Billing != nil, Contact: p.cfg.ContactEmail, LoggedIn: acc != nil}
+	data := upgradeData{Plans: p.upgradeRows(acc), Billing: p.deps.Billing != nil, LoggedIn: acc != nil}
+	if form == nil {
+		for _, pl := range account.Plans() {
+			if pl.Voluntary() && pl.Checkout() && pl.Open() {
+				form = p.newAmountForm(pl)
+			}
+		}
+	}
+	if form != nil && p.deps.Billing != nil && acc != nil && acc.Plan != form.Plan {
+		data.Coffee = form
+	}
+	d.Data = data
 	p.render(w, r, status, "upgrade", d)
 }
 
-// checkout is POST /account/upgrade: a checkout for plan=pro|ultra, and
-// the visitor sent to the payment provider's page. The plan changes when
-// the provider's webhook says the payment completed, not here.
+func (p *Portal) newAmountForm(pl account.Plan) *amountForm {
+	var minimum account.Cents
+	if p.deps.Billing != nil {
+		minimum = p.deps.Billing.Minimum()
+	}
+	lim := pl.DefaultLimits()
+	return &amountForm{Plan: pl, Name: pl.Name(), Minimum: minimum.Number(), MinimumEUR: minimum.String(),
+		Maximum: account.MaxVoluntary.Number(), Hour: formatInt(lim.Hour), Day: formatInt(lim.Day), Amount: minimum.Number()}
+}
+
+// checkout is POST /account/upgrade: a checkout for plan=pro|ultra, or
+// plan=coffee with the amount the visitor chose (at least the operator's
+// minimum), and the visitor sent to the payment provider's page. The plan
+// changes when the provider's webhook says the payment completed, not
+// here.
 func (p *Portal) checkout(w http.ResponseWriter, r *http.Request, acc *account.Account) {
 	if !p.parseForm(w, r) {
 		return
@@ -121,14 +173,24 @@ func (p *Portal) checkout(w http.ResponseWriter, r *http.Request, acc *account.A
 	case p.deps.Billing == nil:
 		p.renderUpgrade(w, r, http.StatusBadRequest, acc, pageData{Error: "Payments are not taken on this server; " + p.contactText()})
 		return
-	case err != nil || !plan.Checkout():
-		p.renderUpgrade(w, r, http.StatusBadRequest, acc, pageData{Error: "That plan cannot be bought here: choose Pro or Ultra."})
+	case err != nil || !plan.Checkout() || !plan.Open():
+		p.renderUpgrade(w, r, http.StatusBadRequest, acc, pageData{Error: "That plan cannot be bought here: choose " + p.soldPlans() + "."})
 		return
 	case acc.Plan == plan:
 		p.renderUpgrade(w, r, http.StatusBadRequest, acc, pageData{Error: "You are already on the " + plan.Name() + " plan."})
 		return
 	}
-	dest, err := p.deps.Billing.Checkout(ctx, acc, plan,
+	var amount account.Cents
+	if plan.Voluntary() {
+		form := p.newAmountForm(plan)
+		form.Amount = r.PostFormValue("amount")
+		if amount, form.Error = p.voluntaryAmount(form.Amount); form.Error != "" {
+			p.renderUpgradeWith(w, r, http.StatusBadRequest, acc,
+				pageData{Error: "Nothing was charged: check the amount you chose for " + plan.Name() + ", below."}, form)
+			return
+		}
+	}
+	dest, err := p.deps.Billing.Checkout(ctx, acc, plan, amount,
 		p.absURL("/account/upgrade?checkout=done"), p.absURL("/account/upgrade?checkout=cancelled"))
 	if err != nil {
 		p.log.ErrorContext(ctx, "portal: checkout", "account", acc.ID, "plan", plan, "error", err)
@@ -136,14 +198,50 @@ func (p *Portal) checkout(w http.ResponseWriter, r *http.Request, acc *account.A
 			Error: "The payment provider could not be reached; nothing was charged. Please try again in a moment."})
 		return
 	}
-	p.log.InfoContext(ctx, "portal: checkout started", "account", acc.ID, "plan", plan)
+	p.log.InfoContext(ctx, "portal: checkout started", "account", acc.ID, "plan", plan, "amount_cents", int64(amount))
 	http.Redirect(w, r, dest, http.StatusSeeOther)
 }
 
-// contactText says how to reach the operator to change plans.
-func (p *Portal) contactText() string {
-	if p.cfg.ContactEmail != "" {
-		return "write to " + p.cfg.ContactEmail + " and the operator will set your plan."
+// voluntaryAmount reads the monthly amount a visitor typed for a plan of
+// voluntary payment; the message says what is wrong with it ("" when
+// nothing is).
+func (p *Portal) voluntaryAmount(typed string) (account.Cents, string) {
+	minimum := p.deps.Billing.Minimum()
+	if strings.TrimSpace(typed) == "" {
+		return 0, "Enter what you want to pay each month, in EUR: at least " + minimum.String() + "."
 	}
-	return "ask the operator of this server, who sets plans by hand."
+	amount, err := account.ParseEUR(typed)
+	if err != nil {
+		return 0, "Write the amount in EUR with digits, like " + minimum.Number() + " or 4.50, without the currency sign."
+	}
+	if err := account.CheckVoluntary(amount, minimum); err != nil {
+		if errors.Is(err, account.ErrBelowMinimum) {
+			return 0, "The least you can pay is " + minimum.String() + " a month; you entered " + amount.String() + "."
+		}
+		return 0, "The most this plan takes is " + account.MaxVoluntary.String() + " a month; for more, see Business."
+	}
+	return amount, ""
+}
+
+// soldPlans names the plans bought on this page: "Coffee, Pro or Ultra".
+func (p *Portal) soldPlans() string {
+	var names []string
+	for _, pl := range account.Plans() {
+		if pl.Checkout() && pl.Open() {
+			names = append(names, pl.Name())
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// contactText says how to reach the operator to change plans, for an error
+// message (the page itself shows the contact as a link).
+func (p *Portal) contactText() string {
+	if p.contact != nil {
+		return "the operator sets plans: contact them at " + p.contact.Text + "."
+	}
+	return "the operator sets plans, and has not listed a way to contact them here."
 }

@@ -1,8 +1,11 @@
-// Package billing sells the Pro and Ultra plans through Stripe (issue 14):
-// Checkout sessions to pay, and the webhook that changes an account's plan
-// when a checkout completes and sets it back to Free when its subscription
-// ends. Stripe is reached with stripe-go; tests point it at the fake of
-// package stripetest.
+// Package billing sells the Coffee, Pro and Ultra plans through Stripe
+// (issues 14 and 27): Checkout sessions to pay, monthly, and the webhook that
+// changes an account's plan when a checkout completes and sets it back to
+// Free when its subscription ends. Pro and Ultra have the operator's Stripe
+// prices; Coffee is a voluntary payment, its monthly amount chosen by the
+// buyer (at least the operator's minimum) and sent as the session's
+// price_data. Stripe is reached with stripe-go; tests point it at the fake
+// of package stripetest.
 package billing
 
 import (
@@ -25,9 +28,22 @@ import (
 const WebhookRoute = "POST /account/billing/stripe"
 
 // ErrNotSold is returned by Checkout for a plan not bought by card
-// (account.Plan.Checkout: Pro and Ultra are; Business is on contact, Coffee
-// a voluntary payment, Early Access closed, Free free).
+// (account.Plan.Checkout: Coffee, Pro and Ultra are; Business is on contact,
+// Early Access closed, Free free).
 var ErrNotSold = errors.New("billing: plan not sold by checkout")
+
+// ErrAmount is returned by Checkout for an amount the plan does not take:
+// one outside account.CheckVoluntary's bounds for Coffee (then it also
+// wraps account.ErrBelowMinimum when too low), any for a plan of fixed
+// price.
+var ErrAmount = errors.New("billing: amount not taken")
+
+// MinimumCharge is the smallest amount Stripe charges in EUR; a lower
+// minimum for Coffee could not be paid.
+const MinimumCharge account.Cents = 50
+
+// currency is what every plan is priced in.
+const currency = stripe.CurrencyEUR
 
 // Metadata keys put on a Checkout Session (and its subscription), read back
 // by the webhook.
@@ -40,8 +56,11 @@ const (
 type Config struct {
 	SecretKey     string                  // the API key (sk_...)
 	WebhookSecret string                  // the webhook endpoint's signing secret (whsec_...)
-	Prices        map[account.Plan]string // a recurring Stripe price id per plan bought by card (Pro, Ultra)
-	BaseURL       string                  // API base; "" = Stripe's (tests point it at stripetest)
+	Prices        map[account.Plan]string // a recurring Stripe price id per plan of fixed price bought by card (Pro, Ultra)
+	// Minimum is the least a month of a voluntary payment (Coffee) may be,
+	// from MinimumCharge to account.MaxVoluntary.
+	Minimum account.Cents
+	BaseURL string // API base; "" = Stripe's (tests point it at stripetest)
 }
 
 // Stripe creates Checkout Sessions and applies Stripe's webhook events to the
@@ -49,8 +68,10 @@ type Config struct {
 type Stripe struct {
 	client        *stripe.Client
 	webhookSecret string
-	prices        map[account.Plan]string
-	origin        string // of the Checkout pages: Stripe's, or the fake's in tests
+	prices        map[account.Plan]string // the plans of fixed price
+	voluntary     map[account.Plan]bool   // the plans of an amount the buyer chooses
+	minimum       account.Cents           // of those
+	origin        string                  // of the Checkout pages: Stripe's, or the fake's in tests
 	store         account.Store
 	now           func() time.Time
 	log           *slog.Logger
@@ -72,8 +93,13 @@ func New(cfg Config, st account.Store, now func() time.Time, log *slog.Logger) (
 		return nil, errors.New("billing: no account store")
 	}
 	prices := make(map[account.Plan]string)
+	voluntary := make(map[account.Plan]bool)
 	for _, p := range account.Plans() {
-		if !p.Checkout() {
+		switch {
+		case !p.Checkout():
+			continue
+		case p.Voluntary():
+			voluntary[p] = true
 			continue
 		}
 		if cfg.Prices[p] == "" {
@@ -83,8 +109,12 @@ func New(cfg Config, st account.Store, now func() time.Time, log *slog.Logger) (
 	}
 	for p := range cfg.Prices {
 		if _, ok := prices[p]; !ok {
-			return nil, fmt.Errorf("billing: a Stripe price for plan %s, which is not sold by checkout", p)
+			return nil, fmt.Errorf("billing: a Stripe price for plan %s, which is not sold by checkout at a fixed price", p)
 		}
+	}
+	if len(voluntary) > 0 && (cfg.Minimum < MinimumCharge || cfg.Minimum > account.MaxVoluntary) {
+		return nil, fmt.Errorf("billing: the minimum of a voluntary payment is %s; it must be from %s (Stripe's smallest charge) to %s",
+			cfg.Minimum, MinimumCharge, account.MaxVoluntary)
 	}
 	if now == nil {
 		now = time.Now
@@ -113,6 +143,8 @@ func New(cfg Config, st account.Store, now func() time.Time, log *slog.Logger) (
 		client:        client,
 		webhookSecret: cfg.WebhookSecret,
 		prices:        prices,
+		voluntary:     voluntary,
+		minimum:       cfg.Minimum,
 		store:         st,
 		now:           now,
 		log:           log,
@@ -130,28 +162,34 @@ func (s *Stripe) CheckoutOrigin() string { return s.origin }
 // Sells reports whether Checkout sells plan p (the plans bought by card).
 func (s *Stripe) Sells(p account.Plan) bool {
 	_, ok := s.prices[p]
-	return ok
+	return ok || s.voluntary[p]
 }
 
+// Minimum is the least a month of a voluntary payment (Coffee) may be.
+func (s *Stripe) Minimum() account.Cents { return s.minimum }
+
 // Checkout creates a subscription-mode Checkout Session for acc to buy plan
-// and returns the URL to send the browser to. Stripe sends it back to
-// successURL or cancelURL; the plan changes only when the webhook hears the
-// checkout completed.
-func (s *Stripe) Checkout(ctx context.Context, acc *account.Account, plan account.Plan, successURL, cancelURL string) (string, error) {
-	price, ok := s.prices[plan]
-	if !ok {
+// and returns the URL to send the browser to. amount is what the buyer
+// chose to pay a month for a plan of voluntary payment (Coffee), checked
+// with account.CheckVoluntary against the minimum; it is 0 for a plan of
+// fixed price. Stripe sends the browser back to successURL or cancelURL;
+// the plan changes only when the webhook hears the checkout completed.
+func (s *Stripe) Checkout(ctx context.Context, acc *account.Account, plan account.Plan, amount account.Cents, successURL, cancelURL string) (string, error) {
+	if !s.Sells(plan) {
 		return "", fmt.Errorf("%w: %s", ErrNotSold, plan)
 	}
 	if acc == nil || acc.ID == 0 {
 		return "", errors.New("billing: checkout: no account")
 	}
+	item, err := s.lineItem(plan, amount)
+	if err != nil {
+		return "", err
+	}
 	id := strconv.FormatInt(acc.ID, 10)
 	meta := map[string]string{metaAccountID: id, metaPlan: string(plan)}
 	params := &stripe.CheckoutSessionCreateParams{
-		Mode: stripe.String(string(stripe.CheckoutSessionModeSubscription)),
-		LineItems: []*stripe.CheckoutSessionCreateLineItemParams{
-			{Price: stripe.String(price), Quantity: stripe.Int64(1)},
-		},
+		Mode:              stripe.String(string(stripe.CheckoutSessionModeSubscription)),
+		LineItems:         []*stripe.CheckoutSessionCreateLineItemParams{item},
 		ClientReferenceID: stripe.String(id),
 		Metadata:          meta,
 		// The subscription carries them too, so the operator sees in
@@ -174,6 +212,34 @@ func (s *Stripe) Checkout(ctx context.Context, acc *account.Account, plan accoun
 		return "", fmt.Errorf("billing: checkout for account %d: Stripe gave no session URL", acc.ID)
 	}
 	return sess.URL, nil
+}
+
+// lineItem is what plan's checkout buys: the operator's price of a plan of
+// fixed price, or for a voluntary payment a monthly price of amount made
+// with the session (price_data: Stripe keeps it as a price of its own).
+func (s *Stripe) lineItem(plan account.Plan, amount account.Cents) (*stripe.CheckoutSessionCreateLineItemParams, error) {
+	if price, ok := s.prices[plan]; ok {
+		if amount != 0 {
+			return nil, fmt.Errorf("%w: %s for plan %s, whose price is fixed", ErrAmount, amount, plan)
+		}
+		return &stripe.CheckoutSessionCreateLineItemParams{Price: stripe.String(price), Quantity: stripe.Int64(1)}, nil
+	}
+	if err := account.CheckVoluntary(amount, s.minimum); err != nil {
+		return nil, fmt.Errorf("%w: %s for plan %s: %w", ErrAmount, amount, plan, err)
+	}
+	return &stripe.CheckoutSessionCreateLineItemParams{
+		PriceData: &stripe.CheckoutSessionCreateLineItemPriceDataParams{
+			Currency:   stripe.String(string(currency)),
+			UnitAmount: stripe.Int64(int64(amount)),
+			Recurring: &stripe.CheckoutSessionCreateLineItemPriceDataRecurringParams{
+				Interval: stripe.String(string(stripe.PriceRecurringIntervalMonth)),
+			},
+			ProductData: &stripe.CheckoutSessionCreateLineItemPriceDataProductDataParams{
+				Name: stripe.String(plan.Name() + " plan (voluntary payment)"),
+			},
+		},
+		Quantity: stripe.Int64(1),
+	}, nil
 }
 
 // stripeLogger passes stripe-go's warnings and errors to slog. Its info and

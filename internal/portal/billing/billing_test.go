@@ -31,6 +31,8 @@ const (
 	ultraPrice    = "price_ultra_monthly"
 	successURL    = "https://cardcat.test/account/upgrade/done?session={CHECKOUT_SESSION_ID}"
 	cancelURL     = "https://cardcat.test/account/upgrade"
+	// coffeeMinimum is the operator's least monthly amount for Coffee.
+	coffeeMinimum account.Cents = 300
 )
 
 // clock is time.Now moved by an offset the test sets.
@@ -73,6 +75,7 @@ func newFixtureOn(t *testing.T, wrap func(account.Store) account.Store) *fixture
 		SecretKey:     secretKey,
 		WebhookSecret: webhookSecret,
 		Prices:        map[account.Plan]string{account.Pro: proPrice, account.Ultra: ultraPrice},
+		Minimum:       coffeeMinimum,
 		BaseURL:       f.fake.URL,
 	}, st, f.clock.Now, slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
@@ -145,7 +148,8 @@ func TestNewRefusesIncompleteConfig(t *testing.T) {
 	full := func() billing.Config {
 		return billing.Config{
 			SecretKey: secretKey, WebhookSecret: webhookSecret,
-			Prices: map[account.Plan]string{account.Pro: proPrice, account.Ultra: ultraPrice},
+			Prices:  map[account.Plan]string{account.Pro: proPrice, account.Ultra: ultraPrice},
+			Minimum: coffeeMinimum,
 		}
 	}
 	tests := []struct {
@@ -158,10 +162,21 @@ func TestNewRefusesIncompleteConfig(t *testing.T) {
 		{"no Ultra price", func(c *billing.Config) { c.Prices[account.Ultra] = "" }},
 		{"no prices", func(c *billing.Config) { c.Prices = nil }},
 		{"a price for Business", func(c *billing.Config) { c.Prices[account.Business] = "price_b" }},
+		{"a price for Coffee, whose buyer chooses the amount", func(c *billing.Config) { c.Prices[account.Coffee] = "price_c" }},
+		{"no minimum for Coffee", func(c *billing.Config) { c.Minimum = 0 }},
+		{"a minimum below Stripe's smallest charge", func(c *billing.Config) { c.Minimum = billing.MinimumCharge - 1 }},
+		{"a minimum above the most Coffee takes", func(c *billing.Config) { c.Minimum = account.MaxVoluntary + 1 }},
 	}
 	st := openStore(t)
 	if _, err := billing.New(full(), st, nil, nil); err != nil {
 		t.Fatalf("New(full config): %v", err)
+	}
+	for _, edge := range []account.Cents{billing.MinimumCharge, account.MaxVoluntary} {
+		cfg := full()
+		cfg.Minimum = edge
+		if _, err := billing.New(cfg, st, nil, nil); err != nil {
+			t.Errorf("New with the minimum %s: %v", edge, err)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,6 +203,7 @@ func TestCheckoutCreatesSession(t *testing.T) {
 	tests := []struct {
 		name     string
 		plan     account.Plan
+		amount   account.Cents
 		customer string // the account's StripeCustomerID
 		want     map[string]string
 		absent   []string
@@ -200,7 +216,24 @@ func TestCheckoutCreatesSession(t *testing.T) {
 		{
 			name: "Pro, returning customer", plan: account.Pro, customer: "cus_known",
 			want:   map[string]string{"line_items[0][price]": proPrice, "customer": "cus_known", "metadata[plan]": "pro"},
-			absent: []string{"customer_email"},
+			absent: []string{"customer_email", "line_items[0][price_data][unit_amount]"},
+		},
+		{
+			// A voluntary payment: the amount chosen, monthly, in EUR,
+			// as a price made with the session.
+			name: "Coffee at the amount chosen", plan: account.Coffee, amount: 550,
+			want: map[string]string{
+				"line_items[0][price_data][currency]":            "eur",
+				"line_items[0][price_data][unit_amount]":         "550",
+				"line_items[0][price_data][recurring][interval]": "month",
+				"line_items[0][price_data][product_data][name]":  "Coffee plan (voluntary payment)",
+				"metadata[plan]": "coffee", "customer_email": "buyer@example.com",
+			},
+			absent: []string{"line_items[0][price]", "customer"},
+		},
+		{
+			name: "Coffee at the minimum", plan: account.Coffee, amount: coffeeMinimum,
+			want: map[string]string{"line_items[0][price_data][unit_amount]": "300", "metadata[plan]": "coffee"},
 		},
 	}
 	for _, tt := range tests {
@@ -211,7 +244,7 @@ func TestCheckoutCreatesSession(t *testing.T) {
 			f.update(t, acc)
 			id := strconv.FormatInt(acc.ID, 10)
 
-			url, err := f.bill.Checkout(context.Background(), acc, tt.plan, successURL, cancelURL)
+			url, err := f.bill.Checkout(context.Background(), acc, tt.plan, tt.amount, successURL, cancelURL)
 			if err != nil {
 				t.Fatalf("Checkout: %v", err)
 			}
@@ -247,6 +280,9 @@ func TestCheckoutCreatesSession(t *testing.T) {
 					t.Errorf("param %s = %q sent, want none", k, s.Params.Get(k))
 				}
 			}
+			if tt.amount != 0 && (s.Amount != int64(tt.amount) || s.Currency != "eur" || s.Interval != "month") {
+				t.Errorf("the fake's session charges %d %s a %q, want %d eur a month", s.Amount, s.Currency, s.Interval, tt.amount)
+			}
 			if a := f.account(t, acc.ID); a.Plan != account.Free {
 				t.Errorf("plan = %s after Checkout alone, want free until paid", a.Plan)
 			}
@@ -254,12 +290,40 @@ func TestCheckoutCreatesSession(t *testing.T) {
 	}
 }
 
+// TestCheckoutRefusesAmounts: Coffee's amount is at least the minimum and
+// at most account.MaxVoluntary; a plan of fixed price takes none. Nothing
+// reaches Stripe.
+func TestCheckoutRefusesAmounts(t *testing.T) {
+	f := newFixture(t)
+	acc := f.newAccount(t, "buyer@example.com")
+	for _, tt := range []struct {
+		plan   account.Plan
+		amount account.Cents
+		below  bool
+	}{
+		{account.Coffee, coffeeMinimum - 1, true},
+		{account.Coffee, 0, true},
+		{account.Coffee, -500, true},
+		{account.Coffee, account.MaxVoluntary + 1, false},
+		{account.Pro, 500, false},
+		{account.Ultra, 2900, false},
+	} {
+		_, err := f.bill.Checkout(context.Background(), acc, tt.plan, tt.amount, successURL, cancelURL)
+		if !errors.Is(err, billing.ErrAmount) || errors.Is(err, account.ErrBelowMinimum) != tt.below {
+			t.Errorf("Checkout(%s, %d) = %v, want ErrAmount (below the minimum: %v)", tt.plan, tt.amount, err, tt.below)
+		}
+	}
+	if n := len(f.fake.Sessions()); n != 0 {
+		t.Errorf("%d sessions created for refused amounts", n)
+	}
+}
+
 func TestCheckoutRefusesPlansNotSold(t *testing.T) {
 	f := newFixture(t)
 	acc := f.newAccount(t, "buyer@example.com")
-	for _, plan := range []account.Plan{account.Free, account.EarlyAccess, account.Coffee, account.Business, "gold"} {
+	for _, plan := range []account.Plan{account.Free, account.EarlyAccess, account.Business, "gold"} {
 		t.Run(string(plan), func(t *testing.T) {
-			_, err := f.bill.Checkout(context.Background(), acc, plan, successURL, cancelURL)
+			_, err := f.bill.Checkout(context.Background(), acc, plan, 0, successURL, cancelURL)
 			if !errors.Is(err, billing.ErrNotSold) {
 				t.Errorf("Checkout(%s) = %v, want ErrNotSold", plan, err)
 			}
@@ -271,7 +335,7 @@ func TestCheckoutRefusesPlansNotSold(t *testing.T) {
 	if n := len(f.fake.Sessions()); n != 0 {
 		t.Errorf("%d sessions created for plans not sold", n)
 	}
-	for _, plan := range []account.Plan{account.Pro, account.Ultra} {
+	for _, plan := range []account.Plan{account.Coffee, account.Pro, account.Ultra} {
 		if !f.bill.Sells(plan) {
 			t.Errorf("Sells(%s) = false", plan)
 		}
@@ -283,12 +347,12 @@ func TestCheckoutReportsStripeError(t *testing.T) {
 	acc := f.newAccount(t, "buyer@example.com")
 	bad, err := billing.New(billing.Config{
 		SecretKey: "sk_test_wrong", WebhookSecret: webhookSecret, BaseURL: f.fake.URL,
-		Prices: map[account.Plan]string{account.Pro: proPrice, account.Ultra: ultraPrice},
+		Prices: map[account.Plan]string{account.Pro: proPrice, account.Ultra: ultraPrice}, Minimum: coffeeMinimum,
 	}, f.st, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if url, err := bad.Checkout(context.Background(), acc, account.Pro, successURL, cancelURL); err == nil {
+	if url, err := bad.Checkout(context.Background(), acc, account.Pro, 0, successURL, cancelURL); err == nil {
 		t.Errorf("Checkout with a key the fake refuses = %q, nil; want an error", url)
 	}
 }
@@ -299,7 +363,7 @@ func TestCheckoutReportsStripeError(t *testing.T) {
 func TestCheckoutPaidThroughFakePage(t *testing.T) {
 	f := newFixture(t)
 	acc := f.newAccount(t, "buyer@example.com")
-	url, err := f.bill.Checkout(context.Background(), acc, account.Ultra, successURL, cancelURL)
+	url, err := f.bill.Checkout(context.Background(), acc, account.Ultra, 0, successURL, cancelURL)
 	if err != nil {
 		t.Fatalf("Checkout: %v", err)
 	}
@@ -346,6 +410,50 @@ func TestCheckoutPaidThroughFakePage(t *testing.T) {
 	}
 
 	// Then the subscription ends (cancelled in Stripe): back to Free.
+	if err := f.fake.EndSubscription(context.Background(), s.ID); err != nil {
+		t.Fatalf("EndSubscription: %v", err)
+	}
+	if got := f.account(t, acc.ID); got.Plan != account.Free {
+		t.Errorf("plan after the subscription ended = %s, want free", got.Plan)
+	}
+}
+
+// TestCoffeePaidThroughFakePage: a voluntary payment goes the same way as
+// a plan of fixed price: the fake's page shows the amount chosen, its Pay
+// button's signed event puts the account on Coffee, and the subscription's
+// end puts it back on Free.
+func TestCoffeePaidThroughFakePage(t *testing.T) {
+	f := newFixture(t)
+	acc := f.newAccount(t, "supporter@example.com")
+	url, err := f.bill.Checkout(context.Background(), acc, account.Coffee, 450, successURL, cancelURL)
+	if err != nil {
+		t.Fatalf("Checkout: %v", err)
+	}
+	page, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.ReadFrom(page.Body)
+	page.Body.Close()
+	if !strings.Contains(buf.String(), `<span id="amount">4.50 EUR a month</span>`) {
+		t.Errorf("the checkout page does not show the amount chosen:\n%s", buf.String())
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Post(url+"/pay", "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s := f.fake.Sessions()[0]
+	if resp.StatusCode != http.StatusSeeOther || !s.Paid {
+		t.Fatalf("Pay answered %d, session paid %v; want 303, paid", resp.StatusCode, s.Paid)
+	}
+	got := f.account(t, acc.ID)
+	if got.Plan != account.Coffee || got.StripeCustomerID != s.Customer || got.StripeSubscriptionID != s.Subscription {
+		t.Fatalf("after paying: plan %s, customer %q, subscription %q; want coffee, %q, %q",
+			got.Plan, got.StripeCustomerID, got.StripeSubscriptionID, s.Customer, s.Subscription)
+	}
 	if err := f.fake.EndSubscription(context.Background(), s.ID); err != nil {
 		t.Fatalf("EndSubscription: %v", err)
 	}
