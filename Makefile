@@ -12,9 +12,9 @@ build: ## build bin/cardcat
 run: build ## serve the API on the embedded default (SQLite, sample data) at :8080
 	./bin/cardcat serve
 
-test: ## run every test (PostgreSQL/Redis tests run when CARDCAT_TEST_POSTGRES_URL / CARDCAT_TEST_REDIS_URL are set)
+test: ## run every test, then say which skipped and why (suites need CARDCAT_TEST_POSTGRES_URL, _REDIS_URL, _S3_ENDPOINT, _CHROMIUM, _OPENAPI_LINT, _CLIENTS_TS, _MCP_TS; .ci/run sets them)
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) run ./tools/testsummary -go '$(GO)' -- -count=1 ./...
 
 FUZZTIME ?= 30s
 fuzz: ## run every fuzz target (func Fuzz* in a _test.go) for FUZZTIME each (default 30s) on top of its corpus; go test takes one package per -fuzz run
