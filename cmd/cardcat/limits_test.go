@@ -131,7 +131,7 @@ func TestKeyHeaderForms(t *testing.T) {
 	resp, body := get(t, s.url+"/mtg/sets", "X-API-Key", "pk_live_"+strings.Repeat("Z", 32))
 	var e struct{ Error, Message, Example string }
 	if json.Unmarshal(body, &e); resp.StatusCode != 401 || e.Error != "Invalid API key" ||
-		e.Example != `curl -H "X-API-Key: pk_live_YOUR_32_CHARACTER_API_KEY" "http://localhost:8080/mtg/sets"` {
+		e.Example != `curl -H "X-API-Key: pk_live_YOUR_32_CHARACTER_API_KEY" "`+s.url+`/mtg/sets"` {
 		t.Errorf("unknown key: %d %s", resp.StatusCode, body)
 	}
 	if got := limitsOf(t, resp); got != [4]int64{1000, 999, 24000, 23999} {

@@ -106,6 +106,9 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		debug.SetGCPercent(cfg.gcPercent)
 	}
 	sf := cfg.Store
+	if err := tryListen(cfg.Config); err != nil {
+		return err
+	}
 
 	st, err := openStore(ctx, sf)
 	if err != nil {
@@ -160,7 +163,17 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	usage := account.NewMeter(accounts, log)
 	defer flushUsage(env, usage)
 	lim.auth = account.NewAuthenticator(lim.dir, cfg.now)
-	portal, err := openPortal(cfg.portal, accounts, lim.limiter, lim.dir, usage, cfg.Serve.PublicURL,
+
+	// The catalogue is loaded: the address is taken for good (tried at the
+	// start), and the public URL follows it unless the operator set one.
+	ln, err := listenAPI(cfg.Config)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // a failure below; after Shutdown, closed already
+	public, publicFrom := publicURL(cfg.Config, ln.Addr())
+	log.Info("public URL", "url", public, "from", publicFrom)
+	portal, err := openPortal(cfg.portal, accounts, lim.limiter, lim.dir, usage, public,
 		httpapi.ClientGroup(lim.trusted), cfg.now, log)
 	if err != nil {
 		return err
@@ -194,7 +207,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		AccessLog: accesslog.New(env.logCfg, env.logs),
 		Version:   Version(),
 		Region:    cfg.Serve.Region,
-		PublicURL: cfg.Serve.PublicURL,
+		PublicURL: public,
 		// The API answers from memory: a database outage is reported, but
 		// only what stops this replica from answering (no catalogue, stale
 		// keys) makes it unhealthy.
@@ -214,10 +227,6 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.Serve.Addr)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{
 		Handler:           api.Handler(),
 		ReadHeaderTimeout: 5 * time.Second,

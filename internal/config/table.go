@@ -76,9 +76,9 @@ var table = []*Setting{
 	{Flag: "addr", Var: "CARDCAT_ADDR", Default: ":8080", Commands: Serve,
 		Doc:   "listen address (`host:port`; plain HTTP: put TLS in front)",
 		value: text(func(c *Config) *string { return &c.Serve.Addr })},
-	{Flag: "public-url", Var: "CARDCAT_PUBLIC_URL", Default: "http://localhost:8080", Commands: Serve,
-		Doc: "the base URL callers use; it builds the `docs` link of 404 answers, `redeem_url`, `upgrade_url` and the example request of 401 answers. " +
-			"Set it to your public address. An `https://` URL also adds `Strict-Transport-Security: max-age=31536000` to every answer " +
+	{Flag: "public-url", Var: "CARDCAT_PUBLIC_URL", DefaultDoc: "empty: the listen address (`--addr :8081` gives `http://localhost:8081`; a host in `--addr` is kept)", Commands: Serve,
+		Doc: "the base URL callers use; it builds the portal's links (the verification email's included), the `docs` link of 404 answers, `redeem_url`, `upgrade_url`, the example request of 401 answers and the bulk files' URLs; " +
+			"`serve` logs the one it uses at start (`public URL`). Set it to your public address. An `https://` URL also adds `Strict-Transport-Security: max-age=31536000` to every answer " +
 			"(this host only, no `includeSubDomains`), whether TLS ends here or at a proxy in front.",
 		value: baseURL(func(c *Config) *string { return &c.Serve.PublicURL })},
 	{Flag: "region", Var: "CARDCAT_REGION", Default: "local", Commands: Serve,
