@@ -216,10 +216,12 @@ const SampleReportSource = "embedded sample:"
 
 // DataFromReports is a Deps.Data that reads the source of a version from the
 // ingest report the store keeps with it: the report's "data" when it says
-// (sample, live or mirror), else sample when the report's "source" is the
-// bundled sample (SampleReportSource), else unknown. Only the latest
-// version's report is read: asked for another, it fails, and the server
-// asks again later (by then it serves the latest).
+// (sample, live or mirror); else by the report's "source", what the ingest
+// read (ingest.Source's Describe of "."): the bundled sample
+// (SampleReportSource), the upstreams' URLs (live), a directory (mirror),
+// nothing (unknown). Only the latest version's report is read: asked for
+// another, it fails, and the server asks again later (by then it serves the
+// latest).
 func DataFromReports(st VersionReports) func(ctx context.Context, version int64) (apiref.DataSource, error) {
 	return func(ctx context.Context, version int64) (apiref.DataSource, error) {
 		info, err := st.LatestVersion(ctx)
@@ -241,6 +243,10 @@ func DataFromReports(st VersionReports) func(ctx context.Context, version int64)
 			return report.Data, nil
 		case strings.HasPrefix(report.Source, SampleReportSource):
 			return apiref.DataSample, nil
+		case strings.HasPrefix(report.Source, "https://") || strings.HasPrefix(report.Source, "http://"):
+			return apiref.DataLive, nil
+		case report.Source != "":
+			return apiref.DataMirror, nil
 		}
 		return apiref.DataUnknown, nil
 	}

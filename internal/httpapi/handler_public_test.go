@@ -188,8 +188,9 @@ func TestDataSource(t *testing.T) {
 }
 
 // TestDataFromReports: the source of a version, read from the report the
-// store keeps with it: the bundled sample's by its source, a report's own
-// "data", unknown otherwise; a version that is not the latest is an error.
+// store keeps with it: a report's own "data", else by what the ingest read
+// (the bundled sample, the upstreams' URLs, a directory); a version that is
+// not the latest is an error.
 func TestDataFromReports(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
@@ -210,9 +211,13 @@ func TestDataFromReports(t *testing.T) {
 		want   apiref.DataSource
 	}{
 		{`{"version":0,"source":"` + sample + `","games":[]}`, apiref.DataSample},
-		{`{"source":"data"}`, apiref.DataUnknown},
+		{`{"source":"https://tcgcsv.com and https://downloads.s3.cardmarket.com/productCatalog"}`, apiref.DataLive},
+		{`{"source":"http://127.0.0.1:8089 and http://127.0.0.1:8090"}`, apiref.DataLive},
+		{`{"source":"../shared/data"}`, apiref.DataMirror},
+		{`{"source":""}`, apiref.DataUnknown},
 		{`{}`, apiref.DataUnknown},
 		{`{"data":"live","source":"data"}`, apiref.DataLive},
+		{`{"data":"generated","source":"data"}`, apiref.DataMirror},
 		{`{"data":"mirror","source":"../shared/data"}`, apiref.DataMirror},
 		{`{"data":"sample","source":"sample"}`, apiref.DataSample},
 		{`{"data":"generated","source":"` + sample + `"}`, apiref.DataSample},
