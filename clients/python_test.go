@@ -177,7 +177,9 @@ func startPythonServer(t *testing.T) pythonServer {
 	cardcat("accounts", "set-plan", "--data-dir", data, "--email", "limited@example.com", "--plan", "business",
 		"--hour", fmt.Sprint(livetest.LimitedPerHour), "--day", fmt.Sprint(livetest.LimitedPerDay))
 
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", data)
+	// The public URL of the defaults (the one clients/openapi.json names),
+	// not the listen address it would follow.
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--public-url", "http://localhost:8080", "--data-dir", data)
 	cmd.Env = pythonEnv()
 	var stderr testkit.SyncBuffer
 	cmd.Stderr = &stderr

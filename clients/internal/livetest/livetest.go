@@ -1,8 +1,8 @@
 // Package livetest starts a real `cardcat serve` for the clients' tests: the
 // binary built from this module, on a free loopback port, on a fresh data
-// directory (the bundled sample, loaded at start), with its defaults (the
-// public URL http://localhost:8080, so that it serves clients/openapi.json),
-// and two keys made with `cardcat keys create`.
+// directory (the bundled sample, loaded at start), with its defaults and the
+// public URL of its defaults' address, http://localhost:8080 (so that it
+// serves clients/openapi.json), and two keys made with `cardcat keys create`.
 package livetest
 
 import (
@@ -86,7 +86,9 @@ func Start(tb testing.TB) *Server {
 	command(tb, bin, "accounts", "set-plan", "--data-dir", dataDir, "--email", "limited@example.com",
 		"--plan", "business", "--hour", fmt.Sprint(LimitedPerHour), "--day", fmt.Sprint(LimitedPerDay))
 
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir)
+	// The public URL of the defaults (the one clients/openapi.json names),
+	// not the listen address it would follow.
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--public-url", "http://localhost:8080", "--data-dir", dataDir)
 	cmd.Env = environ()
 	var stderr testkit.SyncBuffer
 	cmd.Stderr = &stderr
