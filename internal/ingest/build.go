@@ -16,8 +16,12 @@ import (
 
 // GameReport counts what one game's ingest found and linked.
 type GameReport struct {
-	Game                string   `json:"game"`
+	Game string `json:"game"`
+	// Sets are every set read (TCGplayer's groups, Cardmarket-only
+	// expansions), SetsServed those with a product, the ones the API lists:
+	// a group upstream lists before it has products is not served.
 	Sets                int      `json:"sets"`
+	SetsServed          int      `json:"sets_served"`
 	CardmarketOnlySets  int      `json:"cardmarket_only_sets"`
 	Cards               int      `json:"cards"`
 	TCGProducts         int      `json:"tcgplayer_products"`
@@ -151,6 +155,11 @@ func buildGame(u *upstream, now time.Time) (*catalog.GameCatalog, *GameReport, e
 
 	r := n.rep
 	r.Sets = len(out.Sets)
+	served := map[string]bool{}
+	for i := range out.Cards {
+		served[out.Cards[i].SetID] = true
+	}
+	r.SetsServed = len(served)
 	r.Cards = len(out.Cards)
 	r.TCGProducts = len(seenProduct)
 	r.CMProducts = len(n.cmBy)

@@ -57,7 +57,7 @@ func Build(ctx context.Context, src Source, reg *game.Registry, now time.Time, o
 			return nil, nil, err
 		}
 		if opts.Log != nil {
-			opts.Log.Info("normalised", "game", g.Code, "sets", gr.Sets, "cards", gr.Cards,
+			opts.Log.Info("normalised", "game", g.Code, "sets", gr.Sets, "sets_served", gr.SetsServed, "cards", gr.Cards,
 				"linked", gr.Linked, "cardmarket_only", gr.CardmarketOnly, "ambiguous", gr.Ambiguous)
 		}
 		cat.Games = append(cat.Games, *gc)

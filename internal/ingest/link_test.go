@@ -139,7 +139,7 @@ func TestLinking(t *testing.T) {
 	}
 	g := rep.Games[1]
 	want := ingest.GameReport{
-		Game: "mtg", Sets: 3, CardmarketOnlySets: 1, Cards: 20, TCGProducts: 12, CMProducts: 16,
+		Game: "mtg", Sets: 3, SetsServed: 3, CardmarketOnlySets: 1, Cards: 20, TCGProducts: 12, CMProducts: 16,
 		Linked: 8, LinkedMTGJSON: 1, LinkedOperator: 1, LinkedByName: 6, TCGOnly: 4, CardmarketOnly: 8, Ambiguous: 3,
 		ExpansionsMatched: 2, ExpansionsUnmatched: 1, CMPrices: 2,
 	}

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -74,7 +76,25 @@ type HTTPSource struct {
 	CacheDir string
 	Retries  int           // attempts after the first, default 3
 	Backoff  time.Duration // first retry delay, doubled each time; default 1s
+	// Log, when set, gets one line per retry, so that a fetch that fails
+	// is not a silent wait.
+	Log *slog.Logger
 }
+
+// FetchError is a live file that could not be fetched after every attempt
+// (no network, the source down or refusing): nothing else will fetch it
+// now, and a mirror directory is the way to ingest without the source.
+type FetchError struct {
+	Attempts int
+	Took     time.Duration
+	Err      error // the last attempt's
+}
+
+func (e *FetchError) Error() string {
+	return fmt.Sprintf("not fetched in %d attempts over %s: %v", e.Attempts, e.Took.Round(time.Millisecond), e.Err)
+}
+
+func (e *FetchError) Unwrap() error { return e.Err }
 
 // Default upstream base URLs.
 const (
@@ -105,8 +125,12 @@ func (s *HTTPSource) URL(name string) string {
 	return ""
 }
 
-// Describe returns the URL, or the local path of a file with no live source.
+// Describe returns the URL, or the local path of a file with no live source;
+// "." (the whole source) is both upstreams' base URLs.
 func (s *HTTPSource) Describe(name string) string {
+	if name == "." {
+		return orDefault(s.TCGBaseURL, DefaultTCGBaseURL) + " and " + orDefault(s.CardmarketBaseURL, DefaultCardmarketBaseURL)
+	}
 	if u := s.URL(name); u != "" {
 		return u
 	}
@@ -116,8 +140,10 @@ func (s *HTTPSource) Describe(name string) string {
 	return name
 }
 
-// Open fetches the file, retrying transient failures with backoff; a file
-// with no live source is read from LocalDir.
+// Open fetches the file, retrying transient failures (the network, 429,
+// 5xx) with backoff, and returns a *FetchError when every attempt failed so;
+// a file with no live source is read from LocalDir. Its errors do not name
+// the URL: the caller does (Describe).
 func (s *HTTPSource) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	u := s.URL(name)
 	if u == "" {
@@ -138,32 +164,36 @@ func (s *HTTPSource) Open(ctx context.Context, name string) (io.ReadCloser, erro
 	if backoff == 0 {
 		backoff = time.Second
 	}
-	var lastErr error
-	for attempt := 0; attempt <= retries; attempt++ {
-		if attempt > 0 {
-			d := backoff<<(attempt-1) + rand.N(backoff/2+1)
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(d):
-			}
-		}
-		body, retry, err := s.get(ctx, client, u, name)
-		if err == nil {
+	start := time.Now()
+	for attempt := 1; ; attempt++ {
+		body, retry, err := s.get(ctx, client, name)
+		switch {
+		case err == nil:
 			return body, nil
+		case !retry:
+			return nil, err
+		case attempt > retries:
+			return nil, &FetchError{Attempts: attempt, Took: time.Since(start), Err: err}
 		}
-		lastErr = err
-		if !retry {
-			break
+		d := backoff<<(attempt-1) + rand.N(backoff/2+1)
+		if s.Log != nil {
+			s.Log.Warn("live source: fetch failed, retrying", "url", u, "retry", fmt.Sprintf("%d/%d", attempt, retries),
+				"in", d.Round(100*time.Millisecond), "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(d):
 		}
 	}
-	return nil, lastErr
 }
 
-func (s *HTTPSource) get(ctx context.Context, client *http.Client, u, name string) (io.ReadCloser, bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+// get asks for the file once; retry says whether another attempt may
+// succeed.
+func (s *HTTPSource) get(ctx context.Context, client *http.Client, name string) (body io.ReadCloser, retry bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL(name), nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("GET %s: %w", u, err)
+		return nil, false, err
 	}
 	req.Header.Set("User-Agent", orDefault(s.UserAgent, "cardcat (+https://github.com/cardcat/cardcat)"))
 	req.Header.Set("Accept", "application/json")
@@ -178,14 +208,18 @@ func (s *HTTPSource) get(ctx context.Context, client *http.Client, u, name strin
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, ctx.Err() == nil, fmt.Errorf("GET %s: %w", u, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text repeats the method and the URL
+		}
+		return nil, ctx.Err() == nil, err
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotModified && cached != nil:
 		resp.Body.Close()
 		f, err := os.Open(s.cachePath(name))
 		if err != nil {
-			return nil, true, fmt.Errorf("GET %s: 304 but the cached copy is gone: %w", u, err)
+			return nil, true, fmt.Errorf("304 but the cached copy is gone: %w", err)
 		}
 		return f, false, nil
 	case resp.StatusCode == http.StatusOK:
@@ -194,19 +228,19 @@ func (s *HTTPSource) get(ctx context.Context, client *http.Client, u, name strin
 		}
 		defer resp.Body.Close()
 		if err := s.store(name, resp); err != nil {
-			return nil, true, fmt.Errorf("GET %s: %w", u, err)
+			return nil, true, err
 		}
 		f, err := os.Open(s.cachePath(name))
 		return f, false, err
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden:
 		// S3 answers 403 for a missing key.
 		resp.Body.Close()
-		return nil, false, fmt.Errorf("GET %s: %s: %w", u, resp.Status, fs.ErrNotExist)
+		return nil, false, fmt.Errorf("%s: %w", resp.Status, fs.ErrNotExist)
 	default:
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		resp.Body.Close()
 		retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
-		return nil, retry, fmt.Errorf("GET %s: %s", u, resp.Status)
+		return nil, retry, errors.New(resp.Status)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/ingest"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // upstreamServer serves the sample mirror under the live sources' URL
@@ -155,8 +158,9 @@ func TestLiveSourceErrors(t *testing.T) {
 		t.Errorf("403: %v, want a missing file", err)
 	}
 	_, err := src.Open(ctx, "tcgplayer/80/groups.json")
-	if err == nil || !strings.Contains(err.Error(), srv.URL+"/tcgplayer/80/groups") || !strings.Contains(err.Error(), "502") {
-		t.Errorf("502: %v, want an error naming the URL and the status", err)
+	var fe *ingest.FetchError
+	if !errors.As(err, &fe) || fe.Attempts != 3 || !strings.Contains(err.Error(), "502") {
+		t.Errorf("502: %v, want a FetchError of 3 attempts naming the status", err)
 	}
 	if _, err := src.Open(ctx, "cardmarket/1/expansions.json"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("expansions.json has no live source and no local dir: %v", err)
@@ -167,6 +171,36 @@ func TestLiveSourceErrors(t *testing.T) {
 	slow := &ingest.HTTPSource{TCGBaseURL: srv.URL, Backoff: time.Hour, Retries: 5}
 	if _, err := slow.Open(cctx, "tcgplayer/80/groups.json"); err == nil {
 		t.Error("cancelled fetch succeeded")
+	}
+}
+
+// TestLiveSourceUnreachable: without the network (a closed port), each
+// retry is logged once, and the ingest's error is a FetchError that names
+// the URL once.
+func TestLiveSourceUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	ln.Close()
+	var logs testkit.SyncBuffer
+	src := &ingest.HTTPSource{TCGBaseURL: base, CardmarketBaseURL: base, Backoff: time.Millisecond, Retries: 2,
+		Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	_, _, err = ingest.Build(context.Background(), src, game.Default(), now, ingest.Options{})
+	var fe *ingest.FetchError
+	if !errors.As(err, &fe) || fe.Attempts != 3 {
+		t.Fatalf("Build: %v, want a FetchError of 3 attempts", err)
+	}
+	url := base + "/tcgplayer/"
+	if msg := err.Error(); strings.Count(msg, base) != 1 || !strings.Contains(msg, url) || !strings.Contains(msg, "connection refused") {
+		t.Errorf("error %q: want the URL once, then why", msg)
+	}
+	if n := strings.Count(logs.String(), "fetch failed, retrying"); n != 2 {
+		t.Errorf("%d retry lines, want 2:\n%s", n, &logs)
+	}
+	if d := src.Describe("."); d != base+" and "+base {
+		t.Errorf("Describe(.) = %q, want both base URLs", d)
 	}
 }
 
