@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -31,7 +32,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	}
 	var src ingest.Source = ingest.DirSource{Dir: c.Ingest.From}
 	if c.Ingest.From == "" {
-		src = upstreamSource(c.Upstream, c.Store.DataDir)
+		src = upstreamSource(c.Upstream, c.Store.DataDir, env.Log)
 	}
 	st, err := openStore(ctx, c.Store)
 	if err != nil {
@@ -48,7 +49,7 @@ func cmdIngest(ctx context.Context, env *Env, args []string) error {
 	opts.Progress = newProgress(env).update
 	rep, err := ingest.Run(ctx, st, src, game.Default(), time.Now(), opts)
 	if err != nil {
-		return err
+		return ingestFailed(ctx, st, err)
 	}
 	printReport(env, rep)
 	writeIngestedArtifact(ctx, env, c, s3cfg, st)
@@ -90,14 +91,41 @@ func takeIngestLock(ctx context.Context, st store.Store, wait time.Duration, log
 	}
 }
 
+// ingestFailed is the error of an ingest that failed (ingest.Run writes
+// nothing then): what failed, that the store is unchanged, and for a live
+// source that could not be fetched, how to ingest without it.
+func ingestFailed(ctx context.Context, st store.Store, err error) error {
+	msg := fmt.Sprintf("%v; nothing was written, the store is unchanged", err)
+	switch v, verr := st.CatalogVersion(ctx); {
+	case verr == nil && v > 0:
+		msg += fmt.Sprintf(" (catalogue version %d)", v)
+	case verr == nil:
+		msg += " (no catalogue yet)"
+	}
+	if _, unreachable := errors.AsType[*ingest.FetchError](err); unreachable {
+		msg += ". To ingest without the live sources, read a mirror directory: cardcat ingest --from DIR " +
+			"(its layout: docs/operations.md, \"Mirror layout\"), or --from sample, the bundled sample, in a checkout of cardcat"
+	}
+	return &wrapped{msg: msg, err: err}
+}
+
+// wrapped is an error with a message of its own that still matches err.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }
+
 // printReport writes the ingest summary, one line per game.
 func printReport(env *Env, rep *ingest.Report) {
 	for _, g := range rep.Games {
 		for _, w := range g.Warnings {
 			env.Log.Warn("ingest", "game", g.Game, "warning", w)
 		}
-		fmt.Fprintf(env.Stdout, "%s: %d sets, %d cards; TCGplayer %d products, Cardmarket %d products; linked %d (%d mtgjson, %d operator, %d by name, %d by name in a set TCGdex pairs), forbidden %d, TCGplayer-only %d, Cardmarket-only %d, ambiguous %d; prices %d changed, %d unchanged\n",
-			g.Game, g.Sets, g.Cards, g.TCGProducts, g.CMProducts, g.Linked, g.LinkedMTGJSON, g.LinkedOperator, g.LinkedByName, g.LinkedBySetPair,
+		fmt.Fprintf(env.Stdout, "%s: %d cards in %s; TCGplayer %d products, Cardmarket %d products; linked %d (%d mtgjson, %d operator, %d by name, %d by name in a set TCGdex pairs), forbidden %d, TCGplayer-only %d, Cardmarket-only %d, ambiguous %d; prices %d changed, %d unchanged\n",
+			g.Game, g.Cards, setsServed(g), g.TCGProducts, g.CMProducts, g.Linked, g.LinkedMTGJSON, g.LinkedOperator, g.LinkedByName, g.LinkedBySetPair,
 			g.Forbidden, g.TCGOnly, g.CardmarketOnly, g.Ambiguous, g.PricesChanged, g.PricesUnchanged)
 		fmt.Fprintf(env.Stdout, "%s: change feed: %d cards changed, %d removed\n", g.Game, g.CardsChanged, g.CardsRemoved)
 	}
@@ -105,4 +133,14 @@ func printReport(env *Env, rep *ingest.Report) {
 	if rep.PointsPruned > 0 {
 		fmt.Fprintf(env.Stdout, "price history: %d points past the kept days deleted\n", rep.PointsPruned)
 	}
+}
+
+// setsServed says how many sets the API lists, and, when upstream listed
+// more, how many were read: a set without products is not served.
+func setsServed(g ingest.GameReport) string {
+	s := fmt.Sprintf("%d sets", g.SetsServed)
+	if g.Sets > g.SetsServed {
+		s += fmt.Sprintf(" (%d sets read, %d without products: not served)", g.Sets, g.Sets-g.SetsServed)
+	}
+	return s
 }

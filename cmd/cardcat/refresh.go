@@ -46,7 +46,7 @@ func newRefreshScheduler(rc *refreshConfig, st store.Store, reg *game.Registry, 
 		return nil, fmt.Errorf("--refresh-at: the store %T has no lock to share among replicas", st)
 	}
 	log = log.With("job", "scheduled refresh")
-	src := upstreamSource(rc.upstream, dataDir)
+	src := upstreamSource(rc.upstream, dataDir, log)
 	var games []metrics.IngestGame // the last successful run's counts, for OnOutcome (same goroutine)
 	return &schedule.Scheduler{
 		Times: rc.at,

@@ -119,7 +119,7 @@ func createKey(ctx context.Context, cardcat, data string) (string, error) {
 	return key, nil
 }
 
-var ingestGameLine = regexp.MustCompile(`(?m)^(\w+): \d+ sets, (\d+) cards;`)
+var ingestGameLine = regexp.MustCompile(`(?m)^(\w+): (\d+) cards in \d+ sets[ ;]`)
 var ingestDoneLine = regexp.MustCompile(`(?m)^catalogue version \d+ written in (\S+)$`)
 
 // parseIngest reads the per-game product counts and the duration from the

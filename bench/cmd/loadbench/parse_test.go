@@ -30,8 +30,8 @@ time=2026-11-25T22:31:00.100Z level=INFO msg="catalogue snapshot ready" version=
 }
 
 func TestParseIngest(t *testing.T) {
-	out := `dbs: 24 sets, 5292 cards; TCGplayer 5052 products, Cardmarket 5030 products; linked 4790 (30 explicit, 4760 by name), TCGplayer-only 262, Cardmarket-only 240, ambiguous 2; prices 12013 changed, 0 unchanged
-mtg: 25 sets, 5438 cards; TCGplayer 5189 products, Cardmarket 5167 products; linked 4918 (107 explicit, 4811 by name), TCGplayer-only 271, Cardmarket-only 249, ambiguous 2; prices 18617 changed, 0 unchanged
+	out := `dbs: 5292 cards in 24 sets (26 sets read, 2 without products: not served); TCGplayer 5052 products, Cardmarket 5030 products; linked 4790 (30 explicit, 4760 by name), TCGplayer-only 262, Cardmarket-only 240, ambiguous 2; prices 12013 changed, 0 unchanged
+mtg: 5438 cards in 25 sets; TCGplayer 5189 products, Cardmarket 5167 products; linked 4918 (107 explicit, 4811 by name), TCGplayer-only 271, Cardmarket-only 249, ambiguous 2; prices 18617 changed, 0 unchanged
 catalogue version 1 written in 964ms
 `
 	products, d, err := parseIngest(out)
