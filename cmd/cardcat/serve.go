@@ -187,12 +187,12 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 	// A new catalogue version reaches this server within a refresh interval:
 	// keyed answers may be reused that long, then revalidated (free).
+	accessLog := accesslog.New(env.logCfg, env.logs) // one writer for the API's lines and the portal's
 	api, err := httpapi.New(httpapi.Config{GuardPerHour: lim.guard, TrustedProxies: lim.trusted, KeyedMaxAge: cfg.Serve.RefreshInterval,
 		CompressCacheBytes: cfg.Serve.CompressCacheMB << 20}, httpapi.Deps{
 		Auth:      lim.auth,
 		Limiter:   lim.limiter,
 		Usage:     usage,
-		Portal:    portal,
 		Metrics:   mx,
 		Now:       cfg.now,
 		View:      holder.Current,
@@ -204,7 +204,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Docs:      cardcat.Docs(),
 		Games:     reg,
 		Logger:    log,
-		AccessLog: accesslog.New(env.logCfg, env.logs),
+		AccessLog: accessLog,
+		Data:      httpapi.DataFromReports(st), // what each version is made from: GET / and /health
 		Version:   Version(),
 		Region:    cfg.Serve.Region,
 		PublicURL: public,
@@ -228,7 +229,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 
 	srv := &http.Server{
-		Handler:           api.Handler(),
+		Handler:           serverHandler(api, portal, cfg.Serve.PublicURL, log, accessLog, mx),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -7,10 +7,11 @@
 // one version). Its siblings are the other surfaces, mounted on its mux or
 // beside it: internal/apiref (the reference rendered from the route table),
 // internal/site (the docs pages), internal/mcpserver (POST /mcp) and the
-// account portal; internal/web is the plumbing they share.
+// account portal (mounted beside the API by cmd/cardcat); internal/web is
+// the plumbing they share.
 //
-// Where to look: routes.go lists every route; compose.go puts the chains
-// together (the API's, and the portal's beside it); middleware.go the steps
+// Where to look: routes.go lists every route; compose.go puts the API's
+// chain together (cmd/cardcat mounts the portal beside it); middleware.go the steps
 // of the API's chain (request id and CORS, access log, panic recovery, GET
 // only, path check); auth.go the key's identification, the Authenticator
 // interface and the Caller it returns; admission.go the one step between

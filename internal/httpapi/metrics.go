@@ -16,14 +16,12 @@ const (
 	routeUnmatched        = iota // no route: the 404 of an unknown or non-canonical path
 	routeMethodNotAllowed        // the 405 of withGETOnly, before routing
 	routePreflight               // a CORS preflight, answered before routing
-	routePortal                  // the account portal, /account and below
 )
 
 var fixedRoutes = [...]metrics.Route{
 	routeUnmatched:        {Template: "unmatched"},
 	routeMethodNotAllowed: {Template: "method_not_allowed"},
 	routePreflight:        {Template: "preflight"},
-	routePortal:           {Template: "portal"},
 }
 
 // numbered gives the requests that reach h the route number of template

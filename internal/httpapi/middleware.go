@@ -103,16 +103,12 @@ func (c *request) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// withRequest starts every request: its id, nosniff, the CORS headers
-// when cors (the API's, not the portal's), when callers reach the server over
-// https Strict-Transport-Security, and Connection: close after a request
-// sent with a Transfer-Encoding, so that every answer has them (5xx and
-// panics included), its state, and after the answer its access log line.
-func (s *Server) withRequest(cors bool) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return s.request(next, cors) }
-}
-
-func (s *Server) request(next http.Handler, cors bool) http.Handler {
+// withRequest starts every request: its id, nosniff, the CORS headers,
+// when callers reach the API over https Strict-Transport-Security, and
+// Connection: close after a request sent with a Transfer-Encoding, so that
+// every answer has them (5xx and panics included), its state, and after the
+// answer its access log line.
+func (s *Server) withRequest(next http.Handler) http.Handler {
 	https := web.IsHTTPS(s.deps.PublicURL)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &request{Context: r.Context()}
@@ -126,10 +122,8 @@ func (s *Server) request(next http.Handler, cors bool) http.Handler {
 		h := w.Header()
 		h["X-Request-Id"] = st.idHeader[:]
 		h["X-Content-Type-Options"] = nosniff
-		if cors {
-			h["Access-Control-Allow-Origin"] = corsOrigin
-			h["Access-Control-Expose-Headers"] = corsExposed
-		}
+		h["Access-Control-Allow-Origin"] = corsOrigin
+		h["Access-Control-Expose-Headers"] = corsExposed
 		if https {
 			h["Strict-Transport-Security"] = hsts
 		}

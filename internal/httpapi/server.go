@@ -163,9 +163,6 @@ type Deps struct {
 	// History reads the price points of GET /{game}/cards/{id}/history
 	// from the store, per request; without it that route answers 503.
 	History PriceHistory
-	// Portal serves the account portal under /account/ (internal/portal);
-	// without it those paths are the API's 404.
-	Portal http.Handler
 	// Metrics, when set, counts every request by route number (metrics.go)
 	// and the rate limiter's decisions; nil counts nothing.
 	Metrics *metrics.Metrics
