@@ -205,7 +205,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Games:     reg,
 		Logger:    log,
 		AccessLog: accessLog,
-		Data:      httpapi.DataFromReports(st), // what each version is made from: GET / and /health
+		Data:      serving.DataFromReports(st), // what each version is made from: GET / and /health
 		Version:   Version(),
 		Region:    cfg.Serve.Region,
 		PublicURL: public,

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/serving"
-	"github.com/cardcat/cardcat/internal/store"
 )
 
 // GET / describes the API. Its body depends on nothing but the
@@ -189,7 +187,8 @@ func (s *Server) dataSource(ctx context.Context, v *serving.View) apiref.DataSou
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.HealthTimeout)
 	defer cancel()
-	source, err := s.deps.Data(ctx, v.Version)
+	got, err := s.deps.Data(ctx, v.Version)
+	source := apiref.DataSource(got)
 	if err == nil && !slices.Contains(apiref.DataSources, source) {
 		err = fmt.Errorf("unknown source %q", source)
 	}
@@ -201,55 +200,6 @@ func (s *Server) dataSource(ctx context.Context, v *serving.View) apiref.DataSou
 	}
 	d.known.Store(&versionSource{version: v.Version, source: source})
 	return source
-}
-
-// VersionReports are the store's reports of its catalogue versions
-// (store.Store has it).
-type VersionReports interface {
-	LatestVersion(ctx context.Context) (store.VersionInfo, error)
-}
-
-// SampleReportSource begins the source of the reports of the bundled
-// sample's ingest: cmd/cardcat reads it through an ingest.FSSource named
-// "embedded sample", whose files it describes as "embedded sample:NAME".
-const SampleReportSource = "embedded sample:"
-
-// DataFromReports is a Deps.Data that reads the source of a version from the
-// ingest report the store keeps with it: the report's "data" when it says
-// (sample, live or mirror); else by the report's "source", what the ingest
-// read (ingest.Source's Describe of "."): the bundled sample
-// (SampleReportSource), the upstreams' URLs (live), a directory (mirror),
-// nothing (unknown). Only the latest version's report is read: asked for
-// another, it fails, and the server asks again later (by then it serves the
-// latest).
-func DataFromReports(st VersionReports) func(ctx context.Context, version int64) (apiref.DataSource, error) {
-	return func(ctx context.Context, version int64) (apiref.DataSource, error) {
-		info, err := st.LatestVersion(ctx)
-		if err != nil {
-			return "", err
-		}
-		if info.Version != version {
-			return "", fmt.Errorf("the store's latest version is %d, not %d", info.Version, version)
-		}
-		var report struct {
-			Data   apiref.DataSource `json:"data"`
-			Source string            `json:"source"`
-		}
-		if err := json.Unmarshal([]byte(info.Report), &report); err != nil {
-			return "", fmt.Errorf("the report of version %d: %w", version, err)
-		}
-		switch {
-		case report.Data == apiref.DataSample || report.Data == apiref.DataLive || report.Data == apiref.DataMirror:
-			return report.Data, nil
-		case strings.HasPrefix(report.Source, SampleReportSource):
-			return apiref.DataSample, nil
-		case strings.HasPrefix(report.Source, "https://") || strings.HasPrefix(report.Source, "http://"):
-			return apiref.DataLive, nil
-		case report.Source != "":
-			return apiref.DataMirror, nil
-		}
-		return apiref.DataUnknown, nil
-	}
 }
 
 // unavailable is the answer while no catalogue is loaded.

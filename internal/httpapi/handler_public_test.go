@@ -5,24 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/apiref"
-	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/serving"
-	"github.com/cardcat/cardcat/internal/store/sqlite"
 )
 
 // TestPublicGolden: GET /, /games and /health as `make run` answers them,
 // on the bundled sample (the fixture stands in for its catalogue).
 func TestPublicGolden(t *testing.T) {
 	deps := testDeps(mustView(t, mustFixture(t)))
-	deps.Data = func(context.Context, int64) (apiref.DataSource, error) { return apiref.DataSample, nil }
+	deps.Data = func(context.Context, int64) (string, error) { return string(apiref.DataSample), nil }
 	h := mustServer(t, Config{}, deps)
 	runGolden(t, h, []goldenCase{
 		{"public_root", "/", 200, []string{"X-API-Key", ""}},
@@ -140,9 +136,9 @@ func TestDataSource(t *testing.T) {
 	deps := testDeps(nil)
 	deps.View = served.Load
 	deps.Now = func() time.Time { return now }
-	deps.Data = func(_ context.Context, version int64) (apiref.DataSource, error) {
+	deps.Data = func(_ context.Context, version int64) (string, error) {
 		asked = append(asked, version)
-		return answer[version], fail
+		return string(answer[version]), fail
 	}
 	h := mustServer(t, Config{}, deps)
 	want := func(source apiref.DataSource, asks ...int64) {
@@ -184,53 +180,5 @@ func TestDataSource(t *testing.T) {
 	}
 	if root, health := dataAnswer(t, fixtureHandler(t)); root != apiref.DataUnknown || health != apiref.DataUnknown {
 		t.Errorf("without Deps.Data: GET / says %q, /health %q", root, health)
-	}
-}
-
-// TestDataFromReports: the source of a version, read from the report the
-// store keeps with it: a report's own "data", else by what the ingest read
-// (the bundled sample, the upstreams' URLs, a directory); a version that is
-// not the latest is an error.
-func TestDataFromReports(t *testing.T) {
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	// The source serve's sample ingest records (cmd/cardcat, ensureSample).
-	sample := ingest.FSSource{Name: "embedded sample"}.Describe(".")
-	if !strings.HasPrefix(sample, SampleReportSource) {
-		t.Fatalf("the sample's ingest records the source %q, not under %q", sample, SampleReportSource)
-	}
-	data := DataFromReports(st)
-	games := mustFixture(t).Games
-	var version int64
-	for _, tt := range []struct {
-		report string
-		want   apiref.DataSource
-	}{
-		{`{"version":0,"source":"` + sample + `","games":[]}`, apiref.DataSample},
-		{`{"source":"https://tcgcsv.com and https://downloads.s3.cardmarket.com/productCatalog"}`, apiref.DataLive},
-		{`{"source":"http://127.0.0.1:8089 and http://127.0.0.1:8090"}`, apiref.DataLive},
-		{`{"source":"../shared/data"}`, apiref.DataMirror},
-		{`{"source":""}`, apiref.DataUnknown},
-		{`{}`, apiref.DataUnknown},
-		{`{"data":"live","source":"data"}`, apiref.DataLive},
-		{`{"data":"generated","source":"data"}`, apiref.DataMirror},
-		{`{"data":"mirror","source":"../shared/data"}`, apiref.DataMirror},
-		{`{"data":"sample","source":"sample"}`, apiref.DataSample},
-		{`{"data":"generated","source":"` + sample + `"}`, apiref.DataSample},
-	} {
-		if version, err = st.ReplaceCatalog(ctx, version, games, tt.report, testNow); err != nil {
-			t.Fatal(err)
-		}
-		got, err := data(ctx, version)
-		if err != nil || got != tt.want {
-			t.Errorf("report %s: %q, %v; want %q", tt.report, got, err, tt.want)
-		}
-	}
-	if got, err := data(ctx, version-1); err == nil {
-		t.Errorf("version %d, not the latest: %q, want an error", version-1, got)
 	}
 }

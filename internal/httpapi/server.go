@@ -122,9 +122,9 @@ type Deps struct {
 	// sample's prices are generated. It is asked once per version served
 	// (handler_public.go), within HealthTimeout; after an error the version
 	// shows apiref.DataUnknown, and is asked again dataRetry later. Nil:
-	// every version is DataUnknown. DataFromReports reads it from the
-	// reports the store keeps.
-	Data func(ctx context.Context, version int64) (apiref.DataSource, error)
+	// every version is DataUnknown. serving.DataFromReports reads it from
+	// the reports the store keeps.
+	Data func(ctx context.Context, version int64) (string, error)
 	// PublicURL is the base URL callers use (no trailing slash), for the
 	// docs link and the example request of a 401.
 	PublicURL string
