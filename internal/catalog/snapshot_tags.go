@@ -10,15 +10,13 @@ import (
 	"github.com/cardcat/cardcat/internal/etag"
 )
 
-// The snapshot owns the identity of the bodies it serves: a card detail's
-// tag is etag.OfString of its bytes, and a set page's is made from its set's
-// listing and the page's window, so that the HTTP layer hashes nothing per
-// request. Both are made on first use and kept for the snapshot's life (8
-// bytes a card and a set once made), not at build: a replica starts without
-// hashing a million bodies it may never serve.
+// The snapshot owns the identity of the bodies it serves, so that the HTTP
+// layer hashes nothing per request: a card detail's tag is made from its
+// BodyHash when the body is rendered (bodyTags, kept in the binary form
+// too); the set list's and a set's listing's are made on first use and kept
+// for the snapshot's life, and a set page's from its set's and its window.
 type bodyTags struct {
 	once    sync.Once
-	cards   []atomic.Uint64 // by CardRef; 0: not hashed yet
 	sets    []atomic.Uint64 // by position in sets; 0: not hashed yet
 	setList atomic.Uint64   // of setList; 0: not hashed yet
 }
