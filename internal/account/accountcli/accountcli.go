@@ -55,7 +55,7 @@ var (
 )
 
 // KeysCreate is `cardcat keys create`.
-var KeysCreate = Command{Name: "keys create", Synopsis: "[--name NAME] [--plan PLAN] [--test] [--email EMAIL] [--trial-start RFC3339]", Store: config.Keys, Positional: false,
+var KeysCreate = Command{Name: "keys create", Synopsis: "[--name NAME] [--plan PLAN] [--test] [--email EMAIL] [--trial-start RFC3339]", Store: config.Keys,
 	Bind: func(fs *flag.FlagSet) Run {
 		plan := fs.String("plan", "", "plan of a new account: free (default), early-access, coffee, pro, ultra, business; for an existing account, changes its plan")
 		test := fs.Bool("test", false, "create a pk_test_ key instead of pk_live_")
@@ -123,7 +123,7 @@ var KeysCreate = Command{Name: "keys create", Synopsis: "[--name NAME] [--plan P
 	}}
 
 // KeysList is `cardcat keys list`.
-var KeysList = Command{Name: "keys list", Synopsis: "[--account ID]", Store: config.Keys, Positional: false,
+var KeysList = Command{Name: "keys list", Synopsis: "[--account ID]", Store: config.Keys,
 	Bind: func(fs *flag.FlagSet) Run {
 		accID := fs.Int64("account", 0, "only this account's keys")
 		return func(ctx context.Context, env Env, args []string) error {
@@ -175,7 +175,7 @@ var KeysRevoke = Command{Name: "keys revoke", Synopsis: "KEY_ID", Store: config.
 	}}
 
 // AccountsSetPlan is `cardcat accounts set-plan`.
-var AccountsSetPlan = Command{Name: "accounts set-plan", Synopsis: "(--account ID | --email EMAIL) --plan PLAN [--hour N --day N]", Store: config.Accounts, Positional: false,
+var AccountsSetPlan = Command{Name: "accounts set-plan", Synopsis: "(--account ID | --email EMAIL) --plan PLAN [--hour N --day N]", Store: config.Accounts,
 	Bind: func(fs *flag.FlagSet) Run {
 		af := addAccountFlags(fs)
 		plan := fs.String("plan", "", "free, early-access, coffee, pro, ultra or business")
@@ -206,7 +206,7 @@ var AccountsSetPlan = Command{Name: "accounts set-plan", Synopsis: "(--account I
 	}}
 
 // AccountsStartTrial is `cardcat accounts start-trial`.
-var AccountsStartTrial = Command{Name: "accounts start-trial", Synopsis: "(--account ID | --email EMAIL) [--at RFC3339]", Store: config.Accounts, Positional: false,
+var AccountsStartTrial = Command{Name: "accounts start-trial", Synopsis: "(--account ID | --email EMAIL) [--at RFC3339]", Store: config.Accounts,
 	Bind: func(fs *flag.FlagSet) Run {
 		af := addAccountFlags(fs)
 		at := fs.String("at", "", "trial start (RFC 3339); default now")
@@ -233,7 +233,7 @@ var AccountsStartTrial = Command{Name: "accounts start-trial", Synopsis: "(--acc
 	}}
 
 // AccountsList is `cardcat accounts list`.
-var AccountsList = Command{Name: "accounts list", Synopsis: "", Store: config.Accounts, Positional: false,
+var AccountsList = Command{Name: "accounts list", Synopsis: "", Store: config.Accounts,
 	Bind: func(fs *flag.FlagSet) Run {
 		return func(ctx context.Context, env Env, args []string) error {
 			st, done, err := env.Open()
@@ -271,7 +271,7 @@ var AccountsList = Command{Name: "accounts list", Synopsis: "", Store: config.Ac
 	}}
 
 // AccountsVerify is `cardcat accounts verify`.
-var AccountsVerify = Command{Name: "accounts verify", Synopsis: "(--account ID | --email EMAIL)", Store: config.Accounts, Positional: false,
+var AccountsVerify = Command{Name: "accounts verify", Synopsis: "(--account ID | --email EMAIL)", Store: config.Accounts,
 	Bind: func(fs *flag.FlagSet) Run {
 		af := addAccountFlags(fs)
 		return func(ctx context.Context, env Env, args []string) error {
@@ -294,7 +294,7 @@ var AccountsVerify = Command{Name: "accounts verify", Synopsis: "(--account ID |
 	}}
 
 // AccountsUsage is `cardcat accounts usage`.
-var AccountsUsage = Command{Name: "accounts usage", Synopsis: "(--account ID | --email EMAIL) [--hours 48] [--days 30]", Store: config.Accounts, Positional: false,
+var AccountsUsage = Command{Name: "accounts usage", Synopsis: "(--account ID | --email EMAIL) [--hours 48] [--days 30]", Store: config.Accounts,
 	Bind: func(fs *flag.FlagSet) Run {
 		af := addAccountFlags(fs)
 		hours := fs.Int("hours", 48, "hourly rows: this hour and the ones before it (UTC)")
