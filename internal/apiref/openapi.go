@@ -554,13 +554,14 @@ func (ref *Reference) openapiDescription() string {
 	var b strings.Builder
 	b.WriteString("A read-only REST API for trading-card catalogues and their marketplace prices: TCGplayer in USD " +
 		"(one price per finish) and Cardmarket in EUR (`normal` and `foil`), linked card by card and refreshed daily.\n\n")
-	b.WriteString("**Authentication.** Send your key in `X-API-Key`, or as `Authorization: Bearer <key>`. " + PublicPathsNote(ref.Routes) + "\n\n")
+	b.WriteString("**Authentication.** [Get a key](" + ref.PublicURL + "/account/signup) (free, by email), then send it in `X-API-Key`, or as `Authorization: Bearer <key>`; " +
+		"in the reference at /docs, paste it into the authentication's Value field, where your browser keeps it. " + PublicPathsNote(ref.Routes) + "\n\n")
 	b.WriteString("**Rate limits.** Per account, in two fixed UTC windows (hour and day). Every answer carries " +
 		"`X-RateLimit-Limit-Hour`, `X-RateLimit-Remaining-Hour`, `X-RateLimit-Limit-Day` and `X-RateLimit-Remaining-Day`; " +
 		"past either limit the answer is 429 with `Retry-After`.\n\n")
 	b.WriteString("**Errors.** Every error is JSON `{error, message, ...}`: test on `error`, which is stable. " +
-		"A path that no route serves is 404 `Endpoint not found` with `did_you_mean` (components/responses/EndpointNotFound); " +
-		"any method but GET is 405 (components/responses/MethodNotAllowed).\n\n")
+		"A path that no route serves is 404 `Endpoint not found`, with the paths you may have meant in `did_you_mean` and a link to these docs in `docs`; " +
+		"any method but GET, HEAD included, is 405 `Method not allowed` with `Allow: GET` (a CORS preflight, OPTIONS, is answered 204).\n\n")
 	b.WriteString("Every answer also carries `X-Request-Id`, `X-Content-Type-Options: nosniff` and `Access-Control-Allow-Origin: *`")
 	if web.IsHTTPS(ref.PublicURL) {
 		b.WriteString(", and `Strict-Transport-Security: max-age=31536000`")

@@ -48,9 +48,10 @@ func TestDocsInChromium(t *testing.T) {
 	// example request is its list of sets, which needs a key.
 	document := fetchJSON[openapiOperations](t, srv.URL+"/openapi.json")
 	var names []string
-	for _, ops := range document.Paths {
-		for _, op := range ops {
-			names = append(names, op.Summary)
+	// Each is named by its path (and its method), not its summary.
+	for path, ops := range document.Paths {
+		for range ops {
+			names = append(names, path)
 		}
 	}
 	listSets := document.Paths["/{game}/sets"]["get"].Summary
@@ -192,11 +193,24 @@ document.addEventListener('securitypolicyviolation', e => {
 		t.Fatal(err)
 	}
 
+	// The key field says what a key looks like, not Scalar's made-up token;
+	// the header leads to a key.
+	shown, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => {
+  const l = [...document.querySelectorAll('label')].find(e => e.offsetParent !== null && e.innerText.trim() === 'Value');
+  const input = l && document.getElementById(l.htmlFor);
+  const a = document.querySelector('.site-header a.get-key');
+  return input && a ? [input.getAttribute('placeholder') || input.innerText, a.getAttribute('href')] : null;
+})()`, chromedp.WithPollingTimeout(30*time.Second)))
+	if want := [2]string{"pk_live_...", "/account/signup"}; err != nil || len(shown) != 2 || !strings.Contains(shown[0], want[0]) || shown[1] != want[1] {
+		t.Errorf("the key field's placeholder and the header's key link: %q (%v), want %q", shown, err, want)
+	}
+
 	// A reader's example request: the key typed into the reference's
-	// authentication, the list of sets opened in the in-page client, sent.
+	// authentication, the list of sets opened in the in-page client (its
+	// sidebar entry is its path), sent.
 	err = chromedp.Do(ctx,
 		typeInto(`label`, "Value", key),
-		clickText(`a, button`, listSets),
+		clickText(`a, button`, "/{game}/sets"),
 		// The reference may still be scrolling to the operation when the
 		// button first stands still, so a click can land on the place it
 		// left: click again until the client's dialog is open.
@@ -231,6 +245,23 @@ document.addEventListener('securitypolicyviolation', e => {
 	}
 	mu.Unlock()
 	checkCSP("the reference")
+
+	// The key is kept across a reload.
+	err = chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape), chromedp.Reload(),
+		waitFor(`document.readyState === 'complete'`))
+	if err != nil {
+		fail("reloading the reference: %v", err)
+	}
+	kept, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`(() => {
+  const l = [...document.querySelectorAll('label')].find(e => e.offsetParent !== null && e.innerText.trim() === 'Value');
+  const input = l && document.getElementById(l.htmlFor);
+  if (!input) return null;
+  return (input.value ?? input.innerText) === %q || null;
+})()`, key), chromedp.WithPollingTimeout(30*time.Second)))
+	if err != nil || !kept {
+		t.Errorf("after a reload, the key field does not hold the key typed: %v", err)
+	}
+	checkCSP("the reference, reloaded")
 
 	// Every guide link of the navigation opens its page: 200, its title.
 	err = chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape), clickText(`.site-header a`, "Guides"),

@@ -20,8 +20,13 @@ Scalar.createApiReference('#reference', {
   mcp: { disabled: true },
   showDeveloperTools: 'never',
   documentDownloadType: 'direct',
-  persistAuth: false,
+  // The key a reader types is kept in this browser (localStorage) across
+  // reloads; it is theirs, and only sent to this server.
+  persistAuth: true,
   defaultOpenAllTags: true,
+  // The sidebar and the search name each operation by its method and path
+  // (GET /{game}/sets); the summary stays the operation's heading.
+  operationTitleSource: 'path',
   hideModels: false,
   // The two ways to send a key (docs/api.md, "Authentication"); their names
   // are the document's components.securitySchemes (a test checks them).
@@ -39,3 +44,21 @@ Scalar.createApiReference('#reference', {
     ruby: true, rust: true, swift: true,
   },
 });
+
+// Scalar's key field shows a made-up token as its placeholder, which a
+// reader may take for a key to use; say what a key looks like instead.
+// (Scalar has no option for it; the field is re-rendered as the reader
+// moves between operations, so every rendering is corrected.)
+const scalarPlaceholder = 'QUxMIFlPVVIgQkFTRSBBUkUgQkVMT05HIFRPIFVT';
+const keyPlaceholder = 'pk_live_...';
+function fixKeyPlaceholders(root) {
+  for (const el of root.querySelectorAll('[placeholder="' + scalarPlaceholder + '"]')) {
+    el.setAttribute('placeholder', keyPlaceholder);
+  }
+  for (const el of root.querySelectorAll('.cm-placeholder')) {
+    if (el.textContent === scalarPlaceholder) el.textContent = keyPlaceholder;
+  }
+}
+new MutationObserver(() => fixKeyPlaceholders(document.body))
+  .observe(document.body, { childList: true, subtree: true, characterData: true });
+fixKeyPlaceholders(document.body);
