@@ -87,7 +87,29 @@ type openapiParam struct {
 	Description string      `json:"description"`
 	Required    bool        `json:"required,omitempty"`
 	Schema      ParamSchema `json:"schema"`
+	Example     any         `json:"example,omitempty"` // the reference's "Test Request" starts with it
 }
+
+// paramExamples are the values of the path and required query parameters
+// that the reference's "Test Request" starts with, so that it answers 200
+// as it opens: by game (exampleGame for the document's /{game}/ paths, the
+// base game for its own), then by parameter name. They are the bundled
+// sample's, those its examples show (openapi_examples.json); httpapi's
+// TestParamExamples sends every operation with them to the sample.
+var paramExamples = map[string]map[string]any{
+	"dbs": {"set": "FB01", "id": "dbs_3ef29751ae2b88a4", "ids": "dbs_3ef29751ae2b88a4",
+		"productId": 629023, "idProduct": 624949, "q": "Ultimate Sparking", "name": "cards.jsonl.gz", "since": changesSince},
+	"pkm": {"set": "BS", "id": "pkm_7dfccec2b4149d0f", "ids": "pkm_7dfccec2b4149d0f",
+		"productId": 42346, "idProduct": 273696, "q": "Alakazam", "name": "cards.jsonl.gz", "since": changesSince},
+}
+
+// changesSince is the change feed's example since: a time after every
+// change, whose answer is the feed's shape with nothing in it (a time before
+// the server's first ingest would be the 400 of a history not kept).
+const changesSince = "2099-01-01T00:00:00Z"
+
+// exampleGame is the {game} of the examples of the /{game}/ paths.
+const exampleGame = "dbs"
 
 // openapi is the parameter as the document says it (NotForTools is the
 // MCP tools' business).
@@ -298,6 +320,10 @@ func OpenAPI(ref *Reference) ([]byte, error) {
 			games = append(games, g.Code)
 		}
 	}
+	var gameExample any
+	if g, ok := ref.Games.Get(exampleGame); ok && !g.Base {
+		gameExample = exampleGame
+	}
 	server := ref.PublicURL
 	if server == "" {
 		server = "/"
@@ -321,7 +347,8 @@ func OpenAPI(ref *Reference) ([]byte, error) {
 		Components: openapiComponents{
 			Schemas: schemas,
 			Parameters: map[string]openapiParam{"game": {Name: "game", In: "path", Required: true,
-				Description: "The game: " + ref.prefixedGameNames() + ".", Schema: ParamSchema{Type: "string", Enum: games}},
+				Description: "The game: " + ref.prefixedGameNames() + ".", Schema: ParamSchema{Type: "string", Enum: games},
+				Example: gameExample},
 				"IfNoneMatch": ifNoneMatchParam.openapi()},
 			Headers:   openapiHeaders(),
 			Responses: ref.openapiSharedResponses(),
@@ -461,8 +488,18 @@ func (ref *Reference) openapiOperation(rt *Route, ex map[string]map[string]json.
 		op.Parameters = append(op.Parameters, openapiRef{"#/components/parameters/game"})
 	}
 	ownINM := false
+	var exampleOf map[string]any
+	if base != nil {
+		exampleOf = paramExamples[base.Code]
+	} else if g, ok := ref.Games.Get(exampleGame); ok && !g.Base {
+		exampleOf = paramExamples[exampleGame]
+	}
 	for _, p := range o.Params {
-		op.Parameters = append(op.Parameters, p.openapi())
+		param := p.openapi()
+		if p.In == "path" || p.Required {
+			param.Example = exampleOf[p.Name]
+		}
+		op.Parameters = append(op.Parameters, param)
 		ownINM = ownINM || p.Name == ifNoneMatchParam.Name
 	}
 	if rt.Access != Public && !ownINM {

@@ -1723,7 +1723,10 @@ export interface components {
     parameters: {
         /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
         IfNoneMatch: string;
-        /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+        /**
+         * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+         * @example dbs
+         */
         game: "dbs" | "mtg" | "op";
     };
     requestBodies: never;
@@ -1905,7 +1908,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description A bulk file's name, as GET /{game}/bulk lists it. */
+                /**
+                 * @description A bulk file's name, as GET /{game}/bulk lists it.
+                 * @example cards.jsonl.gz
+                 */
                 name: "cards.jsonl.gz" | "prices.csv.gz";
             };
             cookie?: never;
@@ -2029,7 +2035,10 @@ export interface operations {
     pkmGetCards: {
         parameters: {
             query: {
-                /** @description 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list. */
+                /**
+                 * @description 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.
+                 * @example pkm_7dfccec2b4149d0f
+                 */
                 ids: string;
             };
             header?: {
@@ -2092,7 +2101,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
+                /**
+                 * @description A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807.
+                 * @example 273696
+                 */
                 idProduct: number;
             };
             cookie?: never;
@@ -2168,7 +2180,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
+                /**
+                 * @description A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807.
+                 * @example 42346
+                 */
                 productId: number;
             };
             cookie?: never;
@@ -2244,7 +2259,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                /**
+                 * @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).
+                 * @example pkm_7dfccec2b4149d0f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2327,7 +2345,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                /**
+                 * @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).
+                 * @example pkm_7dfccec2b4149d0f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2419,7 +2440,10 @@ export interface operations {
     pkmListChanges: {
         parameters: {
             query: {
-                /** @description An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy. */
+                /**
+                 * @description An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy.
+                 * @example 2099-01-01T00:00:00Z
+                 */
                 since: string;
                 /** @description The page, from 1. A page past the end is an empty list with the true totals. */
                 page?: number;
@@ -2619,7 +2643,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                /**
+                 * @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).
+                 * @example pkm_7dfccec2b4149d0f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2923,7 +2950,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example BS
+                 */
                 set: string;
             };
             cookie?: never;
@@ -2995,7 +3025,10 @@ export interface operations {
     pkmSearchCards: {
         parameters: {
             query: {
-                /** @description The name or card number to find; 2 to 100 characters after trimming surrounding spaces. */
+                /**
+                 * @description The name or card number to find; 2 to 100 characters after trimming surrounding spaces.
+                 * @example Alakazam
+                 */
                 q: string;
                 /** @description The page, from 1. A page past the end is an empty list with the true totals. */
                 page?: number;
@@ -3185,7 +3218,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example BS
+                 */
                 set: string;
             };
             cookie?: never;
@@ -3264,7 +3300,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example BS
+                 */
                 set: string;
             };
             cookie?: never;
@@ -3344,7 +3383,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example BS
+                 */
                 set: string;
             };
             cookie?: never;
@@ -3475,7 +3517,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example BS
+                 */
                 set: string;
             };
             cookie?: never;
@@ -3559,7 +3604,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -3618,7 +3666,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -3662,9 +3713,15 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A bulk file's name, as GET /{game}/bulk lists it. */
+                /**
+                 * @description A bulk file's name, as GET /{game}/bulk lists it.
+                 * @example cards.jsonl.gz
+                 */
                 name: "cards.jsonl.gz" | "prices.csv.gz";
             };
             cookie?: never;
@@ -3788,7 +3845,10 @@ export interface operations {
     getCards: {
         parameters: {
             query: {
-                /** @description 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list. */
+                /**
+                 * @description 1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.
+                 * @example dbs_3ef29751ae2b88a4
+                 */
                 ids: string;
             };
             header?: {
@@ -3796,7 +3856,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -3854,9 +3917,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
+                /**
+                 * @description A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807.
+                 * @example 624949
+                 */
                 idProduct: number;
             };
             cookie?: never;
@@ -3932,9 +4001,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807. */
+                /**
+                 * @description A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807.
+                 * @example 629023
+                 */
                 productId: number;
             };
             cookie?: never;
@@ -4010,9 +4085,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                /**
+                 * @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).
+                 * @example dbs_3ef29751ae2b88a4
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4095,9 +4176,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                /**
+                 * @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).
+                 * @example dbs_3ef29751ae2b88a4
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4189,7 +4276,10 @@ export interface operations {
     listChanges: {
         parameters: {
             query: {
-                /** @description An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy. */
+                /**
+                 * @description An RFC 3339 time (`2026-01-31T06:00:00Z`; a `+` offset must be sent as `%2B`, or it reads as a space, which is taken as `+`): the `until` of your last answer, or the time of your copy.
+                 * @example 2099-01-01T00:00:00Z
+                 */
                 since: string;
                 /** @description The page, from 1. A page past the end is an empty list with the true totals. */
                 page?: number;
@@ -4201,7 +4291,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -4280,9 +4373,15 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case). */
+                /**
+                 * @description A card id: `{game}_` and 16 hex digits, or a card's 64-hex Cardmarket id (hex digits in either case).
+                 * @example dbs_3ef29751ae2b88a4
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4395,9 +4494,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example FB01
+                 */
                 set: string;
             };
             cookie?: never;
@@ -4469,7 +4574,10 @@ export interface operations {
     searchCards: {
         parameters: {
             query: {
-                /** @description The name or card number to find; 2 to 100 characters after trimming surrounding spaces. */
+                /**
+                 * @description The name or card number to find; 2 to 100 characters after trimming surrounding spaces.
+                 * @example Ultimate Sparking
+                 */
                 q: string;
                 /** @description The page, from 1. A page past the end is an empty list with the true totals. */
                 page?: number;
@@ -4481,7 +4589,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -4557,7 +4668,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -4602,7 +4716,10 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
             };
             cookie?: never;
@@ -4668,9 +4785,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example FB01
+                 */
                 set: string;
             };
             cookie?: never;
@@ -4749,9 +4872,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example FB01
+                 */
                 set: string;
             };
             cookie?: never;
@@ -4833,9 +4962,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`). */
+                /**
+                 * @description The game: Dragon Ball Super Card Game (`dbs`), Magic: The Gathering (`mtg`), One Piece Card Game (`op`).
+                 * @example dbs
+                 */
                 game: components["parameters"]["game"];
-                /** @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation. */
+                /**
+                 * @description A set's `set_id` (recommended: unique) or its `set_code` (any case). A code that several sets share answers the disambiguation.
+                 * @example FB01
+                 */
                 set: string;
             };
             cookie?: never;
