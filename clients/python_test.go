@@ -6,11 +6,8 @@
 package clients_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +17,6 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/clients/internal/livetest"
-	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // pythonGenerated are the files generate.py writes into python/src/cardcat.
@@ -110,7 +106,7 @@ func TestPythonClient(t *testing.T) {
 			<-installed
 		}
 	})
-	srv := startPythonServer(t)
+	srv := livetest.Start(t)
 	err = <-installed
 	waited = true
 	if err != nil {
@@ -132,106 +128,4 @@ func TestPythonClient(t *testing.T) {
 		t.Fatalf("%s of the Python client's tests skipped: every one must run here\n%s", m[1], out)
 	}
 	t.Logf("python -m unittest:\n%s", out)
-}
-
-// pythonServer is a running `cardcat serve` with the three keys the Python
-// tests use.
-type pythonServer struct {
-	URL string
-	// Key is a Free account's key (100 requests an hour).
-	Key string
-	// PaidKey is an Ultra account's key: the paid endpoints.
-	PaidKey string
-	// LimitedKey is the key of an account limited to livetest.LimitedPerHour
-	// requests an hour and livetest.LimitedPerDay a day, for the 429.
-	LimitedKey string
-}
-
-// startPythonServer starts a `cardcat serve` as livetest.Start does, with a
-// paid key besides: the binary of this module, a fresh data directory (the
-// bundled sample, loaded at start), the server's defaults (so that it serves
-// openapi.json), a free loopback port. It stops when the test ends.
-func startPythonServer(t *testing.T) pythonServer {
-	t.Helper()
-	bin := livetest.Build(t, t.TempDir())
-	data := t.TempDir()
-	cardcat := func(args ...string) string {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = pythonEnv()
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("cardcat %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	key := func(email string) string {
-		out := cardcat("keys", "create", "--data-dir", data, "--email", email)
-		k := out[strings.LastIndexByte(out, '\n')+1:]
-		if !strings.HasPrefix(k, "pk_") {
-			t.Fatalf("keys create printed %q", out)
-		}
-		return k
-	}
-	s := pythonServer{Key: key("free@example.com"), PaidKey: key("paid@example.com"), LimitedKey: key("limited@example.com")}
-	cardcat("accounts", "set-plan", "--data-dir", data, "--email", "paid@example.com", "--plan", "ultra")
-	cardcat("accounts", "set-plan", "--data-dir", data, "--email", "limited@example.com", "--plan", "business",
-		"--hour", fmt.Sprint(livetest.LimitedPerHour), "--day", fmt.Sprint(livetest.LimitedPerDay))
-
-	// The public URL of the defaults (the one clients/openapi.json names),
-	// not the listen address it would follow.
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--public-url", "http://localhost:8080", "--data-dir", data)
-	cmd.Env = pythonEnv()
-	var stderr testkit.SyncBuffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	urls, exited := make(chan string, 1), make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "cardcat listening on "); ok {
-				urls <- u
-			}
-		}
-		io.Copy(io.Discard, stdout)
-		exited <- cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Errorf("cardcat serve did not stop in 30 s")
-		}
-		if t.Failed() {
-			t.Logf("cardcat serve's log:\n%s", &stderr)
-		}
-	})
-	select {
-	case s.URL = <-urls:
-	case err := <-exited:
-		t.Fatalf("cardcat serve exited before listening: %v\n%s", err, &stderr)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("cardcat serve did not listen in 60 s\n%s", &stderr)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(s.URL + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s/health not 200 in 30 s (last: %v)", s.URL, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -2,7 +2,7 @@
 // binary built from this module, on a free loopback port, on a fresh data
 // directory (the bundled sample, loaded at start), with its defaults and the
 // public URL of its defaults' address, http://localhost:8080 (so that it
-// serves clients/openapi.json), and two keys made with `cardcat keys create`.
+// serves clients/openapi.json), and three keys made with `cardcat keys create`.
 package livetest
 
 import (
@@ -36,6 +36,8 @@ type Server struct {
 	URL string
 	// Key is a Free account's key (100 requests an hour).
 	Key string
+	// PaidKey is an Ultra account's key: the paid endpoints.
+	PaidKey string
 	// LimitedKey is the key of an account limited to LimitedPerHour requests
 	// an hour and LimitedPerDay a day, for the 429.
 	LimitedKey string
@@ -72,7 +74,7 @@ func ModuleRoot() (string, error) {
 	return filepath.Abs(root)
 }
 
-// Start builds cmd/cardcat, makes a data directory with the two keys, starts
+// Start builds cmd/cardcat, makes a data directory with the three keys, starts
 // `cardcat serve` on it, waits until it answers, and stops it when the test
 // ends. A test package starts one and runs its cases as subtests of it.
 func Start(tb testing.TB) *Server {
@@ -81,8 +83,10 @@ func Start(tb testing.TB) *Server {
 	dataDir := tb.TempDir()
 	s := &Server{
 		Key:        createKey(tb, bin, dataDir, "free@example.com"),
+		PaidKey:    createKey(tb, bin, dataDir, "paid@example.com"),
 		LimitedKey: createKey(tb, bin, dataDir, "limited@example.com"),
 	}
+	command(tb, bin, "accounts", "set-plan", "--data-dir", dataDir, "--email", "paid@example.com", "--plan", "ultra")
 	command(tb, bin, "accounts", "set-plan", "--data-dir", dataDir, "--email", "limited@example.com",
 		"--plan", "business", "--hour", fmt.Sprint(LimitedPerHour), "--day", fmt.Sprint(LimitedPerDay))
 
