@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,49 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/bulk"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/testkit"
 	"github.com/cardcat/cardcat/internal/web"
 )
-
-func decode(t *testing.T, encoding string, b []byte) []byte {
-	t.Helper()
-	switch encoding {
-	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	case "br":
-		out, err := io.ReadAll(brotli.NewReader(bytes.NewReader(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	case "zstd":
-		zr, err := zstd.NewReader(nil, zstd.WithDecoderMaxWindow(8<<20))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer zr.Close()
-		out, err := zr.DecodeAll(b, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	return b
-}
 
 // TestCompressedAnswers: every keyed JSON route over 1 KB answers in the
 // coding asked, with its own ETag, its own 304, Vary and a Content-Length of
@@ -115,7 +77,7 @@ func TestCompressedAnswers(t *testing.T) {
 				if w.Body.Len() >= plain.Body.Len() {
 					t.Errorf("%s: %d bytes compressed from %d", enc.accept, w.Body.Len(), plain.Body.Len())
 				}
-				if got := decode(t, enc.encoding, w.Body.Bytes()); !bytes.Equal(got, plain.Body.Bytes()) {
+				if got := testkit.Decode(t, enc.encoding, w.Body.Bytes()); !bytes.Equal(got, plain.Body.Bytes()) {
 					t.Errorf("%s: the body does not decompress to the identity answer", enc.accept)
 				}
 				if !keyed {
@@ -254,7 +216,7 @@ func TestSetPageTag(t *testing.T) {
 	if first.Header().Get("Content-Encoding") != "gzip" {
 		t.Fatalf("the page is not compressed (%d bytes): the test needs one over 1 KB", plain.Body.Len())
 	}
-	if got := decode(t, "gzip", first.Body.Bytes()); !bytes.Equal(got, plain.Body.Bytes()) {
+	if got := testkit.Decode(t, "gzip", first.Body.Bytes()); !bytes.Equal(got, plain.Body.Bytes()) {
 		t.Error("the compressed page does not decompress to the page")
 	}
 	for _, tc := range []struct{ accept, inm string }{
@@ -307,7 +269,7 @@ func TestMadeBodies(t *testing.T) {
 		if want := map[string]string{"gzip, deflate, br, zstd": "zstd", "br": "br", "gzip": "gzip"}[accept]; ce != want {
 			t.Errorf("%s: Content-Encoding %q, want %q", accept, ce, want)
 		}
-		if !bytes.Equal(decode(t, ce, w.Body.Bytes()), plain.Body.Bytes()) {
+		if !bytes.Equal(testkit.Decode(t, ce, w.Body.Bytes()), plain.Body.Bytes()) {
 			t.Errorf("%s: does not decompress to the identity answer", accept)
 		}
 	}

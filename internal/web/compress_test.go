@@ -2,13 +2,10 @@ package web
 
 import (
 	"bytes"
-	"io"
 	"strconv"
 	"testing"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // TestNegotiate: the coding of each Accept-Encoding, for a body kept per
@@ -75,40 +72,6 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-func decode(t *testing.T, encoding string, b []byte) []byte {
-	t.Helper()
-	switch encoding {
-	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	case "br":
-		out, err := io.ReadAll(brotli.NewReader(bytes.NewReader(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	case "zstd":
-		zr, err := zstd.NewReader(nil, zstd.WithDecoderMaxWindow(8<<20))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer zr.Close()
-		out, err := zr.DecodeAll(b, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	return b
-}
-
 // TestEncodedCacheBounded: the cache keeps at most its bytes, dropping the
 // least recently used, and gives the same bytes on a hit.
 func TestEncodedCacheBounded(t *testing.T) {
@@ -127,7 +90,7 @@ func TestEncodedCacheBounded(t *testing.T) {
 		}
 	}
 	hit := ec.Get(`"9"`, Gzip, nil, "never read: a hit")
-	if got := decode(t, "gzip", hit); !bytes.Equal(got, body) {
+	if got := testkit.Decode(t, "gzip", hit); !bytes.Equal(got, body) {
 		t.Error("a hit is not the body compressed")
 	}
 	big := NewEncodedCache(enc * 4) // a body over an eighth is compressed, not kept
@@ -151,7 +114,7 @@ func TestEncodeDeterministic(t *testing.T) {
 			if again := Encode(c, kind, body); !bytes.Equal(first, again) {
 				t.Errorf("coding %d, kind %d: two encodings of one body differ", c, kind)
 			}
-			if got := decode(t, ContentEncoding[c][0], first); !bytes.Equal(got, body) {
+			if got := testkit.Decode(t, ContentEncoding[c][0], first); !bytes.Equal(got, body) {
 				t.Errorf("coding %d, kind %d: does not decode to the body", c, kind)
 			}
 		}
