@@ -27,3 +27,14 @@ const (
 	ErrRequestTooLarge   = "Request too large"
 	ErrUnsupportedMedia  = "Unsupported media type"
 )
+
+// The rate-limit headers of the answers, in canonical form (Go's
+// http.Header keys; header names are case-insensitive on the wire, and the
+// document writes them X-RateLimit-...).
+const (
+	HeaderLimitHour     = "X-Ratelimit-Limit-Hour"
+	HeaderRemainingHour = "X-Ratelimit-Remaining-Hour"
+	HeaderLimitDay      = "X-Ratelimit-Limit-Day"
+	HeaderRemainingDay  = "X-Ratelimit-Remaining-Day"
+	HeaderRetryAfter    = "Retry-After"
+)

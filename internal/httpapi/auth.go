@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // Authenticator turns a request's API key into its caller.
@@ -60,23 +61,14 @@ func (s *Server) withIdentity(next http.Handler) http.Handler {
 }
 
 // requestKey returns the key sent as X-API-Key or as Authorization: Bearer.
-// The headers are read by their canonical names, straight from the map:
-// Header.Get would canonicalise "X-API-Key" into a new string per request.
+// The headers are read by their canonical names (web.FirstValue).
 func requestKey(r *http.Request) string {
-	if k := firstValue(r.Header, "X-Api-Key"); k != "" {
+	if k := web.FirstValue(r.Header, "X-Api-Key"); k != "" {
 		return strings.TrimSpace(k)
 	}
-	a := firstValue(r.Header, "Authorization")
+	a := web.FirstValue(r.Header, "Authorization")
 	if len(a) > 7 && strings.EqualFold(a[:7], "Bearer ") {
 		return strings.TrimSpace(a[7:])
-	}
-	return ""
-}
-
-// firstValue is h.Get(key) for a key already in canonical form.
-func firstValue(h http.Header, canonicalKey string) string {
-	if v := h[canonicalKey]; len(v) > 0 {
-		return v[0]
 	}
 	return ""
 }

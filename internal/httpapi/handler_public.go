@@ -47,7 +47,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	var wg sync.WaitGroup
 	for _, name := range healthRows {
 		// A dependency without a check is in process and cannot fail.
-		checks[name] = &healthCheckResult{Status: "healthy", ResponseTime: ptr(0.0)}
+		checks[name] = &healthCheckResult{Status: "healthy", ResponseTime: apiref.Ptr(0.0)}
 	}
 	for _, hc := range s.deps.Health {
 		wg.Add(1)
@@ -70,7 +70,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 					res.Message = hc.Name + " check timed out"
 				}
 			} else {
-				res.ResponseTime = ptr(elapsedMillis(s.now().Sub(t0)))
+				res.ResponseTime = apiref.Ptr(elapsedMillis(s.now().Sub(t0)))
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -143,8 +143,6 @@ type healthCheckResult struct {
 	ResponseTime *float64 `json:"responseTime"` // ms; null when the check failed
 	Message      string   `json:"message,omitempty"`
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // dataRetry is how long the source of a version stays unknown after
 // Deps.Data failed for it, before it is asked again: GET / is public, and

@@ -39,16 +39,6 @@ import (
 // a limiter), its 429s included, is also told to Deps.Usage: the account's
 // hourly usage, whatever the limiter backend.
 
-// The headers, in canonical form (Go's http.Header keys; header names are
-// case-insensitive on the wire).
-const (
-	hdrLimitHour     = "X-Ratelimit-Limit-Hour"
-	hdrRemainingHour = "X-Ratelimit-Remaining-Hour"
-	hdrLimitDay      = "X-Ratelimit-Limit-Day"
-	hdrRemainingDay  = "X-Ratelimit-Remaining-Day"
-	hdrRetryAfter    = "Retry-After"
-)
-
 // DefaultGuardPerHour is the guard bucket's hourly quota: requests without a
 // valid key per client IP. Its daily quota is 24 times the hourly one.
 const DefaultGuardPerHour = 1000
@@ -207,10 +197,10 @@ func (p *poolLimits) failed(r *http.Request, err error) {
 // values made once.
 func (p *poolLimits) setFreeHeaders(w http.ResponseWriter) {
 	h := w.Header()
-	h[hdrLimitHour] = p.freeHeader[0]
-	h[hdrRemainingHour] = p.freeHeader[1]
-	h[hdrLimitDay] = p.freeHeader[2]
-	h[hdrRemainingDay] = p.freeHeader[3]
+	h[apiref.HeaderLimitHour] = p.freeHeader[0]
+	h[apiref.HeaderRemainingHour] = p.freeHeader[1]
+	h[apiref.HeaderLimitDay] = p.freeHeader[2]
+	h[apiref.HeaderRemainingDay] = p.freeHeader[3]
 }
 
 // setLimitHeaders writes the four X-RateLimit-* headers of res. Their
@@ -228,10 +218,10 @@ func setLimitHeaders(w http.ResponseWriter, st *requestState, res *ratelimit.Res
 	all := string(b)
 	st.limitValues = [4]string{all[:e0], all[e0:e1], all[e1:e2], all[e2:]}
 	h := w.Header()
-	h[hdrLimitHour] = st.limitValues[0:1:1]
-	h[hdrRemainingHour] = st.limitValues[1:2:2]
-	h[hdrLimitDay] = st.limitValues[2:3:3]
-	h[hdrRemainingDay] = st.limitValues[3:4:4]
+	h[apiref.HeaderLimitHour] = st.limitValues[0:1:1]
+	h[apiref.HeaderRemainingHour] = st.limitValues[1:2:2]
+	h[apiref.HeaderLimitDay] = st.limitValues[2:3:3]
+	h[apiref.HeaderRemainingDay] = st.limitValues[3:4:4]
 }
 
 // setUnknownHeaders shows lim with nothing used: the limiter failed and the
@@ -264,7 +254,7 @@ func (s *Server) writeTooMany(w http.ResponseWriter, r *http.Request, st *reques
 		Daily:  windowBody{Limit: res.Day.Limit, Used: res.Day.Used, Remaining: res.Day.Remaining},
 	}
 	st.retryAfter[0] = strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)
-	w.Header()[hdrRetryAfter] = st.retryAfter[:]
+	w.Header()[apiref.HeaderRetryAfter] = st.retryAfter[:]
 	s.writeError(w, r, e)
 }
 

@@ -86,10 +86,10 @@ func (rt *route) pattern(prefix string) string {
 // Parameters shared by several routes.
 var (
 	pageParam = apiref.Param{Name: "page", In: "query", Description: "The page, from 1. A page past the end is an empty list with the true totals.",
-		Schema: apiref.ParamSchema{Type: "integer", Default: 1, Minimum: ptr(1)}}
+		Schema: apiref.ParamSchema{Type: "integer", Default: 1, Minimum: apiref.Ptr(1)}}
 	languageParam = apiref.Param{Name: "language", In: "query",
 		Description: "Narrows a set code to the sets of this language (`en`, `ja`: Pokémon has both; the other games' sets are `en`), matched without regard to case. A set_id needs none.",
-		Schema:      apiref.ParamSchema{Type: "string", MinLength: ptr(2), MaxLength: ptr(8)}}
+		Schema:      apiref.ParamSchema{Type: "string", MinLength: apiref.Ptr(2), MaxLength: apiref.Ptr(8)}}
 	sizeParam = apiref.Param{Name: "size", In: "query",
 		Description: "The base game's (Pokémon's) images: `low` (TCGplayer's 400-pixel image, the default) or `high` (1000 x 1000); `X-Image-Size` says which. The other games have one resolution and ignore it (`X-Image-Size: unsized`).",
 		Schema:      apiref.ParamSchema{Type: "string", Enum: []string{"low", "high"}}}
@@ -98,13 +98,13 @@ var (
 		Schema:      apiref.ParamSchema{Type: "string"}}
 	productIDParam = apiref.Param{Name: "productId", In: "path", Required: true,
 		Description: "A TCGplayer productId (`market_t.product_id`; the number in a tcgplayer.com/product/ URL): digits only, no sign, no leading zero, 1 to 9223372036854775807.",
-		Schema:      apiref.ParamSchema{Type: "integer", Minimum: ptr(1)}}
+		Schema:      apiref.ParamSchema{Type: "integer", Minimum: apiref.Ptr(1)}}
 	idProductParam = apiref.Param{Name: "idProduct", In: "path", Required: true,
 		Description: "A Cardmarket idProduct (`market_c.product_id`; the idProduct of Cardmarket's product and price guide files): digits only, no sign, no leading zero, 1 to 9223372036854775807.",
-		Schema:      apiref.ParamSchema{Type: "integer", Minimum: ptr(1)}}
+		Schema:      apiref.ParamSchema{Type: "integer", Minimum: apiref.Ptr(1)}}
 	idsParam = apiref.Param{Name: "ids", In: "query", Required: true,
 		Description: "1 to 100 card ids separated by commas, each in any form GET /{game}/cards/{id} takes; spaces around an id are ignored. A repeated `ids` parameter adds to the list.",
-		Schema:      apiref.ParamSchema{Type: "string", MinLength: ptr(1)}}
+		Schema:      apiref.ParamSchema{Type: "string", MinLength: apiref.Ptr(1)}}
 	bulkNameParam = apiref.Param{Name: "name", In: "path", Required: true,
 		Description: "A bulk file's name, as GET /{game}/bulk lists it.",
 		Schema:      apiref.ParamSchema{Type: "string", Enum: []string{"cards.jsonl.gz", "prices.csv.gz"}}}
@@ -240,7 +240,7 @@ func (s *Server) routeTable() []route {
 			Params: []apiref.Param{cardIDParam,
 				apiref.EnumParam("source", analytics.SourceTCG, "Which marketplace's prices: TCGplayer (`tcg`) or Cardmarket (`cm`).", analytics.SourceTCG, analytics.SourceCM),
 				{Name: "days", In: "query", Description: "How many UTC days, ending on the catalogue's day, from 1 to 365. An empty value is the default.",
-					Schema: apiref.ParamSchema{Type: "integer", Default: historyDaysDefault, Minimum: ptr(1), Maximum: ptr(historyDaysMax)}},
+					Schema: apiref.ParamSchema{Type: "integer", Default: historyDaysDefault, Minimum: apiref.Ptr(1), Maximum: apiref.Ptr(historyDaysMax)}},
 				formatParam,
 			},
 			Answers: []apiref.Answer{
@@ -258,7 +258,7 @@ func (s *Server) routeTable() []route {
 			Description: "A `q` of 3 characters or more matches the names that contain every word of it, in any order, and the card numbers that start with it; a shorter one matches names and numbers that start with it. Case, accents and quote characters do not matter; `*`, `%`, `_` are plain text.",
 			Params: []apiref.Param{
 				{Name: "q", In: "query", Required: true, Description: "The name or card number to find; 2 to 100 characters after trimming surrounding spaces.",
-					Schema: apiref.ParamSchema{Type: "string", MinLength: ptr(queryMin), MaxLength: ptr(queryMax)}},
+					Schema: apiref.ParamSchema{Type: "string", MinLength: apiref.Ptr(queryMin), MaxLength: apiref.Ptr(queryMax)}},
 				pageParam, apiref.LimitParam(searchPageDefault, searchPageMax, "cards"),
 			},
 			Answers: []apiref.Answer{

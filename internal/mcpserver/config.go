@@ -91,22 +91,3 @@ func (e *apiError) body() []byte {
 func (s *endpoint) writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	s.cfg.WriteError(w, r, e.status, e.code, e.message, e.header)
 }
-
-// The rate-limit headers of a route's answer, in canonical form.
-const (
-	hdrLimitHour     = "X-Ratelimit-Limit-Hour"
-	hdrRemainingHour = "X-Ratelimit-Remaining-Hour"
-	hdrLimitDay      = "X-Ratelimit-Limit-Day"
-	hdrRemainingDay  = "X-Ratelimit-Remaining-Day"
-	hdrRetryAfter    = "Retry-After"
-)
-
-// firstValue is h.Get(key) for a key already in canonical form.
-func firstValue(h http.Header, canonicalKey string) string {
-	if v := h[canonicalKey]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
-
-func ptr[T any](v T) *T { return &v }

@@ -35,6 +35,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cardcat/cardcat/internal/apiref"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // Tools are the tools, each with the label of the route it calls. The
@@ -285,7 +286,7 @@ func (s *endpoint) mcpTool(name string, rt *apiref.Route) *mcp.Tool {
 		Title:       rt.Op.Summary,
 		Description: strings.Join(desc, " "),
 		InputSchema: s.mcpInputSchema(rt),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: apiref.Ptr(false)},
 	}
 }
 
@@ -489,9 +490,9 @@ func (s *endpoint) serveInternal(ctx context.Context, outer *http.Request, targe
 // _meta repeats: the caller's pool after the call, and when to retry.
 // Each is its canonical key and the name the documentation gives it.
 var mcpResultHeaders = [][2]string{
-	{hdrLimitHour, "X-RateLimit-Limit-Hour"}, {hdrRemainingHour, "X-RateLimit-Remaining-Hour"},
-	{hdrLimitDay, "X-RateLimit-Limit-Day"}, {hdrRemainingDay, "X-RateLimit-Remaining-Day"},
-	{hdrRetryAfter, "Retry-After"},
+	{apiref.HeaderLimitHour, "X-RateLimit-Limit-Hour"}, {apiref.HeaderRemainingHour, "X-RateLimit-Remaining-Hour"},
+	{apiref.HeaderLimitDay, "X-RateLimit-Limit-Day"}, {apiref.HeaderRemainingDay, "X-RateLimit-Remaining-Day"},
+	{apiref.HeaderRetryAfter, "Retry-After"},
 }
 
 // mcpResult is the tool result of a route's answer: its body as text and as
@@ -509,7 +510,7 @@ func mcpResult(status int, header http.Header, body []byte) *mcp.CallToolResult 
 	}
 	headers := map[string]string{}
 	for _, h := range mcpResultHeaders {
-		if v := firstValue(header, h[0]); v != "" {
+		if v := web.FirstValue(header, h[0]); v != "" {
 			headers[h[1]] = v
 		}
 	}

@@ -181,3 +181,12 @@ func WriteAnswer(w http.ResponseWriter, kind BodyKind, contentType []string, bod
 	w.Header()["Content-Encoding"] = ContentEncoding[c]
 	SendBody(w, contentType, enc)
 }
+
+// FirstValue is h.Get(key) for a key already in canonical form: read
+// straight from the map, without canonicalising key anew per request.
+func FirstValue(h http.Header, canonicalKey string) string {
+	if v := h[canonicalKey]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
