@@ -79,7 +79,7 @@ func TestClientInstall(t *testing.T) {
 		// registry only for what is missing there); the project's install
 		// needs nothing more: the tarball carries openapi-fetch.
 		var env []string
-		for _, kv := range withoutCardcatVars() {
+		for _, kv := range livetest.Environ() {
 			if !strings.HasPrefix(strings.ToLower(kv), "npm_config_") && !strings.HasPrefix(kv, "NODE_ENV=") {
 				env = append(env, kv)
 			}
@@ -233,7 +233,7 @@ func runInstallBlock(t *testing.T, block, checkout string, env []string) string 
 // GOWORK (so that go work init's go.work counts) or GOFLAGS.
 func goInstallEnv() []string {
 	var env []string
-	for _, kv := range withoutCardcatVars() {
+	for _, kv := range livetest.Environ() {
 		if !strings.HasPrefix(kv, "GOWORK=") && !strings.HasPrefix(kv, "GOFLAGS=") {
 			env = append(env, kv)
 		}

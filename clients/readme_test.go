@@ -65,7 +65,7 @@ func TestREADMEExamples(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "node", filepath.Join("dist", "test", "readme.js"))
 		cmd.Dir = dir
-		cmd.Env = append(withoutCardcatVars(), "CARDCAT_KEY="+srv.Key, "NO_COLOR=1")
+		cmd.Env = append(livetest.Environ(), "CARDCAT_KEY="+srv.Key, "NO_COLOR=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("node dist/test/readme.js: %v\n%s", err, out)
@@ -126,7 +126,7 @@ func runGoProgram(t *testing.T, program string, env ...string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	goEnv := append(withoutCardcatVars(), "GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0")
+	goEnv := append(livetest.Environ(), "GOPROXY=off", "GOWORK=off", "CGO_ENABLED=0")
 	// -mod=mod adds the client's requirements to go.mod, at the versions
 	// this module requires (go mod tidy would look for its dependencies'
 	// test dependencies too).
@@ -137,7 +137,7 @@ func runGoProgram(t *testing.T, program string, env ...string) string {
 		t.Fatalf("go build: %v\n%s\nthe program:\n%s", err, out, program)
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, "readme"))
-	cmd.Env = append(withoutCardcatVars(), env...)
+	cmd.Env = append(livetest.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the README's program: %v\n%s", err, out)
@@ -152,18 +152,6 @@ func readFile(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// withoutCardcatVars is the environment without CARDCAT_* variables, so
-// that the examples see only the key the test gives them.
-func withoutCardcatVars() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CARDCAT_") {
-			env = append(env, kv)
-		}
-	}
-	return env
 }
 
 // recordingProxy forwards requests to the server and keeps its answers.

@@ -93,7 +93,7 @@ func Start(tb testing.TB) *Server {
 	// The public URL of the defaults (the one clients/openapi.json names),
 	// not the listen address it would follow.
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--public-url", "http://localhost:8080", "--data-dir", dataDir)
-	cmd.Env = environ()
+	cmd.Env = Environ()
 	var stderr testkit.SyncBuffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -138,9 +138,10 @@ func Start(tb testing.TB) *Server {
 	return s
 }
 
-// environ is the test's environment without CARDCAT_* variables, so that the
-// server runs on its defaults whatever the caller's shell sets.
-func environ() []string {
+// Environ is the test's environment without CARDCAT_* variables, so that
+// the server (and a client's example) runs on its defaults whatever the
+// caller's shell sets.
+func Environ() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "CARDCAT_") {
@@ -153,7 +154,7 @@ func environ() []string {
 func command(tb testing.TB, bin string, args ...string) string {
 	tb.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = environ()
+	cmd.Env = Environ()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
