@@ -299,3 +299,41 @@ func (hs headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestRevalidationCountsWhatFails: a request with If-None-Match waits for
+// its reply before it is counted; a handler that panics is still counted
+// (a 500, like one counted up front), and a download refused at the pool's
+// edge is the 429, its file given back, the pool unchanged.
+func TestRevalidationCountsWhatFails(t *testing.T) {
+	t.Run("a panic", func(t *testing.T) {
+		l := newLimited(t, Config{}, func(d *Deps) { d.View = func() *serving.View { panic("handler bug") } })
+		w := l.req(http.MethodGet, "/dbs/sets/FB01", "X-API-Key", keySmall, "If-None-Match", `"0000000000000000"`)
+		if w.Code != http.StatusInternalServerError {
+			t.Fatalf("%d, want 500", w.Code)
+		}
+		if h, _ := l.usedBy(t, "acct:3"); h != 1 {
+			t.Errorf("pool used %d, want the panicking request counted once", h)
+		}
+	})
+	t.Run("a download at the edge", func(t *testing.T) {
+		l := newLimited(t, Config{}, func(d *Deps) { d.Bulk = mustBulk(t, d.View()) })
+		w := l.get("/dbs/bulk/cards.jsonl.gz", keySmall)
+		if w.Code != http.StatusOK || w.Header().Get("ETag") == "" {
+			t.Fatalf("download: %d %v", w.Code, w.Header())
+		}
+		tag := w.Header().Get("ETag")
+		for range 2 {
+			l.get("/dbs/sets", keySmall)
+		}
+		if w := l.req(http.MethodGet, "/dbs/bulk/cards.jsonl.gz", "X-API-Key", keySmall, "If-None-Match", tag); w.Code != http.StatusNotModified {
+			t.Errorf("its tag at the edge: %d, want 304", w.Code)
+		}
+		w = l.req(http.MethodGet, "/dbs/bulk/cards.jsonl.gz", "X-API-Key", keySmall, "If-None-Match", `"0000"`)
+		if w.Code != http.StatusTooManyRequests || w.Header().Get("Content-Disposition") != "" || w.Header().Get("ETag") != "" {
+			t.Errorf("another tag at the edge: %d %v, want the 429 without the file's headers", w.Code, w.Header())
+		}
+		if h, _ := l.usedBy(t, "acct:3"); h != 3 {
+			t.Errorf("pool used %d, want 3", h)
+		}
+	})
+}
