@@ -35,10 +35,6 @@ func Reference(reg *game.Registry, publicURL, version string) *apiref.Reference 
 	return reference(s.routeTable(), reg, publicURL, version)
 }
 
-func (s *Server) reference() *apiref.Reference {
-	return reference(s.table, s.deps.Games, s.deps.PublicURL, s.deps.Version)
-}
-
 func reference(table []route, reg *game.Registry, publicURL, version string) *apiref.Reference {
 	ref := &apiref.Reference{Games: reg, PublicURL: publicURL, Version: version,
 		Pages: apiref.Pages{SetDefault: setPageDefault, SetMax: setPageMax, SearchDefault: searchPageDefault, SearchMax: searchPageMax},

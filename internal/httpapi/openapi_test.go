@@ -222,7 +222,7 @@ func TestOpenAPIStartup(t *testing.T) {
 	start := time.Now()
 	const n = 20
 	for range n {
-		if _, err := apiref.OpenAPI(s.reference()); err != nil {
+		if _, err := apiref.OpenAPI(s.ref); err != nil {
 			t.Fatal(err)
 		}
 	}

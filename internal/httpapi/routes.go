@@ -407,7 +407,7 @@ func (s *Server) routes() *http.ServeMux {
 	// The MCP endpoint (mcp.go): JSON-RPC over POST, whose tools are the
 	// table's routes; not a GET route itself, so registered beside them.
 	mux.Handle(mcpPath, s.numbered(mcpPath, "", chain(s.mcp, s.admitMCP)))
-	s.docs = apiref.Endpoints(s.reference())
+	s.docs = apiref.Endpoints(s.ref)
 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })
 	return mux

@@ -210,11 +210,12 @@ type Server struct {
 
 	rootBody    map[apiref.DataSource][]byte // GET /, by the source of the data served
 	gamesBody   []byte
-	data        dataSources  // the source of the version served, for GET / and /health
-	site        *site.Site   // GET /docs and below; nil without Deps.Docs
-	openapiBody []byte       // GET /openapi.json, rendered once
-	mcp         http.Handler // POST /mcp (internal/mcpserver)
-	llmsBody    []byte       // GET /llms.txt, rendered once
+	data        dataSources       // the source of the version served, for GET / and /health
+	site        *site.Site        // GET /docs and below; nil without Deps.Docs
+	ref         *apiref.Reference // the route table as the reference says it
+	openapiBody []byte            // GET /openapi.json, rendered once
+	mcp         http.Handler      // POST /mcp (internal/mcpserver)
+	llmsBody    []byte            // GET /llms.txt, rendered once
 
 	encoded *web.EncodedCache // compressed variants of answers
 }
@@ -244,9 +245,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.ids = web.NewRequestIDs()
 	s.routeLabels = append([]metrics.Route(nil), fixedRoutes[:]...)
 	s.table = s.routeTable()
+	s.ref = reference(s.table, deps.Games, deps.PublicURL, deps.Version)
 	var err error
 	s.mcp, err = mcpserver.New(mcpserver.Config{
-		Routes: s.reference().Routes, Games: deps.Games, Version: deps.Version, Log: s.log,
+		Routes: s.ref.Routes, Games: deps.Games, Version: deps.Version, Log: s.log,
 		// Late bound: the handler is made below, with /mcp on its mux.
 		API: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }),
 		WriteError: func(w http.ResponseWriter, r *http.Request, status int, code, message string, header map[string]string) {
@@ -267,11 +269,11 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s.handler = s.compose()
 	s.rootBody = map[apiref.DataSource][]byte{}
 	for _, source := range apiref.DataSources {
-		if s.rootBody[source], err = apiref.Root(s.reference(), source); err != nil {
+		if s.rootBody[source], err = apiref.Root(s.ref, source); err != nil {
 			return nil, err
 		}
 	}
-	if s.gamesBody, err = apiref.Games(s.reference()); err != nil {
+	if s.gamesBody, err = apiref.Games(s.ref); err != nil {
 		return nil, err
 	}
 	if deps.Docs != nil {
@@ -279,10 +281,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 			return nil, err
 		}
 	}
-	if s.openapiBody, err = apiref.OpenAPI(s.reference()); err != nil {
+	if s.openapiBody, err = apiref.OpenAPI(s.ref); err != nil {
 		return nil, err
 	}
-	s.llmsBody = apiref.LLMs(s.reference())
+	s.llmsBody = apiref.LLMs(s.ref)
 	return s, nil
 }
 
