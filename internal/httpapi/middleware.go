@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -59,9 +57,6 @@ func requestID(ctx context.Context) string {
 }
 
 var (
-	// nosniff: browsers must take every answer as its Content-Type says
-	// (a security baseline that scanners check for).
-	nosniff    = []string{"nosniff"}
 	corsOrigin = []string{"*"}
 	// corsExposed names every response header the OpenAPI document names, so
 	// that a page can read them (TestCORSExposesDocumentedHeaders); listed
@@ -69,10 +64,6 @@ var (
 	corsExposed = []string{"X-RateLimit-Limit-Hour, X-RateLimit-Remaining-Hour, X-RateLimit-Limit-Day, " +
 		"X-RateLimit-Remaining-Day, Retry-After, ETag, X-Request-Id, Content-Encoding, Vary, Content-Disposition, " +
 		"Last-Modified, Accept-Ranges, Content-Range, X-Image-Size, WWW-Authenticate, Allow"}
-	// hsts asks browsers to use https only for a year. Without
-	// includeSubDomains: the API's host does not speak for the other hosts of
-	// its domain, which may not all serve https.
-	hsts = []string{"max-age=31536000"}
 	// privateNoCache is a keyed answer's (sendReply) without
 	// Config.KeyedMaxAge: for one account (its X-RateLimit-* headers say so),
 	// never for a shared cache; the caller's own cache may keep it but must
@@ -81,8 +72,6 @@ var (
 	// noStore is every error answer's (writeError): a 429, 401 or 503 kept
 	// by any cache would outlive its cause.
 	noStore = []string{"no-store"}
-	// connectionClose makes net/http close the connection after the answer.
-	connectionClose = []string{"close"}
 )
 
 // request is what the chain allocates for one request, in one object: the
@@ -103,11 +92,10 @@ func (c *request) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// withRequest starts every request: its id, nosniff, the CORS headers,
-// when callers reach the API over https Strict-Transport-Security, and
-// Connection: close after a request sent with a Transfer-Encoding, so that
-// every answer has them (5xx and panics included), its state, and after the
-// answer its access log line.
+// withRequest starts every request: the headers every answer has
+// (web.StartHeaders) and the CORS headers, so that every answer has them
+// (5xx and panics included), its state, and after the answer its access log
+// line.
 func (s *Server) withRequest(next http.Handler) http.Handler {
 	https := web.IsHTTPS(s.deps.PublicURL)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -120,23 +108,9 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 		}
 		st.idHeader[0] = st.id
 		h := w.Header()
-		h["X-Request-Id"] = st.idHeader[:]
-		h["X-Content-Type-Options"] = nosniff
+		web.StartHeaders(h, r, st.idHeader[:], https)
 		h["Access-Control-Allow-Origin"] = corsOrigin
 		h["Access-Control-Expose-Headers"] = corsExposed
-		if https {
-			h["Strict-Transport-Security"] = hsts
-		}
-		if len(r.TransferEncoding) > 0 {
-			// A request with both Transfer-Encoding and Content-Length may be
-			// an attempt to smuggle a second request past a proxy that reads
-			// the other length: RFC 9112 (6.1) has the server close the
-			// connection after answering. net/http drops the Content-Length
-			// before any handler runs, so every request sent with a
-			// Transfer-Encoding (rare: bodies here are small) ends its
-			// connection.
-			h["Connection"] = connectionClose
-		}
 
 		rec := &c.rec
 		rec.Reset(w, r.Header["Accept-Encoding"], s.encoded)
@@ -157,18 +131,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 // at end (read when Deps.AccessLog is set): to Deps.AccessLog, or as an
 // Info record "request" of the Logger.
 func (s *Server) logAccess(r *http.Request, c *request, end time.Time) {
-	e := web.AccessEntry{
-		RequestID: c.st.id,
-		Method:    r.Method,
-		Path:      r.RequestURI, // as the client sent it
-		Status:    c.rec.Status,
-		Bytes:     c.rec.Bytes,
-		Remote:    r.RemoteAddr,
-	}
-	if e.Path == "" { // a request made in process, not read from a client
-		e.Path = r.URL.RequestURI()
-	}
-	e.Path = web.RedactTarget(e.Path)
+	e := web.EntryOf(r, c.st.id, &c.rec)
 	if c.st.key == keyValid {
 		e.Account = c.st.caller.AccountID // the account, never the key
 	}
@@ -196,9 +159,7 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 				panic(v)
 			}
 			id := requestID(r.Context())
-			s.log.LogAttrs(r.Context(), slog.LevelError, "panic",
-				slog.String("request_id", id), slog.String("path", web.RedactTarget(r.URL.Path)),
-				slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+			web.LogPanic(s.log, r, id, v)
 			if rec := web.ResponseOf(w); rec != nil && rec.Written() {
 				return // too late for an error answer; the client sees a cut response
 			}

@@ -2,10 +2,8 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -34,11 +32,6 @@ func SurfaceRequestID(ctx context.Context) string {
 	return id
 }
 
-var (
-	nosniff = []string{"nosniff"}
-	hsts    = []string{"max-age=31536000"}
-)
-
 // Wrap returns next behind the surface's chain: the request id
 // (X-Request-Id, the caller's when it is plain, else a new one), nosniff,
 // Strict-Transport-Security over https, the access log line and the
@@ -63,12 +56,7 @@ func (c *Surface) Wrap(next http.Handler) http.Handler {
 		if !ValidRequestID(id) {
 			id = ids.Next()
 		}
-		h := w.Header()
-		h["X-Request-Id"] = []string{id}
-		h["X-Content-Type-Options"] = nosniff
-		if c.HTTPS {
-			h["Strict-Transport-Security"] = hsts
-		}
+		StartHeaders(w.Header(), r, []string{id}, c.HTTPS)
 		rec := &Response{}
 		rec.Reset(w, nil, nil)
 		r = r.WithContext(context.WithValue(r.Context(), surfaceIDKey{}, id))
@@ -80,12 +68,8 @@ func (c *Surface) Wrap(next http.Handler) http.Handler {
 		if c.Metrics != nil {
 			c.Metrics(r.Method, rec.Status, end.Sub(start))
 		}
-		e := AccessEntry{RequestID: id, Method: r.Method, Path: r.RequestURI, Status: rec.Status, Bytes: rec.Bytes,
-			Remote: r.RemoteAddr, Time: end, Duration: end.Sub(start)}
-		if e.Path == "" {
-			e.Path = r.URL.RequestURI()
-		}
-		e.Path = RedactTarget(e.Path)
+		e := EntryOf(r, id, rec)
+		e.Time, e.Duration = end, end.Sub(start)
 		if c.AccessLog != nil {
 			c.AccessLog(e)
 			return
@@ -103,9 +87,7 @@ func (c *Surface) recover(rec *Response, r *http.Request, id string, log *slog.L
 	if v == http.ErrAbortHandler {
 		panic(v)
 	}
-	log.LogAttrs(r.Context(), slog.LevelError, "panic",
-		slog.String("request_id", id), slog.String("path", RedactTarget(r.URL.Path)),
-		slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+	LogPanic(log, r, id, v)
 	if rec.Written() {
 		return // too late for an error answer; the client sees a cut response
 	}

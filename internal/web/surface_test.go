@@ -43,11 +43,19 @@ func TestSurface(t *testing.T) {
 		strings.Contains(lines[0].Path, "pk_live_abc") {
 		t.Errorf("access lines %+v", lines)
 	}
+	// A body sent with a Transfer-Encoding ends the connection (smuggling).
+	r = httptest.NewRequest(http.MethodPost, "/account/login", strings.NewReader("a=b"))
+	r.TransferEncoding = []string{"chunked"}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Header().Get("Connection") != "close" {
+		t.Errorf("a request with a Transfer-Encoding: Connection %q, want close", w.Header().Get("Connection"))
+	}
 	w = httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/account/panic", nil))
 	id := w.Header().Get("X-Request-Id")
 	if w.Code != http.StatusInternalServerError || id == "" || !strings.Contains(w.Body.String(), id) ||
-		!strings.Contains(logs.String(), "boom") || len(statuses) != 2 || statuses[1] != http.StatusInternalServerError {
+		!strings.Contains(logs.String(), "boom") || len(statuses) != 3 || statuses[2] != http.StatusInternalServerError {
 		t.Errorf("panic: %d %q, logs %q, statuses %v", w.Code, w.Body, logs.String(), statuses)
 	}
 }
