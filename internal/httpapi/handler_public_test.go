@@ -182,3 +182,17 @@ func TestDataSource(t *testing.T) {
 		t.Errorf("without Deps.Data: GET / says %q, /health %q", root, health)
 	}
 }
+
+// TestDataSourcesAgree: what serving.DataFromReports answers is what the
+// document lists for data.source (a value it does not know would show as
+// unknown).
+func TestDataSourcesAgree(t *testing.T) {
+	for _, v := range []string{serving.DataSample, serving.DataLive, serving.DataMirror, serving.DataUnknown} {
+		if !slices.Contains(apiref.DataSources, apiref.DataSource(v)) {
+			t.Errorf("serving's %q is not one of apiref.DataSources %v", v, apiref.DataSources)
+		}
+	}
+	if len(apiref.DataSources) != 4 {
+		t.Errorf("apiref.DataSources %v: serving.DataFromReports answers 4 values", apiref.DataSources)
+	}
+}
