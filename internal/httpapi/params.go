@@ -43,7 +43,9 @@ func positiveInt(q url.Values, name string, def int) (int, error) {
 	v := vs[0]
 	n, err := strconv.ParseUint(v, 10, 63)
 	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		// A number too large to count is a page past the end; strconv
+		// stops at the overflow, so the rest must still be digits.
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange && allDigits(v) {
 			return int(^uint(0) >> 1), nil
 		}
 		return 0, invalidParameter(name, v)
@@ -79,4 +81,14 @@ func (p paging) appendJSON(b []byte, total int) []byte {
 	b = append(b, `,"total_pages":`...)
 	b = strconv.AppendInt(b, int64((total+p.limit-1)/p.limit), 10)
 	return append(b, '}')
+}
+
+// allDigits reports whether s is ASCII digits only.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
