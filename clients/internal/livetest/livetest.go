@@ -76,8 +76,10 @@ func ModuleRoot() (string, error) {
 
 // Start builds cmd/cardcat, makes a data directory with the three keys, starts
 // `cardcat serve` on it, waits until it answers, and stops it when the test
-// ends. A test package starts one and runs its cases as subtests of it.
-func Start(tb testing.TB) *Server {
+// ends. A test package starts one and runs its cases as subtests of it. The
+// server's environment is the test's without CARDCAT_* variables, plus env
+// (the image sources of a test that serves images: CARDCAT_TCGPLAYER_IMAGE_URL).
+func Start(tb testing.TB, env ...string) *Server {
 	tb.Helper()
 	bin := Build(tb, tb.TempDir())
 	dataDir := tb.TempDir()
@@ -93,7 +95,7 @@ func Start(tb testing.TB) *Server {
 	// The public URL of the defaults (the one clients/openapi.json names),
 	// not the listen address it would follow.
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--public-url", "http://localhost:8080", "--data-dir", dataDir)
-	cmd.Env = Environ()
+	cmd.Env = append(Environ(), env...)
 	var stderr testkit.SyncBuffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()

@@ -1,0 +1,39 @@
+// GET /{game}/cards/{id}: One card with all its prices (operationId getCard).
+// The Go client, github.com/cardcat/cardcat/clients/go/cardcat (see its README to use it from a checkout). The key is read from CARDCAT_API_KEY.
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/cardcat/cardcat/clients/go/cardcat"
+)
+
+func main() {
+	ctx := context.Background()
+	client, err := cardcat.NewClientWithResponses(cmp.Or(os.Getenv("CARDCAT_URL"), "http://localhost:8080"),
+		cardcat.WithAPIKey(os.Getenv("CARDCAT_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	resp, err := client.GetCardWithResponse(ctx, "dbs", "dbs_3ef29751ae2b88a4", nil)
+	if err != nil {
+		log.Fatal(err) // no answer
+	}
+	if resp.JSON200 == nil {
+		log.Fatalf("%s: %s", resp.Status(), resp.Body) // an error body: 401, 404, 429, ...
+	}
+	card := resp.JSON200
+	fmt.Println(card.Id, card.CardInfo.Name, "-", card.CardInfo.SetName)
+	if card.MarketT != nil {
+		for _, price := range card.MarketT.Prices {
+			if price.MarketPrice != nil { // null: no price
+				fmt.Printf("TCGplayer %s: %.2f USD\n", price.SubTypeName, *price.MarketPrice)
+			}
+		}
+	}
+}

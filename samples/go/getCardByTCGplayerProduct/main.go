@@ -1,0 +1,32 @@
+// GET /{game}/cards/tcgplayer/{productId}: The card of a TCGplayer product, by its productId (operationId getCardByTCGplayerProduct).
+// The Go client, github.com/cardcat/cardcat/clients/go/cardcat (see its README to use it from a checkout). The key is read from CARDCAT_API_KEY.
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/cardcat/cardcat/clients/go/cardcat"
+)
+
+func main() {
+	ctx := context.Background()
+	client, err := cardcat.NewClientWithResponses(cmp.Or(os.Getenv("CARDCAT_URL"), "http://localhost:8080"),
+		cardcat.WithAPIKey(os.Getenv("CARDCAT_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	resp, err := client.GetCardByTCGplayerProductWithResponse(ctx, "dbs", 629023, nil)
+	if err != nil {
+		log.Fatal(err) // no answer
+	}
+	if resp.JSON200 == nil {
+		log.Fatalf("%s: %s", resp.Status(), resp.Body) // an error body: 401, 404, 429, ...
+	}
+	card := resp.JSON200
+	fmt.Println(card.Id, card.CardInfo.Name, "-", card.CardInfo.SetName)
+}

@@ -1,0 +1,13 @@
+# GET /{game}/bulk/{name}: One bulk file, as gzip bytes, resumable (operationId getBulkFile).
+# The Python client: pip install ./clients/python (from a checkout of cardcat). The key is read from CARDCAT_API_KEY.
+import gzip
+import os
+
+import cardcat
+
+client = cardcat.Client(base_url=os.environ.get("CARDCAT_URL", "http://localhost:8080"))
+
+# Streamed to the file, its sha256 checked; a file already there and current is not downloaded again.
+client.dbs.download_bulk_file("cards.jsonl.gz", "cards.jsonl.gz")
+with gzip.open("cards.jsonl.gz", "rt", encoding="utf-8") as f:
+    print(sum(1 for _ in f), "cards in", "cards.jsonl.gz")

@@ -1,0 +1,10 @@
+# GET /{game}/cards/tcgplayer/{productId}: The card of a TCGplayer product, by its productId (operationId getCardByTCGplayerProduct).
+# The Python client: pip install ./clients/python (from a checkout of cardcat). The key is read from CARDCAT_API_KEY.
+import os
+
+import cardcat
+
+client = cardcat.Client(base_url=os.environ.get("CARDCAT_URL", "http://localhost:8080"))
+
+card = client.dbs.get_card_by_tcgplayer_product(629023)
+print(card["id"], card["card_info"]["name"], "-", card["card_info"]["set_name"])

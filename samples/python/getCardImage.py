@@ -1,0 +1,12 @@
+# GET /{game}/images/{id}: The card's image, cacheable for 24 hours (operationId getCardImage).
+# The Python client: pip install ./clients/python (from a checkout of cardcat). The key is read from CARDCAT_API_KEY.
+import os
+
+import cardcat
+
+client = cardcat.Client(base_url=os.environ.get("CARDCAT_URL", "http://localhost:8080"))
+
+image = client.dbs.get_card_image("dbs_3ef29751ae2b88a4")  # bytes
+with open("card.jpg", "wb") as f:
+    f.write(image)
+print("card.jpg:", client.last_response.content_type, len(image), "bytes")

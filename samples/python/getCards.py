@@ -1,0 +1,12 @@
+# GET /{game}/cards: Up to 100 cards by their ids, in one request (operationId getCards).
+# The Python client: pip install ./clients/python (from a checkout of cardcat). The key is read from CARDCAT_API_KEY.
+import os
+
+import cardcat
+
+client = cardcat.Client(base_url=os.environ.get("CARDCAT_URL", "http://localhost:8080"))
+
+batch = client.dbs.get_cards(["dbs_3ef29751ae2b88a4"])  # up to 100 ids
+for card in batch["data"]:
+    print(card["id"], card["card_info"]["name"], "-", card["card_info"]["set_name"])
+print(len(batch["not_found"]), "not found")

@@ -1,0 +1,15 @@
+// GET /{game}/cards/{id}: One card with all its prices (operationId getCard).
+// The TypeScript client, cardcat-client (clients/ts; see its README to install it). The key is read from CARDCAT_API_KEY.
+import { createCardcatClient } from "cardcat-client";
+
+const cardcat = createCardcatClient({
+  baseUrl: process.env.CARDCAT_URL ?? "http://localhost:8080",
+  apiKey: process.env.CARDCAT_API_KEY,
+});
+
+const { data: card, error, response } = await cardcat.GET("/{game}/cards/{id}", { params: { path: { game: "dbs", id: "dbs_3ef29751ae2b88a4" } } });
+if (error) throw new Error(`${response.status} ${error.error}: ${error.message}`);
+console.log(card.id, card.card_info.name, "-", card.card_info.set_name);
+for (const price of card.market_t?.prices ?? []) {
+  if (price.market_price !== null) console.log(`TCGplayer ${price.sub_type_name}: ${price.market_price.toFixed(2)} USD`);
+}

@@ -1,0 +1,12 @@
+// GET /{game}/cards/tcgplayer/{productId}: The card of a TCGplayer product, by its productId (operationId getCardByTCGplayerProduct).
+// The TypeScript client, cardcat-client (clients/ts; see its README to install it). The key is read from CARDCAT_API_KEY.
+import { createCardcatClient } from "cardcat-client";
+
+const cardcat = createCardcatClient({
+  baseUrl: process.env.CARDCAT_URL ?? "http://localhost:8080",
+  apiKey: process.env.CARDCAT_API_KEY,
+});
+
+const { data: card, error, response } = await cardcat.GET("/{game}/cards/tcgplayer/{productId}", { params: { path: { game: "dbs", productId: 629023 } } });
+if (error) throw new Error(`${response.status} ${error.error}: ${error.message}`);
+console.log(card.id, card.card_info.name, "-", card.card_info.set_name);
