@@ -277,7 +277,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, err
 	}
 	if deps.Docs != nil {
-		if s.site, err = site.New(deps.Docs, deps.Version); err != nil {
+		if s.site, err = site.New(deps.Docs, deps.Version, deps.PublicURL); err != nil {
 			return nil, err
 		}
 	}

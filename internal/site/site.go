@@ -75,6 +75,7 @@ type Site struct {
 type docPage struct {
 	slug, title string
 	csp         string
+	contentType string // text/html unless set
 	body        []byte
 	etag        string
 }
@@ -152,7 +153,11 @@ func (site *Site) writePage(w http.ResponseWriter, r *http.Request, p *docPage) 
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set("Content-Type", "text/html; charset=utf-8")
+	ct := p.contentType
+	if ct == "" {
+		ct = "text/html; charset=utf-8"
+	}
+	h.Set("Content-Type", ct)
 	web.SetContentLength(w, len(p.body))
 	w.Write(p.body)
 }
@@ -190,7 +195,8 @@ func acceptsGzip(r *http.Request) bool {
 
 // New renders the site from docs, which holds api.md and
 // changelog.md; version is the server's, shown in the pages' footer.
-func New(docs fs.FS, version string) (*Site, error) {
+// publicURL (no trailing slash) makes the changelog feed's links and ids.
+func New(docs fs.FS, version, publicURL string) (*Site, error) {
 	api, err := fs.ReadFile(docs, MarkdownName)
 	if err != nil {
 		return nil, fmt.Errorf("docs: %w", err)
@@ -199,7 +205,7 @@ func New(docs fs.FS, version string) (*Site, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docs: %w", err)
 	}
-	return buildDocSite(api, changelog, version)
+	return buildDocSite(api, changelog, version, publicURL)
 }
 
 // assetFiles are the files of docsite/ the pages load, by the name the
@@ -212,7 +218,7 @@ var assetFiles = []struct{ name, file, contentType string }{
 	{"scalar-LICENSE.txt", "docsite/vendor/scalar/LICENSE", "text/plain; charset=utf-8"},
 }
 
-func buildDocSite(api, changelog []byte, version string) (*Site, error) {
+func buildDocSite(api, changelog []byte, version, publicURL string) (*Site, error) {
 	site := &Site{pages: map[string]*docPage{}, assets: map[string]*docAsset{}, raw: api}
 	assetURL := map[string]string{}
 	for _, f := range assetFiles {
@@ -275,6 +281,19 @@ func buildDocSite(api, changelog []byte, version string) (*Site, error) {
 			return nil, fmt.Errorf("docs: %w", err)
 		}
 	}
+	// The changelog's feed: its dated sections; a section of another title
+	// is left out (TestChangelogFeed wants none).
+	var dated []changelogSection
+	if cl := sections[len(sections)-1]; cl.Slug == "changelog" {
+		dated, _ = changelogSections(cl.HTML)
+	}
+	feed, err := changelogFeed(dated, publicURL).Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("docs: the changelog's feed: %w", err)
+	}
+	sum := sha256.Sum256(feed)
+	site.pages[ChangelogFeedSlug] = &docPage{slug: ChangelogFeedSlug, title: "Changelog feed", csp: CSPAsset,
+		contentType: AtomType, body: feed, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 	return site, nil
 }
 
@@ -306,6 +325,25 @@ type Header struct {
 
 // HeaderFor is the site header of a page of the current section.
 func HeaderFor(current string) Header { return Header{Current: current, FirstGuide: GuideSlugs[0]} }
+
+// AssetURL is the URL of an asset of the site (site.css, favicon.svg)
+// under its content-hashed name: what another page of the server (the
+// status page) links to.
+func AssetURL(name string) string { return assetURLs()[name] }
+
+var assetURLs = sync.OnceValue(func() map[string]string {
+	urls := map[string]string{}
+	for _, f := range assetFiles {
+		b, err := docsiteFS.ReadFile(f.file)
+		if err != nil {
+			panic(err) // embedded: a build without it fails every test
+		}
+		sum := sha256.Sum256(b)
+		ext := path.Ext(f.name)
+		urls[f.name] = "/docs/assets/" + strings.TrimSuffix(f.name, ext) + "." + hex.EncodeToString(sum[:5]) + ext
+	}
+	return urls
+})
 
 var layout = template.Must(template.ParseFS(Templates, "templates/layout.html", "templates/header.html"))
 

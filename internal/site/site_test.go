@@ -73,7 +73,7 @@ func TestDocsMarkdown(t *testing.T) {
 		}
 	}
 	// Every guide of the navigation is a section of api.md.
-	if _, err := New(fstest.MapFS{"api.md": {Data: []byte(api)}, "changelog.md": {Data: []byte(changelog)}}, "v1"); err == nil ||
+	if _, err := New(fstest.MapFS{"api.md": {Data: []byte(api)}, "changelog.md": {Data: []byte(changelog)}}, "v1", ""); err == nil ||
 		!strings.Contains(err.Error(), `"your-first-request"`) {
 		t.Errorf("a site without every guide: %v", err)
 	}
