@@ -37,16 +37,17 @@ const (
 	Accounts
 	Backup
 	Synth
+	Incidents
 
 	Every Commands = 1<<16 - 1
 	// Store is every command that opens the store.
-	Store = Serve | Ingest | Keys | Accounts | Backup
+	Store = Serve | Ingest | Keys | Accounts | Backup | Incidents
 )
 
 var commandNames = []struct {
 	c    Commands
 	name string
-}{{Serve, "serve"}, {Ingest, "ingest"}, {Keys, "keys"}, {Accounts, "accounts"}, {Backup, "backup"}, {Synth, "synth"}}
+}{{Serve, "serve"}, {Ingest, "ingest"}, {Keys, "keys"}, {Accounts, "accounts"}, {Backup, "backup"}, {Synth, "synth"}, {Incidents, "incidents"}}
 
 // CommandNamed is the command of a name ("serve"), false for none.
 func CommandNamed(name string) (Commands, bool) {
@@ -146,6 +147,10 @@ type ServeConfig struct {
 	AdminAddr       string
 	AdminPublic     bool
 	RefreshAt       schedule.Times // empty: no scheduled refresh
+	// StatusProbe: this server takes part in the status page's checks of
+	// the API, at StatusProbeURL (empty: its own listen address's /health).
+	StatusProbe    bool
+	StatusProbeURL string
 	// GOGC is the collector's target: serve sets it when it comes from the
 	// table's default, the runtime having read the operator's variable.
 	GOGC string

@@ -119,6 +119,14 @@ var table = []*Setting{
 		Doc: "`true` lets `--admin-addr` be an address other hosts can reach (`0.0.0.0:6060`, a pod's or a private interface's address); " +
 			"the admin server has no authentication, so `serve` warns at start-up",
 		value: boolean(func(c *Config) *bool { return &c.Serve.AdminPublic })},
+	{Flag: "status-probe", Var: "CARDCAT_STATUS_PROBE", Default: "true", Commands: Serve,
+		Doc: "check the API every minute for the [status page](#the-status-page) (`GET /status`): one replica of a shared store records each minute; " +
+			"`false` on every replica stops the checks, and the page's uptime then counts the minutes without a check as down",
+		value: boolean(func(c *Config) *bool { return &c.Serve.StatusProbe })},
+	{Flag: "status-probe-url", Var: "CARDCAT_STATUS_PROBE_URL", DefaultDoc: "empty: `/health` at the listen address (`:8080` gives `http://127.0.0.1:8080/health`)", Commands: Serve,
+		Doc: "the URL the status page's check sends `GET` to, a 200 being up: by default the server's own listener, so that the API's whole chain is checked; " +
+			"set it to the public address (the load balancer) to check the path callers take",
+		value: baseURL(func(c *Config) *string { return &c.Serve.StatusProbeURL })},
 	{Flag: "contact", Var: "CARDCAT_CONTACT", DefaultDoc: "empty: the portal says that no contact is listed", Commands: Serve,
 		Doc: "how visitors reach you: an email address (`ops@example.com`, linked as `mailto:`) or an `http(s)://` URL (a contact form, a support page). " +
 			"The [account portal](#the-account-portal) links it where it tells visitors to contact the operator (Business, and every paid plan without Stripe) and in its footer",
@@ -253,7 +261,7 @@ type section struct {
 }
 
 var sections = []section{
-	{commands: Store, title: "Every command that opens the store", intro: "`serve`, `ingest`, `keys ...`, `accounts ...` and `backup`:"},
+	{commands: Store, title: "Every command that opens the store", intro: "`serve`, `ingest`, `keys ...`, `accounts ...`, `incidents ...` and `backup`:"},
 	{commands: Serve, title: "serve"},
 	{commands: Serve | Ingest, title: "serve and ingest",
 		intro: "`ingest` reads these for the version it writes; `serve` for the versions it serves and, with `--refresh-at`, for its " +
