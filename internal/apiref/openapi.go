@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/web"
+	"github.com/cardcat/cardcat/samples"
 )
 
 // The OpenAPI document (GET /openapi.json) is made from three parts:
@@ -79,6 +80,7 @@ type openapiOperation struct {
 	RequestBody json.RawMessage            `json:"requestBody,omitempty"` // POST /mcp's
 	Responses   map[string]json.RawMessage `json:"responses"`
 	Paid        bool                       `json:"x-paid,omitempty"`
+	CodeSamples []samples.Sample           `json:"x-codeSamples,omitempty"` // codesamples.go
 }
 
 type openapiParam struct {
@@ -397,6 +399,7 @@ func OpenAPI(ref *Reference) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	mcpOp.CodeSamples = codeSamples(mcpOp.OperationID)
 	doc.Paths[ref.MCP.Path] = openapiPathItem{Post: mcpOp}
 	return json.Marshal(doc)
 }
@@ -548,6 +551,7 @@ func (ref *Reference) openapiOperation(rt *Route, ex map[string]map[string]json.
 			}
 		}
 	}
+	op.CodeSamples = codeSamples(op.OperationID)
 	return op, nil
 }
 
