@@ -20,7 +20,7 @@ import (
 )
 
 // pythonGenerated are the files generate.py writes into python/src/cardcat.
-var pythonGenerated = []string{"schemas.py", "_operations.py"}
+var pythonGenerated = []string{"schemas.py", "_operations.py", "_async_operations.py"}
 
 // python3 returns the path of python3, and skips the test without it.
 func python3(t *testing.T) string {
@@ -61,7 +61,7 @@ func pythonEnv(extra ...string) []string {
 	return append(env, extra...)
 }
 
-// TestPythonClientFresh: python/src/cardcat/schemas.py and _operations.py are
+// TestPythonClientFresh: python/src/cardcat/schemas.py, _operations.py and _async_operations.py are
 // what python/generate.py writes from openapi.json now.
 func TestPythonClientFresh(t *testing.T) {
 	python := python3(t)

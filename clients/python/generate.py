@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the generated modules of the Python client from the API's OpenAPI document.
 
-    python3 clients/python/generate.py                 # rewrites src/cardcat/schemas.py and _operations.py
+    python3 clients/python/generate.py                 # rewrites src/cardcat/schemas.py, _operations.py, _async_operations.py
     python3 clients/python/generate.py --out DIR       # writes them into DIR instead (the staleness test)
 
 - ``schemas.py``: one TypedDict per schema of ``components.schemas`` (and one per object schema written
@@ -10,6 +10,8 @@
   mixins: ``ServiceOperations`` (the public routes: ``Client``), ``GameOperations`` (the routes of every game:
   ``Client.dbs``, ``Client.pkm``, ...) and ``BaseGameOperations`` (the base game's routes that no other game
   has).
+- ``_async_operations.py``: the same methods as coroutines (``async def``, awaiting ``_call``), in
+  ``AsyncServiceOperations``, ``AsyncGameOperations`` and ``AsyncBaseGameOperations``: ``cardcat.AsyncClient``.
 
 A route of the prefixed games (``/{game}/cards/{id}``) and its twin of the base game without the prefix
 (``/cards/{id}``, operationId ``pkmGetCard``) are one method: the generator checks that they take the same
@@ -428,6 +430,22 @@ class Doc:
         out.append(CLASS_SERVICE + "".join(methods["service"]))
         out.append(CLASS_GAME + "".join(methods["game"]))
         out.append(CLASS_BASE + "".join(methods["base"]))
+        self.async_text = self.async_module(schema_names, methods)
+        return "".join(out)
+
+    @staticmethod
+    def async_module(schema_names: List[str], methods: Dict[str, List[str]]) -> str:
+        """The operations as coroutines: the same methods, ``async def``, awaiting ``_call``."""
+        out = [HEADER,
+               '"""The API\'s operations as coroutines: one method per operation (see ``cardcat.AsyncClient``).\n\n'
+               "The same methods as ``_operations.py``'s, each ``async def`` and awaiting ``_call``.\n"
+               '"""\n\n']
+        out.append("import datetime\n")
+        out.append("from typing import Any, Dict, Iterable, Literal, Optional, Union, cast, overload\n\n")
+        if schema_names:
+            out.append("from .schemas import (\n" + "".join(f"    {n},\n" for n in schema_names) + ")\n")
+        for cls, group in ((CLASS_SERVICE, "service"), (CLASS_GAME, "game"), (CLASS_BASE, "base")):
+            out.append(asyncify(cls + "".join(methods[group])))
         return "".join(out)
 
     def responses(self, op):
@@ -659,6 +677,18 @@ ERROR_CLASSES = {400: "BadRequest", 401: "Unauthorized", 403: "PlanRequired", 40
 SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 
 
+def asyncify(text: str) -> str:
+    """Sync operations' source as coroutines: ``async def`` methods awaiting ``_call``, in the Async
+    classes."""
+    text = re.sub(r"^(    )def ", r"\1async def ", text, flags=re.M)
+    text = text.replace("answer = self._call(", "answer = await self._call(")
+    text = re.sub(r"^class (\w+)Operations\b", r"class Async\1Operations", text, flags=re.M)
+    text = text.replace("(GameOperations):", "(AsyncGameOperations):")
+    if re.search(r"(?<!await )self\._call\(", text):
+        raise SystemExit("an operation calls _call without await")
+    return text
+
+
 def item_lines(text: str) -> List[str]:
     """An item of a docstring's Args or Raises section."""
     return textwrap.wrap(text, WIDTH, initial_indent=" " * 12, subsequent_indent=" " * 16,
@@ -746,7 +776,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         doc = Doc(json.load(f))
     doc.collect_schemas()
     operations = doc.operations_module()  # adds the objects written inline in operations
-    files = {"schemas.py": doc.schemas_module(), "_operations.py": operations}
+    files = {"schemas.py": doc.schemas_module(), "_operations.py": operations, "_async_operations.py": doc.async_text}
     os.makedirs(args.out, exist_ok=True)
     for name, text in files.items():
         with open(os.path.join(args.out, name), "w", encoding="utf-8", newline="\n") as f:

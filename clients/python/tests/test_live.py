@@ -10,6 +10,7 @@ The Go test ``TestPythonClient`` (clients/python_test.go) starts the server and 
 Without them the tests skip: run them through ``go test ./clients -run Python``.
 """
 
+import asyncio
 import contextlib
 import gzip
 import io
@@ -395,6 +396,72 @@ class RateLimits(TypedTestCase):
         self.assertEqual(len(waits), 2)
 
 
+class AsyncLive(unittest.IsolatedAsyncioTestCase):
+    """cardcat.AsyncClient on the sample: the same answers, typed the same, as the sync client's."""
+
+    def assertTyped(self, value: Any, method: Any) -> None:
+        tp = typing.get_type_hints(method)["return"]
+        self.assertEqual(problems(value, tp, method.__name__)[:10], [], f"{method.__name__}'s answer is not a {tp}")
+
+    async def test_operations(self) -> None:
+        c = cardcat.AsyncClient(ENV["CARDCAT_TEST_PAID_KEY"], ENV["CARDCAT_TEST_BASE_URL"])
+        card, found, sets = await asyncio.gather(  # three requests at once
+            c.dbs.get_card("dbs_b8900e61064a48cb"), c.pkm.search_cards("charizard", limit=2), c.mtg.list_sets())
+        self.assertTyped(card, c.dbs.get_card)
+        self.assertTyped(found, c.pkm.search_cards)
+        self.assertTyped(sets, c.mtg.list_sets)
+        self.assertEqual(card, cardcat.Client(ENV["CARDCAT_TEST_PAID_KEY"], ENV["CARDCAT_TEST_BASE_URL"]).dbs.get_card(
+            "dbs_b8900e61064a48cb"))
+        stats = await c.pkm.get_set_statistics("604")
+        self.assertTyped(stats, c.pkm.get_set_statistics)
+        csv = await c.op.get_card_history("op_3ea79abe07db3cf3", format="csv")
+        self.assertTrue(csv.startswith("date,variant,"), csv[:80])
+        self.assertIn((await c.get_health())["status"], ("healthy", "degraded"))
+        self.assertIn("tools", (await c.post_mcp({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))["result"])
+        assert c.last_response is not None and c.rate_limit is not None
+        self.assertEqual(c.last_response.status, 200)
+
+    async def test_errors(self) -> None:
+        c = cardcat.AsyncClient(ENV["CARDCAT_TEST_KEY"], ENV["CARDCAT_TEST_BASE_URL"])
+        with self.assertRaises(cardcat.NotFound) as cm:
+            await c.dbs.get_card_by_tcgplayer_product(42382)
+        self.assertEqual((cm.exception.error, cm.exception.did_you_mean), ("Card not found", "/cards/tcgplayer/42382"))
+        with self.assertRaises(cardcat.PlanRequired) as pr:
+            await c.pkm.get_set_statistics("604")
+        self.assertTrue(pr.exception.redeem_url)
+        with self.assertRaises(cardcat.Unauthorized):
+            await cardcat.AsyncClient("pk_test_" + "0" * 32, ENV["CARDCAT_TEST_BASE_URL"]).dbs.list_sets()
+        with self.assertRaises(cardcat.TransportError):
+            await cardcat.AsyncClient("", "http://127.0.0.1:9", timeout=2).get_health()
+
+    async def test_pages(self) -> None:
+        c = cardcat.AsyncClient(ENV["CARDCAT_TEST_PAID_KEY"], ENV["CARDCAT_TEST_BASE_URL"])
+        cards = [card["id"] async for card in c.pkm.iter_set_cards("604", page_size=40)]
+        sync = cardcat.Client(ENV["CARDCAT_TEST_PAID_KEY"], ENV["CARDCAT_TEST_BASE_URL"])
+        self.assertEqual(cards, [card["id"] for card in sync.pkm.iter_set_cards("604", page_size=200)])
+        self.assertGreater(len(cards), 40)
+        found = [card async for card in c.pkm.iter_cards(cards[:3])]
+        self.assertEqual([card["id"] for card in found], cards[:3])
+        with self.assertRaises(cardcat.AmbiguousSet):
+            async for _ in c.mtg.iter_set_cards("WHO"):
+                pass
+
+    async def test_revalidation_and_bulk(self) -> None:
+        c = cardcat.AsyncClient(ENV["CARDCAT_TEST_PAID_KEY"], ENV["CARDCAT_TEST_BASE_URL"], cache=True)
+        first = await c.pkm.search_cards("charizard")
+        before = c.rate_limit
+        again = await c.pkm.search_cards("charizard")
+        assert c.last_response is not None and before is not None and c.rate_limit is not None
+        self.assertEqual((again, c.last_response.status, c.last_response.from_cache), (first, 304, True))
+        self.assertEqual(c.rate_limit.remaining_hour, before.remaining_hour, "a 304 is not counted")
+        with tempfile.TemporaryDirectory(prefix="pyclient-async-") as tmp:
+            path = os.path.join(tmp, "op-cards.jsonl.gz")
+            got = await c.op.download_bulk_file("cards.jsonl.gz", path)
+            self.assertTrue(got.downloaded)
+            self.assertEqual(got.size, os.path.getsize(path))
+            self.assertFalse((await c.op.download_bulk_file("cards.jsonl.gz", path)).downloaded)
+
+
 class Readme(unittest.TestCase):
     def test_examples(self) -> None:
         """The README's Python examples run, in order, on the sample, with the key and the server from
@@ -420,6 +487,7 @@ class Readme(unittest.TestCase):
         printed = out.getvalue()
         self.assertIn("Charizard", printed)
         self.assertIn("Vegeta", printed)
+        self.assertIn("products in the Base Set", printed)  # the async example
 
 
 if __name__ == "__main__":

@@ -6,12 +6,13 @@
     for card in client.pkm.iter_set_cards("604"):
         print(card["card_info"]["card_number"], card["card_info"]["name"])
 
-``Client`` has the public routes; ``client.pkm`` (Pokémon, the base game), ``client.dbs``, ``client.mtg`` and
+``AsyncClient`` has the same methods as coroutines, for asyncio. ``Client`` has the public routes; ``client.pkm`` (Pokémon, the base game), ``client.dbs``, ``client.mtg`` and
 ``client.op`` the routes of each game. Answers are plain dicts, typed by the TypedDicts of ``cardcat.schemas``;
 errors are the exceptions of ``cardcat.errors``, all importable from here.
 """
 
 from . import schemas
+from ._async import AsyncClient, AsyncGameClient, AsyncPokemonClient
 from ._client import (
     DEFAULT_BASE_URL,
     RETRY_STATUSES,
@@ -47,6 +48,9 @@ from .errors import (
 __all__ = [
     "APIError",
     "AmbiguousSet",
+    "AsyncClient",
+    "AsyncGameClient",
+    "AsyncPokemonClient",
     "BASE_GAME",
     "BASE_TWINS",
     "BadRequest",

@@ -409,14 +409,7 @@ class Client(ServiceOperations):
             attempt += 1
 
     def _retry_wait(self, response: Response, attempt: int) -> Optional[float]:
-        if response.status not in RETRY_STATUSES or attempt >= self.retries:
-            return None
-        wait = response.retry_after
-        if wait is None:
-            wait = 1
-        if wait > self.max_retry_wait:
-            return None
-        return float(wait)
+        return _retry_wait_of(response, attempt, self.retries, self.max_retry_wait)
 
     def _download(self, op: Operation, path: Dict[str, Any], dest: _PathLike, chunk_size: int) -> BulkDownload:
         target = os.fspath(dest)
@@ -577,6 +570,20 @@ class GameClient(GameOperations):
 class PokemonClient(GameClient, BaseGameOperations):
     """The routes of the base game, Pokémon (``client.pkm``): every game's, without the ``/{game}`` prefix,
     and its own (``get_set_image``)."""
+
+
+def _retry_wait_of(response: Response, attempt: int, retries: int, max_retry_wait: float) -> Optional[float]:
+    """Seconds to wait before retrying an error answer (its ``Retry-After``, else 1), or None when it is not
+    retried: not a 429 or 503, ``retries`` used up, or a wait longer than ``max_retry_wait``. The sync and the
+    async clients both decide by it."""
+    if response.status not in RETRY_STATUSES or attempt >= retries:
+        return None
+    wait = response.retry_after
+    if wait is None:
+        wait = 1
+    if wait > max_retry_wait:
+        return None
+    return float(wait)
 
 
 def _query_value(value: Any) -> str:
