@@ -7,6 +7,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/metrics"
+	"github.com/cardcat/cardcat/internal/status"
 	"github.com/cardcat/cardcat/internal/web"
 )
 
@@ -27,4 +28,17 @@ func serverHandler(api *httpapi.Server, portal http.Handler, publicURL string, l
 	surface := &web.Surface{HTTPS: web.IsHTTPS(publicURL), Log: log, AccessLog: access,
 		Metrics: func(method string, status int, d time.Duration) { requests.Request(0, method, status, d) }}
 	return web.Mount(portalPrefix, surface.Wrap(portal), api.Handler())
+}
+
+// withStatus serves the status page (internal/status: /status and below,
+// /status.json) beside the rest, behind its own web.Surface like the
+// portal: mounted beside the API rather than on its mux, so that the page
+// still answers, and says so, when the API's chain fails, and so that it
+// is never counted.
+func withStatus(rest, page http.Handler, publicURL string, log *slog.Logger, access func(web.AccessEntry), mx *metrics.Metrics) http.Handler {
+	requests := mx.HTTP([]metrics.Route{{Template: "status"}})
+	surface := &web.Surface{HTTPS: web.IsHTTPS(publicURL), Log: log, AccessLog: access,
+		Metrics: func(method string, status int, d time.Duration) { requests.Request(0, method, status, d) }}
+	page = surface.Wrap(page)
+	return web.Mount(status.PagePath, page, web.Mount(status.JSONPath, page, rest))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/httpapi"
+	"github.com/cardcat/cardcat/internal/schedule"
 	"github.com/cardcat/cardcat/internal/serving"
 	"github.com/cardcat/cardcat/internal/web/accesslog"
 	"github.com/cardcat/cardcat/internal/web/admin"
@@ -173,6 +174,11 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	defer ln.Close() // a failure below; after Shutdown, closed already
 	public, publicFrom := publicURL(cfg.Config, ln.Addr())
 	log.Info("public URL", "url", public, "from", publicFrom)
+	var sched *schedule.Scheduler // made below; the status page reads how its last run ended
+	statusPg, err := statusPage(st, holder, &sched, serving.DataFromReports(st), public, cfg.now, log)
+	if err != nil {
+		return err
+	}
 	portal, err := openPortal(cfg.portal, accounts, lim.limiter, lim.dir, usage, public,
 		httpapi.ClientGroup(lim.trusted), cfg.now, log)
 	if err != nil {
@@ -229,7 +235,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 
 	srv := &http.Server{
-		Handler:           serverHandler(api, portal, cfg.Serve.PublicURL, log, accessLog, mx),
+		Handler:           withStatus(serverHandler(api, portal, cfg.Serve.PublicURL, log, accessLog, mx), statusPg, cfg.Serve.PublicURL, log, accessLog, mx),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -254,7 +260,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	go holder.Watch(ctx, cfg.Serve.RefreshInterval)
 	go lim.dir.Watch(ctx, lim.refresh)
 	go usage.Run(ctx, account.DefaultFlushInterval)
-	sched, err := newRefreshScheduler(cfg.scheduled, st, reg, sf.DataDir, cfg.now, log, mx)
+	sched, err = newRefreshScheduler(cfg.scheduled, st, reg, sf.DataDir, cfg.now, log, mx)
 	if err != nil {
 		return err
 	}
@@ -276,6 +282,11 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if p := statusProber(cfg, st, ln.Addr(), log); p != nil {
+		probeDone := make(chan struct{}) // waited for before the store closes
+		go func() { p.Run(ctx); close(probeDone) }()
+		defer func() { cancel(); <-probeDone }()
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", sf.Describe())
 	fmt.Fprintf(env.Stdout, "cardcat listening on http://%s\n", ln.Addr())
 
