@@ -39,7 +39,8 @@ const samplesDir = "../samples"
 
 // TestSamplesFresh: every file of samples/ in a language's directory is
 // what samplegen writes from the document the route table renders now, and
-// there is no other.
+// there is no other; docs/api.md's "Code samples" is what it writes of them
+// and of what they print (samples/output).
 func TestSamplesFresh(t *testing.T) {
 	doc, err := openapidoc.Render()
 	if err != nil {
@@ -52,6 +53,21 @@ func TestSamplesFresh(t *testing.T) {
 	for name, content := range files {
 		compareFile(t, filepath.Join(samplesDir, filepath.FromSlash(name)), content)
 	}
+	// docs/api.md's section of the samples, with what they print.
+	section, err := samplegen.Markdown(doc, files, func(opID string) string {
+		b, _ := os.ReadFile(filepath.Join(samplesDir, filepath.FromSlash(samples.OutputFile(opID))))
+		return strings.TrimRight(string(b), "\n")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const apiDoc = "../docs/api.md"
+	api := readFile(t, apiDoc)
+	want, err := samplegen.SpliceDocs(api, section)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareFile(t, apiDoc, []byte(want))
 	for _, dir := range []string{"curl", "python", "ts", "go"} {
 		err := filepath.WalkDir(filepath.Join(samplesDir, dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {

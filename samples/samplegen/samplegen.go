@@ -283,3 +283,178 @@ func Families(ops []Operation) []string {
 	}
 	return f
 }
+
+// Markdown markers of the section of docs/api.md that Markdown writes.
+const (
+	DocsBegin = "<!-- The code samples: written by `go run ./samples/writesamples` from samples/; do not edit. -->"
+	DocsEnd   = "<!-- End of the code samples. -->"
+)
+
+// Markdown is the section of docs/api.md that shows the samples: per route,
+// the four samples of its operation (of the /{game}/ path, on Dragon Ball
+// Super's ids) without the client's setup, which the section shows once,
+// and what they print on the bundled sample (output, by operationId); the
+// base game's twin by what it prints. files are Files' output.
+func Markdown(doc []byte, files map[string][]byte, output func(opID string) string) (string, error) {
+	ops, err := Operations(doc)
+	if err != nil {
+		return "", err
+	}
+	byID := map[string]Operation{}
+	for _, op := range ops {
+		byID[op.ID] = op
+	}
+	rank := func(op Operation) int {
+		if i := slices.Index(docsOrder, op.Family); i >= 0 {
+			return i
+		}
+		return len(docsOrder)
+	}
+	ops = slices.Clone(ops)
+	slices.SortStableFunc(ops, func(a, b Operation) int { return rank(a) - rank(b) })
+	var b strings.Builder
+	b.WriteString(DocsBegin + "\n\n")
+	b.WriteString("## Code samples\n\n")
+	b.WriteString("Every operation in curl, Python, TypeScript and Go, each with the [client](#client-libraries) of its language " +
+		"as you install it, on the ids of the sample bundled with the server (`make run` serves it). CI runs every one " +
+		"against a real server and checks that it prints what is shown under it; the reference at `/docs` shows the same " +
+		"samples beside each operation, and the repository keeps them as files that run as they are (`samples/`: " +
+		"`curl/`, `python/`, `ts/`, `go/`, one per operationId). Each reads your key from `CARDCAT_API_KEY` and the " +
+		"server from `CARDCAT_URL` (default `http://localhost:8080`), and starts with the client's setup, shown here once:\n\n")
+	setup := map[string]string{}
+	for _, l := range samples.Langs {
+		src := string(files[l.File("getCard")])
+		head, _ := cutSetup(l.Name, src)
+		for strings.HasPrefix(head, "#") || strings.HasPrefix(head, "//") {
+			_, head, _ = strings.Cut(head, "\n")
+		}
+		setup[l.Name] = head
+		if l.Name == "curl" {
+			continue
+		}
+		fmt.Fprintf(&b, "```%s\n%s```\n\n", l.Fence, head)
+	}
+	b.WriteString("The Pokémon routes (without `/{game}`) are the same samples with `client.pkm` in Python, no `game` in " +
+		"TypeScript's path, the `Pkm...` methods in Go (`PkmGetCardWithResponse`) and Pokémon's ids; what each prints " +
+		"is shown after its route's.\n\n")
+	for _, op := range ops {
+		if op.Game != "" && !strings.HasPrefix(op.Path, "/{game}/") && op.Family != op.ID {
+			if _, ok := byID[op.Family]; ok {
+				continue // the twin, shown with its route
+			}
+		}
+		fmt.Fprintf(&b, "### Samples: %s %s\n\n%s (`%s`).\n\n", op.Method, op.Path, op.Summary, op.ID)
+		for _, l := range samples.Langs {
+			_, body := cutSetup(l.Name, string(files[l.File(op.ID)]))
+			fmt.Fprintf(&b, "%s:\n\n```%s\n%s```\n\n", l.Label, l.Fence, body)
+		}
+		if out := output(op.ID); out != "" {
+			fmt.Fprintf(&b, "Python, TypeScript and Go print, on the sample:\n\n```text\n%s\n```\n\n", out)
+		}
+		for _, twin := range ops {
+			if twin.Family == op.ID && twin.ID != op.ID {
+				fmt.Fprintf(&b, "Pokémon, `%s %s` (`%s`", twin.Method, twin.Path, twin.ID)
+				for _, name := range []string{"id", "set", "q", "ids", "productId", "idProduct"} {
+					if v, ok := twin.Ex[name]; ok {
+						fmt.Fprintf(&b, ", %s `%v`", name, v)
+					}
+				}
+				b.WriteString(")")
+				if out := output(twin.ID); out != "" {
+					fmt.Fprintf(&b, " prints:\n\n```text\n%s\n```\n\n", out)
+				} else {
+					b.WriteString(".\n\n")
+				}
+			}
+		}
+	}
+	b.WriteString(DocsEnd + "\n")
+	return b.String(), nil
+}
+
+// cutSetup splits a sample into the client's setup and the rest: curl's
+// comments and the command; Python's and TypeScript's imports and client;
+// Go's program up to the client and main's body, dedented. A sample
+// without the usual setup (Go's MCP sample) is all body.
+func cutSetup(lang, src string) (setup, body string) {
+	lines := strings.SplitAfter(src, "\n")
+	cut := 0
+	switch lang {
+	case "curl":
+		for cut < len(lines) && (strings.HasPrefix(lines[cut], "#") || strings.TrimSpace(lines[cut]) == "") {
+			cut++
+		}
+	case "python":
+		for i, line := range lines {
+			if strings.HasPrefix(line, "client = cardcat.Client(") {
+				cut = i + 1
+			}
+		}
+	case "typescript":
+		for i, line := range lines {
+			if line == "});\n" && strings.Contains(strings.Join(lines[:i], ""), "createCardcatClient({") {
+				cut = i + 1
+				break
+			}
+		}
+	case "go":
+		start := strings.Index(src, "cardcat.NewClientWithResponses(")
+		if start < 0 {
+			return "", src
+		}
+		end := strings.Index(src[start:], "\n\t}\n")
+		if end < 0 {
+			return "", src
+		}
+		setupEnd := start + end + len("\n\t}\n")
+		rest := src[setupEnd:]
+		mainEnd := strings.Index(rest, "\n}\n")
+		if mainEnd < 0 {
+			return "", src
+		}
+		var dedented []string
+		for _, line := range strings.SplitAfter(strings.Trim(rest[:mainEnd+1], "\n")+"\n", "\n") {
+			dedented = append(dedented, strings.TrimPrefix(line, "\t"))
+		}
+		return src[:setupEnd] + "}\n", strings.Join(dedented, "") + strings.TrimLeft(rest[mainEnd+len("\n}\n"):], "\n")
+	}
+	setup = strings.Join(lines[:cut], "")
+	body = strings.TrimLeft(strings.Join(lines[cut:], ""), "\n")
+	// The sample's own imports stay with it.
+	var own []string
+	for _, line := range lines[:cut] {
+		if strings.HasPrefix(line, "import ") && line != "import os\n" && line != "import cardcat\n" && !strings.Contains(line, `"cardcat-client"`) {
+			own = append(own, line)
+		}
+	}
+	if len(own) > 0 {
+		body = strings.Join(own, "") + "\n" + body
+	}
+	return setup, body
+}
+
+// docsOrder is the order of the routes in docs/api.md's "Endpoints"; a
+// route not named here comes after them.
+var docsOrder = []string{"getRoot", "listGames", "getHealth", "getDocs", "getOpenAPI", "getLLMsTxt",
+	"listSets", "getSetCards", "getCard", "getCardByTCGplayerProduct", "getCardByCardmarketProduct", "getCards",
+	"searchCards", "getCardImage", "getSetImage", "listBulkFiles", "getBulkFile", "listChanges",
+	"getSetPrices", "getSetStatistics", "getSetCompletionValue", "getTrendingSets", "getTopCards", "getCardHistory",
+	"postMCP"}
+
+// SpliceDocs puts section (Markdown's) into docs/api.md's text in the place
+// of the one between its markers, or, the first time, before its section
+// "## For AI agents: MCP".
+func SpliceDocs(api, section string) (string, error) {
+	if i := strings.Index(api, DocsBegin); i >= 0 {
+		j := strings.Index(api[i:], DocsEnd)
+		if j < 0 {
+			return "", fmt.Errorf("samplegen: docs/api.md has %q without %q", DocsBegin, DocsEnd)
+		}
+		return api[:i] + section + strings.TrimPrefix(api[i+j+len(DocsEnd):], "\n"), nil
+	}
+	i := strings.Index(api, "\n## For AI agents: MCP\n")
+	if i < 0 {
+		return "", fmt.Errorf("samplegen: docs/api.md has no section \"## For AI agents: MCP\" to put the samples before")
+	}
+	return api[:i+1] + section + "\n" + api[i+1:], nil
+}
