@@ -33,6 +33,13 @@ type Route struct {
 	Only func(game.Game) bool
 }
 
+// Deprecated are the deprecated routes of the table, by Route.Path, each
+// announced in the changelog (docs/api.md, "Deprecation policy";
+// deprecation.go): every answer of the route carries the Deprecation,
+// Sunset and Link headers. None today; a mark goes with its changelog
+// section, which TestDeprecations checks.
+var Deprecated = map[string]Deprecation{}
+
 // Method is the route's HTTP method: the API is read-only.
 func (rt *Route) Method() string { return http.MethodGet }
 

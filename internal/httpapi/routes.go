@@ -390,7 +390,7 @@ func (s *Server) routes() *http.ServeMux {
 			} else {
 				h = s.admit(rt.Access, g, rt.reply(game))
 			}
-			h = s.numbered(rt.Path, game, h)
+			h = s.numbered(rt.Path, game, apiref.WithDeprecation(apiref.DeprecationOf(rt.Path), s.deps.PublicURL, h))
 			if rt.last != "" {
 				h = s.onlyLast(rt.last, h)
 			}
