@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -114,19 +115,9 @@ func incidentsUpdate(ctx context.Context, env *Env, args []string, closing bool)
 		state = fs.String("status", "", "investigating, identified or monitoring (close resolves)")
 	}
 	message := fs.String("message", "", fmt.Sprintf("the update's text (at most %d characters)", status.MaxMessage))
-	// The id comes first (incidents update 3 --status ...), or after the
-	// flags.
-	var idArg string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		idArg, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, env, args); err != nil {
-		if idArg == "" && fs.NArg() == 1 && !errors.Is(err, flag.ErrHelp) {
-			idArg, err = fs.Arg(0), nil
-		}
-		if err != nil {
-			return err
-		}
+	idArg, err := parseFlagsAndID(fs, env, args)
+	if err != nil {
+		return err
 	}
 	if idArg == "" {
 		return usageError{name + ": give the incident's id (see incidents list)"}
@@ -196,4 +187,37 @@ func incidentsList(ctx context.Context, env *Env, args []string) error {
 			in.UpdatedAt.Format(time.RFC3339), len(in.Updates), in.Title)
 	}
 	return tw.Flush()
+}
+
+// parseFlagsAndID parses args, flags and one positional argument (an
+// incident's id) in any order: "update 3 --status identified" as well as
+// "update --status identified 3". It returns the argument, "" when none.
+func parseFlagsAndID(fs *flag.FlagSet, env *Env, args []string) (string, error) {
+	var ids []string
+	for len(args) > 0 {
+		if !strings.HasPrefix(args[0], "-") {
+			ids = append(ids, args[0])
+			args = args[1:]
+			continue
+		}
+		fs.SetOutput(io.Discard)
+		err := fs.Parse(args)
+		fs.SetOutput(env.Stderr)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(env.Stdout)
+			fs.Usage()
+			return "", flag.ErrHelp
+		}
+		if err != nil {
+			return "", usageError{err.Error()}
+		}
+		args = fs.Args()
+	}
+	if len(ids) > 1 {
+		return "", usageError{fmt.Sprintf("unexpected argument %q", ids[1])}
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	return ids[0], nil
 }
