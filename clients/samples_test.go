@@ -127,12 +127,44 @@ func TestSamples(t *testing.T) {
 			}
 		})
 	}
+	// The TypeScript samples, compiled with the client.
+	var tsDir string
+	var tsErr error
+	if os.Getenv(tsInstalledVar) != "" {
+		tsDir = tsCopy(t, tsInstalled(t))
+		tsSamples := filepath.Join(tsDir, "test", "samples")
+		if err := os.MkdirAll(tsSamples, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range ops {
+			src := readFile(t, filepath.Join(root, "samples", "ts", op.ID+".ts"))
+			// The client from its sources rather than the installed package.
+			src = strings.ReplaceAll(src, `from "cardcat-client"`, `from "../../src/index.js"`)
+			if err := os.WriteFile(filepath.Join(tsSamples, op.ID+".ts"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(tsDir, "run.mjs"), []byte(tsRunner), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		prep.Go(func() {
+			tsc := exec.Command("node", filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
+			tsc.Dir = tsDir
+			if out, err := tsc.CombinedOutput(); err != nil {
+				tsErr = fmt.Errorf("tsc -p . of the TypeScript samples: %v\n%s", err, out)
+				return
+			}
+			tsErr = os.Rename(filepath.Join(tsDir, "run.mjs"), filepath.Join(tsDir, "dist", "test", "samples", "run.mjs"))
+		})
+	}
 	t.Cleanup(prep.Wait) // before the temporary directories are removed
 
+	start := time.Now()
 	images := fakeImages(t)
 	srv := livetest.Start(t,
 		"CARDCAT_TCGPLAYER_IMAGE_URL="+images+"/product/{productId}.jpg",
 		"CARDCAT_SET_IMAGE_URL="+images+"/{language}/{serie}/{set}/logo.png")
+	serving := time.Since(start)
 	env := append(livetest.Environ(), "CARDCAT_URL="+srv.URL, "CARDCAT_API_KEY="+srv.PaidKey,
 		"PYTHONDONTWRITEBYTECODE=1", "NO_COLOR=1")
 
@@ -178,25 +210,50 @@ func TestSamples(t *testing.T) {
 		})
 	})
 	t.Run("typescript", func(t *testing.T) {
-		dir := tsCopy(t, tsInstalled(t))
-		tsSamples := filepath.Join(dir, "test", "samples")
-		if err := os.MkdirAll(tsSamples, 0o755); err != nil {
-			t.Fatal(err)
+		if tsDir == "" {
+			tsInstalled(t) // skips, saying why
+		}
+		prep.Wait()
+		if tsErr != nil {
+			t.Fatal(tsErr)
+		}
+		// One node process imports the samples in turn (a node start per
+		// sample costs more than all of them run), each in a directory of
+		// its own, and says what each printed.
+		args := []string{filepath.Join(tsDir, "dist", "test", "samples", "run.mjs"), t.TempDir()}
+		for _, op := range ops {
+			args = append(args, op.ID)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "node", args...)
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node run.mjs: %v\n%s", err, &stderr)
+		}
+		var results map[string]struct{ Out, Error string }
+		if err := json.Unmarshal(out, &results); err != nil {
+			t.Fatalf("node run.mjs: %v\n%s\n%s", err, out, &stderr)
 		}
 		for _, op := range ops {
-			src := readFile(t, filepath.Join(root, "samples", "ts", op.ID+".ts"))
-			// The client from its sources rather than the installed package.
-			src = strings.ReplaceAll(src, `from "cardcat-client"`, `from "../../src/index.js"`)
-			if err := os.WriteFile(filepath.Join(tsSamples, op.ID+".ts"), []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			t.Run(op.ID, func(t *testing.T) {
+				r, ok := results[op.ID]
+				switch {
+				case !ok:
+					t.Fatalf("node run.mjs did not run %s", op.ID)
+				case r.Error != "":
+					t.Fatalf("samples/ts/%s.ts: %s\nprinted:\n%s", op.ID, r.Error, r.Out)
+				}
+				checkPrinted(t, "samples/ts/"+op.ID+".ts", r.Out)
+				record("typescript", op.ID, r.Out)
+			})
 		}
-		node(t, dir, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
-		runEach(t, ops, func(t *testing.T, op samplegen.Operation, cwd string) {
-			record("typescript", op.ID, runSample(t, cwd, env, "node", filepath.Join(dir, "dist", "test", "samples", op.ID+".js")))
-		})
 	})
 
+	t.Logf("the server answered after %s, every sample had run after %s", serving.Round(time.Second), time.Since(start).Round(time.Second))
 	for _, op := range ops {
 		file := filepath.Join(samplesDir, filepath.FromSlash(samples.OutputFile(op.ID)))
 		if *update && printed["go"][op.ID] != "" {
@@ -240,16 +297,55 @@ func runSample(t *testing.T, dir string, env []string, name string, args ...stri
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, &stderr)
 	}
-	if strings.TrimSpace(string(out)) == "" {
-		t.Fatalf("%s %s printed nothing\n%s", name, strings.Join(args, " "), &stderr)
-	}
-	if name != "sh" { // curl prints the answer as it is
-		if m := unshown.FindString(string(out)); m != "" {
-			t.Errorf("%s %s printed %q:\n%s", name, strings.Join(args, " "), m, out)
+	if name == "sh" { // curl prints the answer as it is
+		if strings.TrimSpace(string(out)) == "" {
+			t.Fatalf("%s %s printed nothing\n%s", name, strings.Join(args, " "), &stderr)
 		}
+	} else {
+		checkPrinted(t, name+" "+strings.Join(args, " "), string(out))
 	}
 	return string(out)
 }
+
+// checkPrinted fails the test unless a sample printed values.
+func checkPrinted(t *testing.T, sample, out string) {
+	t.Helper()
+	if strings.TrimSpace(out) == "" {
+		t.Fatalf("%s printed nothing", sample)
+	}
+	if m := unshown.FindString(out); m != "" {
+		t.Errorf("%s printed %q:\n%s", sample, m, out)
+	}
+}
+
+// tsRunner runs the compiled TypeScript samples named in its arguments
+// after a directory, each imported in turn (its top-level awaits done)
+// with a directory of its own as the current one, and prints a JSON object:
+// operationId → {Out: what it printed (console.log, formatted as node
+// does), Error: what it threw}.
+const tsRunner = `import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { format } from "node:util";
+
+const [base, ...ops] = process.argv.slice(2);
+const results = {};
+const log = console.log;
+for (const op of ops) {
+  const dir = join(base, op);
+  mkdirSync(dir, { recursive: true });
+  process.chdir(dir);
+  let out = "";
+  console.log = (...args) => { out += format(...args) + "\n"; };
+  try {
+    await import("./" + op + ".js");
+    results[op] = { Out: out };
+  } catch (e) {
+    results[op] = { Out: out, Error: String(e && e.stack ? e.stack : e) };
+  }
+}
+console.log = log;
+process.stdout.write(JSON.stringify(results));
+`
 
 // runEach runs sample for every operation, a few at a time, each in a new
 // directory.
