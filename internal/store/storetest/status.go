@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +27,7 @@ func RunStatus(t *testing.T, open func(t *testing.T) store.Store) {
 	}{
 		{"Checks", testStatusChecks},
 		{"OneCheckPerMinuteAcrossReplicas", testStatusOneCheckPerMinute},
+		{"TwoProbers", testStatusTwoProbers},
 		{"UptimeOf90Days", testStatusUptime},
 		{"Incidents", testStatusIncidents},
 	}
@@ -313,5 +317,66 @@ func testStatusIncidents(t *testing.T, s status.Store) {
 	all, err := s.Incidents(ctx, time.Time{})
 	if err != nil || len(all) != 3 {
 		t.Errorf("Incidents since ever = %d, %v; want 3", len(all), err)
+	}
+}
+
+// testStatusTwoProbers: two replicas' probers, on two stores of one
+// database, check the same minutes at once; each minute gets one check,
+// and a prober that finds its minute recorded sends no request.
+func testStatusTwoProbers(t *testing.T, s status.Store) {
+	ctx := context.Background()
+	other, err := s.(Reopener).Reopen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	var mu sync.Mutex
+	requests := 0
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		mu.Unlock()
+	}))
+	defer api.Close()
+	m0 := time.Date(2026, 11, 5, 8, 0, 0, 0, time.UTC)
+	const minutes = 10
+	probers := make([]*status.Prober, 2)
+	var clock [2]time.Time
+	for i, st := range []status.Store{s, other.(status.Store)} {
+		probers[i] = &status.Prober{Store: st, URL: api.URL + "/health", Now: func() time.Time { return clock[i] }, Log: slog.New(slog.DiscardHandler)}
+	}
+	recorded := 0
+	for m := range minutes {
+		var wg sync.WaitGroup
+		var got [2]bool
+		for i, p := range probers {
+			clock[i] = m0.Add(time.Duration(m)*time.Minute + time.Duration(i)*time.Second)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var err error
+				if _, got[i], err = p.Probe(ctx); err != nil {
+					t.Errorf("prober %d, minute %d: %v", i, m, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if got[0] == got[1] {
+			t.Errorf("minute %d: recorded by prober 0 %v, prober 1 %v; want exactly one", m, got[0], got[1])
+		}
+		for _, g := range got {
+			if g {
+				recorded++
+			}
+		}
+		// The next prober of the minute finds it recorded: no request.
+		before := requests
+		if _, again, err := probers[m%2].Probe(ctx); err != nil || again || requests != before {
+			t.Errorf("minute %d probed again: recorded %v, %d requests, %v", m, again, requests-before, err)
+		}
+	}
+	days, err := s.CheckDays(ctx, m0, m0.Add(time.Hour))
+	if err != nil || len(days) != 1 || days[0].Recorded != minutes || days[0].Up != minutes || recorded != minutes {
+		t.Errorf("CheckDays = %+v, %v (%d recorded); want %d checks, all up", days, err, recorded, minutes)
 	}
 }
