@@ -153,6 +153,15 @@ func TestStatusEndToEnd(t *testing.T) {
 		t.Error("/docs/changelog links neither /status nor its feed")
 	}
 
+	// Only /status, /status.json and below are the page's: a path that
+	// merely starts alike is the API's 404.
+	if resp, body := fetch(t, s.url+"/statuses"); resp.StatusCode != 404 || !strings.Contains(string(body), "Endpoint not found") {
+		t.Errorf("/statuses: %d %s; want the API's 404", resp.StatusCode, body)
+	}
+	if resp, _ := fetch(t, s.url+"/status/nope"); resp.StatusCode != 404 || resp.Header.Get("X-Request-Id") == "" {
+		t.Errorf("/status/nope: %d", resp.StatusCode)
+	}
+
 	// Never counted: a keyed request to the status page leaves the key's
 	// remaining requests as they were.
 	before, _ := get(t, s.url+"/dbs/sets", "X-API-Key", key)

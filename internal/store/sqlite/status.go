@@ -191,9 +191,15 @@ func (db *DB) Incidents(ctx context.Context, since time.Time) ([]status.Incident
 }
 
 // incidents reads the incidents where cond holds, the last updated first,
-// then their updates.
+// then their updates, in one read transaction (one snapshot: an update
+// committed between the two reads is in both or neither).
 func (db *DB) incidents(ctx context.Context, cond string, arg any) ([]status.Incident, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, title, impact, state, created_at, updated_at, resolved_at
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT id, title, impact, state, created_at, updated_at, resolved_at
 	FROM status_incidents `+cond+` ORDER BY updated_at DESC, id DESC`, arg)
 	if err != nil {
 		return nil, err
@@ -221,7 +227,7 @@ func (db *DB) incidents(ctx context.Context, cond string, arg any) ([]status.Inc
 	if len(out) == 0 {
 		return nil, nil
 	}
-	urows, err := db.read.QueryContext(ctx, `SELECT incident_id, state, message, at FROM status_incident_updates
+	urows, err := tx.QueryContext(ctx, `SELECT incident_id, state, message, at FROM status_incident_updates
 	WHERE incident_id IN (SELECT id FROM status_incidents `+cond+`) ORDER BY incident_id, seq`, arg)
 	if err != nil {
 		return nil, err
