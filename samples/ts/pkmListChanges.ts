@@ -7,13 +7,10 @@ const cardcat = createCardcatClient({
   apiKey: process.env.CARDCAT_API_KEY,
 });
 
-let since = "2099-01-01T00:00:00Z"; // keep the last page's until and pass it as the next since
+const since = "2099-01-01T00:00:00Z";
 for (let page = 1; ; page++) {
   const { data: changes, error, response } = await cardcat.GET("/changes", { params: { query: { since, page } } });
   if (error) throw new Error(`${response.status} ${error.error}: ${error.message}`);
   console.log(changes.changed.length, "cards changed;", changes.pagination.total, "in all");
-  if (page >= changes.pagination.total_pages) {
-    since = changes.until;
-    break;
-  }
+  if (page >= changes.pagination.total_pages) break; // keep changes.until: the since of your next call
 }

@@ -21,7 +21,7 @@ func main() {
 		log.Fatal(err)
 	}
 
-	since, err := time.Parse(time.RFC3339, "2099-01-01T00:00:00Z") // keep the last page's Until and pass it as the next since
+	since, err := time.Parse(time.RFC3339, "2099-01-01T00:00:00Z")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,8 +36,7 @@ func main() {
 		changes := resp.JSON200
 		fmt.Println(len(changes.Changed), "cards changed;", changes.Pagination.Total, "in all")
 		if page >= changes.Pagination.TotalPages {
-			since = changes.Until
-			break
+			break // keep changes.Until: the since of your next call
 		}
 	}
 }
