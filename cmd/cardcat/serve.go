@@ -282,11 +282,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	if p := statusProber(cfg, st, ln.Addr(), log); p != nil {
-		probeDone := make(chan struct{}) // waited for before the store closes
-		go func() { p.Run(ctx); close(probeDone) }()
-		defer func() { cancel(); <-probeDone }()
-	}
+	stopProbe := startStatusProbe(ctx, cfg, st, ln.Addr(), log)
+	defer stopProbe() // before the store closes
 	log.Info("listening", "addr", ln.Addr().String(), "store", sf.Describe())
 	fmt.Fprintf(env.Stdout, "cardcat listening on http://%s\n", ln.Addr())
 
@@ -295,6 +292,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	case <-ctx.Done():
 	}
+	stopProbe() // first: a check of the listener closing would record a down minute
 	log.Info("shutting down: finishing in-flight requests")
 	shutdownCtx, done := context.WithTimeout(context.Background(), 20*time.Second)
 	defer done()

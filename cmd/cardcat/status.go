@@ -57,6 +57,19 @@ func statusPage(st store.Store, holder *serving.Holder, sched **schedule.Schedul
 	}, nil
 }
 
+// startStatusProbe runs serve's probe (statusProber) until ctx ends or the
+// returned stop is called; stop waits for it to end.
+func startStatusProbe(ctx context.Context, cfg *serveConfig, st store.Store, addr net.Addr, log *slog.Logger) (stop func()) {
+	p := statusProber(cfg, st, addr, log)
+	if p == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	return func() { cancel(); <-done }
+}
+
 // statusProber is serve's probe of its own API for the status page, nil
 // when --status-probe is false: GET --status-probe-url, by default /health
 // on the address the server listens on.
