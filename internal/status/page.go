@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/site"
@@ -45,9 +46,9 @@ type Page struct {
 	Log        *slog.Logger
 	CacheFor   time.Duration
 
-	mu      sync.Mutex
-	cached  *report
-	started time.Time
+	mu      sync.Mutex // held by the one request that reads the store
+	cached  atomic.Pointer[report]
+	started time.Time // the feed's updated without incidents; set once, under mu
 }
 
 // Game is one game's catalogue served.
@@ -128,20 +129,30 @@ func (p *Page) cacheFor() time.Duration {
 }
 
 // report is what the page shows at one time, read at most once per
-// CacheFor; a store that fails leaves out what it holds, said in Problems.
+// CacheFor by one request at a time; while one reads the store (slow, or
+// down: 5 s at most), the others get the last reading. A store that fails
+// leaves out what it holds, said in Problems.
 func (p *Page) report(ctx context.Context) *report {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	now := p.Now()
+	if c := p.cached.Load(); c != nil && now.Sub(c.at) < p.cacheFor() {
+		return c
+	}
+	if !p.mu.TryLock() {
+		if c := p.cached.Load(); c != nil {
+			return c
+		}
+		p.mu.Lock() // the first reading: wait for it
+	}
+	defer p.mu.Unlock()
+	if c := p.cached.Load(); c != nil && now.Sub(c.at) < p.cacheFor() {
+		return c // read while this request waited
+	}
 	if p.started.IsZero() {
 		p.started = now
 	}
-	if p.cached != nil && now.Sub(p.cached.at) < p.cacheFor() {
-		return p.cached
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	rep := &report{at: now, publicURL: p.PublicURL, version: p.Version}
+	rep := &report{at: now, started: p.started, publicURL: p.PublicURL, version: p.Version}
 	j := &rep.JSON
 	j.GeneratedAt = now.UTC().Format(time.RFC3339)
 	j.Status, j.Indicator = "unknown", "none"
@@ -226,7 +237,7 @@ func (p *Page) report(ctx context.Context) *report {
 			}
 		}
 	}
-	p.cached = rep
+	p.cached.Store(rep)
 	return rep
 }
 
@@ -244,6 +255,7 @@ func percent(share float64, ok bool) *float64 {
 // report is one reading of the page: its JSON, and what the HTML adds.
 type report struct {
 	at        time.Time
+	started   time.Time // the page's first reading: the feed's updated without incidents
 	publicURL string
 	version   string
 	JSON      reportJSON
@@ -406,7 +418,7 @@ func (p *Page) feed(rep *report) *site.Feed {
 	self := p.PublicURL + FeedPath
 	f := &site.Feed{ID: self, Title: "cardcat API incidents", Author: site.Person{Name: "cardcat", URI: page},
 		Links:   []site.Link{{Rel: "self", Type: "application/atom+xml", Href: self}, {Rel: "alternate", Type: "text/html", Href: page}},
-		Updated: site.AtomTime(p.started)}
+		Updated: site.AtomTime(rep.started)}
 	for i, in := range rep.Incidents {
 		if i == 0 || in.UpdatedAt.After(time.Time(f.Updated)) {
 			f.Updated = site.AtomTime(in.UpdatedAt)

@@ -3,6 +3,7 @@ package status_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -196,4 +197,34 @@ func TestPage(t *testing.T) {
 	if !strings.Contains(string(body), `"status": "unknown"`) {
 		t.Errorf("stale checks: %s", body[:200])
 	}
+}
+
+// downStore is a store whose database is down.
+type downStore struct{ status.Store }
+
+var errDown = errors.New("connection refused")
+
+func (downStore) LatestCheck(context.Context) (status.Check, error) { return status.Check{}, errDown }
+func (downStore) FirstCheck(context.Context) (time.Time, error)     { return time.Time{}, errDown }
+func (downStore) Incidents(context.Context, time.Time) ([]status.Incident, error) {
+	return nil, errDown
+}
+func (downStore) CheckDays(context.Context, time.Time, time.Time) ([]status.DayChecks, error) {
+	return nil, errDown
+}
+
+// TestPageStoreDown: with the store down, the page still answers, says
+// what it could not read, and tells nothing of the failure's detail.
+func TestPageStoreDown(t *testing.T) {
+	page := &status.Page{Store: downStore{}, PublicURL: "http://localhost:8080", Now: time.Now, Log: quiet}
+	for path, want := range map[string]string{"/status": "The uptime could not be read.", "/status.json": `"status": "unknown"`} {
+		w := httptest.NewRecorder()
+		page.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		if w.Code != 200 || !strings.Contains(w.Body.String(), want) || strings.Contains(w.Body.String(), "connection refused") {
+			t.Errorf("%s: %d, want 200 with %q and no detail:\n%.400s", path, w.Code, want, w.Body)
+		}
+	}
+	w := httptest.NewRecorder()
+	page.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/status/incidents.atom", nil))
+	testkit.CheckAtom(t, w.Body.Bytes())
 }
