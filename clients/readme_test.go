@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -108,16 +109,15 @@ func runGoProgram(t *testing.T, program string, env ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindStringSubmatch(readFile(t, filepath.Join(root, "go.mod")))
-	if goVersion == nil {
-		t.Fatal("go.mod has no go line")
+	goMod, err := callerGoMod("readme", root, readFile(t, filepath.Join(root, "go.mod")))
+	if err != nil {
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	files := map[string]string{
 		"main.go": program,
-		"go.mod": "module readme\n\ngo " + goVersion[1] + "\n\n" +
-			"require github.com/cardcat/cardcat v0.0.0\n\nreplace github.com/cardcat/cardcat => " + root + "\n",
-		"go.sum": readFile(t, filepath.Join(root, "go.sum")),
+		"go.mod":  goMod,
+		"go.sum":  readFile(t, filepath.Join(root, "go.sum")),
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
@@ -143,6 +143,27 @@ func runGoProgram(t *testing.T, program string, env ...string) string {
 		t.Fatalf("the README's program: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// callerGoMod is the go.mod of a module named module that requires this
+// one (at root, whose go.mod is rootGoMod) through a replace directive, the
+// way to use the client from a checkout. It also requires what this module
+// requires, at the same versions, so that its module graph is this one's:
+// without them the go command looks for go.mod files this module's pruned
+// graph never needs (go-jsonmerge's, which predates pruning), which an
+// offline build (GOPROXY=off) on a fresh module cache does not have.
+func callerGoMod(module, root, rootGoMod string) (string, error) {
+	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindStringSubmatch(rootGoMod)
+	if goVersion == nil {
+		return "", fmt.Errorf("go.mod has no go line")
+	}
+	var b strings.Builder
+	b.WriteString("module " + module + "\n\ngo " + goVersion[1] + "\n\n")
+	for _, req := range regexp.MustCompile(`(?ms)^require \(.*?^\)$`).FindAllString(rootGoMod, -1) {
+		b.WriteString(req + "\n\n")
+	}
+	b.WriteString("require github.com/cardcat/cardcat v0.0.0\n\nreplace github.com/cardcat/cardcat => " + root + "\n")
+	return b.String(), nil
 }
 
 func readFile(t *testing.T, file string) string {

@@ -378,16 +378,12 @@ func buildGoSamples(t *testing.T, root string, ops []samplegen.Operation) (strin
 	if err != nil {
 		return "", err
 	}
-	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindStringSubmatch(goMod)
-	if goVersion == nil {
-		return "", fmt.Errorf("go.mod has no go line")
+	callerMod, err := callerGoMod("samples", root, goMod)
+	if err != nil {
+		return "", err
 	}
 	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod": "module samples\n\ngo " + goVersion[1] + "\n\n" +
-			"require github.com/cardcat/cardcat v0.0.0\n\nreplace github.com/cardcat/cardcat => " + root + "\n",
-		"go.sum": goSum,
-	}
+	files := map[string]string{"go.mod": callerMod, "go.sum": goSum}
 	var imports, cases strings.Builder
 	for i, op := range ops {
 		src, err := read(filepath.Join("samples", "go", op.ID, "main.go"))
