@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"context"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -248,93 +249,132 @@ func siftDown(h []uint32, i int) {
 }
 
 // wordMatcher yields, in ascending order, the refs whose name holds every
-// word: it walks the shortest posting list of the words' grams, a chunk at
-// a time, keeps the refs that the dense lists' bitsets and the other lists
-// (galloping) hold, and checks the surviving names when a word is longer
-// than 3 bytes (for shorter words the lists are the answer; for longer
-// ones the lists are only a filter, so the least useful are left out).
+// word. Each word gives posting lists (see searchIndex): a word of 3 bytes
+// its gram's list, another word the lists of the tokens holding it; either
+// way the refs in them are exactly the refs holding the word. A word of
+// more than 3 bytes inside too many tokens (more than wideWord) gives the
+// lists of its two rarest grams instead, which every name holding it is in,
+// and is checked on the names the lists leave; a wide word of 1 or 2 bytes
+// is only checked on the names. The matcher walks the lists of the word
+// with the fewest refs, a chunk at a time, keeps the refs that the other
+// words' lists hold (by bitset or galloping), then checks the names.
 type wordMatcher struct {
 	ix     *searchIndex
-	words  []string
-	drive  []uint32    // the shortest list, walked
-	at     int         // position in drive
-	checks []gramCheck // the other lists, the most telling first
+	drive  refUnion
+	checks []wordCheck // the other words' lists, the most telling first
+	verify []string    // words checked on the names
 	cand   []uint32    // refs of drive that passed every check, to verify
 	candAt int
+	done   bool
 	// touched keeps the loads of touchNames from being optimized away.
 	touched byte
-	// verify is set when a word is longer than a gram, so that holding
-	// all its grams does not prove that a name holds the word.
-	verify bool
 }
 
-// gramCheck tells whether a ref is in a posting list: by the list's bitset
-// when it has one, else by galloping on from the last position.
-type gramCheck struct {
-	bits []uint64
-	list []uint32
-	pos  int
+// wordLists is lists that hold every ref holding a word: a ref holding the
+// word is in one of them.
+type wordLists struct {
+	word  string
+	lists []uint32 // list numbers
+	size  int      // refs in all of them
+	exact bool     // the refs in them all hold the word
 }
 
+// maxCheckLists is the most lists a word other than the walked one may have
+// for them to be checked; a word in more tokens is checked on the names.
+const maxCheckLists = 4
+
+// matchWords returns the matcher of the words of qn.
 func (ix *searchIndex) matchWords(qn string) *wordMatcher {
-	m := &wordMatcher{ix: ix}
-	type gramList struct {
-		l    []uint32
-		id   uint32
-		word int
-	}
-	var all []gramList
-	add := func(g string) {
-		l, id := ix.list(g)
-		if len(l) > 0 && slices.ContainsFunc(all, func(o gramList) bool { return len(o.l) > 0 && o.id == id }) {
-			return // a gram repeated in the query
-		}
-		all = append(all, gramList{l, id, len(m.words) - 1})
-	}
-	for _, w := range strings.Split(qn, " ") {
-		if w == "" || slices.Contains(m.words, w) {
+	m := &wordMatcher{ix: ix, done: true}
+	words := strings.Split(qn, " ")
+	words = slices.DeleteFunc(words, func(w string) bool { return w == "" })
+	slices.SortFunc(words, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	words = slices.Compact(words)
+	var terms []wordLists
+	size := func(k uint32) int { return int(ix.postOff[k+1] - ix.postOff[k]) }
+	for i, w := range words {
+		// A word inside a longer word of the query adds nothing.
+		if slices.ContainsFunc(words[:i], func(o string) bool { return strings.Contains(o, w) }) {
 			continue
 		}
-		m.words = append(m.words, w)
-		m.verify = m.verify || len(w) > 3
+		if len(w) == 3 {
+			k, ok := ix.gramList(w)
+			if !ok {
+				return m // no name holds w
+			}
+			terms = append(terms, wordLists{word: w, lists: []uint32{k}, size: size(k), exact: true})
+			continue
+		}
+		lo, hi := ix.suffixRange(w)
+		if lo == hi {
+			return m
+		}
+		if hi-lo <= ix.wideWord {
+			t := wordLists{word: w, lists: slices.Compact(slices.Sorted(slices.Values(ix.sufTok[lo:hi]))), exact: true}
+			for _, k := range t.lists {
+				t.size += size(k)
+			}
+			terms = append(terms, t)
+			continue
+		}
+		m.verify = append(m.verify, w)
 		if len(w) < 3 {
-			add(w)
 			continue
 		}
-		for i := 0; i+3 <= len(w); i++ {
-			add(w[i : i+3])
+		var grams []uint32
+		for j := 0; j+3 <= len(w); j++ {
+			k, ok := ix.gramList(w[j : j+3])
+			if !ok {
+				return m
+			}
+			grams = append(grams, k)
+		}
+		slices.SortFunc(grams, func(a, b uint32) int { return cmp.Or(cmp.Compare(size(a), size(b)), cmp.Compare(a, b)) })
+		grams = slices.Compact(grams)
+		for _, k := range grams[:min(2, len(grams))] {
+			terms = append(terms, wordLists{word: w, lists: []uint32{k}, size: size(k)})
 		}
 	}
-	if len(all) == 0 {
+	m.done = false
+	if len(terms) == 0 {
+		m.drive.all = uint32(len(ix.nameOff) - 1) // only short wide words: read every name
 		return m
 	}
-	// Walk the shortest list. The grams of the walked list's own word
-	// mostly come together with it (every gram of "gohan" is in the same
-	// names), so the other words' lists, shortest first, reject sooner.
-	slices.SortStableFunc(all, func(a, b gramList) int { return len(a.l) - len(b.l) })
-	m.drive = all[0].l
-	if len(m.drive) == 0 {
-		return m // a gram no name holds
+	// Walk the lists with the fewest refs; check the others, fewest
+	// first: they reject the most at the least cost.
+	slices.SortStableFunc(terms, func(a, b wordLists) int { return cmp.Compare(a.size, b.size) })
+	lists := make([][]uint32, len(terms[0].lists))
+	for i, k := range terms[0].lists {
+		lists[i] = ix.list(k)
 	}
-	rest := all[1:]
-	slices.SortStableFunc(rest, func(a, b gramList) int {
-		return cmp.Compare(b2i(a.word == all[0].word), b2i(b.word == all[0].word))
-	})
-	// When the names are verified, the lists only spare verifications:
-	// past the two shortest lists of a word, a gram adds little (the
-	// names holding two grams of a word mostly hold the word) and a list
-	// without a bitset costs a gallop per ref, so it is left out.
-	galloped := make([]int, len(m.words))
-	galloped[all[0].word]++
-	for _, g := range rest {
-		c := gramCheck{bits: ix.dense.bitset(g.id), list: g.l}
-		if c.bits == nil {
-			if m.verify && galloped[g.word] >= 2 {
-				continue
-			}
-			galloped[g.word]++
+	m.drive.init(lists)
+	// When the walked list has a bitset, so have the lists of the words
+	// that are checked by one list (they are as long or longer, and the
+	// longest get bitsets first): their AND is the candidates, 64 refs a
+	// load, where a walk costs a check per ref of a list holding more than
+	// 1/64 of the cards.
+	if len(terms[0].lists) == 1 {
+		if b := ix.dense.bitset(terms[0].lists[0]); b != nil {
+			m.drive.bits = [][]uint64{b}
+		}
+	}
+	for _, t := range terms[1:] {
+		if len(t.lists) > maxCheckLists {
+			m.verify = append(m.verify, t.word) // cheaper on the names than by many lists
+			continue
+		}
+		if b := ix.dense.bitset(t.lists[0]); len(t.lists) == 1 && b != nil && m.drive.bits != nil {
+			m.drive.bits = append(m.drive.bits, b)
+			continue
+		}
+		c := wordCheck{}
+		for _, k := range t.lists {
+			c.lists = append(c.lists, listCheck{bits: ix.dense.bitset(k), list: ix.list(k)})
 		}
 		m.checks = append(m.checks, c)
+	}
+	if len(m.drive.bits) == 1 {
+		m.drive.bits = nil // one list: walking it is as cheap
 	}
 	return m
 }
@@ -346,7 +386,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-// matchChunk is how many refs of the walked list the matcher takes at a
+// matchChunk is how many refs of the walked lists the matcher takes at a
 // time: it runs each check over the whole chunk in a tight loop, which
 // costs less per ref than taking every check for each ref, and it looks at
 // ctx once a chunk.
@@ -357,31 +397,30 @@ func (m *wordMatcher) next(ctx context.Context) (uint32, bool, error) {
 		for m.candAt < len(m.cand) {
 			r := m.cand[m.candAt]
 			m.candAt++
-			if !m.verify || containsAll(m.ix.name(r), m.words) {
+			if len(m.verify) == 0 || containsAll(m.ix.name(r), m.verify) {
 				return r, true, nil
 			}
 		}
-		if m.at >= len(m.drive) {
+		if m.done {
 			return 0, false, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return 0, false, err
 		}
-		end := min(m.at+matchChunk, len(m.drive))
-		cand := append(m.cand[:0], m.drive[m.at:end]...)
-		m.at = end
+		var cand []uint32
+		cand, m.done = m.drive.take(m.cand[:0], matchChunk)
 		for i := range m.checks {
-			c := &m.checks[i]
-			cand = c.filter(cand)
-			if c.bits == nil && c.pos == len(c.list) {
-				m.at = len(m.drive) // no later ref is in this list
+			var exhausted bool
+			cand, exhausted = m.checks[i].filter(cand)
+			if exhausted {
+				m.done = true // no later ref is in this word's lists
 			}
 			if len(cand) == 0 {
 				break
 			}
 		}
 		m.cand, m.candAt = cand, 0
-		if m.verify {
+		if len(m.verify) > 0 {
 			m.touchNames(cand)
 		}
 	}
@@ -404,8 +443,166 @@ func (m *wordMatcher) touchNames(refs []uint32) {
 	m.touched += sum
 }
 
-// filter keeps the refs of cand, ascending, that are in the check's list.
-func (c *gramCheck) filter(cand []uint32) []uint32 {
+// refUnion yields the union of ascending posting lists in ascending order,
+// each ref once: one list is read in place, several are merged with a heap
+// of their heads; with all set, it yields 0..all-1. With bits set it
+// yields instead the refs in every one of those bitsets.
+type refUnion struct {
+	list  []uint32    // one list: what is left of it
+	heads []listCheck // several: a min-heap by the list's next ref (nil: none left)
+	all   uint32      // every ref below all (when no list is given)
+	next  uint32      // with all: the next ref; with bits: the next word
+	bits  [][]uint64
+}
+
+// bitsWords is the most bitset words take reads in one call, so that a
+// sparse AND still returns to look at ctx.
+const bitsWords = 4096
+
+func (u *refUnion) init(lists [][]uint32) {
+	if len(lists) == 1 {
+		u.list = lists[0]
+		return
+	}
+	for _, l := range lists {
+		if len(l) > 0 {
+			u.heads = append(u.heads, listCheck{list: l})
+		}
+	}
+	for i := len(u.heads)/2 - 1; i >= 0; i-- {
+		u.down(i)
+	}
+}
+
+// take appends up to k more refs to dst; done says that none is left.
+func (u *refUnion) take(dst []uint32, k int) (_ []uint32, done bool) {
+	start := len(dst)
+	switch {
+	case u.bits != nil:
+		first, n := u.bits[0], uint32(len(u.bits[0]))
+		end := min(u.next+bitsWords, n)
+		for ; u.next < end && len(dst)-start < k; u.next++ {
+			x := first[u.next]
+			for _, b := range u.bits[1:] {
+				x &= b[u.next]
+			}
+			for ; x != 0; x &= x - 1 {
+				dst = append(dst, u.next<<6|uint32(bits.TrailingZeros64(x)))
+			}
+		}
+		return dst, u.next == n
+	case u.heads != nil:
+		last, any := uint32(0), false
+		for len(u.heads) > 0 && k > 0 {
+			r := u.pop()
+			if any && r == last {
+				continue // a name with two tokens holding the word
+			}
+			dst, last, any = append(dst, r), r, true
+			k--
+		}
+		// The next take must not yield last again.
+		for len(u.heads) > 0 && any && u.heads[0].list[u.heads[0].pos] == last {
+			u.pop()
+		}
+		return dst, len(u.heads) == 0
+	case u.all > 0:
+		end := min(u.next+uint32(k), u.all)
+		for r := u.next; r < end; r++ {
+			dst = append(dst, r)
+		}
+		u.next = end
+		return dst, end == u.all
+	default:
+		k = min(k, len(u.list))
+		dst = append(dst, u.list[:k]...)
+		u.list = u.list[k:]
+		return dst, len(u.list) == 0
+	}
+}
+
+// pop takes the smallest head.
+func (u *refUnion) pop() uint32 {
+	h := &u.heads[0]
+	r := h.list[h.pos]
+	if h.pos++; h.pos == len(h.list) {
+		u.heads[0] = u.heads[len(u.heads)-1]
+		u.heads = u.heads[:len(u.heads)-1]
+	}
+	u.down(0)
+	return r
+}
+
+func (u *refUnion) down(i int) {
+	h := u.heads
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].list[h[r].pos] < h[l].list[h[l].pos] {
+			m = r
+		}
+		if h[i].list[h[i].pos] <= h[m].list[h[m].pos] {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// wordCheck tells whether a ref is in one of a word's lists.
+type wordCheck struct {
+	lists []listCheck
+}
+
+// filter keeps the refs of cand, ascending, that are in one of the word's
+// lists; exhausted says that no ref after cand's last can be.
+func (w *wordCheck) filter(cand []uint32) (kept []uint32, exhausted bool) {
+	if len(w.lists) == 1 {
+		c := &w.lists[0]
+		return c.filter(cand), c.bits == nil && c.pos == len(c.list)
+	}
+	k := 0
+	for _, r := range cand {
+		in := false
+		for i := range w.lists {
+			if w.lists[i].has(r) {
+				in = true
+				break
+			}
+		}
+		cand[k] = r
+		k += b2i(in)
+	}
+	exhausted = true
+	for i := range w.lists {
+		c := &w.lists[i]
+		exhausted = exhausted && c.bits == nil && c.pos == len(c.list)
+	}
+	return cand[:k], exhausted
+}
+
+// listCheck tells whether a ref is in a posting list: by the list's bitset
+// when it has one, else by galloping on from the last position (refs are
+// asked in ascending order).
+type listCheck struct {
+	bits []uint64
+	list []uint32
+	pos  int
+}
+
+func (c *listCheck) has(r uint32) bool {
+	if c.bits != nil {
+		return c.bits[r>>6]>>(r&63)&1 != 0
+	}
+	c.pos = gallop(c.list, c.pos, r)
+	return c.pos < len(c.list) && c.list[c.pos] == r
+}
+
+// filter keeps the refs of cand, ascending, that are in the list.
+func (c *listCheck) filter(cand []uint32) []uint32 {
 	k := 0
 	if b := c.bits; b != nil {
 		for _, r := range cand {

@@ -60,6 +60,7 @@ func BenchmarkSearch(b *testing.B) {
 	lat := make([]time.Duration, 0, 1<<16)
 	matches := 0
 	i := 0
+	cpu := processCPU()
 	for b.Loop() {
 		t0 := time.Now()
 		res, err := g.Search(ctx, qs[i%len(qs)])
@@ -71,6 +72,9 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		matches += len(res.Cards)
 		i++
+	}
+	if cpu := processCPU() - cpu; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
@@ -102,10 +106,14 @@ func BenchmarkSearchKinds(b *testing.B) {
 	ctx := context.Background()
 	for _, q := range []string{"goku", "son goku", "goku son", "so", "g", "S0123-04", "dra", "zqxgoku", "ancient lost dragon"} {
 		b.Run(q, func(b *testing.B) {
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := g.Search(ctx, q); err != nil {
 					b.Fatal(err)
 				}
+			}
+			if cpu := processCPU() - cpu; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})
 	}

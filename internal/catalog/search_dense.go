@@ -12,8 +12,7 @@ import (
 // cannot predict, and at 1M cards that intersection was a third of the
 // search time. A bitset of such a list answers "does it hold r" with one
 // load; it takes n/8 bytes, no more than twice the list itself when the list
-// holds at least n/64 refs. Within a budget, the lists of 3-byte grams come
-// first (every query word of 3 bytes or more uses them), longest first.
+// holds at least n/64 refs. Within a budget, the longest lists come first.
 
 // Defaults of the build: a list gets a bitset when it holds more than
 // 1/defaultDenseDiv of the cards, at most defaultDenseBudget bytes per card
@@ -40,7 +39,7 @@ func (d *denseLists) bitset(k uint32) []uint64 {
 }
 
 // buildDenseLists makes bitsets of at most maxLists lists of ix holding
-// more than n/div refs, trigram lists first and longest first.
+// more than n/div refs, longest first.
 func buildDenseLists(ix *searchIndex, n, div, maxLists int) denseLists {
 	d := denseLists{words: (n + 63) / 64}
 	if n == 0 || div <= 0 {
@@ -52,19 +51,8 @@ func buildDenseLists(ix *searchIndex, n, div, maxLists int) denseLists {
 			chosen = append(chosen, uint32(k))
 		}
 	}
-	// Trigram lists first: every query word of 3 bytes or more uses them,
-	// while only words of 1 or 2 bytes use the others.
 	size := func(k uint32) uint32 { return ix.postOff[k+1] - ix.postOff[k] }
-	short := func(k uint32) bool { return k < smallGrams }
-	slices.SortFunc(chosen, func(a, b uint32) int {
-		if short(a) != short(b) {
-			if short(a) {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Or(cmp.Compare(size(b), size(a)), cmp.Compare(a, b))
-	})
+	slices.SortFunc(chosen, func(a, b uint32) int { return cmp.Or(cmp.Compare(size(b), size(a)), cmp.Compare(a, b)) })
 	chosen = chosen[:min(len(chosen), maxLists)]
 	if len(chosen) == 0 {
 		return d

@@ -224,19 +224,23 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	}
 
 	variants := []struct {
-		name                                    string
-		headMin, headRefs, denseDiv, denseLists int
+		name                                              string
+		headMin, headRefs, denseDiv, denseLists, wideWord int
 	}{
-		{"defaults", defaultHeadMin, defaultHeadBudget * n, defaultDenseDiv, defaultDenseBudget * 8},
-		{"plain", 1 << 30, 0, 0, 0},
-		{"everything", headLen, 1000 * n, 1000, 1 << 20},
-		{"small budgets", headLen, 12 * headLen, 400, 5},
+		{"defaults", defaultHeadMin, defaultHeadBudget * n, defaultDenseDiv, defaultDenseBudget * 8, defaultWideWord},
+		{"plain", 1 << 30, 0, 0, 0, defaultWideWord},
+		{"everything", headLen, 1000 * n, 1000, 1 << 20, defaultWideWord},
+		{"small budgets", headLen, 12 * headLen, 400, 5, defaultWideWord},
+		// Every word in more than one token is checked on the names.
+		{"narrow words", defaultHeadMin, defaultHeadBudget * n, defaultDenseDiv, defaultDenseBudget * 8, 1},
+		// No word is wide: the unions of many lists.
+		{"wide words", defaultHeadMin, defaultHeadBudget * n, defaultDenseDiv, defaultDenseBudget * 8, 1 << 30},
 	}
 	ctx := context.Background()
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			b := newIndexBuilder(n)
-			b.headMin, b.headRefs, b.denseDiv, b.denseLists = v.headMin, v.headRefs, v.denseDiv, v.denseLists
+			b.headMin, b.headRefs, b.denseDiv, b.denseLists, b.wideWord = v.headMin, v.headRefs, v.denseDiv, v.denseLists, v.wideWord
 			for i := range names {
 				b.add(names[i], nums[i])
 			}

@@ -4,23 +4,44 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // searchIndex answers searches without scanning the names: the folded names
-// and card numbers in flat arenas, posting lists of card refs for every
-// 1-, 2- and 3-byte gram inside a word of a folded name (a query word of n
-// bytes looks up its grams of min(n, 3) bytes), and the refs sorted by
-// folded name and by folded number for prefix and exact matches. Every list
-// holds CardRefs in ascending order, which is the order of newer sets first.
+// and card numbers in flat arenas; the words of the names (tokens: the
+// space-separated pieces of a folded name), each distinct one once, with a
+// posting list of the cards whose name has it; every suffix of every token,
+// sorted, so that the tokens holding a query word are one range of them;
+// a posting list of every 3-byte gram inside a token; and the refs sorted
+// by folded name and by folded number for prefix and exact matches. Every
+// list holds CardRefs in ascending order, which is the order of newer sets
+// first.
+//
+// A query word holds no space, so it occurs in a folded name exactly when
+// it occurs inside one of the name's tokens: the cards matching a word are
+// the union of the posting lists of the tokens holding it, and no name has
+// to be read to know it. A short word such as "son" is inside many tokens
+// ("mason", "sonic", "season"); for a word of 3 bytes its gram's list is
+// that union, made at build.
 type searchIndex struct {
 	names   string   // folded names, back to back
 	nameOff []uint32 // name of ref i = names[nameOff[i]:nameOff[i+1]]
 	nums    string   // folded card numbers, back to back ("" for none)
 	numOff  []uint32
 
-	trigrams map[uint32]uint32 // 3-byte gram -> its list's number (from smallGrams on)
-	postOff  []uint32          // list k = post[postOff[k]:postOff[k+1]]
+	toks   string   // the distinct tokens, back to back, in byte order
+	tokOff []uint32 // token t = toks[tokOff[t]:tokOff[t+1]]
+	// Posting lists: list k = post[postOff[k]:postOff[k+1]]. Lists 0 to
+	// len(tokOff)-2 are the tokens'; then one per 3-byte gram, in the
+	// order of gramKeys.
+	postOff  []uint32
 	post     []uint32
+	gramKeys []uint32 // the grams' keys (gramKey), ascending
+	// The suffixes of the tokens that start on a rune, sorted by their
+	// bytes up to their token's end (ties by token): suffix i starts at
+	// toks[sufAt[i]] and belongs to token sufTok[i].
+	sufAt  []uint32
+	sufTok []uint32
 
 	byName []uint32 // refs sorted by (folded name, ref)
 	byNum  []uint32 // refs with a number, sorted by (folded number, ref)
@@ -31,23 +52,18 @@ type searchIndex struct {
 	// longest posting lists.
 	nameHeads, numHeads prefixHeads
 	dense               denseLists
+
+	// wideWord is the most tokens a query word may be found in for its
+	// posting lists to be used; a word in more (a letter or two, such as
+	// "e") is checked on the names instead. Not stored: set by build and
+	// by the snapshot's decoder (tests lower it).
+	wideWord int
 }
 
-// smallGrams is the number of 1- and 2-byte grams; their key is their list number.
-const smallGrams = 1 << 16
-
-// gram keys: 1 byte b0 -> b0; 2 bytes -> b0<<8|b1; 3 bytes -> b0<<16|b1<<8|b2.
-// Folded text holds no NUL byte, so the three kinds never collide.
-func gramKey(w string) uint32 {
-	switch len(w) {
-	case 1:
-		return uint32(w[0])
-	case 2:
-		return uint32(w[0])<<8 | uint32(w[1])
-	default:
-		return uint32(w[0])<<16 | uint32(w[1])<<8 | uint32(w[2])
-	}
-}
+// defaultWideWord: a word found in more tokens than this is checked on the
+// names (a union of more lists would cost more than reading the names of
+// the candidates that the other words leave).
+const defaultWideWord = 64
 
 func (ix *searchIndex) name(r uint32) string {
 	return ix.names[ix.nameOff[r]:ix.nameOff[r+1]]
@@ -57,27 +73,46 @@ func (ix *searchIndex) num(r uint32) string {
 	return ix.nums[ix.numOff[r]:ix.numOff[r+1]]
 }
 
-// list returns the posting list of a gram, nil when no name has it, and
-// the list's number (meaningful only when the list is not empty).
-func (ix *searchIndex) list(g string) ([]uint32, uint32) {
-	k := gramKey(g)
-	if len(g) == 3 {
-		id, ok := ix.trigrams[k]
-		if !ok {
-			return nil, 0
-		}
-		k = id
-	}
-	if int(k)+1 >= len(ix.postOff) {
-		return nil, 0
-	}
-	return ix.post[ix.postOff[k]:ix.postOff[k+1]], k
+func (ix *searchIndex) token(t uint32) string {
+	return ix.toks[ix.tokOff[t]:ix.tokOff[t+1]]
 }
 
-// bytes is the memory the index takes, roughly (maps at 16 bytes an entry).
+// list returns posting list k.
+func (ix *searchIndex) list(k uint32) []uint32 {
+	return ix.post[ix.postOff[k]:ix.postOff[k+1]:ix.postOff[k+1]]
+}
+
+// tokens is the number of tokens (the first lists are theirs).
+func (ix *searchIndex) tokens() uint32 { return uint32(max(len(ix.tokOff)-1, 0)) }
+
+// gramList returns the number of the posting list of the 3-byte gram g,
+// false when no token holds it.
+func (ix *searchIndex) gramList(g string) (uint32, bool) {
+	i, ok := slices.BinarySearch(ix.gramKeys, gramKey(g))
+	return ix.tokens() + uint32(i), ok
+}
+
+// gramKey packs a 3-byte gram into a number, in the gram's byte order.
+func gramKey(g string) uint32 { return uint32(g[0])<<16 | uint32(g[1])<<8 | uint32(g[2]) }
+
+// suffix returns suffix i of the sorted suffixes.
+func (ix *searchIndex) suffix(i int) string {
+	return ix.toks[ix.sufAt[i]:ix.tokOff[ix.sufTok[i]+1]]
+}
+
+// suffixRange returns the bounds of the suffixes starting with w: their
+// tokens are the tokens holding w.
+func (ix *searchIndex) suffixRange(w string) (lo, hi int) {
+	n := len(ix.sufAt)
+	lo = searchFirst(n, func(i int) bool { return ix.suffix(i) >= w })
+	hi = lo + searchFirst(n-lo, func(i int) bool { return !strings.HasPrefix(ix.suffix(lo+i), w) })
+	return lo, hi
+}
+
+// bytes is the memory the index takes, roughly.
 func (ix *searchIndex) bytes() int {
-	return len(ix.names) + len(ix.nums) + 4*(cap(ix.nameOff)+cap(ix.numOff)+cap(ix.postOff)+cap(ix.post)+
-		cap(ix.byName)+cap(ix.byNum)) + 16*len(ix.trigrams) + ix.extraBytes()
+	return len(ix.names) + len(ix.nums) + len(ix.toks) + 4*(cap(ix.nameOff)+cap(ix.numOff)+cap(ix.tokOff)+
+		cap(ix.postOff)+cap(ix.post)+cap(ix.gramKeys)+cap(ix.sufAt)+cap(ix.sufTok)+cap(ix.byName)+cap(ix.byNum)) + ix.extraBytes()
 }
 
 // extraBytes is the memory of the parts derived for speed only.
@@ -93,6 +128,7 @@ type indexBuilder struct {
 	// tests lower them to reach those parts with small catalogues).
 	headMin, headRefs    int // see buildPrefixHeads
 	denseDiv, denseLists int // see buildDenseLists
+	wideWord             int // see searchIndex.wideWord
 }
 
 func newIndexBuilder(n int) *indexBuilder {
@@ -104,6 +140,7 @@ func newIndexBuilder(n int) *indexBuilder {
 		headRefs:   defaultHeadBudget * n,
 		denseDiv:   defaultDenseDiv,
 		denseLists: defaultDenseBudget * 8,
+		wideWord:   defaultWideWord,
 	}
 }
 
@@ -115,25 +152,18 @@ func (b *indexBuilder) add(name, number string) {
 	b.numOff = append(b.numOff, uint32(len(b.nums)))
 }
 
-// forEachGram calls f with the key of every gram of every word of s.
-func forEachGram(s string, f func(key uint32, n int)) {
+// forEachToken calls f with every space-separated token of the folded s.
+func forEachToken(s string, f func(tok string)) {
 	for len(s) > 0 {
 		i := strings.IndexByte(s, ' ')
-		w := s
-		if i >= 0 {
-			w, s = s[:i], s[i+1:]
-		} else {
-			s = ""
+		if i < 0 {
+			f(s)
+			return
 		}
-		for j := 0; j < len(w); j++ {
-			f(uint32(w[j]), 1)
-			if j+1 < len(w) {
-				f(uint32(w[j])<<8|uint32(w[j+1]), 2)
-			}
-			if j+2 < len(w) {
-				f(uint32(w[j])<<16|uint32(w[j+1])<<8|uint32(w[j+2]), 3)
-			}
+		if i > 0 {
+			f(s[:i])
 		}
+		s = s[i+1:]
 	}
 }
 
@@ -143,55 +173,10 @@ func (b *indexBuilder) build() searchIndex {
 		nameOff:  b.nameOff,
 		nums:     string(b.nums),
 		numOff:   b.numOff,
-		trigrams: map[uint32]uint32{},
+		wideWord: b.wideWord,
 	}
 	n := uint32(len(b.nameOff) - 1)
-
-	// Two passes over the grams: count each list's length, then fill. A
-	// gram repeated inside one name counts once (last[k] remembers the
-	// last ref that counted it).
-	counts := make([]uint32, smallGrams, smallGrams+1<<14)
-	last := make([]uint32, smallGrams, smallGrams+1<<14)
-	listOf := func(key uint32, size int) uint32 {
-		if size < 3 {
-			return key
-		}
-		id, ok := ix.trigrams[key]
-		if !ok {
-			id = uint32(len(counts))
-			ix.trigrams[key] = id
-			counts = append(counts, 0)
-			last = append(last, 0)
-		}
-		return id
-	}
-	for r := uint32(0); r < n; r++ {
-		forEachGram(ix.name(r), func(key uint32, size int) {
-			k := listOf(key, size)
-			if last[k] != r+1 {
-				last[k] = r + 1
-				counts[k]++
-			}
-		})
-	}
-	ix.postOff = make([]uint32, len(counts)+1)
-	for k, c := range counts {
-		ix.postOff[k+1] = ix.postOff[k] + c
-	}
-	ix.post = make([]uint32, ix.postOff[len(counts)])
-	fill := counts // reused as each list's fill position
-	copy(fill, ix.postOff[:len(counts)])
-	clear(last)
-	for r := uint32(0); r < n; r++ {
-		forEachGram(ix.name(r), func(key uint32, size int) {
-			k := listOf(key, size)
-			if last[k] != r+1 {
-				last[k] = r + 1
-				ix.post[fill[k]] = r
-				fill[k]++
-			}
-		})
-	}
+	ix.buildTokens(n)
 
 	ix.byName = make([]uint32, n)
 	var withNum uint32
@@ -224,4 +209,124 @@ func (b *indexBuilder) build() searchIndex {
 	ix.numHeads = buildPrefixHeads(ix.byNum, ix.num, false, b.headMin, b.headRefs)
 	ix.dense = buildDenseLists(&ix, int(n), b.denseDiv, b.denseLists)
 	return ix
+}
+
+// buildTokens makes the tokens, their posting lists and their sorted
+// suffixes from the names of refs 0..n-1.
+func (ix *searchIndex) buildTokens(n uint32) {
+	// First pass: number the tokens as they come, and keep each name's
+	// token numbers (a token repeated in one name once).
+	ids := map[string]uint32{}
+	var first []string // token of each number
+	named := make([]uint32, 0, len(ix.names)/5)
+	namedOff := make([]uint32, 1, n+1)
+	for r := uint32(0); r < n; r++ {
+		start := len(named)
+		forEachToken(ix.name(r), func(tok string) {
+			id, ok := ids[tok]
+			if !ok {
+				id = uint32(len(first))
+				ids[tok] = id
+				first = append(first, tok)
+			}
+			if !slices.Contains(named[start:], id) {
+				named = append(named, id)
+			}
+		})
+		namedOff = append(namedOff, uint32(len(named)))
+	}
+
+	// Tokens in byte order; rank maps a first-pass number to its token.
+	order := make([]uint32, len(first))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(first[a], first[b]) })
+	rank := make([]uint32, len(first))
+	var toks []byte
+	ix.tokOff = make([]uint32, 1, len(first)+1)
+	for t, id := range order {
+		rank[id] = uint32(t)
+		toks = append(toks, first[id]...)
+		ix.tokOff = append(ix.tokOff, uint32(len(toks)))
+	}
+	ix.toks = string(toks)
+
+	// The 3-byte grams of the tokens, numbered in key order.
+	var keys []uint32
+	for _, tok := range first {
+		for j := 0; j+3 <= len(tok); j++ {
+			keys = append(keys, gramKey(tok[j:]))
+		}
+	}
+	slices.Sort(keys)
+	ix.gramKeys = slices.Clip(slices.Compact(keys))
+	grams := make([]uint32, 0, len(first)) // each token's grams' lists, by first-pass number
+	gramsOff := make([]uint32, 1, len(first)+1)
+	ntoks := uint32(len(first))
+	for _, tok := range first {
+		start := len(grams)
+		for j := 0; j+3 <= len(tok); j++ {
+			k, _ := slices.BinarySearch(ix.gramKeys, gramKey(tok[j:]))
+			if !slices.Contains(grams[start:], ntoks+uint32(k)) {
+				grams = append(grams, ntoks+uint32(k))
+			}
+		}
+		gramsOff = append(gramsOff, uint32(len(grams)))
+	}
+
+	// Posting lists: count, then fill in ref order. A name holds a gram
+	// once however many of its tokens hold it (last: the last ref counted).
+	nlists := int(ntoks) + len(ix.gramKeys)
+	ix.postOff = make([]uint32, nlists+1)
+	last := make([]uint32, nlists)
+	each := func(r uint32, f func(k uint32)) {
+		for _, id := range named[namedOff[r]:namedOff[r+1]] {
+			f(rank[id])
+			for _, k := range grams[gramsOff[id]:gramsOff[id+1]] {
+				if last[k] != r+1 {
+					last[k] = r + 1
+					f(k)
+				}
+			}
+		}
+	}
+	for r := uint32(0); r < n; r++ {
+		each(r, func(k uint32) { ix.postOff[k+1]++ })
+	}
+	for k := range nlists {
+		ix.postOff[k+1] += ix.postOff[k]
+	}
+	ix.post = make([]uint32, ix.postOff[nlists])
+	fill := slices.Clone(ix.postOff[:nlists])
+	clear(last)
+	for r := uint32(0); r < n; r++ {
+		each(r, func(k uint32) {
+			ix.post[fill[k]] = r
+			fill[k]++
+		})
+	}
+
+	// Suffixes: every rune start of every token (a query word starts on a
+	// rune, so no suffix starting inside one can hold it).
+	for t := range ntoks {
+		for j := ix.tokOff[t]; j < ix.tokOff[t+1]; j++ {
+			if utf8.RuneStart(ix.toks[j]) {
+				ix.sufAt = append(ix.sufAt, j)
+				ix.sufTok = append(ix.sufTok, t)
+			}
+		}
+	}
+	idx := make([]uint32, len(ix.sufAt))
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	slices.SortFunc(idx, func(a, b uint32) int {
+		return cmp.Or(strings.Compare(ix.suffix(int(a)), ix.suffix(int(b))), cmp.Compare(ix.sufTok[a], ix.sufTok[b]))
+	})
+	at, tok := make([]uint32, len(idx)), make([]uint32, len(idx))
+	for i, k := range idx {
+		at[i], tok[i] = ix.sufAt[k], ix.sufTok[k]
+	}
+	ix.sufAt, ix.sufTok = at, tok
 }

@@ -170,17 +170,18 @@ func TestSearchTruncation(t *testing.T) {
 }
 
 func TestSearchDeadline(t *testing.T) {
-	// Every name holds the trigrams of "abcde" but not the word, so the
-	// search must check every name: long enough to notice the context.
-	s := mustSnapshot(t, bulkCatalog(20000, func(i int) string { return fmt.Sprintf("abcz bcde %d", i) },
+	// Half the names hold "abcz", the other half "bcde", none both: the
+	// search walks one half through the other's list, long enough to
+	// notice the context.
+	s := mustSnapshot(t, bulkCatalog(20000, func(i int) string { return fmt.Sprintf("%s x%d", []string{"abcz", "bcde"}[i%2], i) },
 		func(int) string { return "" }))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := s.Game("dbs").Search(ctx, "abcde")
+	_, err := s.Game("dbs").Search(ctx, "abcz bcde")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
-	res, err := s.Game("dbs").Search(context.Background(), "abcde")
+	res, err := s.Game("dbs").Search(context.Background(), "abcz bcde")
 	if err != nil || len(res.Cards) != 0 {
 		t.Errorf("got %d cards, %v", len(res.Cards), err)
 	}

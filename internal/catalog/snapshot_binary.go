@@ -17,7 +17,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 2 // 2: the cards' body tags (bodyTags)
+const SnapshotEncoding = 3 // 2: the cards' body tags (bodyTags); 3: the search index by tokens
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -127,9 +127,13 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 	w.U32s(ix.nameOff)
 	w.String(ix.nums)
 	w.U32s(ix.numOff)
-	writeMap32(w, ix.trigrams)
+	w.String(ix.toks)
+	w.U32s(ix.tokOff)
 	w.U32s(ix.postOff)
 	w.U32s(ix.post)
+	w.U32s(ix.gramKeys)
+	w.U32s(ix.sufAt)
+	w.U32s(ix.sufTok)
 	w.U32s(ix.byName)
 	w.U32s(ix.byNum)
 	for _, h := range []*prefixHeads{&ix.nameHeads, &ix.numHeads} {
@@ -338,8 +342,10 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	ix := &gs.index
 	ix.names, ix.nameOff = r.String(), r.U32s()
 	ix.nums, ix.numOff = r.String(), r.U32s()
-	ix.trigrams = orEmpty(readMap32(r, 1<<32-1, "trigrams"))
-	ix.postOff, ix.post = r.U32s(), r.U32s()
+	ix.toks, ix.tokOff = r.String(), r.U32s()
+	ix.postOff, ix.post, ix.gramKeys = r.U32s(), r.U32s(), r.U32s()
+	ix.sufAt, ix.sufTok = r.U32s(), r.U32s()
+	ix.wideWord = defaultWideWord
 	ix.byName, ix.byNum = r.U32s(), r.U32s()
 	for _, h := range []*prefixHeads{&ix.nameHeads, &ix.numHeads} {
 		h.min = int(count(r, 1<<31-1, "head minimum"))
@@ -400,12 +406,16 @@ func (gs *GameSnapshot) check() error {
 	if !offsets(ix.nameOff, n, len(ix.names)) || !offsets(ix.numOff, n, len(ix.nums)) {
 		return fmt.Errorf("name or number offsets out of range")
 	}
-	if !offsets(ix.postOff, uint32(max(len(ix.postOff)-1, 0)), len(ix.post)) {
-		return fmt.Errorf("posting list offsets out of range")
+	ntoks := uint32(max(len(ix.tokOff)-1, 0))
+	if !offsets(ix.tokOff, ntoks, len(ix.toks)) || !offsets(ix.postOff, ntoks+uint32(len(ix.gramKeys)), len(ix.post)) {
+		return fmt.Errorf("token or posting list offsets out of range")
 	}
-	for _, id := range ix.trigrams {
-		if id < smallGrams || int(id)+1 >= len(ix.postOff) {
-			return fmt.Errorf("trigram list %d out of range", id)
+	if len(ix.sufAt) != len(ix.sufTok) {
+		return fmt.Errorf("%d suffixes with %d tokens", len(ix.sufAt), len(ix.sufTok))
+	}
+	for i, t := range ix.sufTok {
+		if t >= ntoks || ix.sufAt[i] < ix.tokOff[t] || ix.sufAt[i] >= ix.tokOff[t+1] {
+			return fmt.Errorf("suffix %d out of its token", i)
 		}
 	}
 	if !refsBelow(ix.post, n) || !refsBelow(ix.byName, n) || !refsBelow(ix.byNum, n) || len(ix.byName) != int(n) || len(ix.byNum) > int(n) {
