@@ -53,8 +53,8 @@ func (g *GameSnapshot) Search(ctx context.Context, q string) (SearchResult, erro
 	res := SearchResult{Cards: make([]CardRef, len(refs)), Truncated: truncated}
 	for i, r := range refs {
 		res.Cards[i] = CardRef(r)
-		tcg := g.cards[r].flags&flagTCG != 0
-		cm := g.cards[r].flags&flagCM != 0
+		tcg := g.sources[r]&flagTCG != 0
+		cm := g.sources[r]&flagCM != 0
 		switch {
 		case tcg && cm:
 			res.Counts.Both++

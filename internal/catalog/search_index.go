@@ -73,10 +73,6 @@ func (ix *searchIndex) num(r uint32) string {
 	return ix.nums[ix.numOff[r]:ix.numOff[r+1]]
 }
 
-func (ix *searchIndex) token(t uint32) string {
-	return ix.toks[ix.tokOff[t]:ix.tokOff[t+1]]
-}
-
 // list returns posting list k.
 func (ix *searchIndex) list(k uint32) []uint32 {
 	return ix.post[ix.postOff[k]:ix.postOff[k+1]:ix.postOff[k+1]]

@@ -55,6 +55,10 @@ type GameSnapshot struct {
 	// bodyTags are the first 8 bytes of each card body's BodyHash, made as
 	// the body is rendered: its ETag (CardTag).
 	bodyTags []uint64
+	// sources are each card's marketplaces (flagTCG, flagCM): a search
+	// counts them over up to 1,000 cards, a byte each rather than a
+	// cardEntry's cache line each.
+	sources []uint8
 
 	finishNames []string    // of the records' finishes
 	times       []time.Time // of the records' finishes
@@ -75,7 +79,6 @@ type cardEntry struct {
 	chunk, off, n uint32 // body chunks[chunk][off:off+n], then the record
 	layout        cardLayout
 	image         uint32 // TCGplayer productId of the card's image, 0 when it has none
-	flags         uint8
 }
 
 // cmID is a 64-hex Cardmarket id, decoded, and its card.
@@ -219,6 +222,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 	gs.sets = make([]ListedSet, len(order))
 	gs.cards = make([]cardEntry, len(gc.Cards))
 	gs.bodyTags = make([]uint64, len(gc.Cards))
+	gs.sources = make([]uint8, len(gc.Cards))
 	cmIDs := 0
 	for i := range gc.Cards {
 		if gc.Cards[i].CMID != "" || len(gc.Cards[i].ID) == CMLen {
@@ -307,13 +311,13 @@ func (gs *GameSnapshot) addCard(r *renderer, ref CardRef, set *Set, c *Card) err
 	e := cardEntry{chunk: uint32(len(r.chunks)), off: uint32(len(r.buf)), n: uint32(n), layout: layout}
 	r.buf = append(r.buf, r.scratch...)
 	if c.OnTCG() {
-		e.flags |= flagTCG
+		gs.sources[ref] |= flagTCG
 		if c.ImageCount > 0 {
 			e.image = uint32(c.TCGProductID)
 		}
 	}
 	if c.OnCM() {
-		e.flags |= flagCM
+		gs.sources[ref] |= flagCM
 	}
 	gs.cards[ref] = e
 

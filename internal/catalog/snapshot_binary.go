@@ -17,7 +17,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 3 // 2: the cards' body tags (bodyTags); 3: the search index by tokens
+const SnapshotEncoding = 3 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -95,6 +95,7 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 		w.U32s(col)
 	}
 	w.U64s(g.bodyTags)
+	w.Bytes(g.sources)
 
 	w.Uvarint(uint64(len(g.finishNames)))
 	for _, n := range g.finishNames {
@@ -159,7 +160,6 @@ var cardColumns = []struct {
 	{func(e *cardEntry) uint32 { return e.layout.cPrices[0] }, func(e *cardEntry, v uint32) { e.layout.cPrices[0] = v }},
 	{func(e *cardEntry) uint32 { return e.layout.cPrices[1] }, func(e *cardEntry, v uint32) { e.layout.cPrices[1] = v }},
 	{func(e *cardEntry) uint32 { return e.image }, func(e *cardEntry, v uint32) { e.image = v }},
-	{func(e *cardEntry) uint32 { return uint32(e.flags) }, func(e *cardEntry, v uint32) { e.flags = uint8(v) }},
 }
 
 // writeMap64 writes a map as its sorted keys, then their values.
@@ -293,6 +293,9 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	ncards := uint32(len(gs.cards))
 	if gs.bodyTags = r.U64s(); r.Err() == nil && len(gs.bodyTags) != len(gs.cards) {
 		r.Failf("%d body tags for %d cards", len(gs.bodyTags), len(gs.cards))
+	}
+	if gs.sources = r.Bytes(); r.Err() == nil && len(gs.sources) != len(gs.cards) {
+		r.Failf("%d sources for %d cards", len(gs.sources), len(gs.cards))
 	}
 
 	nnames := r.Len(1)
