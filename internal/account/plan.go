@@ -43,6 +43,10 @@ type planTerms struct {
 	// voluntary: the buyer chooses the monthly amount, at least the
 	// operator's minimum (Coffee, the spec's "voluntary payment").
 	voluntary bool
+	// alerts and webhooks: how many price alerts and webhook endpoints an
+	// account on the plan may keep (issue 25); Business's are the
+	// operator's, by contract (AlertLimits).
+	alerts, webhooks int
 }
 
 // PaidScope is what of the paid endpoints a plan opens without a trial.
@@ -61,12 +65,12 @@ const (
 
 // plans is the one plan table (SPEC.md, "Limits"), in the spec's order.
 var plans = [...]planTerms{
-	{Free, "Free", ratelimit.Limits{Hour: 100, Day: 1000}, false, PaidNone, "0 EUR per month", true, false, false},
-	{EarlyAccess, "Early Access", ratelimit.Limits{Hour: 1000, Day: 10000}, false, PaidNone, "closed", false, false, false},
-	{Coffee, "Coffee", ratelimit.Limits{Hour: 1000, Day: 10000}, true, PaidNone, "voluntary payment", true, true, true},
-	{Pro, "Pro", ratelimit.Limits{Hour: 5000, Day: 50000}, false, PaidOriginalGames, "20 EUR per month", true, true, false},
-	{Ultra, "Ultra", ratelimit.Limits{Hour: 7000, Day: 70000}, false, PaidAll, "29 EUR per month", true, true, false},
-	{Business, "Business", ratelimit.Limits{Hour: 10000, Day: 100000}, true, PaidAll, "on contact", true, false, false},
+	{Free, "Free", ratelimit.Limits{Hour: 100, Day: 1000}, false, PaidNone, "0 EUR per month", true, false, false, 3, 0},
+	{EarlyAccess, "Early Access", ratelimit.Limits{Hour: 1000, Day: 10000}, false, PaidNone, "closed", false, false, false, 3, 0},
+	{Coffee, "Coffee", ratelimit.Limits{Hour: 1000, Day: 10000}, true, PaidNone, "voluntary payment", true, true, true, 100, 3},
+	{Pro, "Pro", ratelimit.Limits{Hour: 5000, Day: 50000}, false, PaidOriginalGames, "20 EUR per month", true, true, false, 100, 3},
+	{Ultra, "Ultra", ratelimit.Limits{Hour: 7000, Day: 70000}, false, PaidAll, "29 EUR per month", true, true, false, 1000, 10},
+	{Business, "Business", ratelimit.Limits{Hour: 10000, Day: 100000}, true, PaidAll, "on contact", true, false, false, DefaultBusinessAlerts, 50},
 }
 
 // Plans lists every plan in the order of the spec's table.
@@ -185,4 +189,20 @@ func CheckLimits(p Plan, hour, day int64) error {
 		return fmt.Errorf("%s limits are at least %d/hour and %d/day", p, floor.Hour, floor.Day)
 	}
 	return nil
+}
+
+// DefaultBusinessAlerts is how many alerts a Business account keeps unless
+// the operator's contract says otherwise (--alerts-business-max).
+const DefaultBusinessAlerts = 10_000
+
+// AlertLimits are how many price alerts and webhook endpoints an account on
+// the plan may keep: Free (and the closed Early Access) 3 alerts and no
+// webhook, the paid plans more; Business's alerts are businessAlerts (the
+// operator's setting, by contract), or DefaultBusinessAlerts when it is 0.
+func (p Plan) AlertLimits(businessAlerts int) (alerts, webhooks int) {
+	t := p.terms()
+	if p == Business && businessAlerts > 0 {
+		return businessAlerts, t.webhooks
+	}
+	return t.alerts, t.webhooks
 }

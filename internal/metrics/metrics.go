@@ -11,7 +11,9 @@
 //   - the served catalogue: Catalogue, read at scrape time (catalogue.go);
 //   - the Redis limiter: RedisFallback and RedisRoundTrip (limiter.go);
 //   - image requests: Image (images.go);
-//   - ingests run inside the server: RecordIngest (ingest.go).
+//   - ingests run inside the server: RecordIngest (ingest.go);
+//   - price alerts and webhook deliveries: AlertsEvaluated, WebhookAttempt
+//     (webhooks.go).
 package metrics
 
 import (
@@ -39,7 +41,8 @@ type Metrics struct {
 
 	redisRTT prometheus.Histogram // registered by RedisFallback, when the limiter is Redis
 
-	ingest ingestMetrics
+	ingest   ingestMetrics
+	webhooks webhookMetrics
 }
 
 // New returns the metrics of one server, with the Go runtime and process
@@ -85,6 +88,7 @@ func New(now func() time.Time) *Metrics {
 	m.ingest = newIngestMetrics()
 	m.reg.MustRegister(m.requests, m.durations, decision, img)
 	m.ingest.register(m.reg)
+	m.webhooks.register(m.reg)
 	return m
 }
 

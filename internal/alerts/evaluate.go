@@ -1,0 +1,254 @@
+package alerts
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/store"
+)
+
+// LockName is the store lock under which one replica evaluates a version
+// (store.Locker: PostgreSQL's advisory lock, SQLite's lock file).
+const LockName = "alerts-evaluation"
+
+// Holds reports whether the rule holds for price, avg7 being the 7-day
+// average a move is measured against; ok is false when it cannot be told
+// (no price, or no average for a move), and the alert's state is kept.
+// Amounts are compared in cents, exactly: a move of N% is
+// |price - avg7| * 100 >= N * avg7.
+func (r Rule) Holds(price, avg7 catalog.Money) (holds, ok bool) {
+	if !price.OK {
+		return false, false
+	}
+	switch r.Kind {
+	case Above:
+		return price.Cents >= r.Cents, true
+	case Below:
+		return price.Cents <= r.Cents, true
+	case Move:
+		if !avg7.OK || avg7.Cents <= 0 {
+			return false, false
+		}
+		d := price.Cents - avg7.Cents
+		if d < 0 {
+			d = -d
+		}
+		return d*100 >= int64(r.Percent)*avg7.Cents, true
+	}
+	return false, false
+}
+
+// Step is an alert's next state for a price: an armed alert whose rule
+// holds fires and is disarmed; a disarmed one is re-armed when the rule
+// stops holding; a price that cannot be judged changes nothing. A new
+// alert is armed, so one whose rule holds at its first evaluation fires.
+func Step(armed bool, r Rule, price, avg7 catalog.Money) (nextArmed, fire bool) {
+	holds, ok := r.Holds(price, avg7)
+	switch {
+	case !ok:
+		return armed, false
+	case holds:
+		return false, armed
+	default:
+		return true, false
+	}
+}
+
+// Averages is the part of store.Store that gives TCGplayer's stored
+// 7-day means.
+type Averages interface {
+	TCGMarketAverages(ctx context.Context, game string, day time.Time) (store.TCGHistory, error)
+}
+
+// Evaluator evaluates every alert against each new catalogue version, once
+// per version across the replicas sharing a store.
+type Evaluator struct {
+	Alerts Store
+	// Catalog gives the TCGplayer 7-day averages (TCGMarketAverages) of
+	// the version's day.
+	Catalog Averages
+	// Lock takes the store's lock (LockName); ok is false when another
+	// replica evaluates.
+	Lock func(ctx context.Context) (unlock func(), ok bool, err error)
+	Now  func() time.Time
+	Log  *slog.Logger
+	// Batch is how many alerts are read and written at once (default 1000).
+	Batch int
+	// OnEvaluated, when set, is told each evaluation's result (metrics).
+	OnEvaluated func(Result)
+
+	next   atomic.Pointer[catalog.Snapshot]
+	signal chan struct{}
+}
+
+// Result is what one evaluation did.
+type Result struct {
+	Version   int64
+	Evaluated int // alerts evaluated
+	Fired     int // events written
+	Queued    int // deliveries queued
+	Skipped   bool
+}
+
+// Evaluate evaluates, under the store's lock, every alert not yet
+// evaluated at snap's version. Another replica holding the lock makes it a
+// no-op (Skipped); an alert evaluated already at this version (by another
+// replica, or before a restart) is not read again, and one written by
+// another in between is not written twice (RecordEvaluations' guard).
+func (e *Evaluator) Evaluate(ctx context.Context, snap *catalog.Snapshot) (Result, error) {
+	res := Result{Version: snap.Version}
+	if e.Lock != nil {
+		unlock, ok, err := e.Lock(ctx)
+		if err != nil {
+			return res, fmt.Errorf("alerts: evaluation lock: %w", err)
+		}
+		if !ok {
+			res.Skipped = true
+			return res, nil
+		}
+		defer unlock()
+	}
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	batch := e.Batch
+	if batch <= 0 {
+		batch = 1000
+	}
+	avgs := map[string]map[tcgKey]catalog.Money{} // by game, read once
+	var prices catalog.CardPrices
+	var after int64
+	for {
+		pending, err := e.Alerts.PendingAlerts(ctx, snap.Version, after, batch)
+		if err != nil {
+			return res, err
+		}
+		if len(pending) == 0 {
+			break
+		}
+		evs := make([]Evaluation, 0, len(pending))
+		created := now()
+		for i := range pending {
+			a := &pending[i]
+			after = a.ID
+			price, avg7, err := e.price(ctx, snap, a, &prices, avgs)
+			if err != nil {
+				return res, err
+			}
+			armed, fire := Step(a.Armed, a.Rule, price, avg7)
+			ev := Evaluation{AlertID: a.ID, Armed: armed, Price: price}
+			if !price.OK {
+				ev.Price = a.LastPrice // the last price known stays the next event's old one
+			}
+			if fire {
+				ev.Event = newEvent(a, snap.Version, created, a.LastPrice, price, avg7)
+			}
+			evs = append(evs, ev)
+		}
+		fired, queued, err := e.Alerts.RecordEvaluations(ctx, snap.Version, evs)
+		if err != nil {
+			return res, err
+		}
+		res.Evaluated += len(evs)
+		res.Fired += fired
+		res.Queued += queued
+	}
+	if e.OnEvaluated != nil {
+		e.OnEvaluated(res)
+	}
+	return res, nil
+}
+
+type tcgKey struct{ card, finish string }
+
+// price is a's price in snap and the 7-day average a move compares it
+// with: TCGplayer's market price and the mean of the stored daily points
+// of the version's day (store.TCGHistory's Avg7), Cardmarket's trend and
+// its avg7. A card or finish gone from the catalogue has no price.
+func (e *Evaluator) price(ctx context.Context, snap *catalog.Snapshot, a *Alert, p *catalog.CardPrices, avgs map[string]map[tcgKey]catalog.Money) (price, avg7 catalog.Money, err error) {
+	gs := snap.Game(a.Game)
+	if gs == nil {
+		return price, avg7, nil
+	}
+	r, ok := gs.LookupCard(a.CardID)
+	if !ok {
+		return price, avg7, nil
+	}
+	gs.CardPrices(r, p)
+	if a.Source == CM {
+		for _, c := range p.CM {
+			if c.Variant == a.Finish {
+				return c.Trend, c.Avg7, nil
+			}
+		}
+		return price, avg7, nil
+	}
+	for _, t := range p.TCG {
+		if t.SubType == a.Finish {
+			price = t.Market
+		}
+	}
+	if !price.OK || a.Rule.Kind != Move || e.Catalog == nil {
+		return price, avg7, nil
+	}
+	m, ok := avgs[a.Game]
+	if !ok {
+		h, err := e.Catalog.TCGMarketAverages(ctx, a.Game, snap.CreatedAt)
+		if err != nil {
+			return price, avg7, fmt.Errorf("alerts: TCGplayer averages of %s: %w", a.Game, err)
+		}
+		m = make(map[tcgKey]catalog.Money, len(h.Averages))
+		for _, av := range h.Averages {
+			m[tcgKey{av.CardID, av.Finish}] = av.Avg7
+		}
+		avgs[a.Game] = m
+	}
+	return price, m[tcgKey{a.CardID, a.Finish}], nil
+}
+
+// Notify asks Run to evaluate snap (the newest one asked wins); it never
+// blocks, so serve's holder calls it as it publishes a version.
+func (e *Evaluator) Notify(snap *catalog.Snapshot) {
+	e.next.Store(snap)
+	select {
+	case e.signal <- struct{}{}:
+	default:
+	}
+}
+
+// Start makes Notify's channel; call it before Notify and Run.
+func (e *Evaluator) Start() { e.signal = make(chan struct{}, 1) }
+
+// Run evaluates each version Notify names until ctx ends; a failure is
+// logged, and the next version evaluates what this one left.
+func (e *Evaluator) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.signal:
+		}
+		snap := e.next.Load()
+		if snap == nil {
+			continue
+		}
+		start := time.Now()
+		res, err := e.Evaluate(ctx, snap)
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				e.Log.Error("alerts not evaluated", "version", snap.Version, "err", err)
+			}
+		case res.Skipped:
+			e.Log.Debug("alerts evaluated by another replica", "version", snap.Version)
+		default:
+			e.Log.Info("alerts evaluated", "version", snap.Version, "alerts", res.Evaluated, "fired", res.Fired,
+				"queued", res.Queued, "took", time.Since(start).Round(time.Millisecond))
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package alerts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/catalog"
+)
+
+// EventPriceAlert is the type of an alert's firing.
+const EventPriceAlert = "price.alert"
+
+// Event is one firing of an alert, as kept in the store and sent to the
+// alert's webhook: Body is the JSON a receiver gets (docs/api.md,
+// "Webhooks").
+type Event struct {
+	ID        string // "evt_" + 24 hex: the same for the same alert and version
+	AccountID int64
+	AlertID   int64
+	WebhookID int64 // 0: none
+	Version   int64
+	Created   time.Time
+	Body      []byte
+}
+
+// EventID is the id of alert's event at version: derived, so that a
+// firing written twice (it is not: RecordEvaluations guards it) would be
+// one event.
+func EventID(alertID, version int64) string {
+	sum := sha256.Sum256([]byte("cardcat:event:" + strconv.FormatInt(alertID, 10) + ":" + strconv.FormatInt(version, 10)))
+	return "evt_" + hex.EncodeToString(sum[:12])
+}
+
+// eventBody is the JSON of a price.alert event.
+type eventBody struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Created   string          `json:"created"`
+	Version   int64           `json:"catalogue_version"`
+	Game      string          `json:"game"`
+	CardID    string          `json:"card_id"`
+	Source    Source          `json:"source"`
+	Variant   string          `json:"variant"`
+	OldPrice  json.RawMessage `json:"old_price"`
+	NewPrice  json.RawMessage `json:"new_price"`
+	Average7d json.RawMessage `json:"average_7d"`
+	Alert     eventAlert      `json:"alert"`
+}
+
+type eventAlert struct {
+	ID        int64           `json:"id"`
+	Rule      Kind            `json:"rule"`
+	Threshold json.RawMessage `json:"threshold,omitempty"`
+	Percent   int             `json:"percent,omitempty"`
+}
+
+// newEvent is a's firing at version: the price went from old to price
+// (avg7: the 7-day average the move is measured against).
+func newEvent(a *Alert, version int64, created time.Time, old, price, avg7 catalog.Money) *Event {
+	id := EventID(a.ID, version)
+	created = created.UTC().Truncate(time.Microsecond)
+	b := eventBody{
+		ID: id, Type: EventPriceAlert, Created: created.Format(time.RFC3339Nano), Version: version,
+		Game: a.Game, CardID: a.CardID, Source: a.Source, Variant: a.Finish,
+		OldPrice: old.AppendJSON(nil), NewPrice: price.AppendJSON(nil), Average7d: avg7.AppendJSON(nil),
+		Alert: eventAlert{ID: a.ID, Rule: a.Rule.Kind},
+	}
+	if a.Rule.Kind == Move {
+		b.Alert.Percent = a.Rule.Percent
+	} else {
+		b.Alert.Threshold = catalog.Cents(a.Rule.Cents).AppendJSON(nil)
+	}
+	body, err := json.Marshal(b)
+	if err != nil { // every field is a plain value
+		panic("alerts: event body: " + err.Error())
+	}
+	return &Event{ID: id, AccountID: a.AccountID, AlertID: a.ID, WebhookID: a.WebhookID, Version: version, Created: created, Body: body}
+}

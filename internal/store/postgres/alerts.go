@@ -1,0 +1,337 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cardcat/cardcat/internal/alerts"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/store/sqlrow"
+	"github.com/cardcat/cardcat/internal/webhooks"
+)
+
+var (
+	_ alerts.Store   = (*DB)(nil)
+	_ webhooks.Store = (*DB)(nil)
+)
+
+const alertColumns = `id, account_id, game, card_id, source, finish, rule, amount_cents, percent, webhook_id, paused,
+	created_at, armed, last_version, last_price`
+
+func scanAlert(rows pgx.Rows) (alerts.Alert, error) {
+	var a alerts.Alert
+	var price *int64
+	err := rows.Scan(&a.ID, &a.AccountID, &a.Game, &a.CardID, &a.Source, &a.Finish, &a.Rule.Kind, &a.Rule.Cents, &a.Rule.Percent,
+		&a.WebhookID, &a.Paused, &a.CreatedAt, &a.Armed, &a.LastVersion, &price)
+	a.CreatedAt = a.CreatedAt.UTC()
+	if price != nil {
+		a.LastPrice = catalog.Cents(*price)
+	}
+	return a, err
+}
+
+func nullMoney(m catalog.Money) any {
+	if !m.OK {
+		return nil
+	}
+	return m.Cents
+}
+
+// lockAccount serializes the writes that count an account's rows (a limit
+// checked and then inserted), across connections and replicas.
+func lockAccount(ctx context.Context, tx pgx.Tx, accountID int64) error {
+	_, err := tx.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, accountID)
+	return err
+}
+
+// CreateAlert inserts a unless its account has max alerts.
+func (db *DB) CreateAlert(ctx context.Context, a *alerts.Alert, max int) error {
+	a.CreatedAt = sqlrow.CreatedAt(a.CreatedAt)
+	a.Armed, a.LastVersion, a.LastPrice = true, 0, catalog.Money{}
+	return db.tx(ctx, "create alert", func(tx pgx.Tx) error {
+		if err := lockAccount(ctx, tx, a.AccountID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM alerts WHERE account_id = $1`, a.AccountID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= max {
+			return alerts.ErrLimit
+		}
+		if a.WebhookID != 0 {
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = $1 AND account_id = $2`, a.WebhookID, a.AccountID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("webhook %d: %w", a.WebhookID, alerts.ErrNotFound)
+			}
+		}
+		return tx.QueryRow(ctx, `INSERT INTO alerts (account_id, game, card_id, source, finish, rule, amount_cents, percent,
+	webhook_id, paused, created_at, armed, last_version, last_price) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true, 0, NULL)
+	RETURNING id`,
+			a.AccountID, a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent,
+			a.WebhookID, a.Paused, a.CreatedAt).Scan(&a.ID)
+	})
+}
+
+func (db *DB) readAlerts(ctx context.Context, what, query string, args ...any) ([]alerts.Alert, error) {
+	rows, err := db.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []alerts.Alert
+	for rows.Next() {
+		a, err := scanAlert(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: %s: %w", what, err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// Alerts are the account's alerts, oldest first.
+func (db *DB) Alerts(ctx context.Context, accountID int64) ([]alerts.Alert, error) {
+	return db.readAlerts(ctx, "alerts", `SELECT `+alertColumns+` FROM alerts WHERE account_id = $1 ORDER BY id`, accountID)
+}
+
+// PendingAlerts are the alerts to evaluate at version, after afterID.
+func (db *DB) PendingAlerts(ctx context.Context, version, afterID int64, limit int) ([]alerts.Alert, error) {
+	return db.readAlerts(ctx, "pending alerts", `SELECT `+alertColumns+` FROM alerts
+	WHERE id > $1 AND NOT paused AND last_version < $2 ORDER BY id LIMIT $3`, afterID, version, limit)
+}
+
+func (db *DB) changeAlert(ctx context.Context, what, query string, args ...any) error {
+	tag, err := db.pool.Exec(ctx, query, args...)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = alerts.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	return nil
+}
+
+// SetAlertPaused pauses or resumes one of the account's alerts.
+func (db *DB) SetAlertPaused(ctx context.Context, accountID, id int64, paused bool) error {
+	return db.changeAlert(ctx, "pause alert", `UPDATE alerts SET paused = $1 WHERE id = $2 AND account_id = $3`, paused, id, accountID)
+}
+
+// DeleteAlert deletes one of the account's alerts.
+func (db *DB) DeleteAlert(ctx context.Context, accountID, id int64) error {
+	return db.changeAlert(ctx, "delete alert", `DELETE FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID)
+}
+
+// RecordEvaluations writes the evaluations of version, each only once: the
+// conditional update takes the alert's row lock, so that of two replicas
+// writing the same alert at once, the second sees last_version moved and
+// writes nothing.
+func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (fired, queued int, err error) {
+	err = db.tx(ctx, "record alert evaluations", func(tx pgx.Tx) error {
+		fired, queued = 0, 0
+		for _, ev := range evs {
+			tag, err := tx.Exec(ctx, `UPDATE alerts SET armed = $1, last_version = $2, last_price = $3
+	WHERE id = $4 AND NOT paused AND last_version < $2`, ev.Armed, version, nullMoney(ev.Price), ev.AlertID)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 || ev.Event == nil {
+				continue
+			}
+			e := ev.Event
+			if _, err := tx.Exec(ctx, `INSERT INTO alert_events (id, account_id, alert_id, version, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
+				e.ID, e.AccountID, e.AlertID, e.Version, sqlrow.Time(e.Created), e.Body); err != nil {
+				return err
+			}
+			fired++
+			if e.WebhookID == 0 {
+				continue
+			}
+			tag, err = tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
+	SELECT $1, id, 'pending', 0, $2, $2 FROM webhook_endpoints WHERE id = $3 AND account_id = $4`,
+				e.ID, sqlrow.Time(e.Created), e.WebhookID, e.AccountID)
+			if err != nil {
+				return err
+			}
+			queued += int(tag.RowsAffected())
+		}
+		return nil
+	})
+	return fired, queued, err
+}
+
+// Events are the account's events, newest first.
+func (db *DB) Events(ctx context.Context, accountID int64, limit int) ([]alerts.Event, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id, account_id, alert_id, version, created_at, body FROM alert_events
+	WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, accountID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: events: %w", err)
+	}
+	defer rows.Close()
+	var out []alerts.Event
+	for rows.Next() {
+		var e alerts.Event
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.AlertID, &e.Version, &e.Created, &e.Body); err != nil {
+			return nil, fmt.Errorf("postgres: events: %w", err)
+		}
+		e.Created = e.Created.UTC()
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: events: %w", err)
+	}
+	return out, nil
+}
+
+// CreateEndpoint inserts e unless its account has max endpoints.
+func (db *DB) CreateEndpoint(ctx context.Context, e *webhooks.Endpoint, max int) error {
+	e.CreatedAt = sqlrow.CreatedAt(e.CreatedAt)
+	return db.tx(ctx, "create webhook endpoint", func(tx pgx.Tx) error {
+		if err := lockAccount(ctx, tx, e.AccountID); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE account_id = $1`, e.AccountID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= max {
+			return webhooks.ErrLimit
+		}
+		return tx.QueryRow(ctx, `INSERT INTO webhook_endpoints (account_id, url, secret, created_at) VALUES ($1, $2, $3, $4) RETURNING id`,
+			e.AccountID, e.URL, e.Secret, e.CreatedAt).Scan(&e.ID)
+	})
+}
+
+// Endpoints are the account's endpoints, oldest first.
+func (db *DB) Endpoints(ctx context.Context, accountID int64) ([]webhooks.Endpoint, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id, account_id, url, secret, created_at FROM webhook_endpoints WHERE account_id = $1 ORDER BY id`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: webhook endpoints: %w", err)
+	}
+	defer rows.Close()
+	var out []webhooks.Endpoint
+	for rows.Next() {
+		var e webhooks.Endpoint
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &e.CreatedAt); err != nil {
+			return nil, fmt.Errorf("postgres: webhook endpoints: %w", err)
+		}
+		e.CreatedAt = e.CreatedAt.UTC()
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: webhook endpoints: %w", err)
+	}
+	return out, nil
+}
+
+const deliveryColumns = `d.id, d.event_id, d.endpoint_id, w.url, w.secret, e.body, d.state, d.attempts, d.created_at, d.next_at`
+
+const deliveryJoin = ` JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN alert_events e ON e.id = d.event_id`
+
+func scanDelivery(sc interface{ Scan(...any) error }) (webhooks.Delivery, error) {
+	var d webhooks.Delivery
+	err := sc.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.URL, &d.Secret, &d.Body, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAt)
+	d.CreatedAt, d.NextAt = d.CreatedAt.UTC(), d.NextAt.UTC()
+	return d, err
+}
+
+// ClaimDelivery claims the delivery due first: SKIP LOCKED passes over the
+// rows other replicas are claiming at the same moment, so that each takes
+// another, and the lease (next_at of a delivering row) keeps it theirs
+// while they send it.
+func (db *DB) ClaimDelivery(ctx context.Context, now time.Time, lease time.Duration) (webhooks.Delivery, error) {
+	d, err := scanDelivery(db.pool.QueryRow(ctx, `WITH c AS (
+	SELECT id FROM webhook_deliveries WHERE state IN ('pending', 'delivering') AND next_at <= $1
+	ORDER BY next_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+), d AS (
+	UPDATE webhook_deliveries u SET state = 'delivering', attempts = u.attempts + 1, next_at = $2
+	FROM c WHERE u.id = c.id
+	RETURNING u.id, u.event_id, u.endpoint_id, u.state, u.attempts, u.created_at, u.next_at
+)
+SELECT `+deliveryColumns+` FROM d`+deliveryJoin, sqlrow.Time(now), sqlrow.Time(now.Add(lease))))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, webhooks.ErrNoDelivery
+	}
+	if err != nil {
+		return d, fmt.Errorf("postgres: claim webhook delivery: %w", err)
+	}
+	return d, nil
+}
+
+// FinishDelivery records an attempt of a claimed delivery and its state.
+func (db *DB) FinishDelivery(ctx context.Context, d webhooks.Delivery, a webhooks.Attempt, state webhooks.State, next time.Time) error {
+	if next.IsZero() {
+		next = a.At
+	}
+	err := db.tx(ctx, "finish webhook delivery", func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET state = $1, next_at = $2 WHERE id = $3 AND state = 'delivering' AND attempts = $4`,
+			string(state), sqlrow.Time(next), d.ID, d.Attempts)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return webhooks.ErrLeaseLost
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO webhook_attempts (delivery_id, n, at, status, duration_us, error, response) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			d.ID, a.N, sqlrow.Time(a.At), a.Status, a.Duration.Microseconds(), a.Error, a.Response)
+		return err
+	})
+	if errors.Is(err, webhooks.ErrLeaseLost) {
+		return webhooks.ErrLeaseLost
+	}
+	return err
+}
+
+// Deliveries are an event's deliveries, by ID.
+func (db *DB) Deliveries(ctx context.Context, eventID string) ([]webhooks.Delivery, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d`+deliveryJoin+` WHERE d.event_id = $1 ORDER BY d.id`, eventID)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: webhook deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []webhooks.Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: webhook deliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: webhook deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// Attempts are a delivery's attempts, first first.
+func (db *DB) Attempts(ctx context.Context, deliveryID int64) ([]webhooks.Attempt, error) {
+	rows, err := db.pool.Query(ctx, `SELECT delivery_id, n, at, status, duration_us, error, response FROM webhook_attempts
+	WHERE delivery_id = $1 ORDER BY n`, deliveryID)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: webhook attempts: %w", err)
+	}
+	defer rows.Close()
+	var out []webhooks.Attempt
+	for rows.Next() {
+		var a webhooks.Attempt
+		var us int64
+		if err := rows.Scan(&a.DeliveryID, &a.N, &a.At, &a.Status, &us, &a.Error, &a.Response); err != nil {
+			return nil, fmt.Errorf("postgres: webhook attempts: %w", err)
+		}
+		a.At, a.Duration = a.At.UTC(), time.Duration(us)*time.Microsecond
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: webhook attempts: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,344 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/alerts"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/store/sqlrow"
+	"github.com/cardcat/cardcat/internal/webhooks"
+)
+
+var (
+	_ alerts.Store   = (*DB)(nil)
+	_ webhooks.Store = (*DB)(nil)
+)
+
+const alertColumns = `id, account_id, game, card_id, source, finish, rule, amount_cents, percent, webhook_id, paused,
+	created_at, armed, last_version, last_price`
+
+func scanAlert(rows *sql.Rows) (alerts.Alert, error) {
+	var a alerts.Alert
+	var created int64
+	var price sql.NullInt64
+	err := rows.Scan(&a.ID, &a.AccountID, &a.Game, &a.CardID, &a.Source, &a.Finish, &a.Rule.Kind, &a.Rule.Cents, &a.Rule.Percent,
+		&a.WebhookID, &a.Paused, &created, &a.Armed, &a.LastVersion, &price)
+	a.CreatedAt = fromMicros(created)
+	a.LastPrice = catalog.Money{Cents: price.Int64, OK: price.Valid}
+	return a, err
+}
+
+func nullMoney(m catalog.Money) any {
+	if !m.OK {
+		return nil
+	}
+	return m.Cents
+}
+
+// CreateAlert inserts a unless its account has max alerts.
+func (db *DB) CreateAlert(ctx context.Context, a *alerts.Alert, max int) error {
+	a.CreatedAt = sqlrow.CreatedAt(a.CreatedAt)
+	a.Armed, a.LastVersion, a.LastPrice = true, 0, catalog.Money{}
+	return db.writeTx(ctx, "create alert", func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM alerts WHERE account_id = ?`, a.AccountID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= max {
+			return alerts.ErrLimit
+		}
+		if a.WebhookID != 0 {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = ? AND account_id = ?`, a.WebhookID, a.AccountID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("webhook %d: %w", a.WebhookID, alerts.ErrNotFound)
+			}
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO alerts (account_id, game, card_id, source, finish, rule, amount_cents, percent,
+	webhook_id, paused, created_at, armed, last_version, last_price) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 0, NULL)`,
+			a.AccountID, a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent,
+			a.WebhookID, a.Paused, micros(a.CreatedAt))
+		if err != nil {
+			return err
+		}
+		a.ID, err = res.LastInsertId()
+		return err
+	})
+}
+
+func (db *DB) readAlerts(ctx context.Context, what, query string, args ...any) ([]alerts.Alert, error) {
+	rows, err := db.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []alerts.Alert
+	for rows.Next() {
+		a, err := scanAlert(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: %s: %w", what, err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// Alerts are the account's alerts, oldest first.
+func (db *DB) Alerts(ctx context.Context, accountID int64) ([]alerts.Alert, error) {
+	return db.readAlerts(ctx, "alerts", `SELECT `+alertColumns+` FROM alerts WHERE account_id = ? ORDER BY id`, accountID)
+}
+
+// PendingAlerts are the alerts to evaluate at version, after afterID.
+func (db *DB) PendingAlerts(ctx context.Context, version, afterID int64, limit int) ([]alerts.Alert, error) {
+	return db.readAlerts(ctx, "pending alerts", `SELECT `+alertColumns+` FROM alerts
+	WHERE id > ? AND paused = 0 AND last_version < ? ORDER BY id LIMIT ?`, afterID, version, limit)
+}
+
+func (db *DB) changeAlert(ctx context.Context, what, query string, args ...any) error {
+	return db.writeTx(ctx, what, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, alerts.ErrNotFound)
+		}
+		return nil
+	})
+}
+
+func cmpErr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}
+
+// SetAlertPaused pauses or resumes one of the account's alerts.
+func (db *DB) SetAlertPaused(ctx context.Context, accountID, id int64, paused bool) error {
+	return db.changeAlert(ctx, "pause alert", `UPDATE alerts SET paused = ? WHERE id = ? AND account_id = ?`, paused, id, accountID)
+}
+
+// DeleteAlert deletes one of the account's alerts.
+func (db *DB) DeleteAlert(ctx context.Context, accountID, id int64) error {
+	return db.changeAlert(ctx, "delete alert", `DELETE FROM alerts WHERE id = ? AND account_id = ?`, id, accountID)
+}
+
+// RecordEvaluations writes the evaluations of version, each only once.
+func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (fired, queued int, err error) {
+	err = db.writeTx(ctx, "record alert evaluations", func(tx *sql.Tx) error {
+		fired, queued = 0, 0
+		for _, ev := range evs {
+			res, err := tx.ExecContext(ctx, `UPDATE alerts SET armed = ?, last_version = ?, last_price = ?
+	WHERE id = ? AND paused = 0 AND last_version < ?`, ev.Armed, version, nullMoney(ev.Price), ev.AlertID, version)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			if n == 0 || ev.Event == nil {
+				continue
+			}
+			e := ev.Event
+			if _, err := tx.ExecContext(ctx, `INSERT INTO alert_events (id, account_id, alert_id, version, created_at, body) VALUES (?, ?, ?, ?, ?, ?)`,
+				e.ID, e.AccountID, e.AlertID, e.Version, micros(e.Created), e.Body); err != nil {
+				return err
+			}
+			fired++
+			if e.WebhookID == 0 {
+				continue
+			}
+			res, err = tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
+	SELECT ?, id, 'pending', 0, ?, ? FROM webhook_endpoints WHERE id = ? AND account_id = ?`,
+				e.ID, micros(e.Created), micros(e.Created), e.WebhookID, e.AccountID)
+			if err != nil {
+				return err
+			}
+			if n, err = res.RowsAffected(); err != nil {
+				return err
+			}
+			queued += int(n)
+		}
+		return nil
+	})
+	return fired, queued, err
+}
+
+// Events are the account's events, newest first.
+func (db *DB) Events(ctx context.Context, accountID int64, limit int) ([]alerts.Event, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, account_id, alert_id, version, created_at, body FROM alert_events
+	WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, accountID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: events: %w", err)
+	}
+	defer rows.Close()
+	var out []alerts.Event
+	for rows.Next() {
+		var e alerts.Event
+		var created int64
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.AlertID, &e.Version, &created, &e.Body); err != nil {
+			return nil, fmt.Errorf("sqlite: events: %w", err)
+		}
+		e.Created = fromMicros(created)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: events: %w", err)
+	}
+	return out, nil
+}
+
+// CreateEndpoint inserts e unless its account has max endpoints.
+func (db *DB) CreateEndpoint(ctx context.Context, e *webhooks.Endpoint, max int) error {
+	e.CreatedAt = sqlrow.CreatedAt(e.CreatedAt)
+	return db.writeTx(ctx, "create webhook endpoint", func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_endpoints WHERE account_id = ?`, e.AccountID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= max {
+			return webhooks.ErrLimit
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO webhook_endpoints (account_id, url, secret, created_at) VALUES (?, ?, ?, ?)`,
+			e.AccountID, e.URL, e.Secret, micros(e.CreatedAt))
+		if err != nil {
+			return err
+		}
+		e.ID, err = res.LastInsertId()
+		return err
+	})
+}
+
+// Endpoints are the account's endpoints, oldest first.
+func (db *DB) Endpoints(ctx context.Context, accountID int64) ([]webhooks.Endpoint, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, account_id, url, secret, created_at FROM webhook_endpoints WHERE account_id = ? ORDER BY id`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: webhook endpoints: %w", err)
+	}
+	defer rows.Close()
+	var out []webhooks.Endpoint
+	for rows.Next() {
+		var e webhooks.Endpoint
+		var created int64
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &created); err != nil {
+			return nil, fmt.Errorf("sqlite: webhook endpoints: %w", err)
+		}
+		e.CreatedAt = fromMicros(created)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: webhook endpoints: %w", err)
+	}
+	return out, nil
+}
+
+const deliveryColumns = `d.id, d.event_id, d.endpoint_id, w.url, w.secret, e.body, d.state, d.attempts, d.created_at, d.next_at
+	FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN alert_events e ON e.id = d.event_id`
+
+func scanDelivery(sc interface{ Scan(...any) error }) (webhooks.Delivery, error) {
+	var d webhooks.Delivery
+	var created, next int64
+	err := sc.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.URL, &d.Secret, &d.Body, &d.State, &d.Attempts, &created, &next)
+	d.CreatedAt, d.NextAt = fromMicros(created), fromMicros(next)
+	return d, err
+}
+
+// ClaimDelivery claims the delivery due first. SQLite has one writer: the
+// write transaction is the claim's lock.
+func (db *DB) ClaimDelivery(ctx context.Context, now time.Time, lease time.Duration) (webhooks.Delivery, error) {
+	var d webhooks.Delivery
+	err := db.writeTx(ctx, "claim webhook delivery", func(tx *sql.Tx) error {
+		var id int64
+		err := tx.QueryRowContext(ctx, `UPDATE webhook_deliveries SET state = 'delivering', attempts = attempts + 1, next_at = ?
+	WHERE id = (SELECT id FROM webhook_deliveries WHERE state IN ('pending', 'delivering') AND next_at <= ? ORDER BY next_at, id LIMIT 1)
+	RETURNING id`, micros(now.Add(lease)), micros(now)).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return webhooks.ErrNoDelivery
+		}
+		if err != nil {
+			return err
+		}
+		d, err = scanDelivery(tx.QueryRowContext(ctx, `SELECT `+deliveryColumns+` WHERE d.id = ?`, id))
+		return err
+	})
+	if errors.Is(err, webhooks.ErrNoDelivery) {
+		return d, webhooks.ErrNoDelivery
+	}
+	return d, err
+}
+
+// FinishDelivery records an attempt of a claimed delivery and its state.
+func (db *DB) FinishDelivery(ctx context.Context, d webhooks.Delivery, a webhooks.Attempt, state webhooks.State, next time.Time) error {
+	err := db.writeTx(ctx, "finish webhook delivery", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = ?, next_at = ? WHERE id = ? AND state = 'delivering' AND attempts = ?`,
+			string(state), microsOrZero(next), d.ID, d.Attempts)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, webhooks.ErrLeaseLost)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, n, at, status, duration_us, error, response) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			d.ID, a.N, micros(a.At), a.Status, a.Duration.Microseconds(), a.Error, a.Response)
+		return err
+	})
+	if errors.Is(err, webhooks.ErrLeaseLost) {
+		return webhooks.ErrLeaseLost
+	}
+	return err
+}
+
+// Deliveries are an event's deliveries, by ID.
+func (db *DB) Deliveries(ctx context.Context, eventID string) ([]webhooks.Delivery, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+deliveryColumns+` WHERE d.event_id = ? ORDER BY d.id`, eventID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: webhook deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []webhooks.Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: webhook deliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: webhook deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// Attempts are a delivery's attempts, first first.
+func (db *DB) Attempts(ctx context.Context, deliveryID int64) ([]webhooks.Attempt, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT delivery_id, n, at, status, duration_us, error, response FROM webhook_attempts
+	WHERE delivery_id = ? ORDER BY n`, deliveryID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: webhook attempts: %w", err)
+	}
+	defer rows.Close()
+	var out []webhooks.Attempt
+	for rows.Next() {
+		var a webhooks.Attempt
+		var at, us int64
+		if err := rows.Scan(&a.DeliveryID, &a.N, &at, &a.Status, &us, &a.Error, &a.Response); err != nil {
+			return nil, fmt.Errorf("sqlite: webhook attempts: %w", err)
+		}
+		a.At, a.Duration = fromMicros(at), time.Duration(us)*time.Microsecond
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: webhook attempts: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,471 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/alerts"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/store"
+	"github.com/cardcat/cardcat/internal/webhooks"
+)
+
+// RunAlerts checks alerts.Store and webhooks.Store, and with them the
+// evaluation and the delivery on a real store: the limits, one evaluation
+// per alert and version, one event per crossing over several catalogue
+// versions delivered to a real receiver that checks the signatures, a
+// receiver that fails three times (and a worker restarted in between),
+// two workers sharing one queue, and a private address refused. open
+// returns a new store on a new, empty database (a Reopener).
+func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		test func(t *testing.T, s store.Store)
+	}{
+		{"AlertsAndLimits", testAlertsAndLimits},
+		{"OneEvaluationPerVersion", testAlertsOncePerVersion},
+		{"OneEventPerCrossing", testAlertsCrossings},
+		{"RetriedAcrossRestart", testWebhookRetries},
+		{"TwoWorkersOneQueue", testWebhookTwoWorkers},
+		{"PrivateAddressRefused", testWebhookPrivateRefused},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := open(t)
+			if _, ok := s.(alerts.Store); !ok {
+				t.Fatalf("%T is not an alerts.Store", s)
+			}
+			if _, ok := s.(webhooks.Store); !ok {
+				t.Fatalf("%T is not a webhooks.Store", s)
+			}
+			tt.test(t, s)
+		})
+	}
+}
+
+func newAlertAccount(t *testing.T, s store.Store, email string) int64 {
+	t.Helper()
+	a := &account.Account{Email: email, Plan: account.Pro}
+	if err := s.(account.Store).CreateAccount(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
+}
+
+func testAlertsAndLimits(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	as, ws := s.(alerts.Store), s.(webhooks.Store)
+	acc, other := newAlertAccount(t, s, "a@example.com"), newAlertAccount(t, s, "b@example.com")
+	ep := &webhooks.Endpoint{AccountID: acc, URL: "https://example.com/hook", Secret: webhooks.NewSecret()}
+	if err := ws.CreateEndpoint(ctx, ep, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.CreateEndpoint(ctx, &webhooks.Endpoint{AccountID: acc, URL: "https://example.com/2", Secret: "s"}, 1); !errors.Is(err, webhooks.ErrLimit) {
+		t.Fatalf("second endpoint over a limit of 1: %v, want ErrLimit", err)
+	}
+	eps, err := ws.Endpoints(ctx, acc)
+	if err != nil || len(eps) != 1 || eps[0].URL != ep.URL || eps[0].Secret != ep.Secret || eps[0].ID != ep.ID {
+		t.Fatalf("Endpoints = %+v, %v", eps, err)
+	}
+	a := alerts.Alert{AccountID: acc, Game: "dbs", CardID: "dbs_0000000000000001", Source: alerts.TCG, Finish: "Foil",
+		Rule: alerts.Rule{Kind: alerts.Above, Cents: 1250}, WebhookID: ep.ID}
+	for i := range 2 {
+		a := a
+		if err := as.CreateAlert(ctx, &a, 2); err != nil || a.ID == 0 {
+			t.Fatalf("CreateAlert %d: %v", i, err)
+		}
+	}
+	if err := as.CreateAlert(ctx, &a, 2); !errors.Is(err, alerts.ErrLimit) {
+		t.Fatalf("third alert over a limit of 2: %v, want ErrLimit", err)
+	}
+	foreign := a
+	foreign.AccountID = other
+	if err := as.CreateAlert(ctx, &foreign, 10); !errors.Is(err, alerts.ErrNotFound) {
+		t.Fatalf("an alert on another account's webhook: %v, want ErrNotFound", err)
+	}
+	got, err := as.Alerts(ctx, acc)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Alerts = %+v, %v", got, err)
+	}
+	g := got[0]
+	if g.Rule != a.Rule || g.CardID != a.CardID || g.Finish != "Foil" || g.Source != alerts.TCG || !g.Armed || g.LastVersion != 0 || g.LastPrice.OK || g.WebhookID != ep.ID {
+		t.Fatalf("alert read back = %+v", g)
+	}
+	if err := as.SetAlertPaused(ctx, other, g.ID, true); !errors.Is(err, alerts.ErrNotFound) {
+		t.Fatalf("pausing another account's alert: %v", err)
+	}
+	if err := as.SetAlertPaused(ctx, acc, g.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := as.PendingAlerts(ctx, 1, 0, 10)
+	if err != nil || len(pending) != 1 || pending[0].ID != got[1].ID {
+		t.Fatalf("PendingAlerts with one paused = %+v, %v", pending, err)
+	}
+	if err := as.DeleteAlert(ctx, acc, got[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.DeleteAlert(ctx, acc, got[1].ID); !errors.Is(err, alerts.ErrNotFound) {
+		t.Fatalf("deleting twice: %v", err)
+	}
+}
+
+func testAlertsOncePerVersion(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	as := s.(alerts.Store)
+	acc := newAlertAccount(t, s, "a@example.com")
+	a := alerts.Alert{AccountID: acc, Game: "dbs", CardID: "dbs_0000000000000001", Source: alerts.CM, Finish: "normal",
+		Rule: alerts.Rule{Kind: alerts.Below, Cents: 100}}
+	if err := as.CreateAlert(ctx, &a, 10); err != nil {
+		t.Fatal(err)
+	}
+	ev := alerts.Evaluation{AlertID: a.ID, Armed: false, Price: catalog.Cents(90),
+		Event: &alerts.Event{ID: alerts.EventID(a.ID, 3), AccountID: acc, AlertID: a.ID, Version: 3, Created: time.Now(), Body: []byte(`{}`)}}
+	fired, queued, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{ev})
+	if err != nil || fired != 1 || queued != 0 {
+		t.Fatalf("RecordEvaluations = %d, %d, %v; want 1 event, none queued (no webhook)", fired, queued, err)
+	}
+	// Another replica's evaluation of the same version writes nothing.
+	if fired, _, err = as.RecordEvaluations(ctx, 3, []alerts.Evaluation{ev}); err != nil || fired != 0 {
+		t.Fatalf("the same version again = %d, %v; want nothing written", fired, err)
+	}
+	if p, err := as.PendingAlerts(ctx, 3, 0, 10); err != nil || len(p) != 0 {
+		t.Fatalf("PendingAlerts after the version = %+v, %v", p, err)
+	}
+	got, _ := as.Alerts(ctx, acc)
+	if got[0].Armed || got[0].LastVersion != 3 || got[0].LastPrice != catalog.Cents(90) {
+		t.Fatalf("state = %+v", got[0])
+	}
+	evs, err := as.Events(ctx, acc, 10)
+	if err != nil || len(evs) != 1 || evs[0].ID != ev.Event.ID || string(evs[0].Body) != `{}` {
+		t.Fatalf("Events = %+v, %v", evs, err)
+	}
+}
+
+// receiver is a webhook endpoint that checks each delivery's signature and
+// counts the events it accepted; fail answers 503 that many times first.
+type receiver struct {
+	t      *testing.T
+	secret string
+	now    func() time.Time // the receiver's clock: the worker's
+	mu     sync.Mutex
+	fail   int
+	calls  int
+	events map[string]int
+	bodies []string
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.calls++
+	if err := webhooks.Verify(rc.secret, r.Header.Get(webhooks.SignatureHeader), body, 0, rc.now()); err != nil {
+		rc.t.Errorf("delivery refused: %v", err)
+		http.Error(w, "bad signature", http.StatusBadRequest)
+		return
+	}
+	if rc.fail > 0 {
+		rc.fail--
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		return
+	}
+	id := r.Header.Get("Cardcat-Event-Id")
+	if !strings.Contains(string(body), `"id":"`+id+`"`) {
+		rc.t.Errorf("Cardcat-Event-Id %s is not the body's id: %s", id, body)
+	}
+	rc.events[id]++
+	rc.bodies = append(rc.bodies, string(body))
+}
+
+func (rc *receiver) counts() (events, deliveries int) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for _, n := range rc.events {
+		deliveries += n
+	}
+	return len(rc.events), deliveries
+}
+
+func newReceiver(t *testing.T, fail int) (*receiver, string) {
+	rc := &receiver{t: t, secret: webhooks.NewSecret(), now: time.Now, fail: fail, events: map[string]int{}}
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	return rc, srv.URL + "/hook"
+}
+
+func newTestWorker(st store.Store, now func() time.Time) *webhooks.Worker {
+	return &webhooks.Worker{Store: st.(webhooks.Store), Client: webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: true, Timeout: 5 * time.Second}),
+		Log: slog.New(slog.DiscardHandler), Now: now, Poll: 10 * time.Millisecond, Jitter: func() float64 { return 0 }}
+}
+
+// drain delivers until nothing is due.
+func drain(t *testing.T, w *webhooks.Worker) int {
+	t.Helper()
+	n := 0
+	for {
+		did, err := w.DeliverOne(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !did {
+			return n
+		}
+		n++
+	}
+}
+
+// alertCatalogue is a one-game catalogue whose first card's TCGplayer
+// Normal market price and Cardmarket normal trend and avg7 are given.
+func alertCatalogue(market, trend, avg7 int64, at time.Time) []catalog.GameCatalog {
+	g := Generate("dbs", 2, at)
+	c := &g.Cards[0]
+	c.TCGPrices[0].Market = catalog.Cents(market)
+	c.CMPrices = []catalog.CMPrice{{Variant: "normal", Trend: catalog.Cents(trend), Avg7: catalog.Cents(avg7), UpdatedAt: at}}
+	return []catalog.GameCatalog{g}
+}
+
+func testAlertsCrossings(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	acc := newAlertAccount(t, s, "a@example.com")
+	rc, url := newReceiver(t, 0)
+	ep := &webhooks.Endpoint{AccountID: acc, URL: url, Secret: rc.secret}
+	if err := s.(webhooks.Store).CreateEndpoint(ctx, ep, 5); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
+	reg := game.Default()
+	snapshot := func() *catalog.Snapshot {
+		snap, err := catalog.NewSnapshot(MustLoad(t, s), reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	v := MustReplace(t, s, 0, alertCatalogue(22, 100, 100, day), "{}", day)
+	card := Generate("dbs", 1, day).Cards[0].ID
+	above := alerts.Alert{AccountID: acc, CardID: card, Source: alerts.TCG, Finish: "Normal", Rule: alerts.Rule{Kind: alerts.Above, Cents: 100}, WebhookID: ep.ID}
+	move := alerts.Alert{AccountID: acc, CardID: card, Source: alerts.CM, Finish: "normal", Rule: alerts.Rule{Kind: alerts.Move, Percent: 20}, WebhookID: ep.ID}
+	for _, a := range []*alerts.Alert{&above, &move} {
+		if err := alerts.Check(a, snapshot()); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.(alerts.Store).CreateAlert(ctx, a, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := &alerts.Evaluator{Alerts: s.(alerts.Store), Catalog: s, Log: slog.New(slog.DiscardHandler), Batch: 1,
+		Lock: func(ctx context.Context) (func(), bool, error) { return s.(store.Locker).TryLock(ctx, alerts.LockName) }}
+	w := newTestWorker(s, time.Now)
+	// TCGplayer market in cents, Cardmarket trend and avg7, and the events
+	// each version fires: above 1.00 and a move of 20% from the average.
+	steps := []struct {
+		market, trend, avg7 int64
+		fired               int
+	}{
+		{22, 100, 100, 0},  // below 1.00; no move
+		{150, 125, 100, 2}, // crosses 1.00; moved 25%
+		{200, 110, 100, 0}, // still above; the move went back: re-armed
+		{50, 80, 100, 1},   // back under: re-armed; moved -20%
+		{120, 80, 100, 1},  // crosses again; still moved
+		{120, 100, 100, 0}, // unchanged; no move
+		{1000, 100, 0, 0},  // still above; no average: the move is not judged
+	}
+	total := 0
+	for i, st := range steps {
+		at := day.Add(time.Duration(i) * 24 * time.Hour)
+		if i > 0 {
+			v = MustReplace(t, s, v, alertCatalogue(st.market, st.trend, st.avg7, at), "{}", at)
+		}
+		snap := snapshot()
+		res, err := ev.Evaluate(ctx, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Fired != st.fired || res.Queued != st.fired {
+			t.Fatalf("version %d: %+v, want %d fired and queued", v, res, st.fired)
+		}
+		// The same version again (another replica, a restart): nothing.
+		if res, err := ev.Evaluate(ctx, snap); err != nil || res.Fired != 0 || res.Evaluated != 0 {
+			t.Fatalf("version %d evaluated twice: %+v, %v", v, res, err)
+		}
+		total += st.fired
+		drain(t, w)
+		if events, deliveries := rc.counts(); events != total || deliveries != total {
+			t.Fatalf("after version %d: %d events in %d deliveries, want %d", v, events, deliveries, total)
+		}
+	}
+	rc.mu.Lock()
+	first := rc.bodies[0]
+	rc.mu.Unlock()
+	for _, want := range []string{`"type":"price.alert"`, `"card_id":"` + card + `"`, `"source":"tcg"`, `"variant":"Normal"`,
+		`"old_price":0.22`, `"new_price":1.5`, `"alert":{"id":` + fmt.Sprint(above.ID) + `,"rule":"above","threshold":1}`} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first event %s lacks %s", first, want)
+		}
+	}
+}
+
+func testWebhookRetries(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	acc := newAlertAccount(t, s, "a@example.com")
+	rc, url := newReceiver(t, 3)
+	eid := queueEvents(t, s, acc, url, rc.secret, 1)[0]
+	var mu sync.Mutex
+	clock := time.Now()
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
+	rc.now = now
+	w := newTestWorker(s, now)
+	for i := range 2 {
+		if n := drain(t, w); n != 1 {
+			t.Fatalf("attempt %d: %d deliveries sent", i+1, n)
+		}
+		if n := drain(t, w); n != 0 {
+			t.Fatalf("a retry sent before its backoff: %d", n)
+		}
+		advance(2 * time.Hour)
+	}
+	// A restart: a new store and a new worker on the same database.
+	other, err := s.(Reopener).Reopen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	w = newTestWorker(other, now)
+	for i := range 2 {
+		if n := drain(t, w); n != 1 {
+			t.Fatalf("after the restart, attempt %d: %d deliveries sent", i+3, n)
+		}
+		advance(2 * time.Hour)
+	}
+	if events, deliveries := rc.counts(); events != 1 || deliveries != 1 || rc.calls != 4 {
+		t.Fatalf("%d events, %d deliveries in %d calls; want the event once after 3 failures", events, deliveries, rc.calls)
+	}
+	ds, err := s.(webhooks.Store).Deliveries(ctx, eid)
+	if err != nil || len(ds) != 1 || ds[0].State != webhooks.Delivered || ds[0].Attempts != 4 {
+		t.Fatalf("Deliveries = %+v, %v", ds, err)
+	}
+	as, err := s.(webhooks.Store).Attempts(ctx, ds[0].ID)
+	if err != nil || len(as) != 4 {
+		t.Fatalf("Attempts = %+v, %v", as, err)
+	}
+	for i, a := range as[:3] {
+		if a.N != i+1 || a.Status != 503 || !strings.Contains(a.Response, "down for maintenance") {
+			t.Errorf("attempt %d = %+v", i+1, a)
+		}
+	}
+	if as[3].Status != 200 {
+		t.Errorf("last attempt = %+v", as[3])
+	}
+
+	// A delivery never answered 2xx is failed after MaxAge.
+	rc.mu.Lock()
+	rc.fail = 1000
+	rc.mu.Unlock()
+	eid = queueEvents(t, s, acc, url, rc.secret, 1)[0]
+	w.MaxAge, w.Backoff = time.Hour, 10*time.Minute
+	for range 10 {
+		drain(t, w)
+		advance(30 * time.Minute)
+	}
+	ds, _ = s.(webhooks.Store).Deliveries(ctx, eid)
+	if len(ds) != 1 || ds[0].State != webhooks.Failed {
+		t.Fatalf("a delivery failing for MaxAge: %+v", ds)
+	}
+}
+
+// queueEvents queues n events of a new alert for a new endpoint at url,
+// and returns their ids.
+func queueEvents(t *testing.T, s store.Store, acc int64, url, secret string, n int) []string {
+	t.Helper()
+	ctx := context.Background()
+	ep := &webhooks.Endpoint{AccountID: acc, URL: url, Secret: secret}
+	if err := s.(webhooks.Store).CreateEndpoint(ctx, ep, 100); err != nil {
+		t.Fatal(err)
+	}
+	a := alerts.Alert{AccountID: acc, Game: "dbs", CardID: "dbs_0000000000000001", Source: alerts.TCG, Finish: "Normal",
+		Rule: alerts.Rule{Kind: alerts.Above, Cents: 1}, WebhookID: ep.ID}
+	if err := s.(alerts.Store).CreateAlert(ctx, &a, 100); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for v := int64(1); v <= int64(n); v++ {
+		id := alerts.EventID(a.ID, v)
+		e := &alerts.Event{ID: id, AccountID: acc, AlertID: a.ID, WebhookID: ep.ID, Version: v, Created: time.Now(),
+			Body: []byte(`{"id":"` + id + `","type":"price.alert"}`)}
+		if _, q, err := s.(alerts.Store).RecordEvaluations(ctx, v, []alerts.Evaluation{{AlertID: a.ID, Armed: true, Event: e}}); err != nil || q != 1 {
+			t.Fatalf("queueing event %d: %d queued, %v", v, q, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func testWebhookTwoWorkers(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	acc := newAlertAccount(t, s, "a@example.com")
+	rc, url := newReceiver(t, 0)
+	const n = 40
+	queueEvents(t, s, acc, url, rc.secret, n)
+	other, err := s.(Reopener).Reopen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, st := range []store.Store{s, other} {
+		w := newTestWorker(st, time.Now)
+		w.Workers = 3
+		wg.Go(func() { w.Run(runCtx) })
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if events, _ := rc.counts(); events == n || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // a second delivery of one event would arrive now
+	stop()
+	wg.Wait()
+	events, deliveries := rc.counts()
+	if events != n || deliveries != n {
+		t.Fatalf("two workers: %d events in %d deliveries, want each of %d once", events, deliveries, n)
+	}
+}
+
+func testWebhookPrivateRefused(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	acc := newAlertAccount(t, s, "a@example.com")
+	rc, url := newReceiver(t, 0) // on 127.0.0.1
+	eid := queueEvents(t, s, acc, url, rc.secret, 1)[0]
+	w := newTestWorker(s, time.Now)
+	w.Client = webhooks.NewClient(webhooks.ClientOptions{})
+	if n := drain(t, w); n != 1 {
+		t.Fatalf("%d attempts", n)
+	}
+	if _, deliveries := rc.counts(); deliveries != 0 || rc.calls != 0 {
+		t.Fatalf("a loopback endpoint was called %d times", rc.calls)
+	}
+	ds, _ := s.(webhooks.Store).Deliveries(ctx, eid)
+	as, err := s.(webhooks.Store).Attempts(ctx, ds[0].ID)
+	if err != nil || len(as) != 1 || as[0].Status != 0 || !strings.Contains(as[0].Error, "refused to connect to 127.0.0.1") {
+		t.Fatalf("attempt = %+v, %v", as, err)
+	}
+	if ds[0].State != webhooks.Pending {
+		t.Fatalf("state %s, want pending (retried: the name may resolve elsewhere later)", ds[0].State)
+	}
+}

@@ -1,0 +1,152 @@
+// Package webhooks is the signed webhooks of issue 25: an account's
+// endpoints (https only, several allowed), each with a signing secret
+// shown once; the signature of a delivery (signature.go: one
+// Cardcat-Signature header, HMAC-SHA256 over "timestamp.body", and Verify,
+// what a receiver runs); and the delivery of the queued events
+// (worker.go) through a client that refuses private addresses at dial
+// time (client.go).
+//
+// The queue is the store's (Store): events are queued by the alerts'
+// evaluation (alerts.Store.RecordEvaluations), claimed one at a time with
+// a lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so that replicas share the
+// work; SQLite: one process), retried with exponential backoff and jitter
+// for MaxAge, then failed; every attempt is logged.
+package webhooks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// ErrNotFound is an endpoint or delivery the store does not have.
+var ErrNotFound = errors.New("webhooks: not found")
+
+// ErrLimit is an endpoint beyond what the account's plan keeps.
+var ErrLimit = errors.New("webhooks: the plan's limit of webhook endpoints is reached")
+
+// ErrNoDelivery is ClaimDelivery's answer when nothing is due.
+var ErrNoDelivery = errors.New("webhooks: no delivery due")
+
+// ErrLeaseLost is FinishDelivery's answer when the delivery's lease ran out
+// and another worker claimed it since: its outcome is that worker's.
+var ErrLeaseLost = errors.New("webhooks: the delivery's lease was lost")
+
+// Endpoint is one of an account's webhook URLs.
+type Endpoint struct {
+	ID        int64
+	AccountID int64
+	URL       string
+	// Secret signs every delivery ("whsec_" + 64 hex). It is shown once,
+	// when the endpoint is created; the store keeps it to sign.
+	Secret    string
+	CreatedAt time.Time
+}
+
+// State is a delivery's state.
+type State string
+
+// The states of a delivery.
+const (
+	Pending    State = "pending"    // due at NextAt
+	Delivering State = "delivering" // claimed by a worker until its lease ends
+	Delivered  State = "delivered"  // answered 2xx
+	Failed     State = "failed"     // not answered 2xx within MaxAge
+)
+
+// Delivery is one event to send to one endpoint, as a worker claims it.
+type Delivery struct {
+	ID         int64
+	EventID    string
+	EndpointID int64
+	URL        string
+	Secret     string
+	Body       []byte
+	State      State
+	Attempts   int // attempts made, the claimed one included
+	CreatedAt  time.Time
+	NextAt     time.Time
+}
+
+// Attempt is one try of a delivery, as the delivery log keeps it.
+type Attempt struct {
+	DeliveryID int64
+	N          int // 1 for the first
+	At         time.Time
+	Status     int // the HTTP status; 0 when none came
+	Duration   time.Duration
+	Error      string // why it failed before a status, for the account's log
+	Response   string // the answer's first MaxExcerpt bytes
+}
+
+// MaxExcerpt is how much of an answer an attempt keeps.
+const MaxExcerpt = 1024
+
+// Store keeps the endpoints and the delivery queue. Times are kept to the
+// microsecond.
+type Store interface {
+	// CreateEndpoint stores e and sets its ID and CreatedAt, unless the
+	// account has max endpoints already (ErrLimit), counted in the same
+	// transaction.
+	CreateEndpoint(ctx context.Context, e *Endpoint, max int) error
+	// Endpoints are the account's endpoints, oldest first.
+	Endpoints(ctx context.Context, accountID int64) ([]Endpoint, error)
+	// ClaimDelivery claims the delivery due first (Pending with NextAt at
+	// or before now, or Delivering with its lease ended: its worker died),
+	// marks it Delivering until now+lease and counts the attempt; of
+	// several callers at once, each gets another delivery (ErrNoDelivery
+	// when none is due).
+	ClaimDelivery(ctx context.Context, now time.Time, lease time.Duration) (Delivery, error)
+	// FinishDelivery records attempt a of the claimed delivery d and sets
+	// its state: Delivered, Failed, or Pending again at next.
+	// ErrLeaseLost when d was claimed again since.
+	FinishDelivery(ctx context.Context, d Delivery, a Attempt, state State, next time.Time) error
+	// Deliveries are the deliveries of an event, by ID.
+	Deliveries(ctx context.Context, eventID string) ([]Delivery, error)
+	// Attempts are a delivery's attempts, first first.
+	Attempts(ctx context.Context, deliveryID int64) ([]Attempt, error)
+}
+
+// NewSecret is a new signing secret: "whsec_" and 32 random bytes in hex.
+func NewSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand, Go 1.24+)
+	return "whsec_" + hex.EncodeToString(b)
+}
+
+// MaxURL is the longest endpoint URL taken.
+const MaxURL = 2048
+
+// CheckURL says what is wrong with an endpoint URL: an absolute https URL
+// (http too when allowHTTP), with a host, without user information or a
+// fragment. Where it points is checked at each delivery (client.go), since
+// what a name resolves to can change.
+func CheckURL(raw string, allowHTTP bool) error {
+	if len(raw) > MaxURL {
+		return fmt.Errorf("the URL is longer than %d characters", MaxURL)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Hostname() == "" {
+		return fmt.Errorf("%q is not an absolute URL (like https://example.com/hooks/cardcat)", raw)
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && allowHTTP:
+	case u.Scheme == "http":
+		return fmt.Errorf("%q is not https: webhooks are sent over https only", raw)
+	default:
+		return fmt.Errorf("%q is not an https URL", raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("%q holds user information; put credentials in the path or check the signature instead", raw)
+	}
+	if u.Fragment != "" || strings.Contains(raw, "#") {
+		return fmt.Errorf("%q holds a fragment (#...), which is never sent", raw)
+	}
+	return nil
+}
