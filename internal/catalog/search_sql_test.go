@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -122,5 +124,79 @@ func TestFixtureNamesPassSQLCheck(t *testing.T) {
 				t.Errorf("fixture name %q looks like SQL", c.Name)
 			}
 		}
+	}
+}
+
+// TestMaybeSQLCoversThePatterns checks maybeSQL's promise on many strings
+// built from the patterns' words, punctuation and plain words: wherever
+// the regular expression matches, maybeSQL is true (and it lets most plain
+// queries skip the expression).
+func TestMaybeSQLCoversThePatterns(t *testing.T) {
+	pieces := []string{"union", "UNION", "select", "Select", "insert", "into", "delete", "from", "drop", "table",
+		"truncate", "alter", "update", "set", "x", "=", "1", "'a'", "or", "OR", "and", "And", "sleep", "(", "5", ")",
+		"pg_sleep", "benchmark", "waitfor", "delay", "exec", "execute", "xp_cmdshell", "master.", "@@version",
+		"information_schema", "char", "chr", "concat", "0x1234abcd9", "0X1234ABCD99", "null", "*", "count", "users",
+		"dual", "goku", "lord", "sword", "island", "S0123-04", "-", "/", "--", "/*", "*/", ";", "'", "\"", "`", "ſelect", "Éclair",
+		"\t", "\n", " ", "  ", "<", ">", "like", "true", "not", "exists"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	plain, matched := 0, 0
+	for range 200000 {
+		var b strings.Builder
+		for k := 1 + rng.IntN(6); k > 0; k-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			if rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		q := b.String()
+		re := sqlLike.MatchString(q)
+		if re && !maybeSQL(q) {
+			t.Fatalf("%q matches the patterns but maybeSQL says it cannot", q)
+		}
+		if re {
+			matched++
+		} else if !maybeSQL(q) {
+			plain++
+		}
+	}
+	if matched == 0 || plain == 0 {
+		t.Fatalf("%d strings matched, %d skipped the expression: the pieces no longer reach both sides", matched, plain)
+	}
+	// One string per pattern of sqlLike, in its order.
+	for _, q := range []string{"a -- b", "a /* b", "a */ b", "x ;select", "union all select", "select count(",
+		"select a from dual", "insert into", "delete from", "drop table", "truncate table", "alter user",
+		"update t set a =", "x' or 1", "or 1 = 1", "and a != b", "x' ;", "pg_sleep(5)", "Sleep (5)",
+		"benchmark(1", "waitfor delay", "exec xp_", "xp_cmdshell", "@@version", "information_schema",
+		"chr(65", "concat(1", "0x0123456789"} {
+		if !sqlLike.MatchString(q) || !maybeSQL(q) {
+			t.Errorf("%q: pattern %v, maybeSQL %v; want both", q, sqlLike.MatchString(q), maybeSQL(q))
+		}
+	}
+	for _, q := range []string{"goku", "son goku", "Lord of the Rings", "Sword and Shield", "Charizard ex"} {
+		if want := q == "Sword and Shield"; maybeSQL(q) != want {
+			t.Errorf("maybeSQL(%q) = %v, want %v", q, !want, want)
+		}
+	}
+}
+
+// BenchmarkLooksLikeSQL checks plain queries, as nearly every search is.
+func BenchmarkLooksLikeSQL(b *testing.B) {
+	qs := []string{"goku", "son goku", "Black Lotus", "Charizard ex", "Ancient Lost Dragon (Alternate Art)", "S0123-04"}
+	i := 0
+	for b.Loop() {
+		if LooksLikeSQL(qs[i%len(qs)]) {
+			b.Fatal("a plain query looks like SQL")
+		}
+		i++
+	}
+}
+
+// BenchmarkSQLExpression is the expression alone on the same queries.
+func BenchmarkSQLExpression(b *testing.B) {
+	qs := []string{"goku", "son goku", "Black Lotus", "Charizard ex", "Ancient Lost Dragon (Alternate Art)", "S0123-04"}
+	i := 0
+	for b.Loop() {
+		sqlLike.MatchString(qs[i%len(qs)])
+		i++
 	}
 }
