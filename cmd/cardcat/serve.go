@@ -253,9 +253,14 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	// Started only now: on a replica of one core, a build running beside
 	// the start-up doubled its time to the first answer (bench/README.md,
 	// "Replica start at a million cards").
-	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot) }
+	// Each version's alerts are evaluated once it is served
+	// (docs/operations.md, "Price alerts and webhooks").
+	notifyAlerts, stopAlerts := startAlerts(ctx, cfg.Alerts, st, log, mx)
+	defer stopAlerts() // before the store closes
+	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot); notifyAlerts(v.Snapshot) }
 	if v := holder.Current(); v != nil {
 		bulkFiles.Publish(v.Snapshot)
+		notifyAlerts(v.Snapshot)
 	}
 	go holder.Watch(ctx, cfg.Serve.RefreshInterval)
 	go lim.dir.Watch(ctx, lim.refresh)

@@ -38,16 +38,19 @@ const (
 	Backup
 	Synth
 	Incidents
+	Alerts   // `cardcat alerts ...`
+	Webhooks // `cardcat webhooks ...`
 
 	Every Commands = 1<<16 - 1
 	// Store is every command that opens the store.
-	Store = Serve | Ingest | Keys | Accounts | Backup | Incidents
+	Store = Serve | Ingest | Keys | Accounts | Backup | Incidents | Alerts | Webhooks
 )
 
 var commandNames = []struct {
 	c    Commands
 	name string
-}{{Serve, "serve"}, {Ingest, "ingest"}, {Keys, "keys"}, {Accounts, "accounts"}, {Backup, "backup"}, {Synth, "synth"}, {Incidents, "incidents"}}
+}{{Serve, "serve"}, {Ingest, "ingest"}, {Keys, "keys"}, {Accounts, "accounts"}, {Backup, "backup"}, {Synth, "synth"}, {Incidents, "incidents"},
+	{Alerts, "alerts"}, {Webhooks, "webhooks"}}
 
 // CommandNamed is the command of a name ("serve"), false for none.
 func CommandNamed(name string) (Commands, bool) {
@@ -88,6 +91,7 @@ type Config struct {
 	Upstream  Upstream
 	Ingest    IngestConfig
 	Synth     SynthConfig
+	Alerts    AlertsConfig
 
 	commands Commands
 	settings []*Setting        // the commands' settings, in the table's order
@@ -229,6 +233,18 @@ const MinHistoryDays = 400
 type IngestConfig struct {
 	From     string // a mirror directory; empty: the live sources
 	LockWait time.Duration
+}
+
+// AlertsConfig is the price alerts' and webhooks' settings (issue 25).
+type AlertsConfig struct {
+	// BusinessMax is how many alerts a Business account keeps (by
+	// contract; account.Plan.AlertLimits).
+	BusinessMax int
+	// AllowHTTP takes http:// endpoints, AllowPrivate delivers to any
+	// address: for tests and private deployments only.
+	AllowHTTP, AllowPrivate bool
+	// Workers is how many deliveries a replica sends at once; 0: none.
+	Workers int
 }
 
 // SynthConfig is `cardcat synth`'s settings.

@@ -131,6 +131,21 @@ var table = []*Setting{
 		Doc: "how visitors reach you: an email address (`ops@example.com`, linked as `mailto:`) or an `http(s)://` URL (a contact form, a support page). " +
 			"The [account portal](#the-account-portal) links it where it tells visitors to contact the operator (Business, and every paid plan without Stripe) and in its footer",
 		value: textOf("email-or-url", func(c *Config) *string { return &c.Portal.Contact })},
+	{Flag: "alerts-business-max", Var: "CARDCAT_ALERTS_BUSINESS_MAX", Default: "10000", Commands: Serve | Alerts | Webhooks,
+		Doc: "how many [price alerts](#price-alerts-and-webhooks) an account on the Business plan keeps (by contract); " +
+			"the other plans' are fixed: Free 3, Coffee and Pro 100, Ultra 1,000",
+		value: integer(func(c *Config) *int { return &c.Alerts.BusinessMax }, positive, "a positive integer")},
+	{Var: "CARDCAT_WEBHOOK_ALLOW_HTTP", Default: "false", Commands: Serve | Alerts | Webhooks,
+		Doc:   "`true` takes `http://` webhook endpoints, not only `https://`: for tests and private deployments only (`serve` logs it at start)",
+		value: boolean(func(c *Config) *bool { return &c.Alerts.AllowHTTP })},
+	{Var: "CARDCAT_WEBHOOK_ALLOW_PRIVATE", Default: "false", Commands: Serve,
+		Doc: "`true` delivers webhooks to any address, loopback, private, link-local and carrier-NAT ones included, which are refused otherwise " +
+			"(checked when each connection is made): for tests and private deployments only (`serve` logs it at start)",
+		value: boolean(func(c *Config) *bool { return &c.Alerts.AllowPrivate })},
+	{Flag: "webhook-workers", Var: "CARDCAT_WEBHOOK_WORKERS", Default: "4", Commands: Serve,
+		Doc: "how many webhook deliveries this replica sends at once, from the queue every replica shares; `0`: this replica delivers none " +
+			"(each waits at most 10 s for its answer)",
+		value: integer(func(c *Config) *int { return &c.Alerts.Workers }, func(n int) bool { return n >= 0 }, "a non-negative integer")},
 	{Var: "CARDCAT_SMTP_URL", Secret: true, DefaultDoc: "empty: emails are logged", Commands: Serve,
 		Doc:   "the SMTP server of the portal's emails: `smtp://user:password@host:587` (STARTTLS) or `smtps://user:password@host:465`; see [email](#email)",
 		value: text(func(c *Config) *string { return &c.Portal.SMTPURL })},
@@ -261,12 +276,14 @@ type section struct {
 }
 
 var sections = []section{
-	{commands: Store, title: "Every command that opens the store", intro: "`serve`, `ingest`, `keys ...`, `accounts ...`, `incidents ...` and `backup`:"},
+	{commands: Store, title: "Every command that opens the store", intro: "`serve`, `ingest`, `keys ...`, `accounts ...`, `incidents ...`, `alerts ...`, `webhooks ...` and `backup`:"},
 	{commands: Serve, title: "serve"},
 	{commands: Serve | Ingest, title: "serve and ingest",
 		intro: "`ingest` reads these for the version it writes; `serve` for the versions it serves and, with `--refresh-at`, for its " +
 			"[scheduled refresh](#scheduled-refresh), the live ingest it runs itself (the upstream settings, `--tcgplayer-url` to " +
 			"`--history-days`, matter to `serve` only then)."},
+	{commands: Serve | Alerts | Webhooks, title: "serve, alerts and webhooks",
+		intro: "The rules of [price alerts and webhooks](#price-alerts-and-webhooks) that the operator's commands apply as the server does:"},
 	{commands: Ingest, title: "ingest"},
 	{commands: Synth, title: "synth",
 		outro: "The other synth flags (`--out`, `--from`, `--cards`, `--day`, `--force`) have no variable; see `cardcat synth --help`."},

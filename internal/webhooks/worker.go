@@ -36,8 +36,12 @@ const ReadLimit = 4096
 type Worker struct {
 	Store  Store
 	Client *http.Client // NewClient's
-	Log    *slog.Logger
-	Now    func() time.Time
+	// AllowHTTP sends to http:// endpoints (CARDCAT_WEBHOOK_ALLOW_HTTP);
+	// otherwise an endpoint saved as http:// while it was allowed is not
+	// sent to, and its attempts say why.
+	AllowHTTP bool
+	Log       *slog.Logger
+	Now       func() time.Time
 	// The schedule (defaults above); tests shorten them.
 	Backoff, MaxBackoff, MaxAge, Lease, Poll time.Duration
 	// Workers is how many deliveries are sent at once (DefaultWorkers): a
@@ -154,6 +158,10 @@ func (w *Worker) delay(attempts int) time.Duration {
 func (w *Worker) send(ctx context.Context, d Delivery) Attempt {
 	a := Attempt{DeliveryID: d.ID, N: d.Attempts, At: w.now()}
 	start := time.Now()
+	if err := CheckURL(d.URL, w.AllowHTTP); err != nil {
+		a.Error = "not sent: " + err.Error()
+		return a
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(d.Body))
 	if err != nil {
 		a.Error = "the endpoint's URL: " + err.Error()

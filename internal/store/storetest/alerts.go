@@ -206,7 +206,7 @@ func newReceiver(t *testing.T, fail int) (*receiver, string) {
 }
 
 func newTestWorker(st store.Store, now func() time.Time) *webhooks.Worker {
-	return &webhooks.Worker{Store: st.(webhooks.Store), Client: webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: true, Timeout: 5 * time.Second}),
+	return &webhooks.Worker{Store: st.(webhooks.Store), AllowHTTP: true, Client: webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: true, Timeout: 5 * time.Second}),
 		Log: slog.New(slog.DiscardHandler), Now: now, Poll: 10 * time.Millisecond, Jitter: func() float64 { return 0 }}
 }
 

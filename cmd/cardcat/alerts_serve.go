@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/cardcat/cardcat/internal/alerts"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/config"
+	"github.com/cardcat/cardcat/internal/metrics"
+	"github.com/cardcat/cardcat/internal/store"
+	"github.com/cardcat/cardcat/internal/webhooks"
+)
+
+// startAlerts starts serve's part of the price alerts: the evaluation of
+// each catalogue version the holder publishes (under the store's lock, so
+// that of the replicas noticing a version one evaluates it), and the
+// delivery of the queued webhooks (Workers at once, from the queue every
+// replica shares). notify is the holder's hook; stop waits for both to end,
+// before the store closes.
+func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log *slog.Logger, mx *metrics.Metrics) (notify func(*catalog.Snapshot), stop func()) {
+	as, okA := st.(alerts.Store)
+	ws, okW := st.(webhooks.Store)
+	locker, okL := st.(store.Locker)
+	if !okA || !okW || !okL {
+		log.Warn("price alerts off: the store keeps no alerts", "store", st)
+		return func(*catalog.Snapshot) {}, func() {}
+	}
+	if c.AllowHTTP {
+		log.Warn("webhooks: http:// endpoints are taken (CARDCAT_WEBHOOK_ALLOW_HTTP): for tests and private deployments only")
+	}
+	if c.AllowPrivate {
+		log.Warn("webhooks: deliveries may reach loopback and private addresses (CARDCAT_WEBHOOK_ALLOW_PRIVATE): for tests and private deployments only")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	ev := &alerts.Evaluator{
+		Alerts: as, Catalog: st, Log: log.With("job", "alerts"),
+		Lock:        func(ctx context.Context) (func(), bool, error) { return locker.TryLock(ctx, alerts.LockName) },
+		OnEvaluated: func(r alerts.Result) { mx.AlertsEvaluated(r.Fired, r.Queued) },
+	}
+	ev.Start()
+	wg.Go(func() { ev.Run(ctx) })
+	if c.Workers > 0 {
+		w := &webhooks.Worker{
+			Store: ws, AllowHTTP: c.AllowHTTP, Client: webhooks.NewClient(webhooks.ClientOptions{AllowPrivate: c.AllowPrivate}),
+			Log: log.With("job", "webhooks"), Workers: c.Workers,
+			OnAttempt: func(a webhooks.Attempt, s webhooks.State) {
+				mx.WebhookAttempt(a.Status, a.Duration, s == webhooks.Delivered, s == webhooks.Failed)
+			},
+		}
+		wg.Go(func() { w.Run(ctx) })
+	}
+	return ev.Notify, func() { cancel(); wg.Wait() }
+}
