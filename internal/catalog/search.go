@@ -87,7 +87,7 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 	if len(prefixed) > need {
 		return ix.nameHeads.appendSmallest(out, ix.byName, ex, hi, need), true, nil
 	}
-	out = appendSmallest(out, prefixed, len(prefixed))
+	out = ix.nameHeads.appendSmallest(out, ix.byName, ex, hi, len(prefixed))
 	need -= len(prefixed)
 
 	// The rest: card numbers starting with qn, and (for 3 characters or

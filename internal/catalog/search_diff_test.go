@@ -229,8 +229,8 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	}{
 		{"defaults", defaultHeadMin, defaultHeadBudget * n, defaultDenseDiv, defaultDenseBudget * 8, defaultWideWord},
 		{"plain", 1 << 30, 0, 0, 0, defaultWideWord},
-		{"everything", headLen, 1000 * n, 1000, 1 << 20, defaultWideWord},
-		{"small budgets", headLen, 12 * headLen, 400, 5, defaultWideWord},
+		{"everything", 2, 1000 * n, 1000, 1 << 20, defaultWideWord},
+		{"small budgets", 16, 12 * headLen, 400, 5, defaultWideWord},
 		// Every word in more than one token is checked on the names.
 		{"narrow words", defaultHeadMin, defaultHeadBudget * n, defaultDenseDiv, defaultDenseBudget * 8, 1},
 		// No word is wide: the unions of many lists.

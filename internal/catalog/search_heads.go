@@ -11,17 +11,17 @@ import "unicode/utf8"
 // nest), so the build stores the answer-ordered head of every long range
 // and the query reads it.
 
-// headLen is the length of a stored head: the MaxSearchMatches+1 smallest
-// refs of the range, enough for a full answer and for knowing it is cut.
+// headLen is the most refs a stored head holds: the MaxSearchMatches+1
+// smallest refs of the range, enough for a full answer and for knowing it
+// is cut. A shorter range's head is the whole range in ref order.
 const headLen = MaxSearchMatches + 1
 
 // Defaults of the build: ranges longer than defaultHeadMin get a head (a
-// shorter range costs little to select from at query time), and the heads
-// of one sorted array take at most defaultHeadBudget refs per card (a
-// safety bound, 8 bytes per card: 1M generated cards use 0.35 refs per card
-// for names and numbers together).
+// shorter range costs little to sort at query time), and the heads of one
+// sorted array take at most defaultHeadBudget refs per card (a safety
+// bound, 8 bytes per card).
 const (
-	defaultHeadMin    = 4 * headLen
+	defaultHeadMin    = 64
 	defaultHeadBudget = 2
 )
 
@@ -44,30 +44,29 @@ func (h *prefixHeads) head(lo, hi int) []uint32 {
 	if !ok {
 		return nil
 	}
-	return h.refs[off : off+headLen : off+headLen]
+	end := off + uint32(min(hi-lo, headLen))
+	return h.refs[off:end:end]
 }
 
 // appendSmallest appends the k smallest refs of sorted[lo:hi] to dst,
-// ascending: from the stored head when there is one, else by selection.
+// ascending: from the stored head when it holds them, else by selection.
 func (h *prefixHeads) appendSmallest(dst, sorted []uint32, lo, hi, k int) []uint32 {
-	if k <= headLen {
-		if head := h.head(lo, hi); head != nil {
-			return append(dst, head[:k]...)
-		}
+	if head := h.head(lo, hi); head != nil && (k <= len(head) || len(head) == hi-lo) {
+		return append(dst, head[:min(k, len(head))]...)
 	}
 	return appendSmallest(dst, sorted[lo:hi], k)
 }
 
 // buildPrefixHeads stores a head for every prefix range of sorted longer
-// than min, the kind of range prefixRange returns for a query p: when
+// than longer, the kind of range prefixRange returns for a query p: when
 // skipExact, the keys starting with p but longer than it (the exact keys
 // are their own range, already in ref order); else every key starting
 // with p. Only prefixes ending on a rune boundary are queries. The heads
 // take at most budget refs; ranges are visited shortest prefix first, so
 // when the budget runs out the deepest, least likely ranges are the ones
 // left to selection.
-func buildPrefixHeads(sorted []uint32, key func(uint32) string, skipExact bool, min, budget int) prefixHeads {
-	h := prefixHeads{min: max(min, headLen)}
+func buildPrefixHeads(sorted []uint32, key func(uint32) string, skipExact bool, longer, budget int) prefixHeads {
+	h := prefixHeads{min: longer}
 	type span struct{ lo, hi, d int } // sorted[lo:hi] share their first d bytes
 	var queue []span
 	if len(sorted) > h.min {
@@ -87,14 +86,14 @@ func buildPrefixHeads(sorted []uint32, key func(uint32) string, skipExact bool, 
 			if s.hi-lo > h.min {
 				k := rangeKey(lo, s.hi)
 				if _, ok := h.at[k]; !ok {
-					if len(h.refs)+headLen > budget {
+					if len(h.refs)+min(s.hi-lo, headLen) > budget {
 						break
 					}
 					if h.at == nil {
 						h.at = map[uint64]uint32{}
 					}
 					h.at[k] = uint32(len(h.refs))
-					h.refs = appendSmallest(h.refs, sorted[lo:s.hi], headLen)
+					h.refs = appendSmallest(h.refs, sorted[lo:s.hi], min(s.hi-lo, headLen))
 				}
 			}
 		}

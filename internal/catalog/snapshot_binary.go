@@ -428,8 +428,9 @@ func (gs *GameSnapshot) check() error {
 		if !refsBelow(h.refs, n) {
 			return fmt.Errorf("prefix heads out of range")
 		}
-		for _, off := range h.at {
-			if uint64(off)+headLen > uint64(len(h.refs)) {
+		for k, off := range h.at {
+			lo, hi := k>>32, k&(1<<32-1)
+			if lo > hi || uint64(off)+min(hi-lo, headLen) > uint64(len(h.refs)) {
 				return fmt.Errorf("prefix head at %d of %d", off, len(h.refs))
 			}
 		}
