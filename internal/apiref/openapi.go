@@ -75,7 +75,8 @@ type openapiOperation struct {
 	Tags        []string                   `json:"tags"`
 	Summary     string                     `json:"summary"`
 	Description string                     `json:"description"`
-	Security    json.RawMessage            `json:"security,omitempty"` // [] on public routes
+	Deprecated  bool                       `json:"deprecated,omitempty"` // Deprecated (deprecation.go)
+	Security    json.RawMessage            `json:"security,omitempty"`   // [] on public routes
 	Parameters  []any                      `json:"parameters,omitempty"`
 	RequestBody json.RawMessage            `json:"requestBody,omitempty"` // POST /mcp's
 	Responses   map[string]json.RawMessage `json:"responses"`
@@ -462,7 +463,7 @@ func (ref *Reference) prefixedGameNames() string {
 func (ref *Reference) openapiOperation(rt *Route, ex map[string]map[string]json.RawMessage, base *game.Game) (*openapiOperation, error) {
 	o := rt.Op
 	op := &openapiOperation{OperationID: o.ID, Tags: []string{o.Tag}, Summary: o.Summary, Paid: rt.Paid(),
-		Responses: map[string]json.RawMessage{}}
+		Deprecated: rt.Deprecation() != nil, Responses: map[string]json.RawMessage{}}
 	if base != nil {
 		op.OperationID = base.Code + strings.ToUpper(o.ID[:1]) + o.ID[1:]
 		op.Summary = base.Name + ": " + strings.ToLower(o.Summary[:1]) + o.Summary[1:]

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -41,6 +42,28 @@ func TestDeprecationMechanism(t *testing.T) {
 	// One route, served under each game's prefix.
 	if marked := checkDeprecations(t, []byte(announced)); marked != len(mustTestServer(t).deps.Games.All()) {
 		t.Errorf("%d served routes marked, want one per game", marked)
+	}
+
+	// The OpenAPI document says so of the route's operations (the base
+	// game's at /sets too), and of no other.
+	doc, err := apiref.OpenAPI(mustTestServer(t).ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var openapi struct {
+		Paths map[string]map[string]struct {
+			Deprecated bool `json:"deprecated"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(doc, &openapi); err != nil {
+		t.Fatal(err)
+	}
+	for p, ops := range openapi.Paths {
+		for method, op := range ops {
+			if want := (p == path || p == "/sets") && method == "get"; op.Deprecated != want {
+				t.Errorf("OpenAPI %s %s: deprecated %v, want %v", method, p, op.Deprecated, want)
+			}
+		}
 	}
 
 	routes := mustTestServer(t).ref.Routes

@@ -63,7 +63,7 @@ var (
 	// rather than "*", which older browsers do not know.
 	corsExposed = []string{"X-RateLimit-Limit-Hour, X-RateLimit-Remaining-Hour, X-RateLimit-Limit-Day, " +
 		"X-RateLimit-Remaining-Day, Retry-After, ETag, X-Request-Id, Content-Encoding, Vary, Content-Disposition, " +
-		"Last-Modified, Accept-Ranges, Content-Range, X-Image-Size, WWW-Authenticate, Allow"}
+		"Last-Modified, Accept-Ranges, Content-Range, X-Image-Size, WWW-Authenticate, Allow, Deprecation, Sunset, Link"}
 	// privateNoCache is a keyed answer's (sendReply) without
 	// Config.KeyedMaxAge: for one account (its X-RateLimit-* headers say so),
 	// never for a shared cache; the caller's own cache may keep it but must
