@@ -3,6 +3,7 @@ package catalog
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strings"
@@ -171,20 +172,51 @@ func mergeSorted(a, b []uint32) []uint32 {
 // nameRange returns the bounds in byName of the names equal to qn [lo, ex)
 // and starting with qn but longer [ex, hi).
 func (ix *searchIndex) nameRange(qn string) (lo, ex, hi int) {
-	return prefixRange(ix.byName, ix.name, qn)
+	return prefixRange(ix.namePfx, func(i int) string { return ix.name(ix.byName[i]) }, qn)
 }
 
 // numRange returns the bounds in byNum of the numbers starting with qn.
 func (ix *searchIndex) numRange(qn string) (lo, hi int) {
-	lo, _, hi = prefixRange(ix.byNum, ix.num, qn)
+	lo, _, hi = prefixRange(ix.numPfx, func(i int) string { return ix.num(ix.byNum[i]) }, qn)
 	return lo, hi
 }
 
-func prefixRange(sorted []uint32, key func(uint32) string, p string) (lo, ex, hi int) {
-	n := len(sorted)
-	lo = searchFirst(n, func(i int) bool { return key(sorted[i]) >= p })
-	ex = lo + searchFirst(n-lo, func(i int) bool { return key(sorted[lo+i]) != p })
-	hi = ex + searchFirst(n-ex, func(i int) bool { return !strings.HasPrefix(key(sorted[ex+i]), p) })
+// keyPrefix is the first 8 bytes of s, big-endian, zero-padded: prefixes
+// compare as the strings do as far as they go (folded text holds no NUL).
+func keyPrefix(s string) uint64 {
+	var b [8]byte
+	copy(b[:], s)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// keyPrefixes returns the keyPrefix of key(i) for i in [0, n).
+func keyPrefixes(n int, key func(int) string) []uint64 {
+	pfx := make([]uint64, n)
+	for i := range pfx {
+		pfx[i] = keyPrefix(key(i))
+	}
+	return pfx
+}
+
+// prefixRange returns the bounds, in an ascending array of n keys whose
+// keyPrefix are pfx, of the keys equal to p [lo, ex) and of those starting
+// with p but longer [ex, hi). The search reads pfx, one array, where the
+// keys are each a load of an offset and one of the bytes; for a p of 8
+// bytes or more, the keys decide between equal prefixes.
+func prefixRange(pfx []uint64, keyAt func(int) string, p string) (lo, ex, hi int) {
+	n, pp := len(pfx), keyPrefix(p)
+	if len(p) < 8 {
+		// A key whose prefix is pp is p itself (no NUL pads a key); one
+		// starting with p has p's bytes under the mask.
+		mask := ^uint64(0) << (64 - 8*uint(len(p)))
+		lo = searchFirst(n, func(i int) bool { return pfx[i] >= pp })
+		ex = lo + searchFirst(n-lo, func(i int) bool { return pfx[lo+i] != pp })
+		hi = ex + searchFirst(n-ex, func(i int) bool { return pfx[ex+i]&mask != pp })
+		return lo, ex, hi
+	}
+	lo = searchFirst(n, func(i int) bool { return pfx[i] > pp || pfx[i] == pp && keyAt(i) >= p })
+	ex = lo + searchFirst(n-lo, func(i int) bool { return pfx[lo+i] != pp || keyAt(lo+i) != p })
+	hi = ex + searchFirst(n-ex, func(i int) bool { return pfx[ex+i] != pp || !strings.HasPrefix(keyAt(ex+i), p) })
 	return lo, ex, hi
 }
 

@@ -46,6 +46,10 @@ type searchIndex struct {
 	byName []uint32 // refs sorted by (folded name, ref)
 	byNum  []uint32 // refs with a number, sorted by (folded number, ref)
 
+	// The keyPrefix of each key of byName, byNum and the suffixes, in their
+	// order: a prefix range is found in them (prefixRange). Derived.
+	namePfx, numPfx, sufPfx []uint64
+
 	// Derived at build time for speed only (see search_heads.go and
 	// search_dense.go): the smallest refs of the long prefix ranges of
 	// byName (names longer than the prefix) and byNum, and bitsets of the
@@ -99,16 +103,23 @@ func (ix *searchIndex) suffix(i int) string {
 // suffixRange returns the bounds of the suffixes starting with w: their
 // tokens are the tokens holding w.
 func (ix *searchIndex) suffixRange(w string) (lo, hi int) {
-	n := len(ix.sufAt)
-	lo = searchFirst(n, func(i int) bool { return ix.suffix(i) >= w })
-	hi = lo + searchFirst(n-lo, func(i int) bool { return !strings.HasPrefix(ix.suffix(lo+i), w) })
+	lo, _, hi = prefixRange(ix.sufPfx, ix.suffix, w)
 	return lo, hi
+}
+
+// derive makes the arrays derived from the others (not stored in the
+// snapshot's binary form): the key prefixes of the sorted arrays.
+func (ix *searchIndex) derive() {
+	ix.namePfx = keyPrefixes(len(ix.byName), func(i int) string { return ix.name(ix.byName[i]) })
+	ix.numPfx = keyPrefixes(len(ix.byNum), func(i int) string { return ix.num(ix.byNum[i]) })
+	ix.sufPfx = keyPrefixes(len(ix.sufAt), ix.suffix)
 }
 
 // bytes is the memory the index takes, roughly.
 func (ix *searchIndex) bytes() int {
 	return len(ix.names) + len(ix.nums) + len(ix.toks) + 4*(cap(ix.nameOff)+cap(ix.numOff)+cap(ix.tokOff)+
-		cap(ix.postOff)+cap(ix.post)+cap(ix.gramKeys)+cap(ix.sufAt)+cap(ix.sufTok)+cap(ix.byName)+cap(ix.byNum)) + ix.extraBytes()
+		cap(ix.postOff)+cap(ix.post)+cap(ix.gramKeys)+cap(ix.sufAt)+cap(ix.sufTok)+cap(ix.byName)+cap(ix.byNum)) +
+		8*(cap(ix.namePfx)+cap(ix.numPfx)+cap(ix.sufPfx)) + ix.extraBytes()
 }
 
 // extraBytes is the memory of the parts derived for speed only.
@@ -201,6 +212,7 @@ func (b *indexBuilder) build() searchIndex {
 		return cmp.Compare(a, b)
 	})
 
+	ix.derive()
 	ix.nameHeads = buildPrefixHeads(ix.byName, ix.name, true, b.headMin, b.headRefs)
 	ix.numHeads = buildPrefixHeads(ix.byNum, ix.num, false, b.headMin, b.headRefs)
 	ix.dense = buildDenseLists(&ix, int(n), b.denseDiv, b.denseLists)

@@ -362,6 +362,8 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	if r.Err() == nil {
 		if err := gs.check(); err != nil {
 			r.Failf("game %s: %v", g.Code, err)
+		} else {
+			ix.derive()
 		}
 	}
 	return gs
