@@ -80,10 +80,25 @@ type Evaluator struct {
 	Batch int
 	// OnEvaluated, when set, is told each evaluation's result (metrics).
 	OnEvaluated func(Result)
+	// RetryAfter is how long Run waits to evaluate a version again when it
+	// failed, or when another replica held the lock (which may have died
+	// mid-way): DefaultRetryAfter when 0. A version evaluated in full
+	// leaves nothing pending, so a retry then only reads that.
+	RetryAfter time.Duration
+	// Timeout bounds one evaluation in Run (DefaultTimeout when 0), so that
+	// a database that stops answering holds it, and the shutdown, no longer.
+	Timeout time.Duration
 
 	next   atomic.Pointer[catalog.Snapshot]
 	signal chan struct{}
 }
+
+// DefaultRetryAfter is Run's wait before it evaluates a version again;
+// DefaultTimeout bounds an evaluation.
+const (
+	DefaultRetryAfter = time.Minute
+	DefaultTimeout    = 5 * time.Minute
+)
 
 // Result is what one evaluation did.
 type Result struct {
@@ -238,7 +253,24 @@ func (e *Evaluator) Run(ctx context.Context) {
 			continue
 		}
 		start := time.Now()
-		res, err := e.Evaluate(ctx, snap)
+		timeout := e.Timeout
+		if timeout <= 0 {
+			timeout = DefaultTimeout
+		}
+		evalCtx, cancel := context.WithTimeout(ctx, timeout)
+		res, err := e.Evaluate(evalCtx, snap)
+		cancel()
+		if err != nil || res.Skipped {
+			retry := e.RetryAfter
+			if retry <= 0 {
+				retry = DefaultRetryAfter
+			}
+			time.AfterFunc(retry, func() {
+				if ctx.Err() == nil && e.next.Load() == snap {
+					e.Notify(snap)
+				}
+			})
+		}
 		switch {
 		case err != nil:
 			if ctx.Err() == nil {

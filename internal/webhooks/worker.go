@@ -25,6 +25,10 @@ const (
 	DefaultLease      = 5 * Timeout
 	DefaultPoll       = time.Second
 	DefaultWorkers    = 4
+	// StoreTimeout bounds each store call of a worker: a database that does
+	// not answer costs a claim that long, never the shutdown more (a call
+	// without a deadline may hold a pool's connection check for a minute).
+	StoreTimeout = 5 * time.Second
 )
 
 // ReadLimit is how much of an answer a delivery reads before it closes the
@@ -98,7 +102,9 @@ func (w *Worker) Run(ctx context.Context) {
 // DeliverOne claims the delivery due first, sends it once and records the
 // attempt; did is false when none was due.
 func (w *Worker) DeliverOne(ctx context.Context) (did bool, err error) {
-	d, err := w.Store.ClaimDelivery(ctx, w.now(), orDefault(w.Lease, DefaultLease))
+	claimCtx, cancel := context.WithTimeout(ctx, StoreTimeout)
+	d, err := w.Store.ClaimDelivery(claimCtx, w.now(), orDefault(w.Lease, DefaultLease))
+	cancel()
 	if errors.Is(err, ErrNoDelivery) {
 		return false, nil
 	}
@@ -114,7 +120,11 @@ func (w *Worker) DeliverOne(ctx context.Context) (did bool, err error) {
 			state, next = Failed, time.Time{}
 		}
 	}
-	err = w.Store.FinishDelivery(ctx, d, a, state, next)
+	// Recorded even when the server is stopping (the attempt was cut
+	// short): the delivery's lease ends now rather than in a minute.
+	finishCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StoreTimeout)
+	err = w.Store.FinishDelivery(finishCtx, d, a, state, next)
+	cancel()
 	if errors.Is(err, ErrLeaseLost) {
 		w.Log.Warn("webhook delivery's lease lost: another worker claimed it", "delivery", d.ID, "event", d.EventID)
 		return true, nil

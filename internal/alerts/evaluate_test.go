@@ -1,0 +1,79 @@
+package alerts_test
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/alerts"
+	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/store/sqlite"
+	"github.com/cardcat/cardcat/internal/store/storetest"
+)
+
+// TestRunRetriesASkippedVersion: a version skipped because another replica
+// held the lock (and may have died holding it) is evaluated again later.
+func TestRunRetriesASkippedVersion(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	storetest.MustReplace(t, st, 0, []catalog.GameCatalog{storetest.Generate("dbs", 1, day)}, "{}", day)
+	snap, err := catalog.NewSnapshot(storetest.MustLoad(t, st), game.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := &account.Account{Email: "a@example.com", Plan: account.Pro}
+	if err := st.CreateAccount(ctx, acc); err != nil {
+		t.Fatal(err)
+	}
+	a := &alerts.Alert{AccountID: acc.ID, CardID: storetest.Generate("dbs", 1, day).Cards[0].ID, Source: alerts.TCG, Finish: "Normal",
+		Rule: alerts.Rule{Kind: alerts.Above, Cents: 1}}
+	if err := alerts.Check(a, snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateAlert(ctx, a, 3); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	ev := &alerts.Evaluator{Alerts: st, Catalog: st, Log: slog.New(slog.DiscardHandler), RetryAfter: 10 * time.Millisecond,
+		Lock: func(ctx context.Context) (func(), bool, error) {
+			if calls.Add(1) == 1 {
+				return nil, false, nil // another replica's
+			}
+			return st.TryLock(ctx, alerts.LockName)
+		}}
+	ev.Start()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { ev.Run(runCtx); close(done) }()
+	defer func() { stop(); <-done }()
+	ev.Notify(snap)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		got, err := st.Alerts(ctx, acc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].LastVersion == snap.Version {
+			if got[0].Armed || calls.Load() < 2 {
+				t.Fatalf("alert %+v after %d lock attempts", got[0], calls.Load())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the skipped version was never evaluated (%d lock attempts)", calls.Load())
+		}
+	}
+	evs, err := st.Events(ctx, acc.ID, 10)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("Events = %d, %v; want the one firing", len(evs), err)
+	}
+}
