@@ -131,23 +131,51 @@ func (db *DB) DeleteAlert(ctx context.Context, accountID, id int64) error {
 	return db.changeAlert(ctx, "delete alert", `DELETE FROM alerts WHERE id = $1 AND account_id = $2`, id, accountID)
 }
 
-// RecordEvaluations writes the evaluations of version, each only once: the
-// conditional update takes the alert's row lock, so that of two replicas
-// writing the same alert at once, the second sees last_version moved and
-// writes nothing.
+// RecordEvaluations writes the evaluations of version, each only once: one
+// statement updates every alert of the batch whose last version is still
+// below version (the row locks it takes make a second writer of the same
+// alerts wait, then find them evaluated), and returns those it updated;
+// only their events are written. One round trip per batch rather than per
+// alert.
 func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (fired, queued int, err error) {
+	ids := make([]int64, len(evs))
+	armed := make([]bool, len(evs))
+	prices := make([]*int64, len(evs))
+	events := make(map[int64]*alerts.Event)
+	for i, ev := range evs {
+		ids[i], armed[i] = ev.AlertID, ev.Armed
+		if ev.Price.OK {
+			prices[i] = &ev.Price.Cents
+		}
+		if ev.Event != nil {
+			events[ev.AlertID] = ev.Event
+		}
+	}
 	err = db.tx(ctx, "record alert evaluations", func(tx pgx.Tx) error {
 		fired, queued = 0, 0
-		for _, ev := range evs {
-			tag, err := tx.Exec(ctx, `UPDATE alerts SET armed = $1, last_version = $2, last_price = $3
-	WHERE id = $4 AND NOT paused AND last_version < $2`, ev.Armed, version, nullMoney(ev.Price), ev.AlertID)
-			if err != nil {
+		rows, err := tx.Query(ctx, `UPDATE alerts a SET armed = v.armed, last_version = $1, last_price = v.price
+	FROM unnest($2::bigint[], $3::boolean[], $4::bigint[]) AS v (id, armed, price)
+	WHERE a.id = v.id AND NOT a.paused AND a.last_version < $1
+	RETURNING a.id`, version, ids, armed, prices)
+		if err != nil {
+			return err
+		}
+		var written []*alerts.Event
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
 				return err
 			}
-			if tag.RowsAffected() == 0 || ev.Event == nil {
-				continue
+			if e := events[id]; e != nil {
+				written = append(written, e)
 			}
-			e := ev.Event
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, e := range written {
 			if _, err := tx.Exec(ctx, `INSERT INTO alert_events (id, account_id, alert_id, version, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
 				e.ID, e.AccountID, e.AlertID, e.Version, sqlrow.Time(e.Created), e.Body); err != nil {
 				return err
@@ -156,7 +184,7 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 			if e.WebhookID == 0 {
 				continue
 			}
-			tag, err = tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
+			tag, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
 	SELECT $1, id, 'pending', 0, $2, $2 FROM webhook_endpoints WHERE id = $3 AND account_id = $4`,
 				e.ID, sqlrow.Time(e.Created), e.WebhookID, e.AccountID)
 			if err != nil {
