@@ -308,7 +308,6 @@ type wordLists struct {
 	word  string
 	lists []uint32 // list numbers
 	size  int      // refs in all of them
-	exact bool     // the refs in them all hold the word
 }
 
 // maxCheckLists is the most lists a word other than the walked one may have
@@ -334,7 +333,7 @@ func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 			if !ok {
 				return m // no name holds w
 			}
-			terms = append(terms, wordLists{word: w, lists: []uint32{k}, size: size(k), exact: true})
+			terms = append(terms, wordLists{word: w, lists: []uint32{k}, size: size(k)})
 			continue
 		}
 		lo, hi := ix.suffixRange(w)
@@ -342,7 +341,7 @@ func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 			return m
 		}
 		if hi-lo <= ix.wideWord {
-			t := wordLists{word: w, lists: slices.Compact(slices.Sorted(slices.Values(ix.sufTok[lo:hi]))), exact: true}
+			t := wordLists{word: w, lists: slices.Compact(slices.Sorted(slices.Values(ix.sufTok[lo:hi])))}
 			for _, k := range t.lists {
 				t.size += size(k)
 			}
@@ -391,7 +390,7 @@ func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 		}
 	}
 	for _, t := range terms[1:] {
-		if len(t.lists) > maxCheckLists {
+		if len(t.lists) > maxCheckLists { // a word of many tokens (a gram filter has one list)
 			m.verify = append(m.verify, t.word) // cheaper on the names than by many lists
 			continue
 		}
