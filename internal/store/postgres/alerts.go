@@ -34,13 +34,6 @@ func scanAlert(rows pgx.Rows) (alerts.Alert, error) {
 	return a, err
 }
 
-func nullMoney(m catalog.Money) any {
-	if !m.OK {
-		return nil
-	}
-	return m.Cents
-}
-
 // lockAccount serializes the writes that count an account's rows (a limit
 // checked and then inserted), across connections and replicas.
 func lockAccount(ctx context.Context, tx pgx.Tx, accountID int64) error {
