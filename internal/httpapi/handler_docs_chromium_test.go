@@ -27,6 +27,7 @@ import (
 	"github.com/cardcat/cardcat/internal/site"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
 	"github.com/cardcat/cardcat/internal/testkit"
+	"github.com/cardcat/cardcat/samples"
 )
 
 // TestDocsInChromium loads the docs site in a real Chromium, against the
@@ -245,6 +246,74 @@ document.addEventListener('securitypolicyviolation', e => {
 	}
 	mu.Unlock()
 	checkCSP("the reference")
+
+	// The operation's request example offers its samples (x-codeSamples),
+	// in Scalar's "Code Examples" group before the generated clients; the
+	// Python one shows the sample's source.
+	var labels []string
+	for _, l := range samples.Langs {
+		labels = append(labels, l.Label)
+	}
+	opID := document.Paths["/{game}/sets"]["get"].OperationID
+	var python string
+	for _, s := range samples.Of(opID) {
+		if s.Lang == "Python" {
+			python = s.Source
+		}
+	}
+	if !strings.Contains(python, "cardcat.Client") || !strings.Contains(python, ".list_sets(") {
+		t.Fatalf("the Python sample of %q is not the client's list_sets: %q", opID, python)
+	}
+	// The picker of the operation's request example (its card's header
+	// names the operation), marked for clickText; its label, the client
+	// shown.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	picker, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => {
+  const card = [...document.querySelectorAll('.request-card')].find(c => c.querySelector('.operation-path')?.innerText.trim() === '/{game}/sets');
+  const b = card && card.querySelector('[data-testid=client-picker]');
+  if (!b) return null;
+  card.setAttribute('data-cardcat-test', 'listSets');
+  return b.innerText.trim();
+})()`, chromedp.WithPollingTimeout(30*time.Second)))
+	if err != nil {
+		fail("the request example of GET /{game}/sets: %v", err)
+	}
+	const card = `.request-card[data-cardcat-test=listSets]`
+	if err := chromedp.Do(ctx, clickText(card+` [data-testid=client-picker]`, picker)); err != nil {
+		fail("the request example's clients: %v", err)
+	}
+	custom, err := chromedp.Run(ctx, chromedp.Poll[[]string](`(() => {
+  const g = [...document.querySelectorAll('[role=listbox] [role=group]')].find(g => g.firstElementChild?.innerText.trim() === 'Code Examples');
+  const o = g ? [...g.querySelectorAll('[role=option]')].map(e => e.innerText.trim()) : [];
+  return o.length ? o : null;
+})()`, chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil || !slices.Equal(custom, labels) {
+		fail("the request example's code examples: %q (%v), want %q", custom, err, labels)
+	}
+	err = chromedp.Do(ctx, screenshot("code-examples"), clickText(`[role=listbox] [role=option]`, "Python"))
+	if err != nil {
+		fail("choosing the Python sample: %v", err)
+	}
+	// The card's picker and code, once the picker says Python and the code
+	// is the sample (highlighted, its text is the source).
+	example := fmt.Sprintf(`(() => {
+  const card = document.querySelector(%q);
+  const code = card && card.querySelector('pre code');
+  return code ? [card.querySelector('[data-testid=client-picker]').innerText.trim(), code.innerText.trim()] : null;
+})()`, card)
+	want := [2]string{"Python", strings.TrimSpace(python)}
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`(() => { const s = %s; return s && s[0] === %q && s[1] === %q || null; })()`, example, want[0], want[1]),
+		chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil {
+		got, _ := chromedp.Run(ctx, chromedp.Evaluate[[2]string](example))
+		fail("the request example, Python chosen, shows %q (%v), want the Python sample of %s:\n%s", got, err, opID, python)
+	}
+	if err := chromedp.Do(ctx, screenshot("python-sample")); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the request example of %s offers its samples %q; its Python one is shown", opID, custom)
 
 	// The key is kept across a reload.
 	err = chromedp.Do(ctx, chromedp.KeyEvent(kb.Escape), chromedp.Reload(),
