@@ -119,23 +119,8 @@ func inProcessEnv(vars map[string]string, stdout io.Writer) (env *Env, stderr *t
 // OpenAPI document (checkAnswer).
 func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkAnswer(t, req, resp, body)
+	resp, body := fetch(t, url, header...)
+	checkAnswer(t, resp.Request, resp, body)
 	return resp, body
 }
 

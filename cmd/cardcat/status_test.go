@@ -13,8 +13,8 @@ import (
 	"github.com/cardcat/cardcat/internal/testkit"
 )
 
-// fetch is a GET without the OpenAPI document's check (the status page is
-// not an API route).
+// fetch sends a GET and reads its answer, without the OpenAPI document's
+// check (the status page is not an API route); get adds the check.
 func fetch(t *testing.T, url string, header ...string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url, nil)
