@@ -105,13 +105,7 @@ func alertsCreate(ctx context.Context, env *Env, args []string) error {
 			continue
 		}
 		n++
-		rule.Kind = r.kind
-		if r.kind == alerts.Move {
-			rule.Percent, err = alerts.ParsePercent(r.v)
-		} else {
-			rule.Cents, err = alerts.ParseAmount(r.v)
-		}
-		if err != nil {
+		if rule, err = alerts.ParseRule(string(r.kind), r.v); err != nil {
 			return bad("--" + string(r.kind) + ": " + err.Error())
 		}
 	}

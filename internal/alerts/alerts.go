@@ -125,6 +125,35 @@ func ParsePercent(s string) (int, error) {
 	return n, nil
 }
 
+// ParseRule reads a rule as a person gives it: its kind (above, below or
+// move) and its value, an amount for above and below ("12.50"), a
+// percentage for move ("20" or "20%"). The CLI's flags and the portal's
+// form both read rules with it.
+func ParseRule(kind, value string) (Rule, error) {
+	r := Rule{Kind: Kind(strings.TrimSpace(kind))}
+	var err error
+	switch r.Kind {
+	case Above, Below:
+		r.Cents, err = ParseAmount(value)
+	case Move:
+		r.Percent, err = ParsePercent(value)
+	default:
+		return Rule{}, fmt.Errorf("%q is not a rule: want above, below or move", kind)
+	}
+	if err != nil {
+		return Rule{}, err
+	}
+	return r, nil
+}
+
+// Value is the rule's value as ParseRule reads it: "12.50", "20".
+func (r Rule) Value() string {
+	if r.Kind == Move {
+		return strconv.Itoa(r.Percent)
+	}
+	return FormatAmount(r.Cents)
+}
+
 func digits(s string) bool {
 	for _, r := range s {
 		if r < '0' || r > '9' {
@@ -169,6 +198,13 @@ type Store interface {
 	// counted in the same transaction. A WebhookID must be one of the
 	// account's endpoints (ErrNotFound otherwise).
 	CreateAlert(ctx context.Context, a *Alert, max int) error
+	// UpdateAlert changes one of the account's alerts (a.AccountID, a.ID)
+	// to a's card, marketplace, finish, rule and webhook; its paused state
+	// and creation stay. It is armed again and evaluated anew at the next
+	// version; the last price read is kept only when it still watches the
+	// same card, marketplace and finish. ErrNotFound when the account has
+	// no such alert, or a.WebhookID is not one of its endpoints.
+	UpdateAlert(ctx context.Context, a *Alert) error
 	// Alerts are the account's alerts, oldest first.
 	Alerts(ctx context.Context, accountID int64) ([]Alert, error)
 	// SetAlertPaused pauses or resumes one of the account's alerts
@@ -190,6 +226,10 @@ type Store interface {
 	RecordEvaluations(ctx context.Context, version int64, evs []Evaluation) (fired, queued int, err error)
 	// Events are the account's events, newest first, at most limit.
 	Events(ctx context.Context, accountID int64, limit int) ([]Event, error)
+	// QueueTestEvent writes e (a test event: NewTestEvent's) and queues its
+	// delivery to e.WebhookID through the same queue as every event;
+	// ErrNotFound when that is not one of e.AccountID's endpoints.
+	QueueTestEvent(ctx context.Context, e *Event) error
 }
 
 // Evaluation is one alert's outcome at a version.
@@ -227,6 +267,39 @@ func FindCard(snap *catalog.Snapshot, id string) (*catalog.GameSnapshot, catalog
 		}
 	}
 	return nil, 0, false
+}
+
+// Watched is what a watches in snap now: the card's name and the finish's
+// price on the marketplace (TCGplayer's market, Cardmarket's trend; not OK
+// when it has none); found is false when the card is not in snap.
+func Watched(snap *catalog.Snapshot, a *Alert) (name string, price catalog.Money, found bool) {
+	if snap == nil {
+		return "", price, false
+	}
+	gs := snap.Game(a.Game)
+	if gs == nil {
+		return "", price, false
+	}
+	r, ok := gs.LookupCard(a.CardID)
+	if !ok {
+		return "", price, false
+	}
+	var p catalog.CardPrices
+	gs.CardPrices(r, &p)
+	if a.Source == CM {
+		for _, c := range p.CM {
+			if c.Variant == a.Finish {
+				price = c.Trend
+			}
+		}
+	} else {
+		for _, t := range p.TCG {
+			if t.SubType == a.Finish {
+				price = t.Market
+			}
+		}
+	}
+	return p.Name, price, true
 }
 
 // Check says what is wrong with a, the alert an account asks for, against

@@ -120,3 +120,58 @@ func TestCheck(t *testing.T) {
 		t.Error("Check without a catalogue took it")
 	}
 }
+
+func TestParseRule(t *testing.T) {
+	for _, tt := range []struct {
+		kind, value string
+		want        alerts.Rule
+	}{
+		{"above", "12.50", alerts.Rule{Kind: alerts.Above, Cents: 1250}},
+		{"below", "3", alerts.Rule{Kind: alerts.Below, Cents: 300}},
+		{" move ", "20%", alerts.Rule{Kind: alerts.Move, Percent: 20}},
+	} {
+		got, err := alerts.ParseRule(tt.kind, tt.value)
+		if err != nil || got != tt.want {
+			t.Errorf("ParseRule(%q, %q) = %+v, %v; want %+v", tt.kind, tt.value, got, err, tt.want)
+		}
+		if again, err := alerts.ParseRule(string(got.Kind), got.Value()); err != nil || again != got {
+			t.Errorf("%+v does not read back from its Value %q: %+v, %v", got, got.Value(), again, err)
+		}
+	}
+	for _, tt := range []struct{ kind, value, want string }{
+		{"", "1", "not a rule"},
+		{"over", "1", "not a rule"},
+		{"above", "", "not an amount"},
+		{"below", "-2", "not an amount"},
+		{"move", "0", "from 1 to 1000"},
+		{"move", "12.5", "from 1 to 1000"},
+	} {
+		if _, err := alerts.ParseRule(tt.kind, tt.value); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseRule(%q, %q) = %v, want an error saying %q", tt.kind, tt.value, err, tt.want)
+		}
+	}
+}
+
+func TestNewTestEvent(t *testing.T) {
+	at := time.Date(2026, 11, 2, 6, 0, 0, 0, time.UTC)
+	a := &alerts.Alert{ID: 4, Game: "dbs", CardID: "dbs_0000000000000001", Source: alerts.CM, Finish: "normal",
+		Rule: alerts.Rule{Kind: alerts.Move, Percent: 20}, LastPrice: catalog.Cents(100)}
+	e := alerts.NewTestEvent(7, 3, a, 12, at)
+	e2 := alerts.NewTestEvent(7, 3, a, 12, at)
+	if e.ID == e2.ID || !strings.HasPrefix(e.ID, "evt_") || len(e.ID) != 28 {
+		t.Fatalf("test event ids %s, %s: want a new evt_ id each time", e.ID, e2.ID)
+	}
+	if !e.Test || e.AccountID != 7 || e.WebhookID != 3 || e.AlertID != 4 || e.Version != 0 {
+		t.Fatalf("test event = %+v", e)
+	}
+	for _, want := range []string{`"id":"` + e.ID + `"`, `"type":"price.alert"`, `"catalogue_version":12`, `"card_id":"dbs_0000000000000001"`,
+		`"old_price":1,`, `"new_price":1.2,`, `"average_7d":1,`, `"alert":{"id":4,"rule":"move","percent":20}`, `"test":true`} {
+		if !strings.Contains(string(e.Body), want) {
+			t.Errorf("test event %s lacks %s", e.Body, want)
+		}
+	}
+	sample := alerts.NewTestEvent(7, 3, nil, 0, at)
+	if !strings.Contains(string(sample.Body), `"card_id":"pkm_0123456789abcdef"`) || !strings.Contains(string(sample.Body), `"new_price":12.5`) {
+		t.Errorf("sample test event %s", sample.Body)
+	}
+}

@@ -1,6 +1,7 @@
 package alerts
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,9 +22,12 @@ type Event struct {
 	AccountID int64
 	AlertID   int64
 	WebhookID int64 // 0: none
-	Version   int64
+	Version   int64 // 0 for a test event
 	Created   time.Time
 	Body      []byte
+	// Test marks an event the account asked for to try its endpoint
+	// (NewTestEvent): AlertID is then the alert it imitates, or 0.
+	Test bool
 }
 
 // EventID is the id of alert's event at version: derived, so that a
@@ -48,6 +52,9 @@ type eventBody struct {
 	NewPrice  json.RawMessage `json:"new_price"`
 	Average7d json.RawMessage `json:"average_7d"`
 	Alert     eventAlert      `json:"alert"`
+	// Test is true on a test event only, so that a receiver can tell it
+	// from a real firing.
+	Test bool `json:"test,omitempty"`
 }
 
 type eventAlert struct {
@@ -60,13 +67,46 @@ type eventAlert struct {
 // newEvent is a's firing at version: the price went from old to price
 // (avg7: the 7-day average the move is measured against).
 func newEvent(a *Alert, version int64, created time.Time, old, price, avg7 catalog.Money) *Event {
-	id := EventID(a.ID, version)
+	return buildEvent(a, EventID(a.ID, version), version, created, old, price, avg7, false)
+}
+
+// sampleAlert is what a test event imitates when the account has no alert:
+// the card of docs/api.md's example.
+var sampleAlert = Alert{Game: "pkm", CardID: "pkm_0123456789abcdef", Source: TCG, Finish: "Holofoil",
+	Rule: Rule{Kind: Above, Cents: 1250}}
+
+// NewTestEvent is a test event for the account's endpoint webhookID: a
+// price.alert event like a's firing (the sample alert of docs/api.md when a
+// is nil), at version (the catalogue served now, 0 when none) with "test":
+// true, and a random id, so that each test is another event. A receiver
+// checks its signature as any event's.
+func NewTestEvent(accountID, webhookID int64, a *Alert, version int64, created time.Time) *Event {
+	if a == nil {
+		a = &sampleAlert
+	}
+	old, price, avg7 := a.LastPrice, catalog.Cents(1264), catalog.Money{}
+	// A price at which the rule holds.
+	switch {
+	case a.Rule.Kind != Move:
+		price = catalog.Cents(a.Rule.Cents)
+	case a.LastPrice.OK:
+		avg7 = a.LastPrice
+		price = catalog.Cents(a.LastPrice.Cents + a.LastPrice.Cents*int64(a.Rule.Percent)/100)
+	}
+	var b [12]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	e := buildEvent(a, "evt_"+hex.EncodeToString(b[:]), version, created, old, price, avg7, true)
+	e.AccountID, e.WebhookID, e.Version = accountID, webhookID, 0
+	return e
+}
+
+func buildEvent(a *Alert, id string, version int64, created time.Time, old, price, avg7 catalog.Money, test bool) *Event {
 	created = created.UTC().Truncate(time.Microsecond)
 	b := eventBody{
 		ID: id, Type: EventPriceAlert, Created: created.Format(time.RFC3339Nano), Version: version,
 		Game: a.Game, CardID: a.CardID, Source: a.Source, Variant: a.Finish,
 		OldPrice: old.AppendJSON(nil), NewPrice: price.AppendJSON(nil), Average7d: avg7.AppendJSON(nil),
-		Alert: eventAlert{ID: a.ID, Rule: a.Rule.Kind},
+		Alert: eventAlert{ID: a.ID, Rule: a.Rule.Kind}, Test: test,
 	}
 	if a.Rule.Kind == Move {
 		b.Alert.Percent = a.Rule.Percent
@@ -77,5 +117,5 @@ func newEvent(a *Alert, version int64, created time.Time, old, price, avg7 catal
 	if err != nil { // every field is a plain value
 		panic("alerts: event body: " + err.Error())
 	}
-	return &Event{ID: id, AccountID: a.AccountID, AlertID: a.ID, WebhookID: a.WebhookID, Version: version, Created: created, Body: body}
+	return &Event{ID: id, AccountID: a.AccountID, AlertID: a.ID, WebhookID: a.WebhookID, Version: version, Created: created, Body: body, Test: test}
 }

@@ -27,9 +27,18 @@ const SignatureHeader = "Cardcat-Signature"
 const DefaultTolerance = 5 * time.Minute
 
 // Sign is the signature of body sent at t, as the header's value.
-func Sign(secret string, t time.Time, body []byte) string {
+func Sign(secret string, t time.Time, body []byte) string { return SignAll(t, body, secret) }
+
+// SignAll is Sign with one v1 per secret, in their order: during a
+// rotation's overlap a delivery is signed with the new secret and the old.
+func SignAll(t time.Time, body []byte, secrets ...string) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(mac(secret, ts, body))
+	var b strings.Builder
+	b.WriteString("t=" + ts)
+	for _, s := range secrets {
+		b.WriteString(",v1=" + hex.EncodeToString(mac(s, ts, body)))
+	}
+	return b.String()
 }
 
 func mac(secret, ts string, body []byte) []byte {

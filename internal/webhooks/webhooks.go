@@ -33,6 +33,10 @@ var ErrLimit = errors.New("webhooks: the plan's limit of webhook endpoints is re
 // ErrNoDelivery is ClaimDelivery's answer when nothing is due.
 var ErrNoDelivery = errors.New("webhooks: no delivery due")
 
+// ErrInFlight is ResendDelivery's answer when the delivery is being sent at
+// this moment (a worker holds its lease).
+var ErrInFlight = errors.New("webhooks: the delivery is being sent right now")
+
 // ErrLeaseLost is FinishDelivery's answer when the delivery's lease ran out
 // and another worker claimed it since: its outcome is that worker's.
 var ErrLeaseLost = errors.New("webhooks: the delivery's lease was lost")
@@ -43,9 +47,27 @@ type Endpoint struct {
 	AccountID int64
 	URL       string
 	// Secret signs every delivery ("whsec_" + 64 hex). It is shown once,
-	// when the endpoint is created; the store keeps it to sign.
+	// when the endpoint is created or its secret rotated; the store keeps
+	// it to sign.
 	Secret    string
 	CreatedAt time.Time
+	// PreviousSecret is the secret a rotation replaced, which still signs
+	// deliveries beside Secret until PreviousUntil (the overlap, so that a
+	// receiver can change its secret in the meantime); "" when none.
+	PreviousSecret string
+	PreviousUntil  time.Time
+}
+
+// MaxOverlap is the longest a rotated secret keeps signing beside the new
+// one.
+const MaxOverlap = 7 * 24 * time.Hour
+
+// CheckOverlap says what is wrong with an overlap period of a rotation.
+func CheckOverlap(d time.Duration) error {
+	if d < 0 || d > MaxOverlap {
+		return fmt.Errorf("the overlap is not from 0 to %d days", MaxOverlap/(24*time.Hour))
+	}
+	return nil
 }
 
 // State is a delivery's state.
@@ -71,6 +93,41 @@ type Delivery struct {
 	Attempts   int // attempts made, the claimed one included
 	CreatedAt  time.Time
 	NextAt     time.Time
+	// PreviousSecret signs beside Secret until PreviousUntil (a rotation's
+	// overlap); "" when none.
+	PreviousSecret string
+	PreviousUntil  time.Time
+	// ResentAt is the delivery's last resend (zero: never), when its
+	// schedule started again; ResentAfter the attempts made before it.
+	ResentAt    time.Time
+	ResentAfter int
+}
+
+// schedule is when the delivery's schedule started (its creation, or its
+// last resend) and how many attempts were made since.
+func (d Delivery) schedule() (start time.Time, attempts int) {
+	if d.ResentAt.IsZero() {
+		return d.CreatedAt, d.Attempts
+	}
+	return d.ResentAt, d.Attempts - d.ResentAfter
+}
+
+// secrets are the secrets an attempt at t is signed with: the endpoint's,
+// and the one it replaced during the overlap.
+func (d Delivery) secrets(t time.Time) []string {
+	if d.PreviousSecret != "" && t.Before(d.PreviousUntil) {
+		return []string{d.Secret, d.PreviousSecret}
+	}
+	return []string{d.Secret}
+}
+
+// LoggedDelivery is a delivery as the delivery log shows it, with each of
+// its attempts (Secret and Body are not read).
+type LoggedDelivery struct {
+	Delivery
+	// Test is true for a test event (the portal's "send a test event").
+	Test bool
+	Log  []Attempt // first first
 }
 
 // Attempt is one try of a delivery, as the delivery log keeps it.
@@ -110,6 +167,26 @@ type Store interface {
 	Deliveries(ctx context.Context, eventID string) ([]Delivery, error)
 	// Attempts are a delivery's attempts, first first.
 	Attempts(ctx context.Context, deliveryID int64) ([]Attempt, error)
+	// DeleteEndpoint deletes one of the account's endpoints with its
+	// deliveries and their attempts; the alerts that sent to it keep their
+	// events, not sent (their webhook is none). ErrNotFound when the
+	// account has no such endpoint.
+	DeleteEndpoint(ctx context.Context, accountID, id int64) error
+	// RotateSecret gives one of the account's endpoints secret, and keeps
+	// its current one signing beside it until previousUntil (not at all
+	// when zero); a secret kept from an earlier rotation is dropped.
+	// ErrNotFound when the account has no such endpoint.
+	RotateSecret(ctx context.Context, accountID, id int64, secret string, previousUntil time.Time) error
+	// DeliveryLog is the deliveries to one of the account's endpoints,
+	// newest first, of IDs below beforeID (0: from the newest), at most
+	// limit, each with its attempts. ErrNotFound when the account has no
+	// such endpoint.
+	DeliveryLog(ctx context.Context, accountID, endpointID, beforeID int64, limit int) ([]LoggedDelivery, error)
+	// ResendDelivery queues one of the account's deliveries again, due at
+	// now, whatever its state, with a new schedule (its attempts go on
+	// being numbered after the earlier ones). ErrNotFound when the account
+	// has no such delivery; ErrInFlight while a worker holds it.
+	ResendDelivery(ctx context.Context, accountID, deliveryID int64, now time.Time) error
 }
 
 // NewSecret is a new signing secret: "whsec_" and 32 random bytes in hex.

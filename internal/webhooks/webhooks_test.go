@@ -120,3 +120,34 @@ func TestDelay(t *testing.T) {
 		t.Errorf("delay(3) with no jitter = %v, want half of 4s", got)
 	}
 }
+
+func TestSignAllDuringAnOverlap(t *testing.T) {
+	old, fresh := NewSecret(), NewSecret()
+	at := time.Unix(1_800_000_000, 0)
+	d := Delivery{Secret: fresh, PreviousSecret: old, PreviousUntil: at.Add(time.Hour), Body: []byte(`{"id":"evt_1"}`)}
+	h := SignAll(at, d.Body, d.secrets(at)...)
+	if strings.Count(h, ",v1=") != 2 || !strings.HasPrefix(h, Sign(fresh, at, d.Body)+",v1=") {
+		t.Fatalf("during the overlap: %q, want the new secret's v1 then the old one's", h)
+	}
+	for _, s := range []string{old, fresh} {
+		if err := Verify(s, h, d.Body, 0, at); err != nil {
+			t.Errorf("during the overlap: %v", err)
+		}
+	}
+	after := at.Add(time.Hour)
+	if got := d.secrets(after); len(got) != 1 || got[0] != fresh {
+		t.Fatalf("at the overlap's end the secrets are %d, want the new one only", len(got))
+	}
+}
+
+func TestScheduleAfterResend(t *testing.T) {
+	created := time.Unix(1_800_000_000, 0)
+	d := Delivery{CreatedAt: created, Attempts: 9}
+	if start, n := d.schedule(); !start.Equal(created) || n != 9 {
+		t.Fatalf("never resent: %v, %d", start, n)
+	}
+	d.ResentAt, d.ResentAfter, d.Attempts = created.Add(48*time.Hour), 9, 10
+	if start, n := d.schedule(); !start.Equal(d.ResentAt) || n != 1 {
+		t.Fatalf("resent: %v, %d; want the resend and one attempt", start, n)
+	}
+}

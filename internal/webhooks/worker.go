@@ -114,9 +114,10 @@ func (w *Worker) DeliverOne(ctx context.Context) (did bool, err error) {
 	a := w.send(ctx, d)
 	state, next := Delivered, time.Time{}
 	if a.Status < 200 || a.Status > 299 {
-		next = a.At.Add(w.delay(d.Attempts))
+		start, attempts := d.schedule()
+		next = a.At.Add(w.delay(attempts))
 		state = Pending
-		if next.Sub(d.CreatedAt) > orDefault(w.MaxAge, DefaultMaxAge) {
+		if next.Sub(start) > orDefault(w.MaxAge, DefaultMaxAge) {
 			state, next = Failed, time.Time{}
 		}
 	}
@@ -181,7 +182,7 @@ func (w *Worker) send(ctx context.Context, d Delivery) Attempt {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "cardcat-webhooks/1")
 	req.Header.Set("Cardcat-Event-Id", d.EventID)
-	req.Header.Set(SignatureHeader, Sign(d.Secret, a.At, d.Body))
+	req.Header.Set(SignatureHeader, SignAll(a.At, d.Body, d.secrets(a.At)...))
 	resp, err := w.Client.Do(req)
 	if err != nil {
 		var refused *RefusedError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -69,6 +70,36 @@ func (db *DB) CreateAlert(ctx context.Context, a *alerts.Alert, max int) error {
 	RETURNING id`,
 			a.AccountID, a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent,
 			a.WebhookID, a.Paused, a.CreatedAt).Scan(&a.ID)
+	})
+}
+
+// UpdateAlert changes one of the account's alerts and arms it anew.
+func (db *DB) UpdateAlert(ctx context.Context, a *alerts.Alert) error {
+	return db.tx(ctx, "update alert", func(tx pgx.Tx) error {
+		if a.WebhookID != 0 {
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = $1 AND account_id = $2`, a.WebhookID, a.AccountID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("webhook %d: %w", a.WebhookID, alerts.ErrNotFound)
+			}
+		}
+		// SET's expressions read the row as it was: the last price stays
+		// when the alert still watches the same price.
+		tag, err := tx.Exec(ctx, `UPDATE alerts SET
+	last_price = CASE WHEN game = $1 AND card_id = $2 AND source = $3 AND finish = $4 THEN last_price END,
+	game = $1, card_id = $2, source = $3, finish = $4, rule = $5, amount_cents = $6, percent = $7, webhook_id = $8,
+	armed = true, last_version = 0
+	WHERE id = $9 AND account_id = $10`,
+			a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent, a.WebhookID, a.ID, a.AccountID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return alerts.ErrNotFound
+		}
+		return nil
 	})
 }
 
@@ -192,7 +223,7 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 
 // Events are the account's events, newest first.
 func (db *DB) Events(ctx context.Context, accountID int64, limit int) ([]alerts.Event, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id, account_id, alert_id, version, created_at, body FROM alert_events
+	rows, err := db.pool.Query(ctx, `SELECT id, account_id, alert_id, version, created_at, body, test FROM alert_events
 	WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, accountID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: events: %w", err)
@@ -201,7 +232,7 @@ func (db *DB) Events(ctx context.Context, accountID int64, limit int) ([]alerts.
 	var out []alerts.Event
 	for rows.Next() {
 		var e alerts.Event
-		if err := rows.Scan(&e.ID, &e.AccountID, &e.AlertID, &e.Version, &e.Created, &e.Body); err != nil {
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.AlertID, &e.Version, &e.Created, &e.Body, &e.Test); err != nil {
 			return nil, fmt.Errorf("postgres: events: %w", err)
 		}
 		e.Created = e.Created.UTC()
@@ -211,6 +242,26 @@ func (db *DB) Events(ctx context.Context, accountID int64, limit int) ([]alerts.
 		return nil, fmt.Errorf("postgres: events: %w", err)
 	}
 	return out, nil
+}
+
+// QueueTestEvent writes a test event and queues its delivery.
+func (db *DB) QueueTestEvent(ctx context.Context, e *alerts.Event) error {
+	return db.tx(ctx, "queue test event", func(tx pgx.Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = $1 AND account_id = $2`, e.WebhookID, e.AccountID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("webhook %d: %w", e.WebhookID, alerts.ErrNotFound)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO alert_events (id, account_id, alert_id, version, created_at, body, test) VALUES ($1, $2, $3, $4, $5, $6, true)`,
+			e.ID, e.AccountID, e.AlertID, e.Version, sqlrow.Time(e.Created), e.Body); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at) VALUES ($1, $2, 'pending', 0, $3, $3)`,
+			e.ID, e.WebhookID, sqlrow.Time(e.Created))
+		return err
+	})
 }
 
 // CreateEndpoint inserts e unless its account has max endpoints.
@@ -234,7 +285,8 @@ func (db *DB) CreateEndpoint(ctx context.Context, e *webhooks.Endpoint, max int)
 
 // Endpoints are the account's endpoints, oldest first.
 func (db *DB) Endpoints(ctx context.Context, accountID int64) ([]webhooks.Endpoint, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id, account_id, url, secret, created_at FROM webhook_endpoints WHERE account_id = $1 ORDER BY id`, accountID)
+	rows, err := db.pool.Query(ctx, `SELECT id, account_id, url, secret, created_at, previous_secret, previous_until
+	FROM webhook_endpoints WHERE account_id = $1 ORDER BY id`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: webhook endpoints: %w", err)
 	}
@@ -242,10 +294,11 @@ func (db *DB) Endpoints(ctx context.Context, accountID int64) ([]webhooks.Endpoi
 	var out []webhooks.Endpoint
 	for rows.Next() {
 		var e webhooks.Endpoint
-		if err := rows.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &e.CreatedAt); err != nil {
+		var until *time.Time
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &e.CreatedAt, &e.PreviousSecret, &until); err != nil {
 			return nil, fmt.Errorf("postgres: webhook endpoints: %w", err)
 		}
-		e.CreatedAt = e.CreatedAt.UTC()
+		e.CreatedAt, e.PreviousUntil = e.CreatedAt.UTC(), timeOrZero(until)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -254,15 +307,33 @@ func (db *DB) Endpoints(ctx context.Context, accountID int64) ([]webhooks.Endpoi
 	return out, nil
 }
 
-const deliveryColumns = `d.id, d.event_id, d.endpoint_id, w.url, w.secret, e.body, d.state, d.attempts, d.created_at, d.next_at`
+const deliveryColumns = `d.id, d.event_id, d.endpoint_id, w.url, w.secret, e.body, d.state, d.attempts, d.created_at, d.next_at,
+	w.previous_secret, w.previous_until, d.resent_at, d.resent_after, e.test`
 
 const deliveryJoin = ` JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN alert_events e ON e.id = d.event_id`
 
 func scanDelivery(sc interface{ Scan(...any) error }) (webhooks.Delivery, error) {
-	var d webhooks.Delivery
-	err := sc.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.URL, &d.Secret, &d.Body, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAt)
-	d.CreatedAt, d.NextAt = d.CreatedAt.UTC(), d.NextAt.UTC()
+	d, _, err := scanLoggedDelivery(sc)
 	return d, err
+}
+
+func scanLoggedDelivery(sc interface{ Scan(...any) error }) (webhooks.Delivery, bool, error) {
+	var d webhooks.Delivery
+	var until, resent *time.Time
+	var test bool
+	err := sc.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.URL, &d.Secret, &d.Body, &d.State, &d.Attempts, &d.CreatedAt, &d.NextAt,
+		&d.PreviousSecret, &until, &resent, &d.ResentAfter, &test)
+	d.CreatedAt, d.NextAt = d.CreatedAt.UTC(), d.NextAt.UTC()
+	d.PreviousUntil, d.ResentAt = timeOrZero(until), timeOrZero(resent)
+	return d, test, err
+}
+
+// timeOrZero reads a time kept as NULL for none.
+func timeOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 // ClaimDelivery claims the delivery due first: SKIP LOCKED passes over the
@@ -276,7 +347,7 @@ func (db *DB) ClaimDelivery(ctx context.Context, now time.Time, lease time.Durat
 ), d AS (
 	UPDATE webhook_deliveries u SET state = 'delivering', attempts = u.attempts + 1, next_at = $2
 	FROM c WHERE u.id = c.id
-	RETURNING u.id, u.event_id, u.endpoint_id, u.state, u.attempts, u.created_at, u.next_at
+	RETURNING u.id, u.event_id, u.endpoint_id, u.state, u.attempts, u.created_at, u.next_at, u.resent_at, u.resent_after
 )
 SELECT `+deliveryColumns+` FROM d`+deliveryJoin, sqlrow.Time(now), sqlrow.Time(now.Add(lease))))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -355,4 +426,135 @@ func (db *DB) Attempts(ctx context.Context, deliveryID int64) ([]webhooks.Attemp
 		return nil, fmt.Errorf("postgres: webhook attempts: %w", err)
 	}
 	return out, nil
+}
+
+// DeleteEndpoint deletes one of the account's endpoints, its deliveries and
+// their attempts, and detaches the alerts that sent to it.
+func (db *DB) DeleteEndpoint(ctx context.Context, accountID, id int64) error {
+	return db.tx(ctx, "delete webhook endpoint", func(tx pgx.Tx) error {
+		// Locked first, so that a delivery queued meanwhile waits, then
+		// finds no endpoint.
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhook_endpoints WHERE id = $1 AND account_id = $2 FOR UPDATE) e`,
+			id, accountID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return webhooks.ErrNotFound
+		}
+		for _, q := range []string{
+			`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1)`,
+			`DELETE FROM webhook_deliveries WHERE endpoint_id = $1`,
+			`UPDATE alerts SET webhook_id = 0 WHERE webhook_id = $1`,
+			`DELETE FROM webhook_endpoints WHERE id = $1`,
+		} {
+			if _, err := tx.Exec(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// RotateSecret replaces an endpoint's secret, the old one signing beside it
+// until previousUntil.
+func (db *DB) RotateSecret(ctx context.Context, accountID, id int64, secret string, previousUntil time.Time) error {
+	var until *time.Time
+	if !previousUntil.IsZero() {
+		t := sqlrow.Time(previousUntil)
+		until = &t
+	}
+	tag, err := db.pool.Exec(ctx, `UPDATE webhook_endpoints SET
+	previous_secret = CASE WHEN $1::timestamptz IS NULL THEN '' ELSE secret END, previous_until = $1, secret = $2
+	WHERE id = $3 AND account_id = $4`, until, secret, id, accountID)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = webhooks.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: rotate webhook secret: %w", err)
+	}
+	return nil
+}
+
+// DeliveryLog is an endpoint's deliveries, newest first, with their
+// attempts.
+func (db *DB) DeliveryLog(ctx context.Context, accountID, endpointID, beforeID int64, limit int) ([]webhooks.LoggedDelivery, error) {
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = $1 AND account_id = $2`, endpointID, accountID).Scan(&n); err != nil {
+		return nil, fmt.Errorf("postgres: webhook delivery log: %w", err)
+	}
+	if n == 0 {
+		return nil, webhooks.ErrNotFound
+	}
+	if beforeID <= 0 {
+		beforeID = math.MaxInt64
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d`+deliveryJoin+`
+	WHERE d.endpoint_id = $1 AND d.id < $2 ORDER BY d.id DESC LIMIT $3`, endpointID, beforeID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: webhook delivery log: %w", err)
+	}
+	var out []webhooks.LoggedDelivery
+	index := map[int64]int{}
+	var ids []int64
+	for rows.Next() {
+		d, test, err := scanLoggedDelivery(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("postgres: webhook delivery log: %w", err)
+		}
+		d.Secret, d.PreviousSecret, d.Body = "", "", nil
+		index[d.ID] = len(out)
+		ids = append(ids, d.ID)
+		out = append(out, webhooks.LoggedDelivery{Delivery: d, Test: test})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: webhook delivery log: %w", err)
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err = db.pool.Query(ctx, `SELECT delivery_id, n, at, status, duration_us, error, response FROM webhook_attempts
+	WHERE delivery_id = ANY($1) ORDER BY delivery_id, n`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: webhook delivery log: attempts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a webhooks.Attempt
+		var us int64
+		if err := rows.Scan(&a.DeliveryID, &a.N, &a.At, &a.Status, &us, &a.Error, &a.Response); err != nil {
+			return nil, fmt.Errorf("postgres: webhook delivery log: attempts: %w", err)
+		}
+		a.At, a.Duration = a.At.UTC(), time.Duration(us)*time.Microsecond
+		i := index[a.DeliveryID]
+		out[i].Log = append(out[i].Log, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: webhook delivery log: attempts: %w", err)
+	}
+	return out, nil
+}
+
+// ResendDelivery queues one of the account's deliveries again at now.
+func (db *DB) ResendDelivery(ctx context.Context, accountID, deliveryID int64, now time.Time) error {
+	return db.tx(ctx, "resend webhook delivery", func(tx pgx.Tx) error {
+		var state webhooks.State
+		var next time.Time
+		err := tx.QueryRow(ctx, `SELECT d.state, d.next_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+	WHERE d.id = $1 AND w.account_id = $2 FOR UPDATE OF d`, deliveryID, accountID).Scan(&state, &next)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return webhooks.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if state == webhooks.Delivering && next.After(now) {
+			return webhooks.ErrInFlight
+		}
+		_, err = tx.Exec(ctx, `UPDATE webhook_deliveries SET state = 'pending', next_at = $1, resent_at = $1, resent_after = attempts WHERE id = $2`,
+			sqlrow.Time(now), deliveryID)
+		return err
+	})
 }

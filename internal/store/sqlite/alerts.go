@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/alerts"
@@ -68,6 +69,37 @@ func (db *DB) CreateAlert(ctx context.Context, a *alerts.Alert, max int) error {
 		}
 		a.ID, err = res.LastInsertId()
 		return err
+	})
+}
+
+// UpdateAlert changes one of the account's alerts and arms it anew.
+func (db *DB) UpdateAlert(ctx context.Context, a *alerts.Alert) error {
+	return db.writeTx(ctx, "update alert", func(tx *sql.Tx) error {
+		if a.WebhookID != 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = ? AND account_id = ?`, a.WebhookID, a.AccountID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("webhook %d: %w", a.WebhookID, alerts.ErrNotFound)
+			}
+		}
+		// SET's expressions read the row as it was: the last price stays
+		// when the alert still watches the same price.
+		res, err := tx.ExecContext(ctx, `UPDATE alerts SET
+	last_price = CASE WHEN game = ? AND card_id = ? AND source = ? AND finish = ? THEN last_price END,
+	game = ?, card_id = ?, source = ?, finish = ?, rule = ?, amount_cents = ?, percent = ?, webhook_id = ?, armed = 1, last_version = 0
+	WHERE id = ? AND account_id = ?`,
+			a.Game, a.CardID, string(a.Source), a.Finish,
+			a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent, a.WebhookID,
+			a.ID, a.AccountID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, alerts.ErrNotFound)
+		}
+		return nil
 	})
 }
 
@@ -176,7 +208,7 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 
 // Events are the account's events, newest first.
 func (db *DB) Events(ctx context.Context, accountID int64, limit int) ([]alerts.Event, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, account_id, alert_id, version, created_at, body FROM alert_events
+	rows, err := db.read.QueryContext(ctx, `SELECT id, account_id, alert_id, version, created_at, body, test FROM alert_events
 	WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, accountID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: events: %w", err)
@@ -186,7 +218,7 @@ func (db *DB) Events(ctx context.Context, accountID int64, limit int) ([]alerts.
 	for rows.Next() {
 		var e alerts.Event
 		var created int64
-		if err := rows.Scan(&e.ID, &e.AccountID, &e.AlertID, &e.Version, &created, &e.Body); err != nil {
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.AlertID, &e.Version, &created, &e.Body, &e.Test); err != nil {
 			return nil, fmt.Errorf("sqlite: events: %w", err)
 		}
 		e.Created = fromMicros(created)
@@ -196,6 +228,26 @@ func (db *DB) Events(ctx context.Context, accountID int64, limit int) ([]alerts.
 		return nil, fmt.Errorf("sqlite: events: %w", err)
 	}
 	return out, nil
+}
+
+// QueueTestEvent writes a test event and queues its delivery.
+func (db *DB) QueueTestEvent(ctx context.Context, e *alerts.Event) error {
+	return db.writeTx(ctx, "queue test event", func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = ? AND account_id = ?`, e.WebhookID, e.AccountID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("webhook %d: %w", e.WebhookID, alerts.ErrNotFound)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO alert_events (id, account_id, alert_id, version, created_at, body, test) VALUES (?, ?, ?, ?, ?, ?, 1)`,
+			e.ID, e.AccountID, e.AlertID, e.Version, micros(e.Created), e.Body); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at) VALUES (?, ?, 'pending', 0, ?, ?)`,
+			e.ID, e.WebhookID, micros(e.Created), micros(e.Created))
+		return err
+	})
 }
 
 // CreateEndpoint inserts e unless its account has max endpoints.
@@ -221,7 +273,8 @@ func (db *DB) CreateEndpoint(ctx context.Context, e *webhooks.Endpoint, max int)
 
 // Endpoints are the account's endpoints, oldest first.
 func (db *DB) Endpoints(ctx context.Context, accountID int64) ([]webhooks.Endpoint, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, account_id, url, secret, created_at FROM webhook_endpoints WHERE account_id = ? ORDER BY id`, accountID)
+	rows, err := db.read.QueryContext(ctx, `SELECT id, account_id, url, secret, created_at, previous_secret, previous_until
+	FROM webhook_endpoints WHERE account_id = ? ORDER BY id`, accountID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: webhook endpoints: %w", err)
 	}
@@ -229,11 +282,11 @@ func (db *DB) Endpoints(ctx context.Context, accountID int64) ([]webhooks.Endpoi
 	var out []webhooks.Endpoint
 	for rows.Next() {
 		var e webhooks.Endpoint
-		var created int64
-		if err := rows.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &created); err != nil {
+		var created, until int64
+		if err := rows.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &created, &e.PreviousSecret, &until); err != nil {
 			return nil, fmt.Errorf("sqlite: webhook endpoints: %w", err)
 		}
-		e.CreatedAt = fromMicros(created)
+		e.CreatedAt, e.PreviousUntil = fromMicros(created), fromMicrosOrZero(until)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -242,15 +295,32 @@ func (db *DB) Endpoints(ctx context.Context, accountID int64) ([]webhooks.Endpoi
 	return out, nil
 }
 
-const deliveryColumns = `d.id, d.event_id, d.endpoint_id, w.url, w.secret, e.body, d.state, d.attempts, d.created_at, d.next_at
+const deliveryColumns = `d.id, d.event_id, d.endpoint_id, w.url, w.secret, e.body, d.state, d.attempts, d.created_at, d.next_at,
+	w.previous_secret, w.previous_until, d.resent_at, d.resent_after, e.test
 	FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id JOIN alert_events e ON e.id = d.event_id`
 
 func scanDelivery(sc interface{ Scan(...any) error }) (webhooks.Delivery, error) {
-	var d webhooks.Delivery
-	var created, next int64
-	err := sc.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.URL, &d.Secret, &d.Body, &d.State, &d.Attempts, &created, &next)
-	d.CreatedAt, d.NextAt = fromMicros(created), fromMicros(next)
+	d, _, err := scanLoggedDelivery(sc)
 	return d, err
+}
+
+func scanLoggedDelivery(sc interface{ Scan(...any) error }) (webhooks.Delivery, bool, error) {
+	var d webhooks.Delivery
+	var created, next, until, resent int64
+	var test bool
+	err := sc.Scan(&d.ID, &d.EventID, &d.EndpointID, &d.URL, &d.Secret, &d.Body, &d.State, &d.Attempts, &created, &next,
+		&d.PreviousSecret, &until, &resent, &d.ResentAfter, &test)
+	d.CreatedAt, d.NextAt = fromMicros(created), fromMicros(next)
+	d.PreviousUntil, d.ResentAt = fromMicrosOrZero(until), fromMicrosOrZero(resent)
+	return d, test, err
+}
+
+// fromMicrosOrZero reads a time kept as 0 for none.
+func fromMicrosOrZero(us int64) time.Time {
+	if us == 0 {
+		return time.Time{}
+	}
+	return fromMicros(us)
 }
 
 // ClaimDelivery claims the delivery due first. SQLite has one writer: the
@@ -341,4 +411,108 @@ func (db *DB) Attempts(ctx context.Context, deliveryID int64) ([]webhooks.Attemp
 		return nil, fmt.Errorf("sqlite: webhook attempts: %w", err)
 	}
 	return out, nil
+}
+
+// DeleteEndpoint deletes one of the account's endpoints, its deliveries and
+// their attempts, and detaches the alerts that sent to it.
+func (db *DB) DeleteEndpoint(ctx context.Context, accountID, id int64) error {
+	return db.writeTx(ctx, "delete webhook endpoint", func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = ? AND account_id = ?`, id, accountID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return webhooks.ErrNotFound
+		}
+		for _, q := range []string{
+			`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)`,
+			`DELETE FROM webhook_deliveries WHERE endpoint_id = ?`,
+			`UPDATE alerts SET webhook_id = 0 WHERE webhook_id = ?`,
+			`DELETE FROM webhook_endpoints WHERE id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// RotateSecret replaces an endpoint's secret, the old one signing beside it
+// until previousUntil.
+func (db *DB) RotateSecret(ctx context.Context, accountID, id int64, secret string, previousUntil time.Time) error {
+	return db.writeTx(ctx, "rotate webhook secret", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_endpoints SET
+	previous_secret = CASE WHEN ? > 0 THEN secret ELSE '' END, previous_until = ?, secret = ?
+	WHERE id = ? AND account_id = ?`, microsOrZero(previousUntil), microsOrZero(previousUntil), secret, id, accountID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmpErr(err, webhooks.ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// DeliveryLog is an endpoint's deliveries, newest first, with their
+// attempts.
+func (db *DB) DeliveryLog(ctx context.Context, accountID, endpointID, beforeID int64, limit int) ([]webhooks.LoggedDelivery, error) {
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM webhook_endpoints WHERE id = ? AND account_id = ?`, endpointID, accountID).Scan(&n); err != nil {
+		return nil, fmt.Errorf("sqlite: webhook delivery log: %w", err)
+	}
+	if n == 0 {
+		return nil, webhooks.ErrNotFound
+	}
+	if beforeID <= 0 {
+		beforeID = math.MaxInt64
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+deliveryColumns+` WHERE d.endpoint_id = ? AND d.id < ? ORDER BY d.id DESC LIMIT ?`,
+		endpointID, beforeID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: webhook delivery log: %w", err)
+	}
+	defer rows.Close()
+	var out []webhooks.LoggedDelivery
+	for rows.Next() {
+		d, test, err := scanLoggedDelivery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: webhook delivery log: %w", err)
+		}
+		d.Secret, d.PreviousSecret, d.Body = "", "", nil
+		out = append(out, webhooks.LoggedDelivery{Delivery: d, Test: test})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: webhook delivery log: %w", err)
+	}
+	rows.Close()
+	for i := range out {
+		if out[i].Log, err = db.Attempts(ctx, out[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ResendDelivery queues one of the account's deliveries again at now.
+func (db *DB) ResendDelivery(ctx context.Context, accountID, deliveryID int64, now time.Time) error {
+	return db.writeTx(ctx, "resend webhook delivery", func(tx *sql.Tx) error {
+		var state string
+		var next int64
+		err := tx.QueryRowContext(ctx, `SELECT d.state, d.next_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+	WHERE d.id = ? AND w.account_id = ?`, deliveryID, accountID).Scan(&state, &next)
+		if errors.Is(err, sql.ErrNoRows) {
+			return webhooks.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if webhooks.State(state) == webhooks.Delivering && next > micros(now) {
+			return webhooks.ErrInFlight
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'pending', next_at = ?, resent_at = ?, resent_after = attempts WHERE id = ?`,
+			micros(now), micros(now), deliveryID)
+		return err
+	})
 }

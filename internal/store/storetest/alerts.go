@@ -39,6 +39,11 @@ func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RetriedAcrossRestart", testWebhookRetries},
 		{"TwoWorkersOneQueue", testWebhookTwoWorkers},
 		{"PrivateAddressRefused", testWebhookPrivateRefused},
+		{"UpdateAlert", testAlertUpdate},
+		{"TestEventAndDeliveryLog", testWebhookTestEventLog},
+		{"Resend", testWebhookResend},
+		{"RotationOverlap", testWebhookRotation},
+		{"DeleteEndpoint", testWebhookDeleteEndpoint},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -467,5 +472,347 @@ func testWebhookPrivateRefused(t *testing.T, s store.Store) {
 	}
 	if ds[0].State != webhooks.Pending {
 		t.Fatalf("state %s, want pending (retried: the name may resolve elsewhere later)", ds[0].State)
+	}
+}
+
+func testAlertUpdate(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	as, ws := s.(alerts.Store), s.(webhooks.Store)
+	acc, other := newAlertAccount(t, s, "a@example.com"), newAlertAccount(t, s, "b@example.com")
+	ep := &webhooks.Endpoint{AccountID: acc, URL: "https://example.com/hook", Secret: webhooks.NewSecret()}
+	foreignEp := &webhooks.Endpoint{AccountID: other, URL: "https://example.com/b", Secret: webhooks.NewSecret()}
+	for _, e := range []*webhooks.Endpoint{ep, foreignEp} {
+		if err := ws.CreateEndpoint(ctx, e, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := alerts.Alert{AccountID: acc, Game: "dbs", CardID: "dbs_0000000000000001", Source: alerts.CM, Finish: "normal",
+		Rule: alerts.Rule{Kind: alerts.Below, Cents: 100}}
+	if err := as.CreateAlert(ctx, &a, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.SetAlertPaused(ctx, acc, a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	// Fired at version 3, at 0.90.
+	if _, _, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{{AlertID: a.ID, Armed: false, Price: catalog.Cents(90)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.SetAlertPaused(ctx, acc, a.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{{AlertID: a.ID, Armed: false, Price: catalog.Cents(90)}}); err != nil {
+		t.Fatal(err)
+	}
+	read := func() alerts.Alert {
+		t.Helper()
+		got, err := as.Alerts(ctx, acc)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("Alerts = %+v, %v", got, err)
+		}
+		return got[0]
+	}
+	if g := read(); g.Armed || g.LastVersion != 3 {
+		t.Fatalf("before the update: %+v", g)
+	}
+
+	// The same price watched with another rule and a webhook: re-armed,
+	// evaluated anew, the last price kept.
+	u := a
+	u.Rule, u.WebhookID = alerts.Rule{Kind: alerts.Move, Percent: 15}, ep.ID
+	if err := as.UpdateAlert(ctx, &u); err != nil {
+		t.Fatal(err)
+	}
+	g := read()
+	if g.Rule != u.Rule || g.WebhookID != ep.ID || !g.Armed || g.LastVersion != 0 || g.LastPrice != catalog.Cents(90) || g.Paused || !g.CreatedAt.Equal(a.CreatedAt) {
+		t.Fatalf("after the update: %+v", g)
+	}
+	if p, err := as.PendingAlerts(ctx, 3, 0, 10); err != nil || len(p) != 1 {
+		t.Fatalf("an updated alert is evaluated again: pending %+v, %v", p, err)
+	}
+	// Another finish: the last price read was another price's.
+	u.Finish = "foil"
+	if err := as.UpdateAlert(ctx, &u); err != nil {
+		t.Fatal(err)
+	}
+	if g := read(); g.Finish != "foil" || g.LastPrice.OK {
+		t.Fatalf("after a change of finish: %+v", g)
+	}
+	// A paused alert stays paused.
+	if err := as.SetAlertPaused(ctx, acc, a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := as.UpdateAlert(ctx, &u); err != nil || !read().Paused {
+		t.Fatalf("an update unpaused the alert (%v)", err)
+	}
+
+	for name, bad := range map[string]alerts.Alert{
+		"another account's alert":   func() alerts.Alert { b := u; b.AccountID = other; b.WebhookID = 0; return b }(),
+		"another account's webhook": func() alerts.Alert { b := u; b.WebhookID = foreignEp.ID; return b }(),
+		"no such alert":             func() alerts.Alert { b := u; b.ID = 9999; return b }(),
+	} {
+		if err := as.UpdateAlert(ctx, &bad); !errors.Is(err, alerts.ErrNotFound) {
+			t.Errorf("%s: %v, want ErrNotFound", name, err)
+		}
+	}
+	if g := read(); g.WebhookID != ep.ID || g.Finish != "foil" {
+		t.Fatalf("a refused update changed the alert: %+v", g)
+	}
+}
+
+func testWebhookTestEventLog(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	as, ws := s.(alerts.Store), s.(webhooks.Store)
+	acc, other := newAlertAccount(t, s, "a@example.com"), newAlertAccount(t, s, "b@example.com")
+	rc, url := newReceiver(t, 1)
+	ep := &webhooks.Endpoint{AccountID: acc, URL: url, Secret: rc.secret}
+	if err := ws.CreateEndpoint(ctx, ep, 5); err != nil {
+		t.Fatal(err)
+	}
+	if log, err := ws.DeliveryLog(ctx, acc, ep.ID, 0, 10); err != nil || len(log) != 0 {
+		t.Fatalf("an empty log: %+v, %v", log, err)
+	}
+	e := alerts.NewTestEvent(acc, ep.ID, nil, 7, time.Now())
+	if !e.Test || !strings.Contains(string(e.Body), `"test":true`) || !strings.Contains(string(e.Body), `"type":"price.alert"`) {
+		t.Fatalf("test event = %+v %s", e, e.Body)
+	}
+	foreign := *e
+	foreign.AccountID, foreign.ID = other, "evt_other"
+	if err := as.QueueTestEvent(ctx, &foreign); !errors.Is(err, alerts.ErrNotFound) {
+		t.Fatalf("a test event to another account's endpoint: %v, want ErrNotFound", err)
+	}
+	if err := as.QueueTestEvent(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	w := newTestWorker(s, time.Now)
+	w.Backoff = time.Millisecond
+	drain(t, w)
+	time.Sleep(5 * time.Millisecond)
+	drain(t, w) // the retry after the receiver's one failure
+	if events, deliveries := rc.counts(); events != 1 || deliveries != 1 {
+		t.Fatalf("the test event: %d events in %d deliveries", events, deliveries)
+	}
+	evs, err := as.Events(ctx, acc, 10)
+	if err != nil || len(evs) != 1 || !evs[0].Test || evs[0].ID != e.ID {
+		t.Fatalf("Events = %+v, %v", evs, err)
+	}
+	// A second test, and an alert's event: the log, newest first, paged.
+	e2 := alerts.NewTestEvent(acc, ep.ID, nil, 7, time.Now())
+	if err := as.QueueTestEvent(ctx, e2); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, w)
+	log, err := ws.DeliveryLog(ctx, acc, ep.ID, 0, 10)
+	if err != nil || len(log) != 2 {
+		t.Fatalf("DeliveryLog = %+v, %v", log, err)
+	}
+	first, second := log[1], log[0]
+	if second.EventID != e2.ID || first.EventID != e.ID || !first.Test || first.State != webhooks.Delivered || first.Attempts != 2 {
+		t.Fatalf("log = %+v", log)
+	}
+	if len(first.Log) != 2 || first.Log[0].Status != 503 || first.Log[0].N != 1 || first.Log[1].Status != 200 || len(second.Log) != 1 {
+		t.Fatalf("attempts = %+v / %+v", first.Log, second.Log)
+	}
+	if first.Secret != "" || first.Body != nil {
+		t.Fatalf("the log reads the secret or the body: %+v", first.Delivery)
+	}
+	if page, err := ws.DeliveryLog(ctx, acc, ep.ID, second.ID, 10); err != nil || len(page) != 1 || page[0].ID != first.ID {
+		t.Fatalf("the page before %d: %+v, %v", second.ID, page, err)
+	}
+	if page, err := ws.DeliveryLog(ctx, acc, ep.ID, 0, 1); err != nil || len(page) != 1 || page[0].ID != second.ID {
+		t.Fatalf("a page of one: %+v, %v", page, err)
+	}
+	if _, err := ws.DeliveryLog(ctx, other, ep.ID, 0, 10); !errors.Is(err, webhooks.ErrNotFound) {
+		t.Fatalf("another account's log: %v, want ErrNotFound", err)
+	}
+}
+
+func testWebhookResend(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	ws := s.(webhooks.Store)
+	acc, other := newAlertAccount(t, s, "a@example.com"), newAlertAccount(t, s, "b@example.com")
+	rc, url := newReceiver(t, 1000)
+	eid := queueEvents(t, s, acc, url, rc.secret, 1)[0]
+	var mu sync.Mutex
+	clock := time.Now()
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
+	rc.now = now
+	w := newTestWorker(s, now)
+	w.MaxAge, w.Backoff = time.Hour, 10*time.Minute
+	for range 8 {
+		drain(t, w)
+		advance(30 * time.Minute)
+	}
+	ds, _ := ws.Deliveries(ctx, eid)
+	if len(ds) != 1 || ds[0].State != webhooks.Failed {
+		t.Fatalf("before the resend: %+v", ds)
+	}
+	failedAfter := ds[0].Attempts
+	if err := ws.ResendDelivery(ctx, other, ds[0].ID, now()); !errors.Is(err, webhooks.ErrNotFound) {
+		t.Fatalf("resending another account's delivery: %v, want ErrNotFound", err)
+	}
+	if err := ws.ResendDelivery(ctx, acc, 99999, now()); !errors.Is(err, webhooks.ErrNotFound) {
+		t.Fatalf("resending no delivery: %v, want ErrNotFound", err)
+	}
+	// The receiver is back: a resend delivers the failed event, with a
+	// new schedule (a failure now would be retried, not failed at once).
+	rc.mu.Lock()
+	rc.fail = 1
+	rc.mu.Unlock()
+	if err := ws.ResendDelivery(ctx, acc, ds[0].ID, now()); err != nil {
+		t.Fatal(err)
+	}
+	if n := drain(t, w); n != 1 {
+		t.Fatalf("after the resend: %d sent", n)
+	}
+	ds, _ = ws.Deliveries(ctx, eid)
+	if ds[0].State != webhooks.Pending || ds[0].ResentAt.IsZero() || ds[0].ResentAfter != failedAfter {
+		t.Fatalf("a resent delivery failing once: %+v, want pending with a new schedule", ds[0])
+	}
+	// Its next try comes after the first backoff of a new schedule.
+	if wait := ds[0].NextAt.Sub(now()); wait > w.Backoff {
+		t.Fatalf("the retry after a resend waits %v, want at most %v", wait, w.Backoff)
+	}
+	advance(w.Backoff)
+	drain(t, w)
+	ds, _ = ws.Deliveries(ctx, eid)
+	if ds[0].State != webhooks.Delivered {
+		t.Fatalf("after the retry: %+v", ds[0])
+	}
+	as, _ := ws.Attempts(ctx, ds[0].ID)
+	if len(as) != failedAfter+2 || as[len(as)-1].N != failedAfter+2 || as[len(as)-1].Status != 200 {
+		t.Fatalf("attempts after the resend: %+v", as)
+	}
+	if _, deliveries := rc.counts(); deliveries != 1 {
+		t.Fatalf("%d deliveries, want the event once", deliveries)
+	}
+	// A delivered one can be resent too (the receiver lost it); not while
+	// a worker holds it.
+	if err := ws.ResendDelivery(ctx, acc, ds[0].ID, now()); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := ws.ClaimDelivery(ctx, now(), time.Minute)
+	if err != nil || claimed.ID != ds[0].ID {
+		t.Fatalf("ClaimDelivery = %+v, %v", claimed, err)
+	}
+	if err := ws.ResendDelivery(ctx, acc, ds[0].ID, now()); !errors.Is(err, webhooks.ErrInFlight) {
+		t.Fatalf("resending a delivery being sent: %v, want ErrInFlight", err)
+	}
+	advance(2 * time.Minute) // its worker died: the lease ran out
+	if err := ws.ResendDelivery(ctx, acc, ds[0].ID, now()); err != nil {
+		t.Fatalf("resending a delivery whose lease ran out: %v", err)
+	}
+}
+
+func testWebhookRotation(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	ws := s.(webhooks.Store)
+	acc, other := newAlertAccount(t, s, "a@example.com"), newAlertAccount(t, s, "b@example.com")
+	var mu sync.Mutex
+	var headers []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		headers = append(headers, r.Header.Get(webhooks.SignatureHeader))
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	old := webhooks.NewSecret()
+	ep := &webhooks.Endpoint{AccountID: acc, URL: srv.URL, Secret: old}
+	if err := ws.CreateEndpoint(ctx, ep, 5); err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Now().Truncate(time.Second)
+	fresh := webhooks.NewSecret()
+	until := clock.Add(time.Hour)
+	if err := ws.RotateSecret(ctx, other, ep.ID, fresh, until); !errors.Is(err, webhooks.ErrNotFound) {
+		t.Fatalf("rotating another account's secret: %v, want ErrNotFound", err)
+	}
+	if err := ws.RotateSecret(ctx, acc, ep.ID, fresh, until); err != nil {
+		t.Fatal(err)
+	}
+	eps, _ := ws.Endpoints(ctx, acc)
+	if eps[0].Secret != fresh || eps[0].PreviousSecret != old || !eps[0].PreviousUntil.Equal(until) {
+		t.Fatalf("after the rotation: %+v", eps[0])
+	}
+	send := func(at time.Time) (string, []byte) {
+		t.Helper()
+		e := alerts.NewTestEvent(acc, ep.ID, nil, 0, at)
+		if err := s.(alerts.Store).QueueTestEvent(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		w := newTestWorker(s, func() time.Time { return at })
+		if n := drain(t, w); n != 1 {
+			t.Fatalf("%d sent", n)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return headers[len(headers)-1], e.Body
+	}
+	// During the overlap: both secrets sign.
+	h, body := send(clock.Add(30 * time.Minute))
+	if strings.Count(h, "v1=") != 2 {
+		t.Fatalf("a delivery during the overlap: %q, want two v1", h)
+	}
+	for _, sec := range []string{old, fresh} {
+		if err := webhooks.Verify(sec, h, body, 0, clock.Add(30*time.Minute)); err != nil {
+			t.Errorf("during the overlap, the secret %s…: %v", sec[:10], err)
+		}
+	}
+	// After it: the new one only.
+	h, body = send(clock.Add(2 * time.Hour))
+	if strings.Count(h, "v1=") != 1 || webhooks.Verify(fresh, h, body, 0, clock.Add(2*time.Hour)) != nil ||
+		webhooks.Verify(old, h, body, 0, clock.Add(2*time.Hour)) == nil {
+		t.Fatalf("a delivery after the overlap: %q, want the new secret's signature only", h)
+	}
+	// A rotation without overlap drops the old secret at once, and the one
+	// kept from the rotation before.
+	newest := webhooks.NewSecret()
+	if err := ws.RotateSecret(ctx, acc, ep.ID, newest, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	eps, _ = ws.Endpoints(ctx, acc)
+	if eps[0].Secret != newest || eps[0].PreviousSecret != "" || !eps[0].PreviousUntil.IsZero() {
+		t.Fatalf("after a rotation without overlap: %+v", eps[0])
+	}
+	h, _ = send(clock.Add(10 * time.Minute))
+	if strings.Count(h, "v1=") != 1 {
+		t.Fatalf("after a rotation without overlap: %q", h)
+	}
+}
+
+func testWebhookDeleteEndpoint(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	as, ws := s.(alerts.Store), s.(webhooks.Store)
+	acc, other := newAlertAccount(t, s, "a@example.com"), newAlertAccount(t, s, "b@example.com")
+	rc, url := newReceiver(t, 1000)
+	eid := queueEvents(t, s, acc, url, rc.secret, 2)[0]
+	drain(t, newTestWorker(s, time.Now))
+	ds, _ := ws.Deliveries(ctx, eid)
+	epID := ds[0].EndpointID
+	if err := ws.DeleteEndpoint(ctx, other, epID); !errors.Is(err, webhooks.ErrNotFound) {
+		t.Fatalf("deleting another account's endpoint: %v, want ErrNotFound", err)
+	}
+	if err := ws.DeleteEndpoint(ctx, acc, epID); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.DeleteEndpoint(ctx, acc, epID); !errors.Is(err, webhooks.ErrNotFound) {
+		t.Fatalf("deleting twice: %v, want ErrNotFound", err)
+	}
+	if eps, _ := ws.Endpoints(ctx, acc); len(eps) != 0 {
+		t.Fatalf("endpoints left: %+v", eps)
+	}
+	if ds, err := ws.Deliveries(ctx, eid); err != nil || len(ds) != 0 {
+		t.Fatalf("deliveries left: %+v, %v", ds, err)
+	}
+	if _, err := ws.ClaimDelivery(ctx, time.Now().Add(time.Hour), time.Minute); !errors.Is(err, webhooks.ErrNoDelivery) {
+		t.Fatalf("a delivery to a deleted endpoint is still claimed: %v", err)
+	}
+	got, _ := as.Alerts(ctx, acc)
+	if len(got) != 1 || got[0].WebhookID != 0 {
+		t.Fatalf("the alert of a deleted endpoint: %+v", got)
+	}
+	if evs, _ := as.Events(ctx, acc, 10); len(evs) != 2 {
+		t.Fatalf("the events of a deleted endpoint's alert: %d, want them kept", len(evs))
 	}
 }
