@@ -208,6 +208,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		Bulk:      bulkFiles,
 		History:   st, // price history: read per request, within httpapi.Config.HistoryTimeout
 		Docs:      cardcat.Docs(),
+		Alerts:    alertsSurface(st),
 		Games:     reg,
 		Logger:    log,
 		AccessLog: accessLog,

@@ -1,5 +1,7 @@
 package apiref
 
+import "strconv"
+
 // The error values of the API's error bodies ({error, message, ...}): the
 // spec's, which callers test on, and the few the API adds. The handlers
 // answer with them; the document lists each answer's.
@@ -38,3 +40,26 @@ const (
 	HeaderRemainingDay  = "X-Ratelimit-Remaining-Day"
 	HeaderRetryAfter    = "Retry-After"
 )
+
+// Problem is the error answer of a route served by a package of its own
+// (internal/alertsapi's GET /alerts) rather than by httpapi's handlers:
+// {error: Code, message: Message} with Status and Header as they are.
+// Cause, when set, is what went wrong inside: logged with the request,
+// never sent.
+type Problem struct {
+	Status  int
+	Code    string // one of the error values above
+	Message string
+	Header  map[string]string // Retry-After
+	Cause   error
+}
+
+func (p *Problem) Error() string {
+	s := strconv.Itoa(p.Status) + " " + p.Code + ": " + p.Message
+	if p.Cause != nil {
+		s += " (" + p.Cause.Error() + ")"
+	}
+	return s
+}
+
+func (p *Problem) Unwrap() error { return p.Cause }

@@ -344,6 +344,7 @@ func OpenAPI(ref *Reference) ([]byte, error) {
 			{Name: TagService, Description: "Public routes: no key, never counted, never refused."},
 			{Name: TagCatalogue, Description: "Sets, cards, search and images: every plan, with a key."},
 			{Name: TagPaid, Description: "Paid endpoints: the Ultra or Business plan, or an active 7-day trial" + ProGamesNote(ref.Games) + "; otherwise 403 `Plan upgrade required`."},
+			{Name: TagAlerts, Description: "Your account's price alerts, read with the key (every plan); they are managed in the account portal's Alerts and Webhooks pages."},
 			{Name: tagAgents, Description: "The catalogue and paid endpoints as MCP tools, for AI agents (POST /mcp)."},
 		},
 		Paths: map[string]openapiPathItem{},
@@ -608,7 +609,7 @@ func (ref *Reference) openapiDescription() string {
 	if web.IsHTTPS(ref.PublicURL) {
 		b.WriteString(", and `Strict-Transport-Security: max-age=31536000`")
 	}
-	b.WriteString(". Every error is `Cache-Control: no-store`; the other answers of keyed routes are `private, max-age=N`, N the server's catalogue refresh interval, except images (`public, max-age=86400`). " +
+	b.WriteString(". Every error is `Cache-Control: no-store`; the other answers of keyed routes are `private, max-age=N`, N the server's catalogue refresh interval, except images (`public, max-age=86400`) and GET /alerts (`private, no-cache`: always revalidate). " +
 		"**Revalidation is free**: a keyed route's 200 carries a strong `ETag`; sent back in `If-None-Match`, an unchanged answer is a 304 without a body, never counted and answered even past the rate limit (it still needs a valid key). " +
 		"**Compression**: with `Accept-Encoding`, JSON answers of 1 KB and more come in br, zstd or gzip (`Content-Encoding`, `Vary: Accept-Encoding`, an ETag per coding). " +
 		"The guide: " + ref.PublicURL + "/docs; for AI assistants: " + ref.PublicURL + "/llms.txt.")

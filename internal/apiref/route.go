@@ -173,6 +173,7 @@ const (
 	TagService   = "Service"
 	TagCatalogue = "Catalogue"
 	TagPaid      = "Paid analytics"
+	TagAlerts    = "Alerts"
 )
 
 // Ptr is a pointer to v, for the schemas' bounds.

@@ -238,6 +238,13 @@ const exampleItems = 3
 // by two sets with products: Dragon Ball Super's and Magic's).
 var optionalExamples = map[string]bool{"set_code_shared": true}
 
+// surfaceExamples are the examples of the routes of surfaces of their own
+// (surface.go), the golden answers of their packages' tests, whole.
+var surfaceExamples = []struct{ file, op, name, summary string }{
+	{"../alertsapi/testdata/golden/alerts_list.json", "listAlerts", "alerts",
+		"An account's alerts: above with a webhook, evaluated; below, fired; a move, paused, never evaluated; a Cardmarket one without a price"},
+}
+
 var sampleExamples = []struct{ what, op, name, summary string }{
 	{"sets", "listSets", "", "the sets"},
 	{"set_cards", "getSetCards", "", "the newest set's first products"},
@@ -311,6 +318,27 @@ func TestOpenAPIExamples(t *testing.T) {
 			}
 			ex[op][status][name] = example
 		}
+	}
+	for _, se := range surfaceExamples {
+		b, err := os.ReadFile(se.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answer struct {
+			Status int
+			Body   json.RawMessage
+		}
+		if err := json.Unmarshal(b, &answer); err != nil {
+			t.Fatal(err)
+		}
+		example, err := json.Marshal(struct {
+			Summary string          `json:"summary"`
+			Value   json.RawMessage `json:"value"`
+		}{se.summary, answer.Body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex[se.op] = map[string]map[string]json.RawMessage{itoa(answer.Status): {se.name: example}}
 	}
 	goldens, _ := filepath.Glob(filepath.Join("testdata", "golden", "sample_*.json"))
 	for _, f := range goldens {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cardcat/cardcat"
+	"github.com/cardcat/cardcat/internal/alerts"
+	"github.com/cardcat/cardcat/internal/alertsapi"
 )
 
 // TestParamExamples: the reference's "Test Request" starts with the
@@ -23,6 +26,7 @@ func TestParamExamples(t *testing.T) {
 	deps.Changes, _, _ = changeStore(t, c)
 	deps.History = sampleHistory(t, c)
 	deps.Docs = cardcat.Docs()
+	deps.Alerts = &alertsapi.Handler{Store: noAlerts{}}
 	h := mustServer(t, Config{}, deps)
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -88,3 +92,9 @@ func TestParamExamples(t *testing.T) {
 		t.Errorf("%d operations asked", asked)
 	}
 }
+
+// noAlerts is an alerts store of accounts without alerts (GET /alerts'
+// own tests are internal/alertsapi's).
+type noAlerts struct{}
+
+func (noAlerts) Alerts(context.Context, int64) ([]alerts.Alert, error) { return nil, nil }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cardcat/cardcat/internal/alertsapi"
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/apiref"
 	"github.com/cardcat/cardcat/internal/game"
@@ -360,6 +361,10 @@ func (s *Server) routeTable() []route {
 			},
 			Answers: []apiref.Answer{apiref.Success("The cards, first the highest.", "TopCards"), invalidParameter400},
 		}},
+
+		// A surface of its own (internal/alertsapi, surface.go).
+		{Label: "alerts", Path: "/alerts", Access: apiref.Keyed, Op: alertsapi.Operation,
+			reply: s.surfaceReply(func() KeyedSurface { return s.deps.Alerts })},
 	}
 }
 

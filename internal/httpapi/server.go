@@ -166,6 +166,9 @@ type Deps struct {
 	// Metrics, when set, counts every request by route number (metrics.go)
 	// and the rate limiter's decisions; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Alerts answers GET /alerts (internal/alertsapi, surface.go); without
+	// it that route answers 503.
+	Alerts KeyedSurface
 }
 
 // AccessEntry is web.AccessEntry, for the callers that still name it here.
