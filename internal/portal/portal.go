@@ -107,6 +107,9 @@ type Deps struct {
 	// PublicURL is the base URL visitors use (no trailing slash): emailed
 	// links and the cookie's Secure flag derive from it.
 	PublicURL string
+	// Alerts, when set, serves the Alerts and Webhooks pages (alerts.go,
+	// webhooks.go); nil for a store that keeps no alerts.
+	Alerts *AlertsDeps
 }
 
 // Portal serves every page under /account/.
@@ -228,6 +231,24 @@ func (p *Portal) routes() *http.ServeMux {
 	mux.HandleFunc("GET /account/upgrade", p.withOptionalLogin(p.upgradePage))
 	mux.HandleFunc("POST /account/upgrade", p.requireLogin(p.checkout))
 	mux.HandleFunc("POST "+webhookPath, p.webhook)
+
+	// Price alerts and their webhooks (alerts.go, webhooks.go).
+	if p.alertsOn() {
+		mux.HandleFunc("GET /account/alerts", p.requireLogin(p.alertsPage))
+		mux.HandleFunc("POST /account/alerts", p.requireLogin(p.createAlert))
+		mux.HandleFunc("GET /account/alerts/{id}", p.requireLogin(p.editAlertPage))
+		mux.HandleFunc("POST /account/alerts/{id}", p.requireLogin(p.updateAlert))
+		mux.HandleFunc("POST /account/alerts/{id}/pause", p.requireLogin(p.pauseAlert(true)))
+		mux.HandleFunc("POST /account/alerts/{id}/resume", p.requireLogin(p.pauseAlert(false)))
+		mux.HandleFunc("POST /account/alerts/{id}/delete", p.requireLogin(p.deleteAlert))
+		mux.HandleFunc("GET /account/webhooks", p.requireLogin(p.webhooksPage))
+		mux.HandleFunc("POST /account/webhooks", p.requireLogin(p.createWebhook))
+		mux.HandleFunc("GET /account/webhooks/{id}", p.requireLogin(p.webhookPage))
+		mux.HandleFunc("POST /account/webhooks/{id}/rotate", p.requireLogin(p.rotateSecret))
+		mux.HandleFunc("POST /account/webhooks/{id}/test", p.requireLogin(p.testWebhook))
+		mux.HandleFunc("POST /account/webhooks/{id}/delete", p.requireLogin(p.deleteWebhook))
+		mux.HandleFunc("POST /account/webhooks/{id}/deliveries/{delivery}/resend", p.requireLogin(p.resendDelivery))
+	}
 
 	mux.HandleFunc("/account", p.noRoute)
 	mux.HandleFunc("/account/", p.noRoute)

@@ -17,10 +17,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/portal/mail"
 	"github.com/cardcat/cardcat/internal/portal/password"
 	"github.com/cardcat/cardcat/internal/ratelimit"
@@ -91,6 +93,7 @@ type testPortal struct {
 	logs   *testkit.SyncBuffer
 	keys   *refreshCounter
 	limits ratelimit.Limiter
+	snap   atomic.Pointer[catalog.Snapshot] // the catalogue served (loadCatalogue)
 	mu     sync.Mutex
 	secret map[string]bool // never to appear in a log line
 }
@@ -119,6 +122,10 @@ type portalOptions struct {
 	mailer  mail.Mailer // the recording mailer when nil
 	billing Billing
 	limiter ratelimit.Limiter // a new in-process one when nil; closed when the test ends
+	// alerts serves the Alerts and Webhooks pages on the test's store, with
+	// the catalogue tp.loadCatalogue puts in it; alertsHTTP takes http://
+	// endpoints.
+	alerts, alertsHTTP bool
 }
 
 // newTestPortal starts a portal on http://127.0.0.1:PORT.
@@ -154,6 +161,10 @@ func newTestPortalWith(t *testing.T, o portalOptions) *testPortal {
 	if o.mailer != nil {
 		mailer = o.mailer
 	}
+	var alertsDeps *AlertsDeps
+	if o.alerts {
+		alertsDeps = &AlertsDeps{Store: db, Catalog: tp.catalogue, AllowHTTP: o.alertsHTTP}
+	}
 	tp.p, err = New(o.cfg, Deps{
 		Store:   db,
 		Limiter: limiter,
@@ -170,6 +181,7 @@ func newTestPortalWith(t *testing.T, o portalOptions) *testPortal {
 		Logger:    slog.New(slog.NewTextHandler(tp.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:       tp.clock.Now,
 		PublicURL: tp.srv.URL,
+		Alerts:    alertsDeps,
 	})
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -179,6 +191,9 @@ func newTestPortalWith(t *testing.T, o portalOptions) *testPortal {
 	t.Cleanup(tp.checkLogs)
 	return tp
 }
+
+// catalogue is the catalogue the portal's alerts are checked against.
+func (tp *testPortal) catalogue() *catalog.Snapshot { return tp.snap.Load() }
 
 // addSecret records text that must never be logged.
 func (tp *testPortal) addSecret(s string) {

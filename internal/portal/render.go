@@ -42,6 +42,9 @@ type pageData struct {
 	// emailed links when this server sends no email (mail.NotSent); "" when
 	// it sends them.
 	MailLog string
+	// AlertsOn: the Alerts and Webhooks pages are served (the navigation
+	// links them).
+	AlertsOn bool
 }
 
 // pages holds one template per page, each with the shared layout, and the
@@ -65,7 +68,15 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04 UTC")
 	},
 	"day": func(t time.Time) string { return t.UTC().Format("2006-01-02") },
-	"num": formatInt,
+	"moment": func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"ms": func(d time.Duration) string { return formatInt(d.Milliseconds()) + " ms" },
+	"num":   formatInt,
+	"int64": func(n int) int64 { return int64(n) },
 }
 
 func parsePages() (*pages, error) {
@@ -130,7 +141,7 @@ func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	d.Static = p.pages.assetURLs
 	d.SiteHeader = site.HeaderFor("account")
-	d.Contact, d.MailLog = p.contact, p.mailLog
+	d.Contact, d.MailLog, d.AlertsOn = p.contact, p.mailLog, p.alertsOn()
 	var b bytes.Buffer
 	if err := t.ExecuteTemplate(&b, "layout.html", d); err != nil {
 		p.log.ErrorContext(r.Context(), "portal: render", "page", name, "error", err)

@@ -16,6 +16,9 @@ type planRow struct {
 	Hour, Day string // "5,000", "at least 1,000", "custom"
 	Price     string
 	Unlocks   string
+	// Alerts and Webhooks are how many price alerts and webhook endpoints
+	// the plan keeps: "3", "none", "by contract".
+	Alerts, Webhooks string
 	Current   bool
 	// Action is what the visitor can do about the plan: "subscribe" (a
 	// checkout button), "choose" (choose an amount in the Coffee form below
@@ -82,6 +85,18 @@ func (p *Portal) upgradeRows(acc *account.Account) []planRow {
 		lim := pl.DefaultLimits()
 		row := planRow{Plan: pl, Name: pl.Name(), Hour: formatInt(lim.Hour), Day: formatInt(lim.Day),
 			Price: pl.Price(), Unlocks: unlocks[pl.Paid()], Current: acc != nil && acc.Plan == pl}
+		var businessAlerts int
+		if p.deps.Alerts != nil {
+			businessAlerts = p.deps.Alerts.BusinessMax
+		}
+		alertsMax, hooksMax := pl.AlertLimits(businessAlerts)
+		row.Alerts, row.Webhooks = formatInt(int64(alertsMax)), formatInt(int64(hooksMax))
+		if hooksMax == 0 {
+			row.Webhooks = "none"
+		}
+		if pl == account.Business {
+			row.Alerts = "by contract (" + row.Alerts + " unless agreed otherwise)"
+		}
 		switch pl.Quota() {
 		case account.QuotaFloor:
 			row.Hour, row.Day = "at least "+row.Hour, "at least "+row.Day
