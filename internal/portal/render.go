@@ -74,7 +74,7 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05 UTC")
 	},
-	"ms": func(d time.Duration) string { return formatInt(d.Milliseconds()) + " ms" },
+	"ms":    func(d time.Duration) string { return formatInt(d.Milliseconds()) + " ms" },
 	"num":   formatInt,
 	"int64": func(n int) int64 { return int64(n) },
 }

@@ -19,7 +19,7 @@ type planRow struct {
 	// Alerts and Webhooks are how many price alerts and webhook endpoints
 	// the plan keeps: "3", "none", "by contract".
 	Alerts, Webhooks string
-	Current   bool
+	Current          bool
 	// Action is what the visitor can do about the plan: "subscribe" (a
 	// checkout button), "choose" (choose an amount in the Coffee form below
 	// the table), "login" (log in to subscribe), "contact" (reach the
