@@ -439,7 +439,7 @@ var docsOrder = []string{"getRoot", "listGames", "getHealth", "getDocs", "getOpe
 	"listSets", "getSetCards", "getCard", "getCardByTCGplayerProduct", "getCardByCardmarketProduct", "getCards",
 	"searchCards", "getCardImage", "getSetImage", "listBulkFiles", "getBulkFile", "listChanges",
 	"getSetPrices", "getSetStatistics", "getSetCompletionValue", "getTrendingSets", "getTopCards", "getCardHistory",
-	"postMCP"}
+	"listAlerts", "postMCP"}
 
 // SpliceDocs puts section (Markdown's) into docs/api.md's text in the place
 // of the one between its markers, or, the first time, before its section

@@ -17,6 +17,63 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AlertCurrency.
+const (
+	AlertCurrencyEUR AlertCurrency = "EUR"
+	AlertCurrencyUSD AlertCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the AlertCurrency enum.
+func (e AlertCurrency) Valid() bool {
+	switch e {
+	case AlertCurrencyEUR:
+		return true
+	case AlertCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertRule.
+const (
+	AlertRuleAbove AlertRule = "above"
+	AlertRuleBelow AlertRule = "below"
+	AlertRuleMove  AlertRule = "move"
+)
+
+// Valid indicates whether the value is a known member of the AlertRule enum.
+func (e AlertRule) Valid() bool {
+	switch e {
+	case AlertRuleAbove:
+		return true
+	case AlertRuleBelow:
+		return true
+	case AlertRuleMove:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertSource.
+const (
+	AlertSourceCm  AlertSource = "cm"
+	AlertSourceTcg AlertSource = "tcg"
+)
+
+// Valid indicates whether the value is a known member of the AlertSource enum.
+func (e AlertSource) Valid() bool {
+	switch e {
+	case AlertSourceCm:
+		return true
+	case AlertSourceTcg:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkFileContentType.
 const (
 	Applicationgzip BulkFileContentType = "application/gzip"
@@ -154,13 +211,13 @@ func (e CardInfoProductType) Valid() bool {
 
 // Defines values for CompletionValueCompletionCostMarketCCurrency.
 const (
-	EUR CompletionValueCompletionCostMarketCCurrency = "EUR"
+	CompletionValueCompletionCostMarketCCurrencyEUR CompletionValueCompletionCostMarketCCurrency = "EUR"
 )
 
 // Valid indicates whether the value is a known member of the CompletionValueCompletionCostMarketCCurrency enum.
 func (e CompletionValueCompletionCostMarketCCurrency) Valid() bool {
 	switch e {
-	case EUR:
+	case CompletionValueCompletionCostMarketCCurrencyEUR:
 		return true
 	default:
 		return false
@@ -169,13 +226,13 @@ func (e CompletionValueCompletionCostMarketCCurrency) Valid() bool {
 
 // Defines values for CompletionValueCompletionCostMarketTCurrency.
 const (
-	USD CompletionValueCompletionCostMarketTCurrency = "USD"
+	CompletionValueCompletionCostMarketTCurrencyUSD CompletionValueCompletionCostMarketTCurrency = "USD"
 )
 
 // Valid indicates whether the value is a known member of the CompletionValueCompletionCostMarketTCurrency enum.
 func (e CompletionValueCompletionCostMarketTCurrency) Valid() bool {
 	switch e {
-	case USD:
+	case CompletionValueCompletionCostMarketTCurrencyUSD:
 		return true
 	default:
 		return false
@@ -686,6 +743,84 @@ const (
 func (e GetRoot500JSONResponseBodyError) Valid() bool {
 	switch e {
 	case GetRoot500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAlerts400JSONResponseBodyError.
+const (
+	ListAlerts400JSONResponseBodyErrorInvalidParameter ListAlerts400JSONResponseBodyError = "Invalid parameter"
+)
+
+// Valid indicates whether the value is a known member of the ListAlerts400JSONResponseBodyError enum.
+func (e ListAlerts400JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListAlerts400JSONResponseBodyErrorInvalidParameter:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAlerts401JSONResponseBodyError.
+const (
+	ListAlerts401JSONResponseBodyErrorAPIKeyRequired ListAlerts401JSONResponseBodyError = "API key required"
+	ListAlerts401JSONResponseBodyErrorInvalidAPIKey  ListAlerts401JSONResponseBodyError = "Invalid API key"
+)
+
+// Valid indicates whether the value is a known member of the ListAlerts401JSONResponseBodyError enum.
+func (e ListAlerts401JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListAlerts401JSONResponseBodyErrorAPIKeyRequired:
+		return true
+	case ListAlerts401JSONResponseBodyErrorInvalidAPIKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAlerts429JSONResponseBodyError.
+const (
+	ListAlerts429JSONResponseBodyErrorRateLimitExceeded ListAlerts429JSONResponseBodyError = "Rate limit exceeded"
+)
+
+// Valid indicates whether the value is a known member of the ListAlerts429JSONResponseBodyError enum.
+func (e ListAlerts429JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListAlerts429JSONResponseBodyErrorRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAlerts500JSONResponseBodyError.
+const (
+	ListAlerts500JSONResponseBodyErrorInternalServerError ListAlerts500JSONResponseBodyError = "Internal server error"
+)
+
+// Valid indicates whether the value is a known member of the ListAlerts500JSONResponseBodyError enum.
+func (e ListAlerts500JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListAlerts500JSONResponseBodyErrorInternalServerError:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAlerts503JSONResponseBodyError.
+const (
+	ListAlerts503JSONResponseBodyErrorServiceUnavailable ListAlerts503JSONResponseBodyError = "Service unavailable"
+)
+
+// Valid indicates whether the value is a known member of the ListAlerts503JSONResponseBodyError enum.
+func (e ListAlerts503JSONResponseBodyError) Valid() bool {
+	switch e {
+	case ListAlerts503JSONResponseBodyErrorServiceUnavailable:
 		return true
 	default:
 		return false
@@ -4721,6 +4856,69 @@ func (e GetSetStatistics503JSONResponseBodyError) Valid() bool {
 	}
 }
 
+// Alert One price alert: one finish of one card on one marketplace, and the rule it fires on, once per crossing (re-armed when the price goes back).
+type Alert struct {
+	// Armed True when the alert fires at its next crossing; false from a firing until the condition stops holding.
+	Armed bool `json:"armed"`
+
+	// CardId The card's canonical id, as GET /{game}/cards/{id} answers it.
+	CardId string `json:"card_id"`
+
+	// Created When the alert was created (RFC 3339, UTC, to the microsecond).
+	Created time.Time `json:"created"`
+
+	// Currency The currency of `threshold` and `last_price`: USD for tcg, EUR for cm.
+	Currency AlertCurrency `json:"currency"`
+
+	// Game The card's game code (`pkm`, `dbs`, `mtg`, `op`).
+	Game string `json:"game"`
+
+	// Id The alert's id: its events' `alert.id`.
+	Id int `json:"id"`
+
+	// LastPrice The price read at the last evaluation, in `currency`; null before the first, or when the finish had no price.
+	LastPrice *float32 `json:"last_price"`
+
+	// LastVersion The catalogue version of the last evaluation (compare GET /health's `catalogue.version`); null before the first, which comes with the next catalogue version after the alert was created.
+	LastVersion *int `json:"last_version"`
+
+	// Paused A paused alert is not evaluated.
+	Paused bool `json:"paused"`
+
+	// Percent The move of a `move` rule, in percent (1 to 1000); null for `above` and `below`.
+	Percent *int `json:"percent"`
+
+	// Rule `above`: the price is at or above `threshold`; `below`: at or below it; `move`: at least `percent`% away from the 7-day average (Cardmarket's `avg7`; TCGplayer's stored daily points).
+	Rule AlertRule `json:"rule"`
+
+	// Source The marketplace watched: `tcg` (TCGplayer's market price, USD) or `cm` (Cardmarket's trend price, EUR).
+	Source AlertSource `json:"source"`
+
+	// Threshold The amount of an `above` or `below` rule; null for `move`.
+	Threshold *float32 `json:"threshold"`
+
+	// Variant The finish watched: a TCGplayer finish (`Normal`, `Foil`, `Holofoil`, ...) or Cardmarket's `normal` or `foil`.
+	Variant string `json:"variant"`
+
+	// WebhookId The account's webhook endpoint the alert's events are sent to; null: none (its events are kept, not sent).
+	WebhookId *int `json:"webhook_id"`
+}
+
+// AlertCurrency The currency of `threshold` and `last_price`: USD for tcg, EUR for cm.
+type AlertCurrency string
+
+// AlertRule `above`: the price is at or above `threshold`; `below`: at or below it; `move`: at least `percent`% away from the 7-day average (Cardmarket's `avg7`; TCGplayer's stored daily points).
+type AlertRule string
+
+// AlertSource The marketplace watched: `tcg` (TCGplayer's market price, USD) or `cm` (Cardmarket's trend price, EUR).
+type AlertSource string
+
+// AlertList A page of the key's account's price alerts, oldest first.
+type AlertList struct {
+	Alerts     []Alert    `json:"alerts"`
+	Pagination Pagination `json:"pagination"`
+}
+
 // BulkFile One bulk file of the catalogue version being served.
 type BulkFile struct {
 	// ContentEncoding Always null: the download has no Content-Encoding, so that clients save the .gz file as is.
@@ -5884,6 +6082,33 @@ type UnauthorizedError string
 
 // GetRoot500JSONResponseBodyError defines parameters for GetRoot.
 type GetRoot500JSONResponseBodyError string
+
+// ListAlertsParams defines parameters for ListAlerts.
+type ListAlertsParams struct {
+	// Page The page, from 1. A page past the end is an empty list with the true totals.
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// Limit How many alerts to answer, from 1; above 1000 it is taken as 1000.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// ListAlerts400JSONResponseBodyError defines parameters for ListAlerts.
+type ListAlerts400JSONResponseBodyError string
+
+// ListAlerts401JSONResponseBodyError defines parameters for ListAlerts.
+type ListAlerts401JSONResponseBodyError string
+
+// ListAlerts429JSONResponseBodyError defines parameters for ListAlerts.
+type ListAlerts429JSONResponseBodyError string
+
+// ListAlerts500JSONResponseBodyError defines parameters for ListAlerts.
+type ListAlerts500JSONResponseBodyError string
+
+// ListAlerts503JSONResponseBodyError defines parameters for ListAlerts.
+type ListAlerts503JSONResponseBodyError string
 
 // PkmGetTopCardsParams defines parameters for PkmGetTopCards.
 type PkmGetTopCardsParams struct {
@@ -7748,6 +7973,13 @@ type ClientInterface interface {
 	// Corresponds with GET / (the `GetRoot` operationId).
 	GetRoot(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAlerts Your account's price alerts, with their state, oldest first
+	//
+	// Needs a key (every plan); counted. The alerts of the key's account (every key of the account sees the same), as the account portal's Alerts page manages them: each watches one finish of one card on one marketplace with a rule (`above` or `below` a `threshold`, in the marketplace's currency, or a `move` of at least `percent`% against the 7-day average). `armed` is false from a firing until the price goes back; `last_price` is the price read at `last_version`, the last catalogue version evaluated (GET /health's `catalogue.version` is the one served). Read-only: alerts and webhooks are created, edited, paused and deleted in the account portal. Counted like every keyed request; always revalidated (`Cache-Control: private, no-cache`), so send the ETag back in `If-None-Match`: an unchanged list is a 304, never counted.
+	//
+	// Corresponds with GET /alerts (the `ListAlerts` operationId).
+	ListAlerts(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PkmGetTopCards Pokémon Trading Card Game: the most expensive cards, or the fastest-growing ones
 	//
 	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
@@ -8036,6 +8268,23 @@ type ClientInterface interface {
 // Corresponds with GET / (the `GetRoot` operationId).
 func (c *Client) GetRoot(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetRootRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAlerts Your account's price alerts, with their state, oldest first
+//
+// Needs a key (every plan); counted. The alerts of the key's account (every key of the account sees the same), as the account portal's Alerts page manages them: each watches one finish of one card on one marketplace with a rule (`above` or `below` a `threshold`, in the marketplace's currency, or a `move` of at least `percent`% against the 7-day average). `armed` is false from a firing until the price goes back; `last_price` is the price read at `last_version`, the last catalogue version evaluated (GET /health's `catalogue.version` is the one served). Read-only: alerts and webhooks are created, edited, paused and deleted in the account portal. Counted like every keyed request; always revalidated (`Cache-Control: private, no-cache`), so send the ETag back in `If-None-Match`: an unchanged list is a 304, never counted.
+//
+// Corresponds with GET /alerts (the `ListAlerts` operationId).
+func (c *Client) ListAlerts(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAlertsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8748,6 +8997,87 @@ func NewGetRootRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAlertsRequest constructs an http.Request for the ListAlerts method
+func NewListAlertsRequest(server string, params *ListAlertsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/alerts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -11645,6 +11975,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET / (the `GetRoot` operationId).
 	GetRootWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetRootResponse, error)
 
+	// ListAlertsWithResponse Your account's price alerts, with their state, oldest first
+	//
+	// Needs a key (every plan); counted. The alerts of the key's account (every key of the account sees the same), as the account portal's Alerts page manages them: each watches one finish of one card on one marketplace with a rule (`above` or `below` a `threshold`, in the marketplace's currency, or a `move` of at least `percent`% against the 7-day average). `armed` is false from a firing until the price goes back; `last_price` is the price read at `last_version`, the last catalogue version evaluated (GET /health's `catalogue.version` is the one served). Read-only: alerts and webhooks are created, edited, paused and deleted in the account portal. Counted like every keyed request; always revalidated (`Cache-Control: private, no-cache`), so send the ETag back in `If-None-Match`: an unchanged list is a 304, never counted.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /alerts (the `ListAlerts` operationId).
+	ListAlertsWithResponse(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*ListAlertsResponse, error)
+
 	// PkmGetTopCardsWithResponse Pokémon Trading Card Game: the most expensive cards, or the fastest-growing ones
 	//
 	// **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
@@ -12071,6 +12410,306 @@ func (r GetRootResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetRootResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAlertsResponse200Headers the declared response headers of an HTTP 200 response for ListAlerts
+type ListAlertsResponse200Headers struct {
+	CacheControl            string
+	ContentEncoding         *string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListAlertsResponse304Headers the declared response headers of an HTTP 304 response for ListAlerts
+type ListAlertsResponse304Headers struct {
+	CacheControl            string
+	ETag                    string
+	Vary                    string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListAlertsResponse400Headers the declared response headers of an HTTP 400 response for ListAlerts
+type ListAlertsResponse400Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListAlertsResponse401Headers the declared response headers of an HTTP 401 response for ListAlerts
+type ListAlertsResponse401Headers struct {
+	CacheControl            string
+	WWWAuthenticate         string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListAlertsResponse429Headers the declared response headers of an HTTP 429 response for ListAlerts
+type ListAlertsResponse429Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListAlertsResponse500Headers the declared response headers of an HTTP 500 response for ListAlerts
+type ListAlertsResponse500Headers struct {
+	CacheControl            string
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+// ListAlertsResponse503Headers the declared response headers of an HTTP 503 response for ListAlerts
+type ListAlertsResponse503Headers struct {
+	CacheControl            string
+	RetryAfter              int
+	XRateLimitLimitDay      int
+	XRateLimitLimitHour     int
+	XRateLimitRemainingDay  int
+	XRateLimitRemainingHour int
+	XRequestId              string
+}
+
+type ListAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                            `json:"docs,omitempty"`
+		Error ListAlerts400JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *struct {
+		// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+		DidYouMean *string `json:"did_you_mean,omitempty"`
+
+		// Docs The URL of the documentation (404 `Endpoint not found`).
+		Docs  *string                            `json:"docs,omitempty"`
+		Error ListAlerts503JSONResponseBodyError `json:"error"`
+
+		// Example A curl line for the very request, with the key header in place (401).
+		Example *string `json:"example,omitempty"`
+
+		// Limits The pool's two windows (429).
+		Limits *RateLimitUsage `json:"limits,omitempty"`
+
+		// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+		Matches *[]struct {
+			Language string `json:"language"`
+			Name     string `json:"name"`
+			SetCode  string `json:"set_code"`
+			SetId    string `json:"set_id"`
+		} `json:"matches,omitempty"`
+
+		// Message What to fix, in English; it may change.
+		Message string `json:"message"`
+
+		// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+		RedeemUrl *string `json:"redeem_url,omitempty"`
+
+		// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+		Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+		// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+		UpgradeUrl *string `json:"upgrade_url,omitempty"`
+	}
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAlertsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListAlertsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListAlertsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListAlertsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListAlertsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListAlertsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAlertsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAlertsResponse) GetJSON200() *AlertList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListAlertsResponse) GetJSON400() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                            `json:"docs,omitempty"`
+	Error ListAlerts400JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListAlertsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListAlertsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListAlertsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListAlertsResponse) GetJSON503() *struct {
+	// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+	DidYouMean *string `json:"did_you_mean,omitempty"`
+
+	// Docs The URL of the documentation (404 `Endpoint not found`).
+	Docs  *string                            `json:"docs,omitempty"`
+	Error ListAlerts503JSONResponseBodyError `json:"error"`
+
+	// Example A curl line for the very request, with the key header in place (401).
+	Example *string `json:"example,omitempty"`
+
+	// Limits The pool's two windows (429).
+	Limits *RateLimitUsage `json:"limits,omitempty"`
+
+	// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+	Matches *[]struct {
+		Language string `json:"language"`
+		Name     string `json:"name"`
+		SetCode  string `json:"set_code"`
+		SetId    string `json:"set_id"`
+	} `json:"matches,omitempty"`
+
+	// Message What to fix, in English; it may change.
+	Message string `json:"message"`
+
+	// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+	RedeemUrl *string `json:"redeem_url,omitempty"`
+
+	// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+	Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+	// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+	UpgradeUrl *string `json:"upgrade_url,omitempty"`
+} {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAlertsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -23221,6 +23860,21 @@ func (c *ClientWithResponses) GetRootWithResponse(ctx context.Context, reqEditor
 	return ParseGetRootResponse(rsp)
 }
 
+// ListAlertsWithResponse Your account's price alerts, with their state, oldest first
+//
+// Needs a key (every plan); counted. The alerts of the key's account (every key of the account sees the same), as the account portal's Alerts page manages them: each watches one finish of one card on one marketplace with a rule (`above` or `below` a `threshold`, in the marketplace's currency, or a `move` of at least `percent`% against the 7-day average). `armed` is false from a firing until the price goes back; `last_price` is the price read at `last_version`, the last catalogue version evaluated (GET /health's `catalogue.version` is the one served). Read-only: alerts and webhooks are created, edited, paused and deleted in the account portal. Counted like every keyed request; always revalidated (`Cache-Control: private, no-cache`), so send the ETag back in `If-None-Match`: an unchanged list is a 304, never counted.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /alerts (the `ListAlerts` operationId).
+func (c *ClientWithResponses) ListAlertsWithResponse(ctx context.Context, params *ListAlertsParams, reqEditors ...RequestEditorFn) (*ListAlertsResponse, error) {
+	rsp, err := c.ListAlerts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAlertsResponse(rsp)
+}
+
 // PkmGetTopCardsWithResponse Pokémon Trading Card Game: the most expensive cards, or the fastest-growing ones
 //
 // **Paid**: needs the Pro, Ultra or Business plan, or an active 7-day trial; otherwise 403 `Plan upgrade required`. Counted like every keyed request. `growth` is computed from Cardmarket 7- and 30-day averages (cards from 1 EUR up) and works with `source=cm` only, its default; `price` defaults to `source=tcg`.
@@ -23935,6 +24589,510 @@ func ParseGetRootResponse(rsp *http.Response) (*GetRootResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAlertsResponse parses an HTTP response from a ListAlertsWithResponse call
+func ParseListAlertsResponse(rsp *http.Response) (*ListAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                            `json:"docs,omitempty"`
+			Error ListAlerts400JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest struct {
+			// DidYouMean The path you probably meant, on this server (404 `Endpoint not found`: always present, possibly null; 400 `Invalid or corrupted card ID` of the other game).
+			DidYouMean *string `json:"did_you_mean,omitempty"`
+
+			// Docs The URL of the documentation (404 `Endpoint not found`).
+			Docs  *string                            `json:"docs,omitempty"`
+			Error ListAlerts503JSONResponseBodyError `json:"error"`
+
+			// Example A curl line for the very request, with the key header in place (401).
+			Example *string `json:"example,omitempty"`
+
+			// Limits The pool's two windows (429).
+			Limits *RateLimitUsage `json:"limits,omitempty"`
+
+			// Matches The sets the code matches (409 `Ambiguous set code` of the base game's set image): ask again with `language`, or by one's `set_id`.
+			Matches *[]struct {
+				Language string `json:"language"`
+				Name     string `json:"name"`
+				SetCode  string `json:"set_code"`
+				SetId    string `json:"set_id"`
+			} `json:"matches,omitempty"`
+
+			// Message What to fix, in English; it may change.
+			Message string `json:"message"`
+
+			// RedeemUrl Where to start the 7-day trial (403, when it was never started).
+			RedeemUrl *string `json:"redeem_url,omitempty"`
+
+			// Suggestions Sets whose name matches the unknown `set` (404 `Set not found`, when `set` is not set_id-shaped).
+			Suggestions *[]SetCandidate `json:"suggestions,omitempty"`
+
+			// UpgradeUrl Where to upgrade the plan (403, when the trial has ended).
+			UpgradeUrl *string `json:"upgrade_url,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAlertsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListAlertsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListAlertsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListAlertsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListAlertsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListAlertsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAlertsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimitHour = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Day"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Day", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingDay = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining-Hour"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining-Hour", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemainingHour = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

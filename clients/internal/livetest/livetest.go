@@ -2,7 +2,8 @@
 // binary built from this module, on a free loopback port, on a fresh data
 // directory (the bundled sample, loaded at start), with its defaults and the
 // public URL of its defaults' address, http://localhost:8080 (so that it
-// serves clients/openapi.json), and three keys made with `cardcat keys create`.
+// serves clients/openapi.json), three keys made with `cardcat keys create`,
+// and the Ultra account's price alerts (PaidAlerts).
 package livetest
 
 import (
@@ -137,7 +138,37 @@ func Start(tb testing.TB, env ...string) *Server {
 		tb.Fatalf("cardcat serve did not listen in 60 s\n%s", &stderr)
 	}
 	waitHealthy(tb, s.URL)
+	createAlerts(tb, bin, dataDir)
 	return s
+}
+
+// PaidAlerts are the alerts of the Ultra account (PaidKey), as GET /alerts
+// lists them, made by createAlerts: one with a webhook, a move on
+// Cardmarket, and one of the base game; none is evaluated before the
+// server's next catalogue version.
+var PaidAlerts = []string{
+	"1 dbs_3ef29751ae2b88a4 tcg Holofoil above 12.50 USD",
+	"2 dbs_3ef29751ae2b88a4 cm foil move 20%",
+	"3 pkm_7dfccec2b4149d0f tcg Holofoil below 40.00 USD",
+}
+
+// createAlerts gives the Ultra account a webhook and the alerts of
+// PaidAlerts with `cardcat webhooks create` and `alerts create`, once the
+// server has loaded the sample (an alert's card is checked against the
+// store's catalogue). The webhook is never called: nothing fires before a
+// new catalogue version.
+func createAlerts(tb testing.TB, bin, dataDir string) {
+	tb.Helper()
+	const hook = "https://example.com/cardcat/hooks"
+	account := []string{"--data-dir", dataDir, "--email", "paid@example.com"}
+	command(tb, bin, append([]string{"webhooks", "create", "--url", hook}, account...)...)
+	for _, args := range [][]string{
+		{"--card", "dbs_3ef29751ae2b88a4", "--source", "tcg", "--variant", "Holofoil", "--above", "12.50", "--webhook", hook},
+		{"--card", "dbs_3ef29751ae2b88a4", "--source", "cm", "--variant", "foil", "--move", "20"},
+		{"--card", "pkm_7dfccec2b4149d0f", "--source", "tcg", "--variant", "Holofoil", "--below", "40"},
+	} {
+		command(tb, bin, append(append([]string{"alerts", "create"}, account...), args...)...)
+	}
 }
 
 // Environ is the test's environment without CARDCAT_* variables, so that

@@ -24,6 +24,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's price alerts, with their state, oldest first
+         * @description Needs a key (every plan); counted. The alerts of the key's account (every key of the account sees the same), as the account portal's Alerts page manages them: each watches one finish of one card on one marketplace with a rule (`above` or `below` a `threshold`, in the marketplace's currency, or a `move` of at least `percent`% against the 7-day average). `armed` is false from a firing until the price goes back; `last_price` is the price read at `last_version`, the last catalogue version evaluated (GET /health's `catalogue.version` is the one served). Read-only: alerts and webhooks are created, edited, paused and deleted in the account portal. Counted like every keyed request; always revalidated (`Cache-Control: private, no-cache`), so send the ETag back in `If-None-Match`: an unchanged list is a 304, never counted.
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/analytics/top-cards": {
         parameters: {
             query?: never;
@@ -848,6 +868,56 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description One price alert: one finish of one card on one marketplace, and the rule it fires on, once per crossing (re-armed when the price goes back). */
+        Alert: {
+            /** @description True when the alert fires at its next crossing; false from a firing until the condition stops holding. */
+            armed: boolean;
+            /** @description The card's canonical id, as GET /{game}/cards/{id} answers it. */
+            card_id: string;
+            /**
+             * Format: date-time
+             * @description When the alert was created (RFC 3339, UTC, to the microsecond).
+             */
+            created: string;
+            /**
+             * @description The currency of `threshold` and `last_price`: USD for tcg, EUR for cm.
+             * @enum {string}
+             */
+            currency: "USD" | "EUR";
+            /** @description The card's game code (`pkm`, `dbs`, `mtg`, `op`). */
+            game: string;
+            /** @description The alert's id: its events' `alert.id`. */
+            id: number;
+            /** @description The price read at the last evaluation, in `currency`; null before the first, or when the finish had no price. */
+            last_price: number | null;
+            /** @description The catalogue version of the last evaluation (compare GET /health's `catalogue.version`); null before the first, which comes with the next catalogue version after the alert was created. */
+            last_version: number | null;
+            /** @description A paused alert is not evaluated. */
+            paused: boolean;
+            /** @description The move of a `move` rule, in percent (1 to 1000); null for `above` and `below`. */
+            percent: number | null;
+            /**
+             * @description `above`: the price is at or above `threshold`; `below`: at or below it; `move`: at least `percent`% away from the 7-day average (Cardmarket's `avg7`; TCGplayer's stored daily points).
+             * @enum {string}
+             */
+            rule: "above" | "below" | "move";
+            /**
+             * @description The marketplace watched: `tcg` (TCGplayer's market price, USD) or `cm` (Cardmarket's trend price, EUR).
+             * @enum {string}
+             */
+            source: "tcg" | "cm";
+            /** @description The amount of an `above` or `below` rule; null for `move`. */
+            threshold: number | null;
+            /** @description The finish watched: a TCGplayer finish (`Normal`, `Foil`, `Holofoil`, ...) or Cardmarket's `normal` or `foil`. */
+            variant: string;
+            /** @description The account's webhook endpoint the alert's events are sent to; null: none (its events are kept, not sent). */
+            webhook_id: number | null;
+        };
+        /** @description A page of the key's account's price alerts, oldest first. */
+        AlertList: {
+            alerts: components["schemas"]["Alert"][];
+            pagination: components["schemas"]["Pagination"];
+        };
         /** @description One bulk file of the catalogue version being served. */
         BulkFile: {
             /** @description Always null: the download has no Content-Encoding, so that clients save the .gz file as is. */
@@ -1794,6 +1864,84 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+        };
+    };
+    listAlerts: {
+        parameters: {
+            query?: {
+                /** @description The page, from 1. A page past the end is an empty list with the true totals. */
+                page?: number;
+                /** @description How many alerts to answer, from 1; above 1000 it is taken as 1000. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags of earlier answers of this request (a list, or `*`; W/ is ignored). When one is the ETag of the answer, the answer is a 304 without a body, which is never counted and is answered even when the rate limit is used up. It still needs a valid key. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's alerts; none when it has none. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            /** @description `page` or `limit` is not an integer of 1 or more. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Invalid parameter";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            /** @description The alerts cannot be read right now. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Limit-Hour": components["headers"]["X-RateLimit-Limit-Hour"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Remaining-Hour": components["headers"]["X-RateLimit-Remaining-Hour"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "Service unavailable";
+                    };
+                };
+            };
         };
     };
     pkmGetTopCards: {

@@ -6,6 +6,7 @@ from typing import Any, Dict, Iterable, Literal, Optional, Tuple, Union, cast, o
 
 from ._operation import Operation
 from .schemas import (
+    AlertList,
     BulkFiles,
     Card,
     CardBatch,
@@ -226,6 +227,17 @@ OPERATIONS: Dict[str, Operation] = {
         "GET",
         "/{game}/sets/trending",
         scope="game",
+        keyed=True,
+        conditional=True,
+        binary=False,
+        accept="application/json",
+        lenient=(),
+    ),
+    "listAlerts": Operation(
+        "listAlerts",
+        "GET",
+        "/alerts",
+        scope="service",
         keyed=True,
         conditional=True,
         binary=False,
@@ -609,6 +621,54 @@ class ServiceOperations:
         """
         answer = self._call("getRoot", {}, {}, {})
         return cast(Root, answer)
+
+    def list_alerts(
+        self,
+        *,
+        page: Optional[int] = None,
+        limit: Optional[int] = None,
+        if_none_match: Optional[str] = None,
+    ) -> AlertList:
+        """Your account's price alerts, with their state, oldest first.
+
+        Needs a key (every plan); counted. The alerts of the key's account (every key of the account
+        sees the same), as the account portal's Alerts page manages them: each watches one finish of
+        one card on one marketplace with a rule (`above` or `below` a `threshold`, in the
+        marketplace's currency, or a `move` of at least `percent`% against the 7-day average).
+        `armed` is false from a firing until the price goes back; `last_price` is the price read at
+        `last_version`, the last catalogue version evaluated (GET /health's `catalogue.version` is
+        the one served). Read-only: alerts and webhooks are created, edited, paused and deleted in
+        the account portal. Counted like every keyed request; always revalidated (`Cache-Control:
+        private, no-cache`), so send the ETag back in `If-None-Match`: an unchanged list is a 304,
+        never counted.
+
+        Route: GET ``/alerts`` (operationId ``listAlerts``).
+
+        Args:
+            page: The page, from 1. A page past the end is an empty list with the true totals.
+                (default 1; at least 1)
+            limit: How many alerts to answer, from 1; above 1000 it is taken as 1000. (default 100;
+                1 to 1000)
+            if_none_match: ETags of earlier answers of this request (a list, or `*`; W/ is ignored).
+                When one is the ETag of the answer, the answer is a 304 without a body, which is
+                never counted and is answered even when the rate limit is used up. It still needs a
+                valid key.
+
+        Raises:
+            NotModified: if_none_match names the answer's ETag (a 304, never counted).
+            BadRequest: ``Invalid parameter``
+            Unauthorized: ``API key required``, ``Invalid API key``
+            RateLimited: ``Rate limit exceeded``
+            ServerError: ``Internal server error``
+            ServiceUnavailable: ``Service unavailable``
+        """
+        answer = self._call(
+            "listAlerts",
+            {},
+            {"page": page, "limit": limit},
+            {"If-None-Match": if_none_match},
+        )
+        return cast(AlertList, answer)
 
     def list_games(self) -> Games:
         """The games served, with their route templates.

@@ -11,6 +11,8 @@ absent: read them with ``.get``. An object written inline in a schema is named a
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 __all__ = [
+    "Alert",
+    "AlertList",
     "BulkFile",
     "BulkFiles",
     "CMHistoryPoint",
@@ -77,6 +79,78 @@ __all__ = [
     "TrendingSet",
     "TrendingSets",
 ]
+
+
+class Alert(TypedDict):
+    """One price alert: one finish of one card on one marketplace, and the rule it fires on, once
+    per crossing (re-armed when the price goes back).
+    """
+
+    id: int
+    """The alert's id: its events' `alert.id`."""
+
+    game: str
+    """The card's game code (`pkm`, `dbs`, `mtg`, `op`)."""
+
+    card_id: str
+    """The card's canonical id, as GET /{game}/cards/{id} answers it."""
+
+    source: Literal["tcg", "cm"]
+    """The marketplace watched: `tcg` (TCGplayer's market price, USD) or `cm` (Cardmarket's trend
+    price, EUR).
+    """
+
+    variant: str
+    """The finish watched: a TCGplayer finish (`Normal`, `Foil`, `Holofoil`, ...) or Cardmarket's
+    `normal` or `foil`.
+    """
+
+    currency: Literal["USD", "EUR"]
+    """The currency of `threshold` and `last_price`: USD for tcg, EUR for cm."""
+
+    rule: Literal["above", "below", "move"]
+    """`above`: the price is at or above `threshold`; `below`: at or below it; `move`: at least
+    `percent`% away from the 7-day average (Cardmarket's `avg7`; TCGplayer's stored daily points).
+    """
+
+    threshold: Optional[float]
+    """The amount of an `above` or `below` rule; null for `move`."""
+
+    percent: Optional[int]
+    """The move of a `move` rule, in percent (1 to 1000); null for `above` and `below`."""
+
+    paused: bool
+    """A paused alert is not evaluated."""
+
+    armed: bool
+    """True when the alert fires at its next crossing; false from a firing until the condition stops
+    holding.
+    """
+
+    last_price: Optional[float]
+    """The price read at the last evaluation, in `currency`; null before the first, or when the
+    finish had no price.
+    """
+
+    last_version: Optional[int]
+    """The catalogue version of the last evaluation (compare GET /health's `catalogue.version`);
+    null before the first, which comes with the next catalogue version after the alert was created.
+    """
+
+    webhook_id: Optional[int]
+    """The account's webhook endpoint the alert's events are sent to; null: none (its events are
+    kept, not sent).
+    """
+
+    created: str
+    """When the alert was created (RFC 3339, UTC, to the microsecond)."""
+
+
+class AlertList(TypedDict):
+    """A page of the key's account's price alerts, oldest first."""
+
+    alerts: List[Alert]
+    pagination: "Pagination"
 
 
 class BulkFile(TypedDict):
@@ -679,7 +753,7 @@ class OpenAPIDocument(TypedDict):
 
 
 class Pagination(TypedDict):
-    """Part of ``Changes``, ``SearchResult``, ``SetCards``."""
+    """Part of ``AlertList``, ``Changes``, ``SearchResult``, ``SetCards``."""
 
     page: int
 
