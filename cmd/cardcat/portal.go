@@ -8,11 +8,15 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/alerts"
+	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/portal"
 	"github.com/cardcat/cardcat/internal/portal/billing"
 	portalmail "github.com/cardcat/cardcat/internal/portal/mail"
 	"github.com/cardcat/cardcat/internal/ratelimit"
+	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/webhooks"
 )
 
 // portalConfig is the account portal's configuration: where its emails go
@@ -25,6 +29,8 @@ type portalConfig struct {
 	// smtpTLS replaces the system's roots for the SMTP server's certificate
 	// (tests, with their own server's).
 	smtpTLS *tls.Config
+	// alerts are the limits and checks of the Alerts and Webhooks pages.
+	alerts config.AlertsConfig
 }
 
 // portalSettings is the portal's configuration of c's settings, refusing
@@ -34,7 +40,7 @@ func portalSettings(c *config.Config) (*portalConfig, error) {
 	if _, err := portal.ParseContact(p.Contact); err != nil {
 		return nil, c.Invalid("contact", err)
 	}
-	pc := &portalConfig{contact: p.Contact}
+	pc := &portalConfig{contact: p.Contact, alerts: c.Alerts}
 	if p.SMTPURL != "" {
 		sc, err := portalmail.ParseSMTPURL(p.SMTPURL)
 		if err != nil {
@@ -75,10 +81,24 @@ func coffeeMinimum(s string) (account.Cents, error) {
 	return minimum, nil
 }
 
+// servedSnapshot is the catalogue holder serves now; nil before one is
+// loaded.
+func servedSnapshot(holder *serving.Holder) func() *catalog.Snapshot {
+	return func() *catalog.Snapshot {
+		if v := holder.Current(); v != nil {
+			return v.Snapshot
+		}
+		return nil
+	}
+}
+
 // openPortal builds the account portal on the account store, the API's
-// limiter and key directory, and the usage meter.
+// limiter and key directory, and the usage meter; its Alerts and Webhooks
+// pages when the store keeps alerts, checking cards against the catalogue
+// served (catalogue).
 func openPortal(c *portalConfig, st account.Store, lim ratelimit.Limiter, dir *account.Directory,
-	usage *account.Meter, publicURL string, clientAddr func(*http.Request) string, now func() time.Time, log *slog.Logger) (*portal.Portal, error) {
+	usage *account.Meter, publicURL string, clientAddr func(*http.Request) string, now func() time.Time, log *slog.Logger,
+	catalogue func() *catalog.Snapshot) (*portal.Portal, error) {
 	var mailer portalmail.Mailer
 	if c.smtp != nil {
 		sc := *c.smtp
@@ -101,6 +121,12 @@ func openPortal(c *portalConfig, st account.Store, lim ratelimit.Limiter, dir *a
 		Logger:     log,
 		Now:        now,
 		PublicURL:  publicURL,
+	}
+	if as, ok := st.(interface {
+		alerts.Store
+		webhooks.Store
+	}); ok {
+		deps.Alerts = &portal.AlertsDeps{Store: as, Catalog: catalogue, BusinessMax: c.alerts.BusinessMax, AllowHTTP: c.alerts.AllowHTTP}
 	}
 	if c.stripe != nil {
 		b, err := billing.New(*c.stripe, st, now, log)

@@ -180,7 +180,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		return err
 	}
 	portal, err := openPortal(cfg.portal, accounts, lim.limiter, lim.dir, usage, public,
-		httpapi.ClientGroup(lim.trusted), cfg.now, log)
+		httpapi.ClientGroup(lim.trusted), cfg.now, log, servedSnapshot(holder))
 	if err != nil {
 		return err
 	}
