@@ -106,7 +106,8 @@ func TestTypeScriptTypesFresh(t *testing.T) {
 
 // TestTypeScriptClient compiles the TypeScript client and its tests with
 // the pinned TypeScript (type errors fail), and runs the tests
-// (ts/test/client.test.ts, node:test) against a real `cardcat serve`.
+// (ts/test/client.test.ts, node:test) against a real `cardcat serve`, and
+// the webhook verifier's (ts/test/webhooks.test.ts) on the signature vectors.
 func TestTypeScriptClient(t *testing.T) {
 	dir := tsCopy(t, tsInstalled(t))
 	node(t, dir, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".")
@@ -114,10 +115,16 @@ func TestTypeScriptClient(t *testing.T) {
 	srv := livetest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "--test", "--test-reporter=spec", filepath.Join("dist", "test", "client.test.js"))
+	vectors, err := filepath.Abs(webhookVectorsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, "node", "--test", "--test-reporter=spec",
+		filepath.Join("dist", "test", "client.test.js"), filepath.Join("dist", "test", "webhooks.test.js"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
-		"CARDCAT_BASE_URL="+srv.URL, "CARDCAT_KEY="+srv.Key, "CARDCAT_LIMITED_KEY="+srv.LimitedKey, "NO_COLOR=1")
+		"CARDCAT_BASE_URL="+srv.URL, "CARDCAT_KEY="+srv.Key, "CARDCAT_LIMITED_KEY="+srv.LimitedKey, "NO_COLOR=1",
+		"CARDCAT_WEBHOOK_VECTORS="+vectors)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)

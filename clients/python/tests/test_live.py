@@ -167,6 +167,26 @@ class EveryOperation(TypedTestCase):
         with open(OPENAPI, encoding="utf-8") as f:
             self.assertEqual(c.get_openapi(), json.load(f))
 
+    def test_alerts(self) -> None:
+        """The Ultra account's alerts, which the server's test setup made (livetest.PaidAlerts); the Free
+        account has none."""
+        c = paid()
+        alerts = c.list_alerts()
+        self.assertTyped(alerts, c.list_alerts)
+        self.assertEqual(alerts["pagination"]["total"], 3)
+        self.assertEqual([(a["id"], a["card_id"], a["source"], a["variant"], a["rule"]) for a in alerts["alerts"]], [
+            (1, "dbs_3ef29751ae2b88a4", "tcg", "Holofoil", "above"),
+            (2, "dbs_3ef29751ae2b88a4", "cm", "foil", "move"),
+            (3, "pkm_7dfccec2b4149d0f", "tcg", "Holofoil", "below"),
+        ])
+        self.assertEqual((alerts["alerts"][0]["threshold"], alerts["alerts"][1]["percent"]), (12.5, 20))
+        page = c.list_alerts(page=2, limit=2)
+        self.assertEqual([a["id"] for a in page["alerts"]], [3])
+        self.assertEqual(client().list_alerts()["alerts"], [])
+        with self.assertRaises(cardcat.BadRequest) as cm:
+            c.list_alerts(limit=0)
+        self.assertEqual(cm.exception.error, "Invalid parameter")
+
     def test_mcp(self) -> None:
         c = client()
         tools = c.post_mcp({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})

@@ -5,6 +5,14 @@ import createClient, { type Client, type ClientOptions } from "openapi-fetch";
 import type { components, operations, paths } from "./schema.js";
 
 export type { components, operations, paths } from "./schema.js";
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_HEADER,
+  WebhookSignatureError,
+  type VerifyWebhookOptions,
+  type WebhookSignatureFailure,
+} from "./webhooks.js";
 
 type Schemas = components["schemas"];
 export type Card = Schemas["Card"];

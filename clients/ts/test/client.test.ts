@@ -100,3 +100,13 @@ test("429 with Retry-After and the X-RateLimit-* headers", async () => {
   }
   assert.fail("no 429 in 6 requests of an account limited to 2 an hour");
 });
+
+test("alerts: a page of the account's, none for this Free account", async () => {
+  const { data, error, response } = await client.GET("/alerts", { params: { query: { limit: 10 } } });
+  assert.equal(error, undefined);
+  assert.equal(response.status, 200);
+  assert.ok(data);
+  assert.deepEqual(data.alerts, []);
+  assert.deepEqual(data.pagination, { page: 1, limit: 10, total: 0, total_pages: 0 });
+  assert.equal(response.headers.get("Cache-Control"), "private, no-cache");
+});

@@ -8,7 +8,8 @@
 
 ``AsyncClient`` has the same methods as coroutines, for asyncio. ``Client`` has the public routes; ``client.pkm`` (Pokémon, the base game), ``client.dbs``, ``client.mtg`` and
 ``client.op`` the routes of each game. Answers are plain dicts, typed by the TypedDicts of ``cardcat.schemas``;
-errors are the exceptions of ``cardcat.errors``, all importable from here.
+errors are the exceptions of ``cardcat.errors``, all importable from here. ``verify_webhook`` checks the signature of
+a webhook delivery (``cardcat.webhooks``).
 """
 
 from . import schemas
@@ -44,6 +45,7 @@ from .errors import (
     TransportError,
     Unauthorized,
 )
+from .webhooks import DEFAULT_WEBHOOK_TOLERANCE, WEBHOOK_SIGNATURE_HEADER, WebhookSignatureError, verify_webhook
 
 __all__ = [
     "APIError",
@@ -61,6 +63,7 @@ __all__ = [
     "Client",
     "Conflict",
     "DEFAULT_BASE_URL",
+    "DEFAULT_WEBHOOK_TOLERANCE",
     "GAMES",
     "GameClient",
     "GameCode",
@@ -79,6 +82,9 @@ __all__ = [
     "ServiceUnavailable",
     "TransportError",
     "Unauthorized",
+    "WEBHOOK_SIGNATURE_HEADER",
+    "WebhookSignatureError",
     "__version__",
     "schemas",
+    "verify_webhook",
 ]
