@@ -19,6 +19,7 @@ import (
 
 	"github.com/cardcat/cardcat"
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/alertsapi"
 	"github.com/cardcat/cardcat/internal/blob/fileblob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/images"
@@ -155,7 +156,9 @@ func hostileServer(t *testing.T) (*Server, http.Handler) {
 	deps.Limiter, deps.Docs, deps.Images = lim, cardcat.Docs(), img
 	// Every route of four games, every payload: more than a plan's hour.
 	deps.Auth = roomyAuth{deps.Auth}
-	deps.History = historyStore(t) // price history from a real store: any 5xx of it is a failure here
+	// Price history and alerts from a real store: any 5xx of either is a failure here.
+	db := historyStore(t)
+	deps.History, deps.Alerts = db, &alertsapi.Handler{Store: db}
 	s, err := New(Config{GuardPerHour: 1 << 30}, deps)
 	if err != nil {
 		t.Fatal(err)
