@@ -1,7 +1,8 @@
 // The clients' installs, run as their READMEs write them: each `sh` block of
 // a README's "Install" section runs in bash in a new directory, without the
-// network, then a small program that imports the installed client is built
-// and run in the project the block ends in. (The Python client's install,
+// network (the Go blocks' modules downloaded first), then a small program
+// that imports the installed client is built and run in the project the
+// block ends in. (The Python client's install,
 // `pip install ./clients/python`, is run by TestPythonClient.)
 package clients_test
 
@@ -39,15 +40,18 @@ func TestClientInstall(t *testing.T) {
 			t.Fatal(err)
 		}
 		blocks := installBlocks(t, filepath.Join("go", "cardcat", "README.md"))
+		prefetchGoClientModules(t, root)
 		for i, block := range blocks {
 			t.Run(fmt.Sprint("block", i+1), func(t *testing.T) {
 				t.Parallel()
-				// Offline: GOPROXY=off, the module cache has every module the
-				// client needs. go get writes the go.sum lines of the client's
-				// dependencies, which it would check against the checksum
-				// database online; offline it has the module cache's hashes
-				// alone (checked when they were downloaded): GOSUMDB=off. No
-				// -mod=mod: the block must leave a go.mod that builds as it is.
+				// Offline: GOPROXY=off, prefetchGoClientModules put every
+				// module the client needs in the module cache. go get writes
+				// the go.sum lines of the client's dependencies, which it
+				// would check against the checksum database online; offline
+				// it has the module cache's hashes alone (checked against the
+				// repository's go.sum when they were downloaded):
+				// GOSUMDB=off. No -mod=mod: the block must leave a go.mod
+				// that builds as it is.
 				env := append(goInstallEnv(), "GOPROXY=off", "GOSUMDB=off", "GOFLAGS=", "GOTOOLCHAIN=local")
 				project := runInstallBlock(t, block, root, env)
 				writeFiles(t, project, map[string]string{"main.go": goInstallProgram})
@@ -227,6 +231,21 @@ func runInstallBlock(t *testing.T, block, checkout string, env []string) string 
 		t.Fatalf("the install block ends in %s, want the project %s (%v)", ended, project, err)
 	}
 	return project
+}
+
+// prefetchGoClientModules downloads into the module cache, with the
+// environment's GOPROXY and GOSUMDB, the modules the Go client's install
+// blocks need, so that they can run offline on a machine whose module cache
+// holds only what the repository's own build needed. go get, and a build in
+// a workspace with the checkout, load the client's module graph, which
+// needs the go.mod file of each module in it (go list -m all: the go.mod
+// files alone, checked against the repository's go.sum), and the source of
+// the modules the client's packages import (go list -deps).
+func prefetchGoClientModules(t *testing.T, root string) {
+	t.Helper()
+	env := append(goInstallEnv(), "GOFLAGS=", "GOTOOLCHAIN=local")
+	runIn(t, root, env, "go", "list", "-m", "all")
+	runIn(t, root, env, "go", "list", "-deps", "./clients/go/cardcat")
 }
 
 // goInstallEnv is the environment without CARDCAT_* variables and without
