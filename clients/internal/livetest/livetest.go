@@ -3,13 +3,15 @@
 // directory (the bundled sample, loaded at start), with its defaults and the
 // public URL of its defaults' address, http://localhost:8080 (so that it
 // serves clients/openapi.json), three keys made with `cardcat keys create`,
-// and the Ultra account's price alerts (PaidAlerts).
+// and the Ultra account's price alerts (PaidAlerts). Start returns once the
+// server has built its bulk files (GET /{game}/bulk lists them all).
 package livetest
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,10 +20,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/bulk"
 	"github.com/cardcat/cardcat/internal/testkit"
 )
 
@@ -139,7 +143,128 @@ func Start(tb testing.TB, env ...string) *Server {
 	}
 	waitHealthy(tb, s.URL)
 	createAlerts(tb, bin, dataDir)
+	waitBulkFiles(tb, s.URL, s.PaidKey)
 	return s
+}
+
+// bulkDeadline is how long waitBulkFiles waits: building the sample's files
+// takes seconds, but the tests may run on a loaded machine.
+const bulkDeadline = 3 * time.Minute
+
+// waitBulkFiles waits until every game's GET /{game}/bulk (each listing
+// route of the server's /openapi.json) lists every bulk file: serve builds
+// a version's files in the background once it listens, and until then a
+// download is a 503 with Retry-After and the listing lacks the file. It
+// polls with If-None-Match, so that an unchanged listing is a 304, which the
+// key's counters do not count.
+func waitBulkFiles(tb testing.TB, url, key string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bulkDeadline)
+	defer cancel()
+	for _, route := range bulkListings(tb, url) {
+		if last, ok := waitBulkListing(ctx, url+route, key); !ok {
+			tb.Fatalf("GET %s did not list the bulk files %q in %v (last: %s)", route, bulk.Names, bulkDeadline, last)
+		}
+	}
+}
+
+// waitBulkListing polls one bulk listing until it lists every bulk file or
+// ctx ends; last says what it answered last.
+func waitBulkListing(ctx context.Context, url, key string) (last string, ok bool) {
+	var etag string
+	for {
+		names, tag, status, err := bulkListing(ctx, url, key, etag)
+		switch {
+		case err != nil:
+			last = err.Error()
+		case status == http.StatusNotModified:
+		case status != http.StatusOK:
+			last = fmt.Sprintf("status %d", status)
+		case slices.Equal(names, bulk.Names):
+			return "", true
+		default:
+			etag, last = tag, fmt.Sprintf("files %q", names)
+		}
+		select {
+		case <-ctx.Done():
+			return last, false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// bulkListings are the paths of the bulk listings of every game the server
+// serves, from its /openapi.json: /bulk (the base game) and /{game}/bulk
+// for each game of the game parameter's enum.
+func bulkListings(tb testing.TB, url string) []string {
+	tb.Helper()
+	resp, err := http.Get(url + "/openapi.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths      map[string]json.RawMessage
+		Components struct {
+			Parameters struct {
+				Game struct {
+					Schema struct {
+						Enum []string
+					}
+				} `json:"game"`
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil || resp.StatusCode != http.StatusOK {
+		tb.Fatalf("GET /openapi.json: %s: %v", resp.Status, err)
+	}
+	var routes []string
+	for path := range doc.Paths {
+		switch path {
+		case "/bulk":
+			routes = append(routes, path)
+		case "/{game}/bulk":
+			for _, game := range doc.Components.Parameters.Game.Schema.Enum {
+				routes = append(routes, "/"+game+"/bulk")
+			}
+		}
+	}
+	if len(routes) == 0 {
+		tb.Fatalf("GET /openapi.json has no bulk listing")
+	}
+	slices.Sort(routes)
+	return routes
+}
+
+// bulkListing is one GET of a bulk listing: the names of the files it
+// lists, its ETag and its status.
+func bulkListing(ctx context.Context, url, key, etag string) (names []string, tag string, status int, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	req.Header.Set("X-API-Key", key)
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, "", resp.StatusCode, nil
+	}
+	var body struct {
+		Files []struct{ Name string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, "", resp.StatusCode, fmt.Errorf("GET %s: %w", url, err)
+	}
+	for _, f := range body.Files {
+		names = append(names, f.Name)
+	}
+	return names, resp.Header.Get("ETag"), resp.StatusCode, nil
 }
 
 // PaidAlerts are the alerts of the Ultra account (PaidKey), as GET /alerts
