@@ -84,18 +84,20 @@ type testKey struct{ pkg, test string }
 // skip is one skipped test and why.
 type skip struct {
 	pkg, test, why string
+	started        int // the test's place in the order the tests started
 }
 
 type summary struct {
 	out                     io.Writer
 	output                  map[testKey][]string // each running test's output, until it ends
+	started                 map[testKey]int      // each test's place in the order the tests started
 	passed, failed, skipped int                  // tests, subtests included
 	skips                   []skip
 	packages, failedPkgs    int
 }
 
 func newSummary(out io.Writer) *summary {
-	return &summary{out: out, output: map[testKey][]string{}}
+	return &summary{out: out, output: map[testKey][]string{}, started: map[testKey]int{}}
 }
 
 // read prints what plain go test would as the events come, and keeps what
@@ -138,6 +140,8 @@ func (s *summary) handle(e event) {
 			}
 		}
 	case e.Test == "":
+	case e.Action == "run":
+		s.started[k] = len(s.started)
 	case e.Action == "output":
 		s.output[k] = append(s.output[k], e.Output)
 	case e.Action == "pass" || e.Action == "fail" || e.Action == "skip":
@@ -151,7 +155,7 @@ func (s *summary) handle(e event) {
 			s.print(lines)
 		case "skip":
 			s.skipped++
-			s.skips = append(s.skips, skip{pkg: e.Package, test: e.Test, why: skipMessage(lines)})
+			s.skips = append(s.skips, skip{pkg: e.Package, test: e.Test, why: skipMessage(lines), started: s.started[k]})
 		}
 	}
 }
@@ -195,8 +199,8 @@ var variable = regexp.MustCompile(`\bCARDCAT_[A-Z0-9_]+\b`)
 // group is the skipped tests that need one thing.
 type group struct {
 	need  string              // a variable, or the message
-	why   string              // the first test's message
-	tests map[string][]string // package → tests
+	why   string              // the first test's message, in package then start order
+	tests map[string][]string // package → tests, in start order
 	count int
 }
 
@@ -204,8 +208,16 @@ type group struct {
 func (s *summary) write(w io.Writer, took time.Duration, getenv func(string) string) {
 	fmt.Fprintf(w, "\ntest summary: %d tests passed, %d skipped, %d failed (subtests included), in %d packages (%d failed), %s\n",
 		s.passed, s.skipped, s.failed, s.packages, s.failedPkgs, took.Round(time.Second))
+	// Packages run at once and a package's tests may end in any order: the
+	// skips in package then start order (each package's source order), so
+	// that the message a group shows, and its list, are the same whatever
+	// ended first.
+	skips := slices.Clone(s.skips)
+	slices.SortStableFunc(skips, func(a, b skip) int {
+		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.started, b.started))
+	})
 	groups := map[string]*group{}
-	for _, sk := range s.skips {
+	for _, sk := range skips {
 		need := variable.FindString(sk.why)
 		if need == "" {
 			need = sk.why
@@ -246,7 +258,7 @@ func (s *summary) write(w io.Writer, took time.Duration, getenv func(string) str
 			state = "set, yet they skipped"
 		}
 		fmt.Fprintf(w, "  %s (%s): %s\n", g.need, state, g.describe())
-		fmt.Fprintf(w, "      %s\n", g.why) // the others say the same of other tests
+		fmt.Fprintf(w, "      %s\n", g.why) // the first test's: the others say much the same of theirs
 	}
 	for _, g := range others {
 		fmt.Fprintf(w, "  %s: %s\n", g.need, g.describe())

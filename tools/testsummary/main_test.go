@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -124,6 +125,44 @@ func TestRun(t *testing.T) {
 	}
 	if got := out.String() + errs.String(); !strings.Contains(got, "b_test.go:3") {
 		t.Errorf("the build error is not shown:\n%s", got)
+	}
+}
+
+// TestSkipsInAnyOrder: a group's message is its first test's in package
+// then start order, and its tests are listed in that order, whichever
+// package's output comes first and in whatever order a package's tests end.
+func TestSkipsInAnyOrder(t *testing.T) {
+	skipped := func(pkg, test, why string) []event {
+		return []event{
+			{Action: "output", Package: pkg, Test: test, Output: "    x_test.go:9: " + why + "\n"},
+			{Action: "output", Package: pkg, Test: test, Output: "--- SKIP: " + test + " (0.00s)\n"},
+			{Action: "skip", Package: pkg, Test: test},
+		}
+	}
+	// In a, TestNeedsBrowser starts first and ends last.
+	a := []event{{Action: "run", Package: "example.com/m/a", Test: "TestNeedsBrowser"},
+		{Action: "run", Package: "example.com/m/a", Test: "TestNeedsBrowserToo"}}
+	a = append(a, skipped("example.com/m/a", "TestNeedsBrowserToo", "CARDCAT_TEST_FAKE is not set: no screenshots")...)
+	a = append(a, skipped("example.com/m/a", "TestNeedsBrowser", "CARDCAT_TEST_FAKE is not set: the browser test needs Chromium")...)
+	b := []event{{Action: "run", Package: "example.com/m/b", Test: "TestAlsoNeedsBrowser"}}
+	b = append(b, skipped("example.com/m/b", "TestAlsoNeedsBrowser", "CARDCAT_TEST_FAKE is not set")...)
+
+	const want = "  CARDCAT_TEST_FAKE (not set): 3 tests (example.com/m/a TestNeedsBrowser, TestNeedsBrowserToo; " +
+		"example.com/m/b TestAlsoNeedsBrowser)\n" +
+		"      CARDCAT_TEST_FAKE is not set: the browser test needs Chromium\n"
+	for name, events := range map[string][]event{"a first": slices.Concat(a, b), "b first": slices.Concat(b, a)} {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			s := newSummary(&out)
+			for _, e := range events {
+				s.handle(e)
+			}
+			out.Reset()
+			s.write(&out, 0, func(string) string { return "" })
+			if got := out.String(); !strings.Contains(got, want) {
+				t.Errorf("the summary lacks %q:\n%s", want, got)
+			}
+		})
 	}
 }
 
