@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -63,9 +64,9 @@ type GameSnapshot struct {
 	finishNames []string    // of the records' finishes
 	times       []time.Time // of the records' finishes
 
-	byTCG   map[uint64]CardRef // "{game}_" + 16 hex ids, by the hex's value
-	byCM    map[uint64]uint32  // 64-hex ids, by their first 8 bytes: position in cmIDs
-	cmIDs   []cmID
+	byTCG   idTable // "{game}_" + 16 hex ids, by the hex's value: the card
+	byCM    idTable // 64-hex ids, by their first 8 bytes: position in cmIDs
+	cmIDs   []cmID  // in the order of their first 8 bytes
 	byOther map[string]CardRef // ids of any other form, and the rare byCM collisions
 
 	index searchIndex
@@ -171,8 +172,6 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		game:       g,
 		setByID:    map[string]int32{},
 		setsByCode: map[string][]int32{},
-		byTCG:      map[uint64]CardRef{},
-		byCM:       map[uint64]uint32{},
 		byOther:    map[string]CardRef{},
 	}
 	if gc == nil {
@@ -230,6 +229,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		}
 	}
 	gs.cmIDs = make([]cmID, 0, cmIDs)
+	ids := idIndexer{tcg: map[uint64]CardRef{}, cm: make(map[uint64]uint32, cmIDs)}
 	ib := newIndexBuilder(len(gc.Cards))
 	r := renderer{gs: gs, buf: make([]byte, 0, chunkSize), records: newRecordBuilder(g.IDPrefix())}
 	next := CardRef(0)
@@ -251,7 +251,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		slices.SortFunc(ms, func(a, b int32) int { return CompareListing(&gc.Cards[a], &gc.Cards[b]) })
 		for _, ci := range ms {
 			c := &gc.Cards[ci]
-			if err := gs.addCard(&r, next, set, c); err != nil {
+			if err := gs.addCard(&r, &ids, next, set, c); err != nil {
 				return nil, err
 			}
 			ib.add(c.Name, c.CardNumber)
@@ -263,6 +263,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 	gs.chunks = r.chunks
 	gs.finishNames, gs.times = r.records.names, r.records.times
 	gs.index = ib.build()
+	ids.finish(gs)
 
 	var b []byte
 	b = append(b, `{"success":true,"data":[`...)
@@ -295,7 +296,7 @@ func (r *renderer) flush() {
 	}
 }
 
-func (gs *GameSnapshot) addCard(r *renderer, ref CardRef, set *Set, c *Card) error {
+func (gs *GameSnapshot) addCard(r *renderer, ids *idIndexer, ref CardRef, set *Set, c *Card) error {
 	var layout cardLayout
 	r.scratch, layout = appendCard(r.scratch[:0], &gs.game, set, c)
 	n := len(r.scratch)
@@ -321,35 +322,43 @@ func (gs *GameSnapshot) addCard(r *renderer, ref CardRef, set *Set, c *Card) err
 	}
 	gs.cards[ref] = e
 
-	if err := gs.indexID(c.ID, ref); err != nil {
+	if err := ids.add(gs, c.ID, ref); err != nil {
 		return err
 	}
 	if c.CMID != "" && c.CMID != c.ID {
-		if err := gs.indexID(c.CMID, ref); err != nil {
+		if err := ids.add(gs, c.CMID, ref); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// indexID makes id resolve to ref.
-func (gs *GameSnapshot) indexID(id string, ref CardRef) error {
+// idIndexer collects a game's card ids as its snapshot is built, in maps
+// (which find a repeated id as it comes), turned into the snapshot's
+// tables once every card is in.
+type idIndexer struct {
+	tcg map[uint64]CardRef // byTCG's entries
+	cm  map[uint64]uint32  // byCM's: position in gs.cmIDs as appended
+}
+
+// add makes id resolve to ref.
+func (ids *idIndexer) add(gs *GameSnapshot, id string, ref CardRef) error {
 	dup := func() error { return fmt.Errorf("%w: card id %q appears twice", ErrInvalidCatalog, id) }
 	if hex, ok := strings.CutPrefix(id, gs.game.IDPrefix()); ok && len(hex) == TCGLen {
 		if k, ok := parseHex64(hex); ok && hex == strings.ToLower(hex) {
-			if _, taken := gs.byTCG[k]; taken {
+			if _, taken := ids.tcg[k]; taken {
 				return dup()
 			}
-			gs.byTCG[k] = ref
+			ids.tcg[k] = ref
 			return nil
 		}
 	}
 	if len(id) == CMLen && id == strings.ToLower(id) {
 		if cm, ok := decodeCMID(id); ok {
 			k := cmKey(&cm)
-			i, taken := gs.byCM[k]
+			i, taken := ids.cm[k]
 			if !taken {
-				gs.byCM[k] = uint32(len(gs.cmIDs))
+				ids.cm[k] = uint32(len(gs.cmIDs))
 				gs.cmIDs = append(gs.cmIDs, cmID{id: cm, ref: ref})
 				return nil
 			}
@@ -365,6 +374,18 @@ func (gs *GameSnapshot) indexID(id string, ref CardRef) error {
 	}
 	gs.byOther[id] = ref
 	return nil
+}
+
+// finish sets gs's id tables: cmIDs sorted by their keys, so that a
+// position in byCM's keys is one in cmIDs.
+func (ids *idIndexer) finish(gs *GameSnapshot) {
+	gs.byTCG = idTableOf(ids.tcg)
+	slices.SortFunc(gs.cmIDs, func(a, b cmID) int { return cmp.Compare(cmKey(&a.id), cmKey(&b.id)) })
+	keys := make([]uint64, len(gs.cmIDs))
+	for i := range gs.cmIDs {
+		keys[i] = cmKey(&gs.cmIDs[i].id)
+	}
+	gs.byCM, _ = newIDTable(keys, nil) // distinct: one cmIDs entry per key
 }
 
 // parseHex64 parses 16 hex digits, either case.

@@ -17,7 +17,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 3 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart
+const SnapshotEncoding = 4 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -107,7 +107,8 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 		w.Bytes(b)
 	}
 
-	writeMap64(w, g.byTCG)
+	w.U64s(g.byTCG.keys) // ascending, as writeMap64 writes a map
+	w.U32s(g.byTCG.vals)
 	ids := make([]byte, 0, len(g.cmIDs)*(CMLen/2))
 	refs := make([]uint32, len(g.cmIDs))
 	for i := range g.cmIDs {
@@ -233,7 +234,7 @@ func (g *GameSnapshot) Backing() any { return g.backing }
 
 func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	gs := &GameSnapshot{game: g, setByID: map[string]int32{}, setsByCode: map[string][]int32{},
-		byTCG: map[uint64]CardRef{}, byCM: map[uint64]uint32{}, byOther: map[string]CardRef{}}
+		byOther: map[string]CardRef{}}
 	if code := r.String(); r.Err() == nil && code != g.Code {
 		r.Failf("game %q where the registry has %q", code, g.Code)
 	}
@@ -311,24 +312,32 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 		}
 	}
 
-	gs.byTCG = orEmpty(readMap64[CardRef](r, ncards, "TCGplayer ids"))
+	if keys, vals := r.U64s(), r.U32s(); r.Err() == nil {
+		var ok bool
+		if gs.byTCG, ok = newIDTable(keys, vals); !ok || !gs.byTCG.valsBelow(ncards) {
+			r.Failf("TCGplayer ids out of order or out of range")
+		}
+	}
 	cmBytes, cmRefs := r.Bytes(), r.U32s()
 	if r.Err() == nil && len(cmBytes) != len(cmRefs)*(CMLen/2) {
 		r.Failf("%d bytes of Cardmarket ids for %d cards", len(cmBytes), len(cmRefs))
 	}
 	if r.Err() == nil {
 		gs.cmIDs = make([]cmID, len(cmRefs))
-		gs.byCM = make(map[uint64]uint32, len(cmRefs))
+		keys := make([]uint64, len(cmRefs))
 		for i, ref := range cmRefs {
 			c := &gs.cmIDs[i]
 			copy(c.id[:], cmBytes[i*(CMLen/2):])
 			c.ref = CardRef(ref)
-			k := cmKey(&c.id)
-			if _, dup := gs.byCM[k]; dup || ref >= ncards {
-				r.Failf("Cardmarket id %d repeated or out of range", i)
+			keys[i] = cmKey(&c.id)
+			if ref >= ncards {
+				r.Failf("Cardmarket id %d out of range", i)
 				break
 			}
-			gs.byCM[k] = uint32(i)
+		}
+		var ok bool
+		if gs.byCM, ok = newIDTable(keys, nil); !ok && r.Err() == nil {
+			r.Failf("Cardmarket ids out of order or repeated")
 		}
 	}
 	nothers := r.Len(5)
@@ -369,13 +378,6 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	return gs
 }
 
-func orEmpty[K comparable, V any](m map[K]V) map[K]V {
-	if m == nil {
-		return map[K]V{}
-	}
-	return m
-}
-
 // check verifies every offset and reference that a request would follow,
 // and every card's record, so that a snapshot read from a file cannot fail
 // a request however its bytes were damaged.
@@ -400,11 +402,6 @@ func (gs *GameSnapshot) check() error {
 		}
 		if !gs.checkRecord(c[e.off+e.n:]) {
 			return fmt.Errorf("card %d: record damaged", i)
-		}
-	}
-	for _, ref := range gs.byTCG {
-		if uint32(ref) >= n {
-			return fmt.Errorf("TCGplayer id to card %d of %d", ref, n)
 		}
 	}
 	ix := &gs.index

@@ -41,14 +41,14 @@ func (g *GameSnapshot) LookupCard(id string) (CardRef, bool) {
 		if !ok {
 			return 0, false
 		}
-		r, ok := g.byTCG[k]
-		return r, ok
+		r, ok := g.byTCG.get(k)
+		return CardRef(r), ok
 	}
 	cm, ok := decodeCMID(id)
 	if !ok {
 		return 0, false
 	}
-	i, ok := g.byCM[cmKey(&cm)]
+	i, ok := g.byCM.get(cmKey(&cm))
 	if !ok {
 		return 0, false
 	}

@@ -1,0 +1,77 @@
+package catalog
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestIDTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 3, 7, 100, 4096, 50_000} {
+		m := map[uint64]uint32{}
+		for len(m) < n {
+			k := rng.Uint64()
+			if len(m)%5 == 0 {
+				k >>= 40 // crowd the first directory slot too
+			}
+			m[k] = uint32(rng.IntN(1 << 30))
+		}
+		tab := idTableOf(m)
+		if tab.len() != n {
+			t.Fatalf("n=%d: a table of %d keys", n, tab.len())
+		}
+		for k, v := range m {
+			if got, ok := tab.get(k); !ok || got != v {
+				t.Fatalf("n=%d: get(%#x) = %d, %v; want %d", n, k, got, ok, v)
+			}
+		}
+		for range 1000 {
+			k := rng.Uint64()
+			if _, in := m[k]; in {
+				continue
+			}
+			if got, ok := tab.get(k); ok {
+				t.Fatalf("n=%d: get(%#x) of an absent key = %d", n, k, got)
+			}
+		}
+		for _, k := range []uint64{0, 1, 1<<64 - 1} {
+			_, want := m[k]
+			if _, ok := tab.get(k); ok != want {
+				t.Fatalf("n=%d: get(%#x) found %v, want %v", n, k, ok, want)
+			}
+		}
+
+		// Without values, a key's value is its position.
+		keys := slices.Clone(tab.keys)
+		pos, ok := newIDTable(keys, nil)
+		if !ok {
+			t.Fatalf("n=%d: sorted keys refused", n)
+		}
+		for i, k := range keys {
+			if got, ok := pos.get(k); !ok || got != uint32(i) {
+				t.Fatalf("n=%d: position of key %d = %d, %v", n, i, got, ok)
+			}
+		}
+		if !pos.valsBelow(uint32(n)) || (n > 0 && pos.valsBelow(uint32(n-1))) {
+			t.Errorf("n=%d: valsBelow of positions wrong", n)
+		}
+	}
+}
+
+func TestIDTableRefuses(t *testing.T) {
+	for name, c := range map[string]struct {
+		keys []uint64
+		vals []uint32
+	}{
+		"descending":       {[]uint64{5, 3}, nil},
+		"repeated":         {[]uint64{3, 3}, nil},
+		"values too few":   {[]uint64{1, 2}, []uint32{0}},
+		"values too many":  {[]uint64{1}, []uint32{0, 1}},
+		"repeated at last": {[]uint64{1, 2, 1<<64 - 1, 1<<64 - 1}, nil},
+	} {
+		if _, ok := newIDTable(c.keys, c.vals); ok {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
