@@ -121,8 +121,11 @@ type Store interface {
 	// ErrNotFound when a is not a live account.
 	UpdateAccount(ctx context.Context, a *Account) error
 	// DeleteAccount deletes the account at at: its keys are revoked at at,
-	// its sessions and tokens deleted, its email freed for a new sign-up; its
-	// usage is kept. ErrNotFound when there is no live account of that id.
+	// its sessions and tokens deleted, its email freed for a new sign-up, and
+	// in a store that keeps price alerts, its alerts, webhook endpoints and
+	// their deliveries deleted with it (nothing fires or is sent for it any
+	// more); its usage is kept. ErrNotFound when there is no live account of
+	// that id.
 	DeleteAccount(ctx context.Context, id int64, at time.Time) error
 	// CreateKey inserts k, setting its ID (and CreatedAt when zero). It
 	// refuses with ErrTooManyKeys, atomically, when the account already has

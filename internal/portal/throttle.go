@@ -52,6 +52,15 @@ var (
 	mailByEmail = throttle{"mail-to:", ratelimit.Limits{Hour: 5, Day: 20}, "Too many emails requested for this address"}
 )
 
+// A test event makes the server send a request to a URL the account chose:
+// counted per endpoint, and per account (so that several endpoints at one
+// receiver do not multiply the allowance), enough to debug a receiver, too
+// few to use the server to flood one.
+var (
+	testEventByEndpoint = throttle{"webhook-test:", ratelimit.Limits{Hour: 20, Day: 100}, "Too many test events sent to this webhook"}
+	testEventByAccount  = throttle{"webhook-test-acct:", ratelimit.Limits{Hour: 60, Day: 300}, "Too many test events sent from this account"}
+)
+
 // limited is a throttle applied to one key.
 type limited struct {
 	throttle

@@ -265,16 +265,26 @@ func (p *Portal) rotateSecret(w http.ResponseWriter, r *http.Request, acc *accou
 // testWebhook is POST /account/webhooks/{id}/test: a price.alert-shaped
 // event flagged as a test, like the firing of one of the account's alerts
 // that send to this endpoint (or of any of its alerts, or a sample),
-// queued through the same queue as every event.
+// queued through the same queue as every event; throttled per endpoint and
+// per account (testEventByEndpoint), a refusal a 429 on the webhook's page.
 func (p *Portal) testWebhook(w http.ResponseWriter, r *http.Request, acc *account.Account) {
 	e, ok := p.ownEndpoint(w, r, acc)
 	if !ok {
 		return
 	}
 	ctx := r.Context()
+	now := p.now()
+	pools := []limited{{testEventByEndpoint, strconv.FormatInt(e.ID, 10)}, {testEventByAccount, strconv.FormatInt(acc.ID, 10)}}
+	if ref := p.take(ctx, now, pools...); ref != nil {
+		p.log.InfoContext(ctx, "portal: webhook test event throttled", "account", acc.ID, "webhook", e.ID)
+		w.Header().Set("Retry-After", strconv.Itoa(int((ref.wait+time.Second-1)/time.Second)))
+		p.renderWebhook(w, r, http.StatusTooManyRequests, acc, e, 0, pageData{Error: ref.text()}, "")
+		return
+	}
 	st := p.deps.Alerts.Store
 	as, err := st.Alerts(ctx, acc.ID)
 	if err != nil {
+		p.refund(ctx, now, pools...)
 		p.fail(w, r, "webhooks: test: alerts", err)
 		return
 	}
@@ -288,8 +298,11 @@ func (p *Portal) testWebhook(w http.ResponseWriter, r *http.Request, acc *accoun
 	if snap := p.snapshot(); snap != nil {
 		version = snap.Version
 	}
-	ev := alerts.NewTestEvent(acc.ID, e.ID, like, version, p.now())
+	ev := alerts.NewTestEvent(acc.ID, e.ID, like, version, now)
 	err = st.QueueTestEvent(ctx, ev)
+	if err != nil {
+		p.refund(ctx, now, pools...)
+	}
 	if errors.Is(err, alerts.ErrNotFound) {
 		p.notFound(w, r)
 		return
@@ -313,7 +326,7 @@ func (p *Portal) resendDelivery(w http.ResponseWriter, r *http.Request, acc *acc
 		p.notFound(w, r)
 		return
 	}
-	err = p.deps.Alerts.Store.ResendDelivery(r.Context(), acc.ID, id, p.now())
+	err = p.deps.Alerts.Store.ResendDelivery(r.Context(), acc.ID, e.ID, id, p.now())
 	switch {
 	case errors.Is(err, webhooks.ErrNotFound):
 		p.notFound(w, r)

@@ -321,6 +321,7 @@ func TestWebhookLogPages(t *testing.T) {
 		if res := c.post(page+"/test", nil); res.status != http.StatusSeeOther {
 			t.Fatalf("test: %d", res.status)
 		}
+		tp.clock.Advance(10 * time.Minute) // within the test events' throttle
 	}
 	res := c.get(page)
 	if n := strings.Count(res.body, `<article class="card delivery"`); n != logPage {
@@ -346,4 +347,128 @@ func TestWebhooksAllowHTTP(t *testing.T) {
 	c := tp.session(acc)
 	mustContain(t, "webhooks page", c.get("/account/webhooks").body, "on this server, http://", "Your webhooks (0 of at most 10)")
 	tp.addWebhook(c, acc, "http://127.0.0.1:9/hook")
+}
+
+// Test events are throttled per endpoint and per account: a refusal is a
+// 429 on the webhook's page that says when to try again, and queues
+// nothing; the next hour has room again.
+func TestWebhookTestEventThrottle(t *testing.T) {
+	tp := newTestPortalWith(t, portalOptions{alerts: true})
+	acc := tp.createAccount("dev@example.com", true)
+	tp.setPlan(acc, account.Ultra)
+	c := tp.session(acc)
+	recv := newHookReceiver(t)
+	var pages []string
+	for i := range 4 {
+		id, _ := tp.addWebhook(c, acc, recv.srv.URL+"/hook"+strconv.Itoa(i))
+		pages = append(pages, "/account/webhooks/"+strconv.FormatInt(id, 10))
+	}
+	queued := func(page string) int {
+		t.Helper()
+		id, _ := strconv.ParseInt(strings.TrimPrefix(page, "/account/webhooks/"), 10, 64)
+		log, err := tp.store.DeliveryLog(context.Background(), acc.ID, id, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(log)
+	}
+	refused := func(page, want string) {
+		t.Helper()
+		res := c.post(page+"/test", nil)
+		if res.status != http.StatusTooManyRequests || res.header.Get("Retry-After") != "2700" {
+			t.Fatalf("%s/test over the limit: %d, Retry-After %q, want 429 and 2700", page, res.status, res.header.Get("Retry-After"))
+		}
+		mustContain(t, "a refused test event", res.body, want+"; try again in 45 minutes.", `action="`+page+`/test"`)
+	}
+	for range testEventByEndpoint.limits.Hour {
+		if res := c.post(pages[0]+"/test", nil); res.status != http.StatusSeeOther {
+			t.Fatalf("test: %d\n%s", res.status, mainOf(res.body))
+		}
+	}
+	refused(pages[0], "Too many test events sent to this webhook")
+	if n := queued(pages[0]); n != int(testEventByEndpoint.limits.Hour) {
+		t.Fatalf("%d test events queued, want %d: a refused one is not", n, testEventByEndpoint.limits.Hour)
+	}
+	// The other endpoints have room of their own, until the account's is
+	// used up.
+	for _, page := range pages[1:3] {
+		for range testEventByEndpoint.limits.Hour {
+			if res := c.post(page+"/test", nil); res.status != http.StatusSeeOther {
+				t.Fatalf("test: %d\n%s", res.status, mainOf(res.body))
+			}
+		}
+	}
+	refused(pages[3], "Too many test events sent from this account")
+	if n := queued(pages[3]); n != 0 {
+		t.Fatalf("%d test events queued past the account's limit", n)
+	}
+	tp.clock.Advance(45 * time.Minute)
+	if res := c.post(pages[0]+"/test", nil); res.status != http.StatusSeeOther {
+		t.Fatalf("a test event in the next hour: %d", res.status)
+	}
+}
+
+// A delivery is resent from its own endpoint's page only: through another
+// endpoint of the same account it is a 404, like another account's.
+func TestWebhookResendOtherEndpoint(t *testing.T) {
+	tp := newTestPortalWith(t, portalOptions{alerts: true})
+	acc := tp.createAccount("dev@example.com", true)
+	tp.setPlan(acc, account.Pro)
+	c := tp.session(acc)
+	recv := newHookReceiver(t)
+	a, _ := tp.addWebhook(c, acc, recv.srv.URL+"/a")
+	b, _ := tp.addWebhook(c, acc, recv.srv.URL+"/b")
+	pageA, pageB := "/account/webhooks/"+strconv.FormatInt(a, 10), "/account/webhooks/"+strconv.FormatInt(b, 10)
+	if res := c.post(pageA+"/test", nil); res.status != http.StatusSeeOther {
+		t.Fatalf("test: %d", res.status)
+	}
+	tp.deliver(recv)
+	log, err := tp.store.DeliveryLog(context.Background(), acc.ID, a, 0, 10)
+	if err != nil || len(log) != 1 {
+		t.Fatalf("DeliveryLog: %+v, %v", log, err)
+	}
+	delivery := "/deliveries/" + strconv.FormatInt(log[0].ID, 10) + "/resend"
+	if res := c.post(pageB+delivery, nil); res.status != http.StatusNotFound {
+		t.Fatalf("resending A's delivery from B's page: %d, want 404", res.status)
+	}
+	if n := tp.deliver(recv); n != 0 {
+		t.Fatalf("%d sent after a refused resend", n)
+	}
+	if res := c.post(pageA+delivery, nil); res.status != http.StatusSeeOther {
+		t.Fatalf("resending from its own page: %d", res.status)
+	}
+	if n := tp.deliver(recv); n != 1 {
+		t.Fatalf("%d sent after the resend, want 1", n)
+	}
+}
+
+// Deleting the account deletes its alerts, webhooks and the deliveries not
+// yet sent: nothing more is sent to its endpoints.
+func TestDeleteAccountDeletesAlertsAndWebhooks(t *testing.T) {
+	tp := newTestPortalWith(t, portalOptions{alerts: true})
+	card, _ := tp.loadCatalogue()
+	acc := tp.createAccount("dev@example.com", true)
+	tp.setPlan(acc, account.Pro)
+	c := tp.session(acc)
+	recv := newHookReceiver(t)
+	id, _ := tp.addWebhook(c, acc, recv.srv.URL+"/hook")
+	if res := c.post("/account/alerts", alertValues(card, "tcg", "Normal", "above", "2", strconv.FormatInt(id, 10))); res.status != http.StatusSeeOther {
+		t.Fatalf("alert: %d\n%s", res.status, mainOf(res.body))
+	}
+	if res := c.post("/account/webhooks/"+strconv.FormatInt(id, 10)+"/test", nil); res.status != http.StatusSeeOther {
+		t.Fatalf("test: %d", res.status)
+	}
+	mustContain(t, "settings page", c.get("/account/settings").body, "your price alerts and webhooks are deleted")
+	if res := c.post("/account/settings/delete", url.Values{"password": {testPassword}}); res.status != http.StatusSeeOther {
+		t.Fatalf("delete: %d\n%s", res.status, mainOf(res.body))
+	}
+	if as := tp.alertsOf(acc); len(as) != 0 {
+		t.Errorf("a deleted account's alerts: %+v", as)
+	}
+	if eps, err := tp.store.Endpoints(context.Background(), acc.ID); err != nil || len(eps) != 0 {
+		t.Errorf("a deleted account's webhooks: %+v, %v", eps, err)
+	}
+	if n := tp.deliver(recv); n != 0 || len(recv.deliveries()) != 0 {
+		t.Errorf("%d sent to a deleted account's webhook", n)
+	}
 }

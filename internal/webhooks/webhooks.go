@@ -182,11 +182,13 @@ type Store interface {
 	// limit, each with its attempts. ErrNotFound when the account has no
 	// such endpoint.
 	DeliveryLog(ctx context.Context, accountID, endpointID, beforeID int64, limit int) ([]LoggedDelivery, error)
-	// ResendDelivery queues one of the account's deliveries again, due at
-	// now, whatever its state, with a new schedule (its attempts go on
-	// being numbered after the earlier ones). ErrNotFound when the account
-	// has no such delivery; ErrInFlight while a worker holds it.
-	ResendDelivery(ctx context.Context, accountID, deliveryID int64, now time.Time) error
+	// ResendDelivery queues a delivery to one of the account's endpoints
+	// again, due at now, whatever its state, with a new schedule (its
+	// attempts go on being numbered after the earlier ones). ErrNotFound
+	// when the account has no such endpoint or the delivery is not one of
+	// the endpoint's (a delivery is resent from its own endpoint's log);
+	// ErrInFlight while a worker holds it.
+	ResendDelivery(ctx context.Context, accountID, endpointID, deliveryID int64, now time.Time) error
 }
 
 // NewSecret is a new signing secret: "whsec_" and 32 random bytes in hex.

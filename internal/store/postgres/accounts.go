@@ -123,8 +123,9 @@ WHERE id = $11 AND deleted_at IS NULL`,
 }
 
 // DeleteAccount deletes the live account at at: its email is freed, its
-// password cleared, its keys revoked, its sessions and tokens deleted; its
-// row stays for its usage and keys.
+// password cleared, its keys revoked, its sessions and tokens deleted, its
+// alerts and webhooks deleted (deleteAccountAlerts); its row stays for its
+// usage and keys.
 func (db *DB) DeleteAccount(ctx context.Context, id int64, at time.Time) error {
 	return db.accountsTx(ctx, "delete account", func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE accounts SET email = NULL, password_hash = '', deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL`, sqlrow.Time(at), id)
@@ -142,7 +143,7 @@ func (db *DB) DeleteAccount(ctx context.Context, id int64, at time.Time) error {
 				return err
 			}
 		}
-		return nil
+		return deleteAccountAlerts(ctx, tx, id)
 	})
 }
 

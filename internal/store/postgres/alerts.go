@@ -36,10 +36,39 @@ func scanAlert(rows pgx.Rows) (alerts.Alert, error) {
 }
 
 // lockAccount serializes the writes that count an account's rows (a limit
-// checked and then inserted), across connections and replicas.
-func lockAccount(ctx context.Context, tx pgx.Tx, accountID int64) error {
-	_, err := tx.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, accountID)
-	return err
+// checked and then inserted), across connections and replicas, and with
+// DeleteAccount: it reports whether the account is live once locked, so
+// that a request that passed its session check just before the account was
+// deleted cannot give the deleted account an alert or an endpoint.
+func lockAccount(ctx context.Context, tx pgx.Tx, accountID int64) (live bool, err error) {
+	var n int
+	err = tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM accounts WHERE id = $1 AND deleted_at IS NULL FOR UPDATE) a`, accountID).Scan(&n)
+	return n > 0, err
+}
+
+// deleteAccountAlerts deletes, in DeleteAccount's transaction, the
+// account's alerts, their events, its webhook endpoints, every delivery to
+// them or of its events, and the deliveries' attempts: a deleted account's
+// alerts must not fire again, nor its endpoints receive anything. The
+// alerts go first: deleting them waits for an evaluation that holds them
+// (RecordEvaluations locks the alerts it moves, then queues their
+// deliveries) to commit, so that its deliveries are deleted next; a later
+// evaluation finds the alerts gone and queues nothing.
+func deleteAccountAlerts(ctx context.Context, tx pgx.Tx, accountID int64) error {
+	const deliveries = `SELECT id FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE account_id = $1)
+	OR event_id IN (SELECT id FROM alert_events WHERE account_id = $1)`
+	for _, q := range []string{
+		`DELETE FROM alerts WHERE account_id = $1`,
+		`DELETE FROM webhook_attempts WHERE delivery_id IN (` + deliveries + `)`,
+		`DELETE FROM webhook_deliveries WHERE id IN (` + deliveries + `)`,
+		`DELETE FROM alert_events WHERE account_id = $1`,
+		`DELETE FROM webhook_endpoints WHERE account_id = $1`,
+	} {
+		if _, err := tx.Exec(ctx, q, accountID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CreateAlert inserts a unless its account has max alerts.
@@ -47,8 +76,12 @@ func (db *DB) CreateAlert(ctx context.Context, a *alerts.Alert, max int) error {
 	a.CreatedAt = sqlrow.CreatedAt(a.CreatedAt)
 	a.Armed, a.LastVersion, a.LastPrice = true, 0, catalog.Money{}
 	return db.tx(ctx, "create alert", func(tx pgx.Tx) error {
-		if err := lockAccount(ctx, tx, a.AccountID); err != nil {
+		live, err := lockAccount(ctx, tx, a.AccountID)
+		if err != nil {
 			return err
+		}
+		if !live {
+			return fmt.Errorf("account %d: %w", a.AccountID, alerts.ErrNotFound)
 		}
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM alerts WHERE account_id = $1`, a.AccountID).Scan(&n); err != nil {
@@ -268,8 +301,12 @@ func (db *DB) QueueTestEvent(ctx context.Context, e *alerts.Event) error {
 func (db *DB) CreateEndpoint(ctx context.Context, e *webhooks.Endpoint, max int) error {
 	e.CreatedAt = sqlrow.CreatedAt(e.CreatedAt)
 	return db.tx(ctx, "create webhook endpoint", func(tx pgx.Tx) error {
-		if err := lockAccount(ctx, tx, e.AccountID); err != nil {
+		live, err := lockAccount(ctx, tx, e.AccountID)
+		if err != nil {
 			return err
+		}
+		if !live {
+			return fmt.Errorf("account %d: %w", e.AccountID, webhooks.ErrNotFound)
 		}
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_endpoints WHERE account_id = $1`, e.AccountID).Scan(&n); err != nil {
@@ -538,12 +575,12 @@ func (db *DB) DeliveryLog(ctx context.Context, accountID, endpointID, beforeID i
 }
 
 // ResendDelivery queues one of the account's deliveries again at now.
-func (db *DB) ResendDelivery(ctx context.Context, accountID, deliveryID int64, now time.Time) error {
+func (db *DB) ResendDelivery(ctx context.Context, accountID, endpointID, deliveryID int64, now time.Time) error {
 	return db.tx(ctx, "resend webhook delivery", func(tx pgx.Tx) error {
 		var state webhooks.State
 		var next time.Time
 		err := tx.QueryRow(ctx, `SELECT d.state, d.next_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-	WHERE d.id = $1 AND w.account_id = $2 FOR UPDATE OF d`, deliveryID, accountID).Scan(&state, &next)
+	WHERE d.id = $1 AND d.endpoint_id = $2 AND w.account_id = $3 FOR UPDATE OF d`, deliveryID, endpointID, accountID).Scan(&state, &next)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return webhooks.ErrNotFound
 		}

@@ -136,8 +136,9 @@ WHERE id = ? AND deleted_at = 0`,
 }
 
 // DeleteAccount deletes the live account at at: its email is freed, its
-// password cleared, its keys revoked, its sessions and tokens deleted; its
-// row stays for its usage and keys.
+// password cleared, its keys revoked, its sessions and tokens deleted, its
+// alerts and webhooks deleted (deleteAccountAlerts); its row stays for its
+// usage and keys.
 func (db *DB) DeleteAccount(ctx context.Context, id int64, at time.Time) error {
 	return db.accountsTx(ctx, "delete account", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE accounts SET email = NULL, password_hash = '', deleted_at = ? WHERE id = ? AND deleted_at = 0`, micros(at), id)
@@ -155,7 +156,7 @@ func (db *DB) DeleteAccount(ctx context.Context, id int64, at time.Time) error {
 				return err
 			}
 		}
-		return nil
+		return deleteAccountAlerts(ctx, tx, id)
 	})
 }
 

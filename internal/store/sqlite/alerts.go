@@ -40,11 +40,44 @@ func nullMoney(m catalog.Money) any {
 	return m.Cents
 }
 
+// liveAccount reports whether accountID is a live account: a request that
+// passed its session check just before the account was deleted must not
+// give the deleted account an alert or an endpoint.
+func liveAccount(ctx context.Context, tx *sql.Tx, accountID int64) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM accounts WHERE id = ? AND deleted_at = 0`, accountID).Scan(&n)
+	return n > 0, err
+}
+
+// deleteAccountAlerts deletes, in DeleteAccount's transaction, the
+// account's alerts, their events, its webhook endpoints, every delivery to
+// them or of its events, and the deliveries' attempts: a deleted account's
+// alerts must not fire again, nor its endpoints receive anything.
+func deleteAccountAlerts(ctx context.Context, tx *sql.Tx, accountID int64) error {
+	const deliveries = `SELECT id FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE account_id = ?1)
+	OR event_id IN (SELECT id FROM alert_events WHERE account_id = ?1)`
+	for _, q := range []string{
+		`DELETE FROM alerts WHERE account_id = ?1`,
+		`DELETE FROM webhook_attempts WHERE delivery_id IN (` + deliveries + `)`,
+		`DELETE FROM webhook_deliveries WHERE id IN (` + deliveries + `)`,
+		`DELETE FROM alert_events WHERE account_id = ?1`,
+		`DELETE FROM webhook_endpoints WHERE account_id = ?1`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, accountID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // CreateAlert inserts a unless its account has max alerts.
 func (db *DB) CreateAlert(ctx context.Context, a *alerts.Alert, max int) error {
 	a.CreatedAt = sqlrow.CreatedAt(a.CreatedAt)
 	a.Armed, a.LastVersion, a.LastPrice = true, 0, catalog.Money{}
 	return db.writeTx(ctx, "create alert", func(tx *sql.Tx) error {
+		if live, err := liveAccount(ctx, tx, a.AccountID); err != nil || !live {
+			return cmpErr(err, fmt.Errorf("account %d: %w", a.AccountID, alerts.ErrNotFound))
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM alerts WHERE account_id = ?`, a.AccountID).Scan(&n); err != nil {
 			return err
@@ -254,6 +287,9 @@ func (db *DB) QueueTestEvent(ctx context.Context, e *alerts.Event) error {
 func (db *DB) CreateEndpoint(ctx context.Context, e *webhooks.Endpoint, max int) error {
 	e.CreatedAt = sqlrow.CreatedAt(e.CreatedAt)
 	return db.writeTx(ctx, "create webhook endpoint", func(tx *sql.Tx) error {
+		if live, err := liveAccount(ctx, tx, e.AccountID); err != nil || !live {
+			return cmpErr(err, fmt.Errorf("account %d: %w", e.AccountID, webhooks.ErrNotFound))
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhook_endpoints WHERE account_id = ?`, e.AccountID).Scan(&n); err != nil {
 			return err
@@ -495,13 +531,14 @@ func (db *DB) DeliveryLog(ctx context.Context, accountID, endpointID, beforeID i
 	return out, nil
 }
 
-// ResendDelivery queues one of the account's deliveries again at now.
-func (db *DB) ResendDelivery(ctx context.Context, accountID, deliveryID int64, now time.Time) error {
+// ResendDelivery queues a delivery to one of the account's endpoints again
+// at now.
+func (db *DB) ResendDelivery(ctx context.Context, accountID, endpointID, deliveryID int64, now time.Time) error {
 	return db.writeTx(ctx, "resend webhook delivery", func(tx *sql.Tx) error {
 		var state string
 		var next int64
 		err := tx.QueryRowContext(ctx, `SELECT d.state, d.next_at FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-	WHERE d.id = ? AND w.account_id = ?`, deliveryID, accountID).Scan(&state, &next)
+	WHERE d.id = ? AND d.endpoint_id = ? AND w.account_id = ?`, deliveryID, endpointID, accountID).Scan(&state, &next)
 		if errors.Is(err, sql.ErrNoRows) {
 			return webhooks.ErrNotFound
 		}

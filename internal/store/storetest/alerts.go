@@ -26,7 +26,9 @@ import (
 // per alert and version, one event per crossing over several catalogue
 // versions delivered to a real receiver that checks the signatures, a
 // receiver that fails three times (and a worker restarted in between),
-// two workers sharing one queue, and a private address refused. open
+// two workers sharing one queue, a private address refused, and what the
+// portal's pages do (edit, test events, the log, resend, rotation, delete;
+// an account's deletion taking its alerts and webhooks with it). open
 // returns a new store on a new, empty database (a Reopener).
 func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
 	tests := []struct {
@@ -44,6 +46,7 @@ func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Resend", testWebhookResend},
 		{"RotationOverlap", testWebhookRotation},
 		{"DeleteEndpoint", testWebhookDeleteEndpoint},
+		{"DeleteAccount", testDeleteAccountAlerts},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -649,18 +652,27 @@ func testWebhookResend(t *testing.T, s store.Store) {
 		t.Fatalf("before the resend: %+v", ds)
 	}
 	failedAfter := ds[0].Attempts
-	if err := ws.ResendDelivery(ctx, other, ds[0].ID, now()); !errors.Is(err, webhooks.ErrNotFound) {
+	ep := ds[0].EndpointID
+	if err := ws.ResendDelivery(ctx, other, ep, ds[0].ID, now()); !errors.Is(err, webhooks.ErrNotFound) {
 		t.Fatalf("resending another account's delivery: %v, want ErrNotFound", err)
 	}
-	if err := ws.ResendDelivery(ctx, acc, 99999, now()); !errors.Is(err, webhooks.ErrNotFound) {
+	if err := ws.ResendDelivery(ctx, acc, ep, 99999, now()); !errors.Is(err, webhooks.ErrNotFound) {
 		t.Fatalf("resending no delivery: %v, want ErrNotFound", err)
+	}
+	// Through another of the account's endpoints: not its delivery.
+	sibling := &webhooks.Endpoint{AccountID: acc, URL: "https://example.com/sibling", Secret: webhooks.NewSecret()}
+	if err := ws.CreateEndpoint(ctx, sibling, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.ResendDelivery(ctx, acc, sibling.ID, ds[0].ID, now()); !errors.Is(err, webhooks.ErrNotFound) {
+		t.Fatalf("resending a delivery through another endpoint of the account: %v, want ErrNotFound", err)
 	}
 	// The receiver is back: a resend delivers the failed event, with a
 	// new schedule (a failure now would be retried, not failed at once).
 	rc.mu.Lock()
 	rc.fail = 1
 	rc.mu.Unlock()
-	if err := ws.ResendDelivery(ctx, acc, ds[0].ID, now()); err != nil {
+	if err := ws.ResendDelivery(ctx, acc, ep, ds[0].ID, now()); err != nil {
 		t.Fatal(err)
 	}
 	if n := drain(t, w); n != 1 {
@@ -689,18 +701,18 @@ func testWebhookResend(t *testing.T, s store.Store) {
 	}
 	// A delivered one can be resent too (the receiver lost it); not while
 	// a worker holds it.
-	if err := ws.ResendDelivery(ctx, acc, ds[0].ID, now()); err != nil {
+	if err := ws.ResendDelivery(ctx, acc, ep, ds[0].ID, now()); err != nil {
 		t.Fatal(err)
 	}
 	claimed, err := ws.ClaimDelivery(ctx, now(), time.Minute)
 	if err != nil || claimed.ID != ds[0].ID {
 		t.Fatalf("ClaimDelivery = %+v, %v", claimed, err)
 	}
-	if err := ws.ResendDelivery(ctx, acc, ds[0].ID, now()); !errors.Is(err, webhooks.ErrInFlight) {
+	if err := ws.ResendDelivery(ctx, acc, ep, ds[0].ID, now()); !errors.Is(err, webhooks.ErrInFlight) {
 		t.Fatalf("resending a delivery being sent: %v, want ErrInFlight", err)
 	}
 	advance(2 * time.Minute) // its worker died: the lease ran out
-	if err := ws.ResendDelivery(ctx, acc, ds[0].ID, now()); err != nil {
+	if err := ws.ResendDelivery(ctx, acc, ep, ds[0].ID, now()); err != nil {
 		t.Fatalf("resending a delivery whose lease ran out: %v", err)
 	}
 }
@@ -814,5 +826,112 @@ func testWebhookDeleteEndpoint(t *testing.T, s store.Store) {
 	}
 	if evs, _ := as.Events(ctx, acc, 10); len(evs) != 2 {
 		t.Fatalf("the events of a deleted endpoint's alert: %d, want them kept", len(evs))
+	}
+}
+
+// testDeleteAccountAlerts: deleting an account deletes its alerts, their
+// events, its endpoints, and every delivery (delivered, pending, held by a
+// worker) with its attempts, so that nothing fires or is sent for it any
+// more, and nothing new can be made for it; another account's are kept.
+func testDeleteAccountAlerts(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	as, ws := s.(alerts.Store), s.(webhooks.Store)
+	acc, other := newAlertAccount(t, s, "a@example.com"), newAlertAccount(t, s, "b@example.com")
+	rc, url := newReceiver(t, 0)
+	delivered := queueEvents(t, s, acc, url, rc.secret, 2)
+	kept := queueEvents(t, s, other, url, rc.secret, 1)
+	if n := drain(t, newTestWorker(s, time.Now)); n != 3 {
+		t.Fatalf("%d delivered, want 3", n)
+	}
+	pending := queueEvents(t, s, acc, url, rc.secret, 2)
+	claimed, err := ws.ClaimDelivery(ctx, time.Now(), time.Minute)
+	if err != nil || claimed.EventID != pending[0] {
+		t.Fatalf("ClaimDelivery = %+v, %v, want the delivery of %s", claimed, err, pending[0])
+	}
+	otherPending := queueEvents(t, s, other, url, rc.secret, 1)
+	var deliveries []int64
+	for _, id := range append(delivered, pending...) {
+		ds, err := ws.Deliveries(ctx, id)
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("Deliveries(%s) = %+v, %v", id, ds, err)
+		}
+		deliveries = append(deliveries, ds[0].ID)
+	}
+	accAlerts, _ := as.Alerts(ctx, acc)
+	eps, _ := ws.Endpoints(ctx, acc)
+	if len(accAlerts) != 2 || len(eps) != 2 {
+		t.Fatalf("before the deletion: %d alerts, %d endpoints", len(accAlerts), len(eps))
+	}
+
+	if err := s.(account.Store).DeleteAccount(ctx, acc, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := as.Alerts(ctx, acc); err != nil || len(got) != 0 {
+		t.Errorf("a deleted account's alerts: %+v, %v", got, err)
+	}
+	if got, err := ws.Endpoints(ctx, acc); err != nil || len(got) != 0 {
+		t.Errorf("a deleted account's endpoints: %+v, %v", got, err)
+	}
+	if got, err := as.Events(ctx, acc, 10); err != nil || len(got) != 0 {
+		t.Errorf("a deleted account's events: %+v, %v", got, err)
+	}
+	for i, id := range append(delivered, pending...) {
+		if ds, err := ws.Deliveries(ctx, id); err != nil || len(ds) != 0 {
+			t.Errorf("the deliveries of %s: %+v, %v", id, ds, err)
+		}
+		if got, err := ws.Attempts(ctx, deliveries[i]); err != nil || len(got) != 0 {
+			t.Errorf("the attempts of delivery %d: %+v, %v", deliveries[i], got, err)
+		}
+	}
+	// Nothing of it is evaluated, fires or is sent: an evaluation that read
+	// its alerts before the deletion records nothing for them; the worker
+	// that held one of its deliveries finds it gone.
+	pendingAlerts, err := as.PendingAlerts(ctx, 100, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range pendingAlerts {
+		if a.AccountID == acc {
+			t.Errorf("a deleted account's alert is still evaluated: %+v", a)
+		}
+	}
+	late := &alerts.Event{ID: alerts.EventID(accAlerts[0].ID, 100), AccountID: acc, AlertID: accAlerts[0].ID,
+		WebhookID: accAlerts[0].WebhookID, Version: 100, Created: time.Now(), Body: []byte(`{"type":"price.alert"}`)}
+	if fired, queued, err := as.RecordEvaluations(ctx, 100, []alerts.Evaluation{{AlertID: accAlerts[0].ID, Event: late}}); err != nil || fired != 0 || queued != 0 {
+		t.Errorf("an evaluation of a deleted account's alert: %d fired, %d queued, %v", fired, queued, err)
+	}
+	err = ws.FinishDelivery(ctx, claimed, webhooks.Attempt{DeliveryID: claimed.ID, N: claimed.Attempts, At: time.Now(), Status: 200},
+		webhooks.Delivered, time.Time{})
+	if !errors.Is(err, webhooks.ErrLeaseLost) {
+		t.Errorf("finishing a deleted account's delivery: %v, want ErrLeaseLost", err)
+	}
+	next, err := ws.ClaimDelivery(ctx, time.Now().Add(time.Hour), time.Minute)
+	if err != nil || next.EventID != otherPending[0] {
+		t.Errorf("the delivery due after the deletion: %+v, %v, want the other account's %s", next, err, otherPending[0])
+	}
+	if _, err := ws.ClaimDelivery(ctx, time.Now().Add(time.Hour), time.Minute); !errors.Is(err, webhooks.ErrNoDelivery) {
+		t.Errorf("a deleted account's delivery is still claimed: %v", err)
+	}
+	// Nothing new for it, even from a request that began before.
+	a := accAlerts[0]
+	a.WebhookID = 0
+	if err := as.CreateAlert(ctx, &a, 100); !errors.Is(err, alerts.ErrNotFound) {
+		t.Errorf("CreateAlert for a deleted account: %v, want ErrNotFound", err)
+	}
+	if err := ws.CreateEndpoint(ctx, &webhooks.Endpoint{AccountID: acc, URL: url, Secret: rc.secret}, 100); !errors.Is(err, webhooks.ErrNotFound) {
+		t.Errorf("CreateEndpoint for a deleted account: %v, want ErrNotFound", err)
+	}
+	if err := as.QueueTestEvent(ctx, alerts.NewTestEvent(acc, eps[0].ID, nil, 1, time.Now())); !errors.Is(err, alerts.ErrNotFound) {
+		t.Errorf("a test event to a deleted account's endpoint: %v, want ErrNotFound", err)
+	}
+	// The other account keeps everything.
+	otherAlerts, _ := as.Alerts(ctx, other)
+	otherEps, _ := ws.Endpoints(ctx, other)
+	otherEvents, _ := as.Events(ctx, other, 10)
+	if len(otherAlerts) != 2 || len(otherEps) != 2 || len(otherEvents) != 2 {
+		t.Errorf("the other account: %d alerts, %d endpoints, %d events, want 2 of each", len(otherAlerts), len(otherEps), len(otherEvents))
+	}
+	if ds, err := ws.Deliveries(ctx, kept[0]); err != nil || len(ds) != 1 || ds[0].State != webhooks.Delivered {
+		t.Errorf("the other account's delivery: %+v, %v", ds, err)
 	}
 }
