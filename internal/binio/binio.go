@@ -112,9 +112,12 @@ func (w *Writer) Bytes(b []byte) {
 	w.Raw(b)
 }
 
-// U32s writes v as its length and 4 bytes per element.
+// U32s writes v as its length and 4 bytes per element, from the next
+// multiple of 8 bytes of the stream (zeros between): a Reader of mapped
+// bytes can then use the array in place (U32sRef).
 func (w *Writer) U32s(v []uint32) {
 	w.Uvarint(uint64(len(v)))
+	w.align()
 	var block [4096]byte
 	for len(v) > 0 && w.err == nil {
 		n := min(len(v), len(block)/4)
@@ -126,9 +129,10 @@ func (w *Writer) U32s(v []uint32) {
 	}
 }
 
-// U64s writes v as its length and 8 bytes per element.
+// U64s writes v as its length and 8 bytes per element, aligned as U32s.
 func (w *Writer) U64s(v []uint64) {
 	w.Uvarint(uint64(len(v)))
+	w.align()
 	var block [4096]byte
 	for len(v) > 0 && w.err == nil {
 		n := min(len(v), len(block)/8)
@@ -140,26 +144,35 @@ func (w *Writer) U64s(v []uint64) {
 	}
 }
 
+// align writes zeros up to the next multiple of 8 bytes written.
+func (w *Writer) align() {
+	if pad := -w.n & 7; pad > 0 {
+		clear(w.buf[:])
+		w.Raw(w.buf[:pad])
+	}
+}
+
 // Reader reads values from a buffered io.Reader, at most a given number of
 // bytes, or from a byte slice (NewBytesReader).
 type Reader struct {
 	r      *bufio.Reader // nil: reading b
 	b      []byte        // the bytes not read yet, when r is nil
 	owner  any
+	size   int64 // the bytes it may read in all
 	remain int64
 	err    error
 }
 
 // NewReader returns a Reader of at most size bytes of r.
 func NewReader(r io.Reader, size int64) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 1<<16), remain: size}
+	return &Reader{r: bufio.NewReaderSize(r, 1<<16), size: size, remain: size}
 }
 
 // NewBytesReader returns a Reader of b. Its StringRef returns strings that
 // share b's memory; owner is what keeps that memory valid (a memory-mapped
 // file's handle), returned by Owner for the decoder to keep with them.
 func NewBytesReader(b []byte, owner any) *Reader {
-	return &Reader{b: b, owner: owner, remain: int64(len(b))}
+	return &Reader{b: b, owner: owner, size: int64(len(b)), remain: int64(len(b))}
 }
 
 // Owner is the owner given to NewBytesReader; nil for a Reader of an io.Reader.
@@ -341,9 +354,77 @@ func (r *Reader) Bytes() []byte {
 	return b
 }
 
+// align skips the zeros the Writer's align wrote.
+func (r *Reader) align() {
+	for pad := -(r.size - r.remain) & 7; pad > 0 && r.err == nil; pad-- {
+		if r.Byte() != 0 && r.err == nil {
+			r.Failf("a non-zero byte before an array")
+		}
+	}
+}
+
+// littleEndian reports whether this machine's integers are stored as the
+// format stores them, so that an array of the format's bytes is one of the
+// machine's values.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// U32sRef reads what U32s reads. From a NewBytesReader whose bytes are
+// aligned in memory, on a little-endian machine, it is not copied: the
+// slice is the reader's bytes, valid as long as its Owner keeps them (see
+// StringRef), and must not be written to. Otherwise it is U32s.
+func (r *Reader) U32sRef() []uint32 {
+	if r.r != nil || !littleEndian {
+		return r.U32s()
+	}
+	n := r.Len(4)
+	r.align()
+	if r.err != nil {
+		return nil
+	}
+	if n == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(r.b)))%4 != 0 {
+		return r.u32s(n)
+	}
+	if !r.take(4 * int64(n)) {
+		return nil
+	}
+	v := unsafe.Slice((*uint32)(unsafe.Pointer(&r.b[0])), n)
+	r.b = r.b[4*n:]
+	return v
+}
+
+// U64sRef is U32sRef of what U64s wrote.
+func (r *Reader) U64sRef() []uint64 {
+	if r.r != nil || !littleEndian {
+		return r.U64s()
+	}
+	n := r.Len(8)
+	r.align()
+	if r.err != nil {
+		return nil
+	}
+	if n == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(r.b)))%8 != 0 {
+		return r.u64s(n)
+	}
+	if !r.take(8 * int64(n)) {
+		return nil
+	}
+	v := unsafe.Slice((*uint64)(unsafe.Pointer(&r.b[0])), n)
+	r.b = r.b[8*n:]
+	return v
+}
+
 // U32s reads what U32s wrote.
 func (r *Reader) U32s() []uint32 {
 	n := r.Len(4)
+	r.align()
+	if r.err != nil {
+		return nil
+	}
+	return r.u32s(n)
+}
+
+// u32s reads n values after a U32s's length and padding.
+func (r *Reader) u32s(n int) []uint32 {
 	if r.err != nil {
 		return nil
 	}
@@ -366,6 +447,14 @@ func (r *Reader) U32s() []uint32 {
 // U64s reads what U64s wrote.
 func (r *Reader) U64s() []uint64 {
 	n := r.Len(8)
+	r.align()
+	if r.err != nil {
+		return nil
+	}
+	return r.u64s(n)
+}
+
+func (r *Reader) u64s(n int) []uint64 {
 	if r.err != nil {
 		return nil
 	}

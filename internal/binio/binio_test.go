@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestRoundTrip: every value reads back as written, and the reader ends
@@ -105,5 +106,55 @@ func TestRefusals(t *testing.T) {
 	r = NewBytesReader([]byte{3, 'a'}, nil)
 	if _ = r.StringRef(); !errors.Is(r.Err(), ErrCorrupt) {
 		t.Errorf("a truncated string in place: %v", r.Err())
+	}
+}
+
+// TestArraysInPlace: arrays start at multiples of 8 bytes of the stream, so
+// that from aligned bytes U32sRef and U64sRef share the reader's memory;
+// from a reader of unaligned bytes or of an io.Reader they are copies of
+// the same values; a non-zero padding byte is refused.
+func TestArraysInPlace(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.Byte(1) // an odd offset before each array
+	w.U32s([]uint32{1, 2, 3})
+	w.String("abc")
+	w.U64s([]uint64{1 << 40, 7})
+	w.U32s(nil)
+	w.Flush()
+	// The buffer's memory at offsets 0 (8-aligned: a fresh allocation) and 1.
+	for _, shift := range []int{0, 1} {
+		mem := make([]uint64, buf.Len()/8+2)
+		data := unsafe.Slice((*byte)(unsafe.Pointer(&mem[0])), 8*len(mem))[shift : shift+buf.Len()]
+		copy(data, buf.Bytes())
+		inside := func(p unsafe.Pointer) bool {
+			a := uintptr(p)
+			return a >= uintptr(unsafe.Pointer(&data[0])) && a < uintptr(unsafe.Pointer(&data[0]))+uintptr(len(data))
+		}
+		r := NewBytesReader(data, nil)
+		if r.Byte() != 1 {
+			t.Fatal("first byte")
+		}
+		u32 := r.U32sRef()
+		s := r.StringRef()
+		u64 := r.U64sRef()
+		empty := r.U32sRef()
+		if !slices.Equal(u32, []uint32{1, 2, 3}) || s != "abc" || !slices.Equal(u64, []uint64{1 << 40, 7}) || len(empty) != 0 ||
+			r.Err() != nil || r.Remaining() != 0 {
+			t.Fatalf("shift %d: read %v %q %v %v, err %v, %d left", shift, u32, s, u64, empty, r.Err(), r.Remaining())
+		}
+		if shared := inside(unsafe.Pointer(&u32[0])) && inside(unsafe.Pointer(&u64[0])); shared != (shift == 0 && littleEndian) {
+			t.Errorf("shift %d: arrays in the reader's memory: %v", shift, shared)
+		}
+	}
+	r := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if r.Byte(); !slices.Equal(r.U32sRef(), []uint32{1, 2, 3}) || r.StringRef() != "abc" || !slices.Equal(r.U64sRef(), []uint64{1 << 40, 7}) {
+		t.Error("an io.Reader's arrays read back differently")
+	}
+
+	bad := slices.Clone(buf.Bytes())
+	bad[2] = 9 // the padding after the first array's length
+	if r := NewBytesReader(bad, nil); r.Byte() == 1 && r.U32sRef() != nil || !errors.Is(r.Err(), ErrCorrupt) {
+		t.Errorf("non-zero padding: %v", r.Err())
 	}
 }

@@ -64,9 +64,9 @@ type GameSnapshot struct {
 	finishNames []string    // of the records' finishes
 	times       []time.Time // of the records' finishes
 
-	byTCG   idTable // "{game}_" + 16 hex ids, by the hex's value: the card
-	byCM    idTable // 64-hex ids, by their first 8 bytes: position in cmIDs
-	cmIDs   []cmID  // in the order of their first 8 bytes
+	byTCG   idTable            // "{game}_" + 16 hex ids, by the hex's value: the card
+	byCM    idTable            // 64-hex ids, by their first 8 bytes: position in cmIDs
+	cmIDs   []cmID             // in the order of their first 8 bytes
 	byOther map[string]CardRef // ids of any other form, and the rare byCM collisions
 
 	index searchIndex

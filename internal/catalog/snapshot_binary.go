@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/cardcat/cardcat/internal/binio"
 	"github.com/cardcat/cardcat/internal/game"
@@ -17,7 +18,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 4 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order
+const SnapshotEncoding = 5 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -87,13 +88,7 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 	for _, c := range g.chunks {
 		w.String(c)
 	}
-	col := make([]uint32, len(g.cards))
-	for _, f := range cardColumns {
-		for i := range g.cards {
-			col[i] = f.get(&g.cards[i])
-		}
-		w.U32s(col)
-	}
+	w.U32s(cardWords(g.cards))
 	w.U64s(g.bodyTags)
 	w.Bytes(g.sources)
 
@@ -148,19 +143,33 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 	w.U64s(ix.dense.bits)
 }
 
-// cardColumns are the fields of cardEntry, each written as one column.
-var cardColumns = []struct {
-	get func(*cardEntry) uint32
-	set func(*cardEntry, uint32)
-}{
-	{func(e *cardEntry) uint32 { return e.chunk }, func(e *cardEntry, v uint32) { e.chunk = v }},
-	{func(e *cardEntry) uint32 { return e.off }, func(e *cardEntry, v uint32) { e.off = v }},
-	{func(e *cardEntry) uint32 { return e.n }, func(e *cardEntry, v uint32) { e.n = v }},
-	{func(e *cardEntry) uint32 { return e.layout.tPrices[0] }, func(e *cardEntry, v uint32) { e.layout.tPrices[0] = v }},
-	{func(e *cardEntry) uint32 { return e.layout.tPrices[1] }, func(e *cardEntry, v uint32) { e.layout.tPrices[1] = v }},
-	{func(e *cardEntry) uint32 { return e.layout.cPrices[0] }, func(e *cardEntry, v uint32) { e.layout.cPrices[0] = v }},
-	{func(e *cardEntry) uint32 { return e.layout.cPrices[1] }, func(e *cardEntry, v uint32) { e.layout.cPrices[1] = v }},
-	{func(e *cardEntry) uint32 { return e.image }, func(e *cardEntry, v uint32) { e.image = v }},
+// The cards are written as their entries are in memory, 8 words each in
+// cardEntry's field order (cardWords), so that a mapped artifact's cards
+// are used in place (cardsOfWords) rather than copied at every start.
+const cardEntryWords = 8
+
+// cardEntry must be exactly its 8 words, in their order (Go lays fields
+// out in declaration order; TestCardWords checks the order).
+var _ [0]struct{} = [unsafe.Sizeof(cardEntry{}) - 4*cardEntryWords]struct{}{}
+
+// cardWords is cards as words: the same memory.
+func cardWords(cards []cardEntry) []uint32 {
+	if len(cards) == 0 {
+		return nil
+	}
+	return unsafe.Slice(&cards[0].chunk, len(cards)*cardEntryWords)
+}
+
+// cardsOfWords is words as cards (the same memory); false unless they are
+// whole entries.
+func cardsOfWords(words []uint32) ([]cardEntry, bool) {
+	if len(words)%cardEntryWords != 0 {
+		return nil, false
+	}
+	if len(words) == 0 {
+		return []cardEntry{}, true
+	}
+	return unsafe.Slice((*cardEntry)(unsafe.Pointer(&words[0])), len(words)/cardEntryWords), true
 }
 
 // writeMap64 writes a map as its sorted keys, then their values.
@@ -276,23 +285,14 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 		gs.chunks[i] = r.StringRef()
 	}
 	gs.backing = r.Owner()
-	for i, f := range cardColumns {
-		col := r.U32s()
-		if r.Err() != nil {
-			break
-		}
-		if i == 0 {
-			gs.cards = make([]cardEntry, len(col))
-		} else if len(col) != len(gs.cards) {
-			r.Failf("card column %d has %d entries, not %d", i, len(col), len(gs.cards))
-			break
-		}
-		for j, v := range col {
-			f.set(&gs.cards[j], v)
+	if words := r.U32sRef(); r.Err() == nil {
+		var ok bool
+		if gs.cards, ok = cardsOfWords(words); !ok {
+			r.Failf("%d card words, not whole cards", len(words))
 		}
 	}
 	ncards := uint32(len(gs.cards))
-	if gs.bodyTags = r.U64s(); r.Err() == nil && len(gs.bodyTags) != len(gs.cards) {
+	if gs.bodyTags = r.U64sRef(); r.Err() == nil && len(gs.bodyTags) != len(gs.cards) {
 		r.Failf("%d body tags for %d cards", len(gs.bodyTags), len(gs.cards))
 	}
 	if gs.sources = r.Bytes(); r.Err() == nil && len(gs.sources) != len(gs.cards) {
@@ -312,7 +312,7 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 		}
 	}
 
-	if keys, vals := r.U64s(), r.U32s(); r.Err() == nil {
+	if keys, vals := r.U64sRef(), r.U32sRef(); r.Err() == nil {
 		var ok bool
 		if gs.byTCG, ok = newIDTable(keys, vals); !ok || !gs.byTCG.valsBelow(ncards) {
 			r.Failf("TCGplayer ids out of order or out of range")
@@ -352,21 +352,23 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	}
 
 	ix := &gs.index
-	ix.names, ix.nameOff = r.String(), r.U32s()
-	ix.nums, ix.numOff = r.String(), r.U32s()
-	ix.toks, ix.tokOff = r.String(), r.U32s()
-	ix.postOff, ix.post, ix.gramKeys = r.U32s(), r.U32s(), r.U32s()
-	ix.sufAt, ix.sufTok = r.U32s(), r.U32s()
+	// The index's arrays and texts, like the bodies, stay in the reader's
+	// memory where it is a mapping (gs.backing keeps it).
+	ix.names, ix.nameOff = r.StringRef(), r.U32sRef()
+	ix.nums, ix.numOff = r.StringRef(), r.U32sRef()
+	ix.toks, ix.tokOff = r.StringRef(), r.U32sRef()
+	ix.postOff, ix.post, ix.gramKeys = r.U32sRef(), r.U32sRef(), r.U32sRef()
+	ix.sufAt, ix.sufTok = r.U32sRef(), r.U32sRef()
 	ix.wideWord = defaultWideWord
-	ix.byName, ix.byNum = r.U32s(), r.U32s()
+	ix.byName, ix.byNum = r.U32sRef(), r.U32sRef()
 	for _, h := range []*prefixHeads{&ix.nameHeads, &ix.numHeads} {
 		h.min = int(count(r, 1<<31-1, "head minimum"))
 		h.at = readMap64[uint32](r, 1<<32-1, "prefix heads")
-		h.refs = r.U32s()
+		h.refs = r.U32sRef()
 	}
 	ix.dense.words = int(count(r, 1<<31-1, "bitset words"))
 	ix.dense.at = readMap32(r, 1<<32-1, "bitsets")
-	ix.dense.bits = r.U64s()
+	ix.dense.bits = r.U64sRef()
 
 	if r.Err() == nil {
 		if err := gs.check(); err != nil {

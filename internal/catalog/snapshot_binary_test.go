@@ -1,0 +1,23 @@
+package catalog
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestCardWords: a card's words are its fields in the order the binary
+// form keeps them, and back.
+func TestCardWords(t *testing.T) {
+	cards := []cardEntry{{chunk: 1, off: 2, n: 3, layout: cardLayout{tPrices: [2]uint32{4, 5}, cPrices: [2]uint32{6, 7}}, image: 8}}
+	words := cardWords(cards)
+	if !slices.Equal(words, []uint32{1, 2, 3, 4, 5, 6, 7, 8}) {
+		t.Fatalf("words %v", words)
+	}
+	back, ok := cardsOfWords(slices.Clone(words))
+	if !ok || len(back) != 1 || back[0] != cards[0] {
+		t.Fatalf("back: %v, %v", back, ok)
+	}
+	if _, ok := cardsOfWords(words[:7]); ok {
+		t.Error("7 words taken for a card")
+	}
+}
