@@ -552,5 +552,21 @@ func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name 
 	rc.version, _ = lastSnapshotVersion(logPath, 0)
 	rc.target = &target{Name: name, srv: srv, admin: admin}
 	logf("%s answers after %s (snapshot load %s, build %s)", name, rc.start.Round(time.Millisecond), rc.snap.Load, rc.snap.Build)
+	// A version's bulk files are built in the background once serve
+	// listens (about 40 s of its one core at 1M when none are on disk, as
+	// after the replica phase's ingests): the load runs wait for them, or
+	// the first scenarios measure the build as much as the requests.
+	t1 := time.Now()
+	for deadline := t1.Add(20 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		b, _ := os.ReadFile(logPath)
+		if bulkReady.Match(b) {
+			logf("%s: bulk files ready %s later", name, time.Since(t1).Round(time.Millisecond))
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			srv.stop()
+			return nil, fmt.Errorf("%s: no \"bulk files ready\" in its log after %s", name, time.Since(t1).Round(time.Second))
+		}
+	}
 	return rc, nil
 }

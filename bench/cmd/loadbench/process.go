@@ -284,6 +284,8 @@ type snapshotTimes struct {
 var (
 	snapshotLine         = regexp.MustCompile(`catalogue snapshot ready.*?\bload=(\S+).*?\bbuild=(\S+)`)
 	snapshotArtifactLine = regexp.MustCompile(`catalogue snapshot ready.*?\bsource=artifact\b.*?\bread=(\S+)`)
+	// bulkReady: the bulk files of the version served are built (or were found on disk).
+	bulkReady = regexp.MustCompile(`msg="bulk files ready"`)
 )
 
 // parseSnapshotLog finds the first snapshot line of a cardcat log.
