@@ -13,3 +13,12 @@ func TestAlertsStore(t *testing.T) {
 		return mustOpen(t, filepath.Join(t.TempDir(), "cardcat.db"))
 	})
 }
+
+// BenchmarkAlertEvaluation evaluates $CARDCAT_BENCH_ALERTS alerts (100,000
+// by default) over $CARDCAT_BENCH_CARDS cards (20,000 by default) against
+// a new version (storetest.BenchAlertEvaluation):
+// CARDCAT_BENCH_ALERTS=1000000 CARDCAT_BENCH_CARDS=1000000 go test -run - -bench AlertEvaluation -benchtime 2x
+func BenchmarkAlertEvaluation(b *testing.B) {
+	db := mustOpen(b, filepath.Join(b.TempDir(), "cardcat.db"))
+	storetest.BenchAlertEvaluation(b, db, storetest.BenchCards(b), storetest.BenchAlerts(b))
+}
