@@ -206,3 +206,10 @@ func (p Plan) AlertLimits(businessAlerts int) (alerts, webhooks int) {
 	}
 	return t.alerts, t.webhooks
 }
+
+// SubscriptionLimit is how many card.changed subscriptions an account on
+// the plan may keep: ten for each webhook endpoint the plan allows (Free
+// none, as it has no webhook; Pro 30, Ultra 100, Business 500).
+func (p Plan) SubscriptionLimit() int {
+	return 10 * p.terms().webhooks
+}

@@ -78,6 +78,10 @@ type Evaluator struct {
 	Log  *slog.Logger
 	// Batch is how many alerts are read and written at once (default 1000).
 	Batch int
+	// Subscriptions, when set with Changes, are the card.changed
+	// subscriptions evaluated in the same step (subscriptions.go).
+	Subscriptions SubscriptionStore
+	Changes       ChangeFeed
 	// OnEvaluated, when set, is told each evaluation's result (metrics).
 	OnEvaluated func(Result)
 	// RetryAfter is how long Run waits to evaluate a version again when it
@@ -107,6 +111,8 @@ type Result struct {
 	Fired     int // events written
 	Queued    int // deliveries queued
 	Skipped   bool
+	// Subscriptions is what the card.changed subscriptions' evaluation did.
+	Subscriptions SubscriptionResult
 }
 
 // Evaluate evaluates, under the store's lock, every alert not yet
@@ -172,6 +178,11 @@ func (e *Evaluator) Evaluate(ctx context.Context, snap *catalog.Snapshot) (Resul
 		res.Evaluated += len(evs)
 		res.Fired += fired
 		res.Queued += queued
+	}
+	sub, err := e.evaluateSubscriptions(ctx, snap, now, batch)
+	res.Subscriptions = sub
+	if err != nil {
+		return res, err
 	}
 	if e.OnEvaluated != nil {
 		e.OnEvaluated(res)
@@ -280,7 +291,8 @@ func (e *Evaluator) Run(ctx context.Context) {
 			e.Log.Debug("alerts evaluated by another replica", "version", snap.Version)
 		default:
 			e.Log.Info("alerts evaluated", "version", snap.Version, "alerts", res.Evaluated, "fired", res.Fired,
-				"queued", res.Queued, "took", time.Since(start).Round(time.Millisecond))
+				"queued", res.Queued, "subscriptions", res.Subscriptions.Evaluated, "changed_events", res.Subscriptions.Fired,
+				"changed_queued", res.Subscriptions.Queued, "took", time.Since(start).Round(time.Millisecond))
 		}
 	}
 }

@@ -143,6 +143,9 @@ func (db *DB) DeleteAccount(ctx context.Context, id int64, at time.Time) error {
 				return err
 			}
 		}
+		if err := deleteAccountSubscriptions(ctx, tx, id); err != nil {
+			return err
+		}
 		return deleteAccountAlerts(ctx, tx, id)
 	})
 }
