@@ -221,8 +221,9 @@ type Store interface {
 	// paused and below version (so that no alert is evaluated twice for
 	// one version, whoever else evaluates), and then its event, queued for
 	// delivery to the alert's webhook when it has one that still exists.
-	// It returns how many events were written and how many deliveries
-	// queued.
+	// An evaluation that Kept the state moves only the alert's version (a
+	// cheaper write: most alerts, most versions). It returns how many
+	// events were written and how many deliveries queued.
 	RecordEvaluations(ctx context.Context, version int64, evs []Evaluation) (fired, queued int, err error)
 	// Events are the account's events, newest first, at most limit.
 	Events(ctx context.Context, accountID int64, limit int) ([]Event, error)
@@ -238,6 +239,9 @@ type Evaluation struct {
 	Armed   bool
 	Price   catalog.Money
 	Event   *Event // the firing; nil when it did not fire
+	// Kept is true when Armed and Price are the state read (no firing):
+	// only LastVersion is written.
+	Kept bool
 }
 
 // finishes names the finishes a card has on source, in its order.

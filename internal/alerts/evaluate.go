@@ -169,6 +169,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, snap *catalog.Snapshot) (Resul
 			if fire {
 				ev.Event = newEvent(a, snap.Version, created, a.LastPrice, price, avg7)
 			}
+			ev.Kept = !fire && armed == a.Armed && sameMoney(ev.Price, a.LastPrice)
 			evs = append(evs, ev)
 		}
 		fired, queued, err := e.Alerts.RecordEvaluations(ctx, snap.Version, evs)
@@ -188,6 +189,11 @@ func (e *Evaluator) Evaluate(ctx context.Context, snap *catalog.Snapshot) (Resul
 		e.OnEvaluated(res)
 	}
 	return res, nil
+}
+
+// sameMoney reports whether a and b are the same amount, or both none.
+func sameMoney(a, b catalog.Money) bool {
+	return a.OK == b.OK && (!a.OK || a.Cents == b.Cents)
 }
 
 type tcgKey struct{ card, finish string }

@@ -192,15 +192,17 @@ func (db *DB) DeleteAlert(ctx context.Context, accountID, id int64) error {
 // statement updates every alert of the batch whose last version is still
 // below version (the row locks it takes make a second writer of the same
 // alerts wait, then find them evaluated), and returns those it updated;
-// only their events are written. One round trip per batch rather than per
-// alert.
+// only their events are written. A kept state leaves armed and last_price
+// as they are. The events and then their deliveries go in one INSERT each:
+// a few round trips per batch rather than some per alert.
 func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (fired, queued int, err error) {
 	ids := make([]int64, len(evs))
+	kept := make([]bool, len(evs))
 	armed := make([]bool, len(evs))
 	prices := make([]*int64, len(evs))
 	events := make(map[int64]*alerts.Event)
 	for i, ev := range evs {
-		ids[i], armed[i] = ev.AlertID, ev.Armed
+		ids[i], kept[i], armed[i] = ev.AlertID, ev.Kept, ev.Armed
 		if ev.Price.OK {
 			prices[i] = &ev.Price.Cents
 		}
@@ -210,14 +212,20 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 	}
 	err = db.tx(ctx, "record alert evaluations", func(tx pgx.Tx) error {
 		fired, queued = 0, 0
-		rows, err := tx.Query(ctx, `UPDATE alerts a SET armed = v.armed, last_version = $1, last_price = v.price
-	FROM unnest($2::bigint[], $3::boolean[], $4::bigint[]) AS v (id, armed, price)
+		rows, err := tx.Query(ctx, `UPDATE alerts a SET last_version = $1,
+	armed = CASE WHEN v.kept THEN a.armed ELSE v.armed END, last_price = CASE WHEN v.kept THEN a.last_price ELSE v.price END
+	FROM unnest($2::bigint[], $3::boolean[], $4::boolean[], $5::bigint[]) AS v (id, kept, armed, price)
 	WHERE a.id = v.id AND NOT a.paused AND a.last_version < $1
-	RETURNING a.id`, version, ids, armed, prices)
+	RETURNING a.id`, version, ids, kept, armed, prices)
 		if err != nil {
 			return err
 		}
-		var written []*alerts.Event
+		var (
+			eventIDs, bodies         = []string{}, [][]byte{}
+			accounts, alertIDs, vers = []int64{}, []int64{}, []int64{}
+			hooks                    = []int64{}
+			created                  = []time.Time{}
+		)
 		for rows.Next() {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
@@ -225,30 +233,33 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 				return err
 			}
 			if e := events[id]; e != nil {
-				written = append(written, e)
+				eventIDs, bodies = append(eventIDs, e.ID), append(bodies, e.Body)
+				accounts, alertIDs, vers = append(accounts, e.AccountID), append(alertIDs, e.AlertID), append(vers, e.Version)
+				hooks, created = append(hooks, e.WebhookID), append(created, sqlrow.Time(e.Created))
 			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, e := range written {
-			if _, err := tx.Exec(ctx, `INSERT INTO alert_events (id, account_id, alert_id, version, created_at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
-				e.ID, e.AccountID, e.AlertID, e.Version, sqlrow.Time(e.Created), e.Body); err != nil {
-				return err
-			}
-			fired++
-			if e.WebhookID == 0 {
-				continue
-			}
-			tag, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
-	SELECT $1, id, 'pending', 0, $2, $2 FROM webhook_endpoints WHERE id = $3 AND account_id = $4`,
-				e.ID, sqlrow.Time(e.Created), e.WebhookID, e.AccountID)
-			if err != nil {
-				return err
-			}
-			queued += int(tag.RowsAffected())
+		if len(eventIDs) == 0 {
+			return nil
 		}
+		tag, err := tx.Exec(ctx, `INSERT INTO alert_events (id, account_id, alert_id, version, created_at, body)
+	SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::timestamptz[], $6::bytea[])`,
+			eventIDs, accounts, alertIDs, vers, created, bodies)
+		if err != nil {
+			return err
+		}
+		fired = int(tag.RowsAffected())
+		tag, err = tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
+	SELECT v.id, w.id, 'pending', 0, v.at, v.at
+	FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::timestamptz[]) AS v (id, hook, account, at)
+	JOIN webhook_endpoints w ON w.id = v.hook AND w.account_id = v.account`, eventIDs, hooks, accounts, created)
+		if err != nil {
+			return err
+		}
+		queued = int(tag.RowsAffected())
 		return nil
 	})
 	return fired, queued, err

@@ -197,39 +197,77 @@ func (db *DB) DeleteAlert(ctx context.Context, accountID, id int64) error {
 	return db.changeAlert(ctx, "delete alert", `DELETE FROM alerts WHERE id = ? AND account_id = ?`, id, accountID)
 }
 
-// RecordEvaluations writes the evaluations of version, each only once.
+// RecordEvaluations writes the evaluations of version, each only once, with
+// statements prepared once per call: parsing a statement costs more than
+// running it, and one call writes a whole batch. A kept state moves only
+// last_version; the events of the alerts actually written go in multi-row
+// INSERTs, before their deliveries (which reference them).
 func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (fired, queued int, err error) {
 	err = db.writeTx(ctx, "record alert evaluations", func(tx *sql.Tx) error {
 		fired, queued = 0, 0
+		state, err := tx.PrepareContext(ctx, `UPDATE alerts SET armed = ?, last_version = ?, last_price = ?
+	WHERE id = ? AND paused = 0 AND last_version < ?`)
+		if err != nil {
+			return err
+		}
+		defer state.Close()
+		kept, err := tx.PrepareContext(ctx, `UPDATE alerts SET last_version = ? WHERE id = ? AND paused = 0 AND last_version < ?`)
+		if err != nil {
+			return err
+		}
+		defer kept.Close()
+		var written []*alerts.Event
 		for _, ev := range evs {
-			res, err := tx.ExecContext(ctx, `UPDATE alerts SET armed = ?, last_version = ?, last_price = ?
-	WHERE id = ? AND paused = 0 AND last_version < ?`, ev.Armed, version, nullMoney(ev.Price), ev.AlertID, version)
+			var res sql.Result
+			if ev.Kept {
+				res, err = kept.ExecContext(ctx, version, ev.AlertID, version)
+			} else {
+				res, err = state.ExecContext(ctx, ev.Armed, version, nullMoney(ev.Price), ev.AlertID, version)
+			}
+			if err != nil {
+				return err
+			}
+			if ev.Event == nil {
+				continue
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			written = append(written, ev.Event)
+		}
+		if len(written) == 0 {
+			return nil
+		}
+		events := newBatch(tx, "alert_events", "id", "account_id", "alert_id", "version", "created_at", "body")
+		defer events.close()
+		for _, e := range written {
+			if err := events.add(ctx, e.ID, e.AccountID, e.AlertID, e.Version, micros(e.Created), e.Body); err != nil {
+				return err
+			}
+		}
+		if err := events.flush(ctx); err != nil {
+			return err
+		}
+		fired = len(written)
+		deliver, err := tx.PrepareContext(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
+	SELECT ?, id, 'pending', 0, ?, ? FROM webhook_endpoints WHERE id = ? AND account_id = ?`)
+		if err != nil {
+			return err
+		}
+		defer deliver.Close()
+		for _, e := range written {
+			if e.WebhookID == 0 {
+				continue
+			}
+			res, err := deliver.ExecContext(ctx, e.ID, micros(e.Created), micros(e.Created), e.WebhookID, e.AccountID)
 			if err != nil {
 				return err
 			}
 			n, err := res.RowsAffected()
 			if err != nil {
-				return err
-			}
-			if n == 0 || ev.Event == nil {
-				continue
-			}
-			e := ev.Event
-			if _, err := tx.ExecContext(ctx, `INSERT INTO alert_events (id, account_id, alert_id, version, created_at, body) VALUES (?, ?, ?, ?, ?, ?)`,
-				e.ID, e.AccountID, e.AlertID, e.Version, micros(e.Created), e.Body); err != nil {
-				return err
-			}
-			fired++
-			if e.WebhookID == 0 {
-				continue
-			}
-			res, err = tx.ExecContext(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
-	SELECT ?, id, 'pending', 0, ?, ? FROM webhook_endpoints WHERE id = ? AND account_id = ?`,
-				e.ID, micros(e.Created), micros(e.Created), e.WebhookID, e.AccountID)
-			if err != nil {
-				return err
-			}
-			if n, err = res.RowsAffected(); err != nil {
 				return err
 			}
 			queued += int(n)

@@ -159,6 +159,14 @@ func testAlertsOncePerVersion(t *testing.T, s store.Store) {
 	if err != nil || len(evs) != 1 || evs[0].ID != ev.Event.ID || string(evs[0].Body) != `{}` {
 		t.Fatalf("Events = %+v, %v", evs, err)
 	}
+	// A kept state moves the version only: Armed and Price are not read.
+	kept := alerts.Evaluation{AlertID: a.ID, Armed: true, Kept: true}
+	if fired, _, err := as.RecordEvaluations(ctx, 4, []alerts.Evaluation{kept}); err != nil || fired != 0 {
+		t.Fatalf("a kept state = %d, %v", fired, err)
+	}
+	if got, _ := as.Alerts(ctx, acc); got[0].Armed || got[0].LastVersion != 4 || got[0].LastPrice != catalog.Cents(90) {
+		t.Fatalf("state after a kept one = %+v", got[0])
+	}
 }
 
 // receiver is a webhook endpoint that checks each delivery's signature and

@@ -86,11 +86,13 @@ func BenchAlertEvaluation(b *testing.B, s store.Store, cards, n int) {
 
 	loadAlerts(b, s, acc.ID, ep.ID, ids, n)
 
-	ev := &alerts.Evaluator{Alerts: as, Log: slog.New(slog.DiscardHandler)}
+	timed := &timedAlerts{Store: as}
+	ev := &alerts.Evaluator{Alerts: timed, Log: slog.New(slog.DiscardHandler)}
 	version := int64(1)
 	evaluate := func(snap *catalog.Snapshot) (alerts.Result, time.Duration) {
 		snap.Version = version
 		version++
+		timed.read, timed.write = 0, 0
 		start := time.Now()
 		res, err := ev.Evaluate(ctx, snap)
 		if err != nil {
@@ -116,7 +118,8 @@ func BenchAlertEvaluation(b *testing.B, s store.Store, cards, n int) {
 		total += took
 		fired += res.Fired
 		evaluations++
-		b.Logf("version %d: %d alerts in %v, %d fired, %d queued", res.Version, res.Evaluated, took.Round(time.Millisecond), res.Fired, res.Queued)
+		b.Logf("version %d: %d alerts in %v (reading %v, writing %v), %d fired, %d queued", res.Version, res.Evaluated,
+			took.Round(time.Millisecond), timed.read.Round(time.Millisecond), timed.write.Round(time.Millisecond), res.Fired, res.Queued)
 	}
 	per := float64(total.Nanoseconds()) / float64(evaluations) / float64(n)
 	b.ReportMetric(per, "ns/alert")
@@ -172,4 +175,22 @@ func loadAlerts(b *testing.B, s store.Store, acc, hook int64, ids []string, n in
 		}
 	}
 	b.Logf("loaded %d alerts in %v", n, time.Since(start).Round(time.Millisecond))
+}
+
+// timedAlerts times the store's side of an evaluation.
+type timedAlerts struct {
+	alerts.Store
+	read, write time.Duration
+}
+
+func (t *timedAlerts) PendingAlerts(ctx context.Context, version, afterID int64, limit int) ([]alerts.Alert, error) {
+	start := time.Now()
+	defer func() { t.read += time.Since(start) }()
+	return t.Store.PendingAlerts(ctx, version, afterID, limit)
+}
+
+func (t *timedAlerts) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (int, int, error) {
+	start := time.Now()
+	defer func() { t.write += time.Since(start) }()
+	return t.Store.RecordEvaluations(ctx, version, evs)
 }
