@@ -40,6 +40,9 @@ func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log
 		Lock:        func(ctx context.Context) (func(), bool, error) { return locker.TryLock(ctx, alerts.LockName) },
 		OnEvaluated: func(r alerts.Result) { mx.AlertsEvaluated(r.Fired, r.Queued) },
 	}
+	if ss, ok := st.(alerts.SubscriptionStore); ok {
+		ev.Subscriptions, ev.Changes = ss, st
+	}
 	ev.Start()
 	wg.Go(func() { ev.Run(ctx) })
 	if c.Workers > 0 {
