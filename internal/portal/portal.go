@@ -248,6 +248,8 @@ func (p *Portal) routes() *http.ServeMux {
 		mux.HandleFunc("POST /account/webhooks/{id}/test", p.requireLogin(p.testWebhook))
 		mux.HandleFunc("POST /account/webhooks/{id}/delete", p.requireLogin(p.deleteWebhook))
 		mux.HandleFunc("POST /account/webhooks/{id}/deliveries/{delivery}/resend", p.requireLogin(p.resendDelivery))
+		mux.HandleFunc("POST /account/webhooks/{id}/subscriptions", p.requireLogin(p.createSubscription))
+		mux.HandleFunc("POST /account/webhooks/{id}/subscriptions/{sub}/delete", p.requireLogin(p.deleteSubscription))
 	}
 
 	mux.HandleFunc("/account", p.noRoute)

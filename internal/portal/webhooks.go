@@ -61,12 +61,17 @@ type webhookData struct {
 	Overlaps any
 	// NewSecret is the secret a rotation just made, shown this once.
 	NewSecret string
+	// Subscriptions are the endpoint's card.changed subscriptions
+	// (subscriptions.go); nil when the store keeps none.
+	Subscriptions *subscriptionsSection
 }
 
 var webhooksNotices = map[string]string{
-	"deleted": "Webhook deleted, with its delivery log. Its alerts are kept and send nowhere until you choose another webhook.",
-	"test":    "Test event queued: it is sent within seconds, and shows in the log below (reload the page).",
-	"resent":  "Delivery queued again: it is sent within seconds, and shows in the log below (reload the page).",
+	"deleted":      "Webhook deleted, with its delivery log. Its alerts are kept and send nowhere until you choose another webhook.",
+	"test":         "Test event queued: it is sent within seconds, and shows in the log below (reload the page).",
+	"resent":       "Delivery queued again: it is sent within seconds, and shows in the log below (reload the page).",
+	"subscribed":   "Subscribed: from the next catalogue version on, its changed cards are sent to this webhook.",
+	"unsubscribed": "Subscription deleted: its events already sent stay in the log.",
 }
 
 func secretHint(s string) string {
@@ -203,6 +208,17 @@ func (p *Portal) webhookPage(w http.ResponseWriter, r *http.Request, acc *accoun
 }
 
 func (p *Portal) renderWebhook(w http.ResponseWriter, r *http.Request, status int, acc *account.Account, e *endpointRow, before int64, d pageData, newSecret string) {
+	p.renderWebhookWith(w, r, status, acc, e, before, d, newSecret, subscriptionForm{})
+}
+
+// renderWebhookWith is renderWebhook with the subscription form as the
+// visitor filled it (kept after a refusal).
+func (p *Portal) renderWebhookWith(w http.ResponseWriter, r *http.Request, status int, acc *account.Account, e *endpointRow, before int64, d pageData, newSecret string, form subscriptionForm) {
+	subs, err := p.subscriptionsOf(r, acc, e.ID, form)
+	if err != nil {
+		p.fail(w, r, "webhooks: subscriptions", err)
+		return
+	}
 	log, err := p.deps.Alerts.Store.DeliveryLog(r.Context(), acc.ID, e.ID, before, logPage+1)
 	if errors.Is(err, webhooks.ErrNotFound) {
 		p.notFound(w, r)
@@ -212,7 +228,7 @@ func (p *Portal) renderWebhook(w http.ResponseWriter, r *http.Request, status in
 		p.fail(w, r, "webhooks: delivery log", err)
 		return
 	}
-	wd := webhookData{Endpoint: *e, Paged: before > 0, Overlaps: overlaps, NewSecret: newSecret}
+	wd := webhookData{Endpoint: *e, Paged: before > 0, Overlaps: overlaps, NewSecret: newSecret, Subscriptions: subs}
 	if len(log) > logPage {
 		log = log[:logPage]
 		wd.Older = log[logPage-1].ID
