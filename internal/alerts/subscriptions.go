@@ -279,12 +279,12 @@ type changeWindow struct {
 	since time.Time
 }
 
-// changesPage is how many changes one read of the feed takes; changesWait
-// how long an evaluation waits for a version's changes to be recorded.
-const (
-	changesPage = 50_000
-	changesWait = 5 * time.Second
-)
+// changesPage is how many changes one read of the feed takes.
+const changesPage = 50_000
+
+// changesWait is how long an evaluation waits for a version's changes to
+// be recorded (shortened by the tests).
+var changesWait = 5 * time.Second
 
 // changedBetween reads the feed of game for the cards changed after since
 // and at or before until (the version's creation time), by card id; ready

@@ -67,7 +67,7 @@ type webhookData struct {
 }
 
 var webhooksNotices = map[string]string{
-	"deleted":      "Webhook deleted, with its delivery log. Its alerts are kept and send nowhere until you choose another webhook.",
+	"deleted":      "Webhook deleted, with its delivery log and its subscriptions. Its alerts are kept and send nowhere until you choose another webhook.",
 	"test":         "Test event queued: it is sent within seconds, and shows in the log below (reload the page).",
 	"resent":       "Delivery queued again: it is sent within seconds, and shows in the log below (reload the page).",
 	"subscribed":   "Subscribed: from the next catalogue version on, its changed cards are sent to this webhook.",
