@@ -68,6 +68,9 @@ type config struct {
 	soak, soakSlice, soakRefresh time.Duration
 	// replica runs the replica phase (replica.go) before the load runs.
 	replica bool
+	// alerts is the number of alerts of the alerts phase (alerts.go),
+	// after the replica phase; 0: none.
+	alerts int
 
 	// Set per size.
 	sizeWork, sizeLabel, probePath string
@@ -113,6 +116,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.DurationVar(&cfg.soakSlice, "soak-slice", 30*time.Second, "length of one soak sample (one wrk run)")
 	fs.IntVar(&cfg.replicaStarts, "replica-starts", 3, "fresh serve starts timed per mode in the replica phase (the report gives their median and spread)")
 	fs.BoolVar(&cfg.replica, "replica", true, "measure replica start (to the first 200) and version swap, with the snapshot artifact and without, before the load runs (two more synth and ingest runs)")
+	fs.IntVar(&cfg.alerts, "alerts", 1_000_000, "alerts written into the store and evaluated by a serve at its start and after the next day's ingest (the time of its \"alerts evaluated\" line), after the replica phase; 0: none")
 	fs.Func("serve-env", "KEY=VALUE added to the environment of cardcat serve, for what-if runs (e.g. CARDCAT_LOG_LEVEL=warn); repeatable", func(v string) error {
 		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
 			return fmt.Errorf("want KEY=VALUE, got %q", v)
@@ -272,6 +276,7 @@ type sizeReport struct {
 	Wire       []wireRatio // 200-card set pages per coding (issue 15)
 	WireErr    string
 	Replica    *replicaReport // nil: no -replica
+	Alerts     *alertsReport  // nil: -alerts 0
 }
 
 func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script string, n int, redisSupported bool, logf func(string, ...any)) (*sizeReport, error) {
@@ -312,6 +317,9 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	}
 	if cfg.replica {
 		sr.Replica = runReplica(ctx, cfg, cardcat, sr.Cat, dir, logf)
+	}
+	if cfg.alerts > 0 {
+		sr.Alerts = runAlerts(ctx, cfg, cardcat, sr.Cat, dir, logf)
 	}
 
 	// cardcat with the in-process limiter.

@@ -229,6 +229,9 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	if sr.Replica != nil {
 		rep.replicaSection(p, sr.Replica, products)
 	}
+	if sr.Alerts != nil {
+		rep.alertsSection(p, sr.Alerts)
+	}
 
 	p("| cardcat memory (in-process limiter) | resident | per product |\n|---|---|---|\n")
 	per := func(v int64) string { return fmt.Sprintf("%s B", thousands(float64(v)/float64(max(1, products)))) }
