@@ -37,8 +37,10 @@ func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log
 	var wg sync.WaitGroup
 	ev := &alerts.Evaluator{
 		Alerts: as, Catalog: st, Log: log.With("job", "alerts"),
-		Lock:        func(ctx context.Context) (func(), bool, error) { return locker.TryLock(ctx, alerts.LockName) },
-		OnEvaluated: func(r alerts.Result) { mx.AlertsEvaluated(r.Fired, r.Queued) },
+		Lock: func(ctx context.Context) (func(), bool, error) { return locker.TryLock(ctx, alerts.LockName) },
+		// The queue's metric counts the card.changed subscriptions'
+		// deliveries too; fired counts the alerts' firings only.
+		OnEvaluated: func(r alerts.Result) { mx.AlertsEvaluated(r.Fired, r.Queued+r.Subscriptions.Queued) },
 	}
 	if ss, ok := st.(alerts.SubscriptionStore); ok {
 		ev.Subscriptions, ev.Changes = ss, st
