@@ -22,12 +22,14 @@ const SnapshotEncoding = 5 // 2: the cards' body tags (bodyTags); 3: the search 
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
-// columns of fixed-width integers, and each map as its sorted keys and values
-// (rebuilt on reading; the maps other than the id index are small). Reading
-// it thus costs about what copying the bytes costs, against rendering every
-// card and building the search index again. Nothing in it is trusted: every
-// offset, reference and record is checked before the snapshot is served, so
-// that a corrupt file fails to read instead of failing a request later.
+// arrays of fixed-width integers aligned at 8 bytes (binio), the id tables as
+// their sorted keys and values, and each other map as its sorted keys and
+// values (rebuilt on reading; they are small). Read from a mapped file, the
+// bodies and arrays are used where they are; reading thus costs about what
+// checking the bytes costs, against rendering every card and building the
+// search index again. Nothing in it is trusted: every offset, reference and
+// record is checked before the snapshot is served, so that a corrupt file
+// fails to read instead of failing a request later.
 
 // WriteBinary writes s for ReadSnapshot.
 func (s *Snapshot) WriteBinary(w *binio.Writer) {
