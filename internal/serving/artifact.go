@@ -133,10 +133,11 @@ func sum(v []uint64) uint64 {
 // wrapping fs.ErrNotExist: there is none).
 //
 // Where the system maps files (unix), the file is mapped read-only and the
-// View's card bodies are the mapping's bytes, not copies: see mapping for
-// how long it stays mapped. The file must then never be changed in place:
-// artifacts are replaced by renaming a new file over them (a new inode; the
-// mapping keeps the old one's pages, even once it is unlinked).
+// View's card bodies, cards and search arrays are the mapping's bytes, not
+// copies (catalog.ReadSnapshot): see mapping for how long it stays mapped.
+// The file must then never be changed in place: artifacts are replaced by
+// renaming a new file over them (a new inode; the mapping keeps the old
+// one's pages, even once it is unlinked).
 func ReadArtifact(path string, reg *game.Registry, version int64) (*View, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -231,8 +232,8 @@ func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*
 	return v, nil
 }
 
-// readMapped reads the artifact data, the whole file, whose card bodies
-// stay in data; owner keeps data valid (it is kept by every game's
+// readMapped reads the artifact data, the whole file, whose card bodies and
+// arrays stay in data; owner keeps data valid (it is kept by every game's
 // snapshot). The checksum covers every byte, so that no damaged byte is
 // ever served; it is computed while the sections are decoded, on another
 // core (the decoders check every value, so decoding bytes not yet verified
