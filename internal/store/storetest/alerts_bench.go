@@ -37,9 +37,28 @@ func BenchAlerts(tb testing.TB) int {
 	return n
 }
 
+// BenchAlertsMovedEnv names the environment variable that says which
+// share of the cards BenchAlertEvaluation moves.
+const BenchAlertsMovedEnv = "CARDCAT_BENCH_ALERTS_MOVED"
+
+// benchMoved is $CARDCAT_BENCH_ALERTS_MOVED, a percentage, 10 by default.
+func benchMoved(tb testing.TB) int {
+	tb.Helper()
+	s := os.Getenv(BenchAlertsMovedEnv)
+	if s == "" {
+		return 10
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 100 {
+		tb.Fatalf("%s=%q: want a percentage of the cards", BenchAlertsMovedEnv, s)
+	}
+	return n
+}
+
 // BenchAlertEvaluation measures one evaluation of n alerts against a new
 // catalogue version of cards cards (a snapshot of Generate's catalogue) in
-// which a tenth of the cards moved: their TCGplayer market and Cardmarket
+// which a tenth of the cards ($CARDCAT_BENCH_ALERTS_MOVED percent) moved:
+// their TCGplayer market and Cardmarket
 // trend cross the thresholds of the alerts on them, so those fire (and half
 // of them queue a delivery). The alerts are spread over the cards, a third
 // each "above" on TCGplayer's Normal, "below" and "move 10%" on
@@ -71,13 +90,14 @@ func BenchAlertEvaluation(b *testing.B, s store.Store, cards, n int) {
 		return snap
 	}
 	still := snapshot(1)
+	moved := benchMoved(b)
 	for i := range g.Cards {
-		if i%10 == 0 {
+		if i%100 < moved {
 			g.Cards[i].TCGPrices[0].Market = catalog.Cents(30) // above 25
 			g.Cards[i].CMPrices[0].Trend = catalog.Cents(15)   // below 18; 25% under avg7
 		}
 	}
-	moved := snapshot(2)
+	movedSnap := snapshot(2)
 	ids := make([]string, len(g.Cards))
 	for i := range g.Cards {
 		ids[i] = g.Cards[i].ID
@@ -110,7 +130,7 @@ func BenchAlertEvaluation(b *testing.B, s store.Store, cards, n int) {
 	var fired, evaluations int
 	b.ResetTimer()
 	for b.Loop() {
-		snap := moved
+		snap := movedSnap
 		if evaluations%2 == 1 {
 			snap = still
 		}
