@@ -20,7 +20,7 @@ import (
 // 10%" against Cardmarket's avg7; half of them with a webhook endpoint that
 // no worker sends to), then a serve polling every second evaluates them at
 // its start (every alert's first evaluation) and again after `ingest` writes
-// the catalogue a day later (`synth --day`): the times are its log's
+// the catalogue of a later day (`synth --day`): the times are its log's
 // "alerts evaluated ... took=". The alerts, their events and deliveries are
 // deleted afterwards, so that the load runs serve the store as before; the
 // catalogue ends one version on.
@@ -118,10 +118,14 @@ func runAlerts(ctx context.Context, cfg *config, cardcat string, cat *catalogue,
 	}
 	logf("alerts phase: first evaluation of %d alerts at version %d took %s (%d fired)", ar.First.Evaluated, ar.First.Version, dur(ar.First.Took), ar.First.Fired)
 
+	// A day after the replica phase's (100, 101), and after this phase's of
+	// an earlier run on a reused work directory (the same day again would
+	// change no price).
+	day := 102 + ar.First.Version
 	mirror := filepath.Join(dir, "alerts-mirror")
 	defer os.RemoveAll(mirror)
 	if _, err := command(ctx, nil, cardcat, "synth", "--cards", strconv.Itoa(cat.Cards), "--seed", strconv.FormatUint(cfg.seed, 10),
-		"--day", "102", "--out", mirror); err != nil {
+		"--day", strconv.Itoa(day), "--out", mirror); err != nil {
 		return fail(err)
 	}
 	if _, err := command(ctx, nil, cardcat, "ingest", "--from", mirror, "--data-dir", cat.DataDir); err != nil {
