@@ -28,8 +28,9 @@ func (db *DB) TryLock(ctx context.Context, name string) (func(), bool, error) {
 		closeConn(conn)
 		return nil, false, fmt.Errorf("postgres: lock %s: %w", name, err)
 	}
+	key := lockKey(schema, name)
 	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, lockKey(schema, name)).Scan(&ok); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil {
 		closeConn(conn)
 		return nil, false, fmt.Errorf("postgres: lock %s: %w", name, err)
 	}
@@ -37,9 +38,18 @@ func (db *DB) TryLock(ctx context.Context, name string) (func(), bool, error) {
 		closeConn(conn)
 		return nil, false, nil
 	}
-	// Closing the session releases its advisory locks: no unlock call that
-	// could fail on a broken connection.
-	return func() { closeConn(conn) }, true, nil
+	return func() { unlockConn(conn, key) }, true, nil
+}
+
+// unlockConn releases the lock, then closes its connection. Closing alone
+// releases it too (a broken connection needs nothing more), but only once the
+// server has noticed the session's end, a moment after the close returns: a
+// TryLock right after an unlock could find the lock still held.
+func unlockConn(conn *pgx.Conn, key int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, key) // on failure the close releases it
+	conn.Close(ctx)
 }
 
 // lockKey is the advisory lock's 64-bit key of name in schema.
