@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -59,7 +58,7 @@ type Handler struct {
 // be read in time a 503 (its cause is logged by the caller of Answer,
 // never sent); both are *apiref.Problem.
 func (h *Handler) Answer(r *http.Request, caller account.Caller) ([]byte, error) {
-	p, err := parsePaging(r.URL.Query())
+	p, err := apiref.ParsePaging(r.URL.Query(), PageDefault, PageMax)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +70,7 @@ func (h *Handler) Answer(r *http.Request, caller account.Caller) ([]byte, error)
 			return nil, err
 		}
 	}
-	from, to := p.window(len(list))
+	from, to := p.Window(len(list))
 	b := []byte(`{"alerts":[`)
 	for i := from; i < to; i++ {
 		if i > from {
@@ -80,7 +79,7 @@ func (h *Handler) Answer(r *http.Request, caller account.Caller) ([]byte, error)
 		b = appendAlert(b, &list[i])
 	}
 	b = append(b, `],"pagination":`...)
-	b = p.appendJSON(b, len(list))
+	b = p.AppendJSON(b, len(list))
 	return append(b, '}'), nil
 }
 
@@ -166,75 +165,3 @@ func appendIDOrNull(b []byte, n int64) []byte {
 	return strconv.AppendInt(b, n, 10)
 }
 
-// paging is a validated page and limit, read as the API's other lists read
-// theirs (internal/httpapi's parsePaging).
-type paging struct {
-	page, limit int
-}
-
-// parsePaging reads page and limit: integers of 1 or more (else 400 naming
-// the parameter); a limit above PageMax is taken as PageMax, and a page too
-// large to count is a page past the end.
-func parsePaging(q url.Values) (paging, error) {
-	p := paging{page: 1, limit: PageDefault}
-	var err error
-	if p.page, err = positiveInt(q, "page", 1); err != nil {
-		return p, err
-	}
-	if p.limit, err = positiveInt(q, "limit", PageDefault); err != nil {
-		return p, err
-	}
-	p.limit = min(p.limit, PageMax)
-	return p, nil
-}
-
-func positiveInt(q url.Values, name string, def int) (int, error) {
-	vs, ok := q[name]
-	if !ok {
-		return def, nil
-	}
-	v := vs[0]
-	n, err := strconv.ParseUint(v, 10, 63)
-	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) && ne.Err == strconv.ErrRange && allDigits(v) {
-			return int(^uint(0) >> 1), nil
-		}
-	}
-	if err != nil || n < 1 {
-		return 0, &apiref.Problem{Status: http.StatusBadRequest, Code: apiref.ErrInvalidParameter,
-			Message: "The parameter " + name + " must be an integer of 1 or more; got " + strconv.Quote(v) + "."}
-	}
-	return int(n), nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// window is the slice bounds [from, to) of the page within total items.
-func (p paging) window(total int) (from, to int) {
-	if p.page-1 >= (total+p.limit-1)/p.limit {
-		return total, total
-	}
-	from = (p.page - 1) * p.limit
-	return from, min(from+p.limit, total)
-}
-
-// appendJSON appends the pagination object, the Pagination schema.
-func (p paging) appendJSON(b []byte, total int) []byte {
-	b = append(b, `{"page":`...)
-	b = strconv.AppendInt(b, int64(p.page), 10)
-	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, int64(p.limit), 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, int64(total), 10)
-	b = append(b, `,"total_pages":`...)
-	b = strconv.AppendInt(b, int64((total+p.limit-1)/p.limit), 10)
-	return append(b, '}')
-}

@@ -47,8 +47,8 @@ func (s *Server) handleChanges(code string) keyedHandler {
 			return reply{}, err
 		}
 		// A page too large to count reads past the end, as elsewhere.
-		offset := min(p.page-1, int(^uint(0)>>1)/p.limit) * p.limit
-		page, err := s.readChanges(r, code, since, offset, p.limit)
+		offset := min(p.Page-1, int(^uint(0)>>1)/p.Limit) * p.Limit
+		page, err := s.readChanges(r, code, since, offset, p.Limit)
 		if err != nil {
 			return reply{}, err
 		}
@@ -78,7 +78,7 @@ func (s *Server) handleChanges(code string) keyedHandler {
 			b = append(b, '}')
 		}
 		b = append(b, `],"pagination":`...)
-		b = p.appendJSON(b, page.Total)
+		b = p.AppendJSON(b, page.Total)
 		b = append(b, '}')
 		*bp = b
 		return madeReply(jsonContentType, bp), nil

@@ -51,7 +51,7 @@ func (s *Server) handleSearch(code string) keyedHandler {
 		b := append(*bp, `{"query":`...)
 		b = jsonw.AppendString(b, q)
 		b = append(b, `,"results":[`...)
-		from, to := pg.window(len(res.Cards))
+		from, to := pg.Window(len(res.Cards))
 		for i := from; i < to; i++ {
 			if i > from {
 				b = append(b, ',')
@@ -59,7 +59,7 @@ func (s *Server) handleSearch(code string) keyedHandler {
 			b = append(b, g.CardJSON(res.Cards[i])...)
 		}
 		b = append(b, `],"pagination":`...)
-		b = pg.appendJSON(b, len(res.Cards))
+		b = pg.AppendJSON(b, len(res.Cards))
 		b = appendSearchMetadata(b, len(res.Cards), res.Counts, res.Truncated)
 		b = append(b, '}')
 		*bp = b

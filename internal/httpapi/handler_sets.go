@@ -40,8 +40,8 @@ func (s *Server) handleSetCards(code string) keyedHandler {
 		if set == nil {
 			return disambiguation, err
 		}
-		from, to := pg.window(set.Total)
-		return reply{kind: web.Kept, contentType: jsonContentType, tag: g.SetPageTag(set, pg.page, pg.limit),
+		from, to := pg.Window(set.Total)
+		return reply{kind: web.Kept, contentType: jsonContentType, tag: g.SetPageTag(set, pg.Page, pg.Limit),
 			page: setPage{g: g, set: set, pg: pg, from: from, to: to}}, nil
 	}
 }
@@ -68,7 +68,7 @@ func (p *setPage) appendTo(b []byte) []byte {
 		b = p.g.AppendListing(b, first+catalog.CardRef(i))
 	}
 	b = append(b, `],"pagination":`...)
-	b = p.pg.appendJSON(b, p.set.Total)
+	b = p.pg.AppendJSON(b, p.set.Total)
 	return append(b, '}')
 }
 
@@ -76,7 +76,7 @@ func (p *setPage) appendTo(b []byte) []byte {
 func (p *setPage) length() int {
 	var pagination [128]byte
 	return len(`{"success":true,"set":`) + len(p.set.HeaderJSON()) + len(`,"cards":[`) + p.g.SetPageLen(p.set, p.from, p.to) +
-		len(`],"pagination":`) + len(p.pg.appendJSON(pagination[:0], p.set.Total)) + len(`}`)
+		len(`],"pagination":`) + len(p.pg.AppendJSON(pagination[:0], p.set.Total)) + len(`}`)
 }
 
 // resolveSet resolves :set for every route under /{game}/sets/{set}: a
