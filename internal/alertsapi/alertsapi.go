@@ -164,4 +164,3 @@ func appendIDOrNull(b []byte, n int64) []byte {
 	}
 	return strconv.AppendInt(b, n, 10)
 }
-
