@@ -1,11 +1,14 @@
 // Package mail sends the portal's plain-text emails (verification, password
-// reset): through SMTP when CARDCAT_SMTP_URL is set, to the log otherwise.
+// reset, price alerts): through SMTP when CARDCAT_SMTP_URL is set, to the log
+// otherwise.
 package mail
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 )
 
@@ -16,6 +19,12 @@ type Message struct {
 	Subject string
 	Text    string
 	Link    string
+	// Unsubscribe, when set, is an http(s) URL that unsubscribes the
+	// recipient with one POST (RFC 8058): it is sent as
+	// "List-Unsubscribe: <URL>" with "List-Unsubscribe-Post:
+	// List-Unsubscribe=One-Click", which mailbox providers show as an
+	// unsubscribe button. Text should hold it too, for every other reader.
+	Unsubscribe string
 }
 
 // Mailer sends a Message. Implementations must be safe for concurrent use.
@@ -23,17 +32,36 @@ type Mailer interface {
 	Send(ctx context.Context, m Message) error
 }
 
-// ErrHeaderInjection is returned for a To or Subject holding a CR or LF, which
-// would let the sender add headers of its choosing.
+// ErrHeaderInjection is returned for a To, Subject or Unsubscribe holding a CR
+// or LF, which would let the sender add headers of its choosing.
 var ErrHeaderInjection = errors.New("mail: CR or LF in a header value")
 
-// checkHeaders refuses values that would break out of their header line.
+// checkHeaders refuses values that would break out of their header line, and
+// an Unsubscribe that is not an absolute http(s) URL that fits between the
+// angle brackets of List-Unsubscribe.
 func checkHeaders(m Message) error {
-	if strings.ContainsAny(m.To, "\r\n") || strings.ContainsAny(m.Subject, "\r\n") {
-		return ErrHeaderInjection
+	for _, v := range []string{m.To, m.Subject, m.Unsubscribe} {
+		if strings.ContainsAny(v, "\r\n") {
+			return ErrHeaderInjection
+		}
+	}
+	if m.Unsubscribe == "" {
+		return nil
+	}
+	// Its header is not folded (whitespace between the brackets is not
+	// read alike by every client): it must fit a line (RFC 5322's 998).
+	u, err := url.Parse(m.Unsubscribe)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(m.Unsubscribe) > maxUnsubscribe ||
+		strings.ContainsFunc(m.Unsubscribe, func(r rune) bool { return r <= ' ' || r >= 0x7f || r == '<' || r == '>' || r == ',' }) {
+		return fmt.Errorf("mail: the unsubscribe link %q is not an absolute http(s) URL of at most %d characters of printable ASCII without <, > or ,",
+			m.Unsubscribe, maxUnsubscribe)
 	}
 	return nil
 }
+
+// maxUnsubscribe is the longest unsubscribe link: List-Unsubscribe and it on
+// one line of at most 998 characters.
+const maxUnsubscribe = 900
 
 // LogMailer is for development only: it sends nothing and logs each message
 // at INFO with its recipient, subject and link, so that `make run` works on a
@@ -71,7 +99,10 @@ func (l LogMailer) Send(ctx context.Context, m Message) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	logger.LogAttrs(ctx, slog.LevelInfo, NotSent,
-		slog.String("to", m.To), slog.String("subject", m.Subject), slog.String("link", m.Link))
+	attrs := []slog.Attr{slog.String("to", m.To), slog.String("subject", m.Subject), slog.String("link", m.Link)}
+	if m.Unsubscribe != "" {
+		attrs = append(attrs, slog.String("unsubscribe", m.Unsubscribe))
+	}
+	logger.LogAttrs(ctx, slog.LevelInfo, NotSent, attrs...)
 	return nil
 }

@@ -213,6 +213,8 @@ func TestSendRefusesHeaderInjection(t *testing.T) {
 		{To: "a@example.com\r\nBcc: victim@example.com", Subject: "s", Text: "t"},
 		{To: "a@example.com", Subject: "s\nBcc: victim@example.com", Text: "t"},
 		{To: "a@example.com", Subject: "s\rX-Evil: 1", Text: "t"},
+		{To: "a@example.com", Subject: "s", Text: "t", Unsubscribe: "https://example.com/u?t=1\r\nBcc: victim@example.com"},
+		{To: "a@example.com", Subject: "s", Text: "t", Unsubscribe: "https://example.com/u\n"},
 	}
 	for name, m := range mailers {
 		for _, msg := range bad {
@@ -223,6 +225,50 @@ func TestSendRefusesHeaderInjection(t *testing.T) {
 	}
 	if n := len(srv.Messages()); n != 0 {
 		t.Errorf("%d messages reached the server, want 0", n)
+	}
+}
+
+// An Unsubscribe link is sent as RFC 8058's two headers, on one line each,
+// and one that would not fit between List-Unsubscribe's brackets is refused
+// before anything is sent.
+func TestSMTPListUnsubscribe(t *testing.T) {
+	srv := mailtest.Start(t)
+	m := mustSMTP(t, srv, "cardcat <no-reply@cards.example.com>")
+	unsub := "https://cards.example.com/account/alerts/unsubscribe?token=" + strings.Repeat("0f", 32)
+	msg := Message{To: "ann@example.com", Subject: "Price alert", Text: "Stop these emails: " + unsub + "\n", Link: unsub, Unsubscribe: unsub}
+	if err := m.Send(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.WaitFor(t, "ann@example.com", 5*time.Second)
+	if h := got.Header.Get("List-Unsubscribe"); h != "<"+unsub+">" {
+		t.Errorf("List-Unsubscribe %q, want <%s>", h, unsub)
+	}
+	if h := got.Header.Get("List-Unsubscribe-Post"); h != "List-Unsubscribe=One-Click" {
+		t.Errorf("List-Unsubscribe-Post %q", h)
+	}
+	for i, line := range bytes.SplitAfter(got.Raw, []byte("\n")) {
+		if len(line) > 1000 {
+			t.Errorf("raw line %d is %d bytes long", i, len(line))
+		}
+	}
+	// Without one, neither header.
+	if err := m.Send(context.Background(), Message{To: "bob@example.com", Subject: "Verify", Text: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.WaitFor(t, "bob@example.com", 5*time.Second); got.Header.Get("List-Unsubscribe") != "" || got.Header.Get("List-Unsubscribe-Post") != "" {
+		t.Errorf("a message without an unsubscribe link has List-Unsubscribe headers: %q", got.Raw)
+	}
+
+	for _, bad := range []string{"/account/unsubscribe?token=1", "mailto:u@example.com", "https://example.com/u?a=<b>", "https://example.com/u a",
+		"https://example.com/u,https://evil.example/", "https://example.com/é", "https://example.com/" + strings.Repeat("a", 1000)} {
+		for name, mailer := range map[string]Mailer{"SMTP": m, "Log": LogMailer{Logger: slog.New(slog.DiscardHandler)}} {
+			if err := mailer.Send(context.Background(), Message{To: "c@example.com", Subject: "s", Text: "t", Unsubscribe: bad}); err == nil {
+				t.Errorf("%s.Send with the unsubscribe link %q: no error", name, bad)
+			}
+		}
+	}
+	if n := len(srv.Messages()); n != 2 {
+		t.Errorf("%d messages reached the server, want the 2 good ones", n)
 	}
 }
 
@@ -340,6 +386,15 @@ func TestLogMailer(t *testing.T) {
 	}
 	if strings.TrimSpace(got) != want {
 		t.Errorf("log line:\n%s\nwant\n%s", got, want)
+	}
+
+	logs.Reset()
+	unsub := "http://localhost:8080/account/alerts/unsubscribe?token=u"
+	if err := m.Send(context.Background(), Message{To: "dev@example.com", Subject: "Alert", Text: "t", Link: link, Unsubscribe: unsub}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), `"link":"`+link+`","unsubscribe":"`+unsub+`"`) {
+		t.Errorf("log line of a message with an unsubscribe link:\n%s", logs.String())
 	}
 }
 

@@ -284,6 +284,12 @@ func (s *SMTP) compose(m Message) (from, to string, msg []byte, err error) {
 	header("MIME-Version", "1.0")
 	header("Content-Type", "text/plain; charset=utf-8")
 	header("Content-Transfer-Encoding", "quoted-printable")
+	if m.Unsubscribe != "" {
+		// RFC 8058: a POST of "List-Unsubscribe=One-Click" to the URL
+		// unsubscribes, without a page to visit (checkHeaders checked it).
+		header("List-Unsubscribe", "<"+m.Unsubscribe+">")
+		header("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
+	}
 	b.WriteString("\r\n")
 	qp := quotedprintable.NewWriter(&b) // writes CRLF for every line break
 	if _, err := qp.Write([]byte(m.Text)); err != nil {
