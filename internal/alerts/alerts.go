@@ -5,7 +5,8 @@
 // alert (evaluate.go): an alert fires once per crossing, is re-armed when
 // the price goes back, and never fires twice for one version. A firing is
 // an event (event.go), queued in the store for the alert's webhook
-// (internal/webhooks delivers it).
+// (internal/webhooks delivers it) and, when the alert emails, an email to
+// the account's verified address (email.go; internal/alertmail sends it).
 //
 // The rules of an alert are here (Check, ParseRule); how many alerts an
 // account keeps is its plan's (account.Plan.AlertLimits).
@@ -37,6 +38,23 @@ const (
 	TCG Source = "tcg" // TCGplayer: the finish's market price
 	CM  Source = "cm"  // Cardmarket: the finish's trend price
 )
+
+// Market is the marketplace's name: "TCGplayer", "Cardmarket".
+func (s Source) Market() string {
+	if s == CM {
+		return "Cardmarket"
+	}
+	return "TCGplayer"
+}
+
+// Currency is the currency of the marketplace's prices, and of a rule's
+// amount on it: "USD" on TCGplayer, "EUR" on Cardmarket.
+func (s Source) Currency() string {
+	if s == CM {
+		return "EUR"
+	}
+	return "USD"
+}
 
 // ParseSource is the marketplace named s.
 func ParseSource(s string) (Source, error) {
@@ -77,6 +95,18 @@ func (r Rule) String() string {
 		return fmt.Sprintf("move %d%%", r.Percent)
 	}
 	return string(r.Kind) + " " + FormatAmount(r.Cents)
+}
+
+// Text says the rule in words, its amount in src's currency: "at or above
+// 12.50 USD", "moves 20% or more from its 7-day average".
+func (r Rule) Text(src Source) string {
+	switch r.Kind {
+	case Above:
+		return "at or above " + FormatAmount(r.Cents) + " " + src.Currency()
+	case Below:
+		return "at or below " + FormatAmount(r.Cents) + " " + src.Currency()
+	}
+	return "moves " + strconv.Itoa(r.Percent) + "% or more from its 7-day average"
 }
 
 // Check says what is wrong with the rule.
@@ -178,7 +208,11 @@ type Alert struct {
 	Finish    string // TCGplayer's subTypeName ("Holofoil"), Cardmarket's "normal" or "foil"
 	Rule      Rule
 	WebhookID int64 // the endpoint its events go to; 0: none
-	Paused    bool  // not evaluated while paused
+	// Email: each firing is also emailed to the account's verified address
+	// (email.go), until turned off in the portal or by the email's
+	// unsubscribe link.
+	Email     bool
+	Paused    bool // not evaluated while paused
 	CreatedAt time.Time
 
 	// The evaluation's state: Armed is false from a firing until the
@@ -196,11 +230,13 @@ type Store interface {
 	// CreateAlert stores a (armed, never evaluated) and sets its ID and
 	// CreatedAt, unless the account has max alerts already (ErrLimit),
 	// counted in the same transaction. A WebhookID must be one of the
-	// account's endpoints (ErrNotFound otherwise).
+	// account's endpoints (ErrNotFound otherwise). An alert that emails
+	// gets its unsubscribe token (NewEmailToken).
 	CreateAlert(ctx context.Context, a *Alert, max int) error
 	// UpdateAlert changes one of the account's alerts (a.AccountID, a.ID)
-	// to a's card, marketplace, finish, rule and webhook; its paused state
-	// and creation stay. It is armed again and evaluated anew at the next
+	// to a's card, marketplace, finish, rule, webhook and Email; its paused
+	// state, creation and unsubscribe token stay (one is made when it has
+	// none and a.Email is set). It is armed again and evaluated anew at the next
 	// version; the last price read is kept only when it still watches the
 	// same card, marketplace and finish. ErrNotFound when the account has
 	// no such alert, or a.WebhookID is not one of its endpoints.
@@ -220,11 +256,14 @@ type Store interface {
 	// alerts at version: an alert's new state, only if it is still not
 	// paused and below version (so that no alert is evaluated twice for
 	// one version, whoever else evaluates), and then its event, queued for
-	// delivery to the alert's webhook when it has one that still exists.
+	// delivery to the alert's webhook when it has one that still exists,
+	// and its email when the evaluation says Email. An email is queued
+	// EmailCapped instead of EmailPending when its account had
+	// emailsPerHour emails queued (not capped, not cancelled) in the hour
+	// up to the event's creation, those of this call included (0: no cap).
 	// An evaluation that Kept the state moves only the alert's version (a
-	// cheaper write: most alerts, most versions). It returns how many
-	// events were written and how many deliveries queued.
-	RecordEvaluations(ctx context.Context, version int64, evs []Evaluation) (fired, queued int, err error)
+	// cheaper write: most alerts, most versions).
+	RecordEvaluations(ctx context.Context, version int64, evs []Evaluation, emailsPerHour int) (Recorded, error)
 	// Events are the account's events, newest first, at most limit.
 	Events(ctx context.Context, accountID int64, limit int) ([]Event, error)
 	// QueueTestEvent writes e (a test event: NewTestEvent's) and queues its
@@ -239,9 +278,21 @@ type Evaluation struct {
 	Armed   bool
 	Price   catalog.Money
 	Event   *Event // the firing; nil when it did not fire
+	// Email, with Event, queues an email of the firing too (the alert
+	// emails); CardName is the card's name at the version, which it says.
+	Email    bool
+	CardName string
 	// Kept is true when Armed and Price are the state read (no firing):
 	// only LastVersion is written.
 	Kept bool
+}
+
+// Recorded is what RecordEvaluations wrote.
+type Recorded struct {
+	Fired   int // events written
+	Queued  int // webhook deliveries queued
+	Emailed int // emails queued to be sent
+	Capped  int // emails queued EmailCapped: past their account's emails per hour
 }
 
 // finishes names the finishes a card has on source, in its order.

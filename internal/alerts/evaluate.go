@@ -78,6 +78,9 @@ type Evaluator struct {
 	Log  *slog.Logger
 	// Batch is how many alerts are read and written at once (default 1000).
 	Batch int
+	// EmailsPerHour caps the alert emails an account gets in an hour
+	// (RecordEvaluations'); 0: no cap.
+	EmailsPerHour int
 	// Subscriptions, when set with Changes, are the card.changed
 	// subscriptions evaluated in the same step (subscriptions.go).
 	Subscriptions SubscriptionStore
@@ -110,6 +113,8 @@ type Result struct {
 	Evaluated int // alerts evaluated
 	Fired     int // events written
 	Queued    int // deliveries queued
+	Emailed   int // emails queued
+	Capped    int // emails not to be sent: past their account's emails per hour
 	Skipped   bool
 	// Subscriptions is what the card.changed subscriptions' evaluation did.
 	Subscriptions SubscriptionResult
@@ -168,17 +173,21 @@ func (e *Evaluator) Evaluate(ctx context.Context, snap *catalog.Snapshot) (Resul
 			}
 			if fire {
 				ev.Event = newEvent(a, snap.Version, created, a.LastPrice, price, avg7)
+				// price read the card's prices: its name is the version's.
+				ev.Email, ev.CardName = a.Email, prices.Name
 			}
 			ev.Kept = !fire && armed == a.Armed && sameMoney(ev.Price, a.LastPrice)
 			evs = append(evs, ev)
 		}
-		fired, queued, err := e.Alerts.RecordEvaluations(ctx, snap.Version, evs)
+		rec, err := e.Alerts.RecordEvaluations(ctx, snap.Version, evs, e.EmailsPerHour)
 		if err != nil {
 			return res, err
 		}
 		res.Evaluated += len(evs)
-		res.Fired += fired
-		res.Queued += queued
+		res.Fired += rec.Fired
+		res.Queued += rec.Queued
+		res.Emailed += rec.Emailed
+		res.Capped += rec.Capped
 	}
 	sub, err := e.evaluateSubscriptions(ctx, snap, now, batch)
 	res.Subscriptions = sub
@@ -297,7 +306,7 @@ func (e *Evaluator) Run(ctx context.Context) {
 			e.Log.Debug("alerts evaluated by another replica", "version", snap.Version)
 		default:
 			e.Log.Info("alerts evaluated", "version", snap.Version, "alerts", res.Evaluated, "fired", res.Fired,
-				"queued", res.Queued, "subscriptions", res.Subscriptions.Evaluated, "changed_events", res.Subscriptions.Fired,
+				"queued", res.Queued, "emailed", res.Emailed, "emails_capped", res.Capped, "subscriptions", res.Subscriptions.Evaluated, "changed_events", res.Subscriptions.Fired,
 				"changed_queued", res.Subscriptions.Queued, "took", time.Since(start).Round(time.Millisecond))
 		}
 	}

@@ -20,14 +20,14 @@ var (
 	_ webhooks.Store = (*DB)(nil)
 )
 
-const alertColumns = `id, account_id, game, card_id, source, finish, rule, amount_cents, percent, webhook_id, paused,
+const alertColumns = `id, account_id, game, card_id, source, finish, rule, amount_cents, percent, webhook_id, email, paused,
 	created_at, armed, last_version, last_price`
 
 func scanAlert(rows pgx.Rows) (alerts.Alert, error) {
 	var a alerts.Alert
 	var price *int64
 	err := rows.Scan(&a.ID, &a.AccountID, &a.Game, &a.CardID, &a.Source, &a.Finish, &a.Rule.Kind, &a.Rule.Cents, &a.Rule.Percent,
-		&a.WebhookID, &a.Paused, &a.CreatedAt, &a.Armed, &a.LastVersion, &price)
+		&a.WebhookID, &a.Email, &a.Paused, &a.CreatedAt, &a.Armed, &a.LastVersion, &price)
 	a.CreatedAt = a.CreatedAt.UTC()
 	if price != nil {
 		a.LastPrice = catalog.Cents(*price)
@@ -47,13 +47,16 @@ func lockAccount(ctx context.Context, tx pgx.Tx, accountID int64) (live bool, er
 }
 
 // deleteAccountAlerts deletes, in DeleteAccount's transaction, the
-// account's alerts, their events, its webhook endpoints, every delivery to
-// them or of its events, and the deliveries' attempts: a deleted account's
-// alerts must not fire again, nor its endpoints receive anything. The
-// alerts go first: deleting them waits for an evaluation that holds them
-// (RecordEvaluations locks the alerts it moves, then queues their
-// deliveries) to commit, so that its deliveries are deleted next; a later
-// evaluation finds the alerts gone and queues nothing.
+// account's alerts, their events and emails (sent or not), its webhook
+// endpoints, every delivery to them or of its events, and the deliveries'
+// attempts: a deleted account's alerts must not fire again, nor its
+// endpoints or its address receive anything. The alerts go first: deleting
+// them waits for an evaluation that holds them (RecordEvaluations locks the
+// alerts it moves, then queues their deliveries and emails) to commit, so
+// that its deliveries and emails are deleted next; a later evaluation finds
+// the alerts gone and queues nothing. An email a worker holds is deleted
+// too (its row lock waits for the claim's short transaction, not for the
+// sending): the worker's FinishEmail then finds it gone.
 func deleteAccountAlerts(ctx context.Context, tx pgx.Tx, accountID int64) error {
 	const deliveries = `SELECT id FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE account_id = $1)
 	OR event_id IN (SELECT id FROM alert_events WHERE account_id = $1)`
@@ -61,6 +64,7 @@ func deleteAccountAlerts(ctx context.Context, tx pgx.Tx, accountID int64) error 
 		`DELETE FROM alerts WHERE account_id = $1`,
 		`DELETE FROM webhook_attempts WHERE delivery_id IN (` + deliveries + `)`,
 		`DELETE FROM webhook_deliveries WHERE id IN (` + deliveries + `)`,
+		`DELETE FROM alert_emails WHERE account_id = $1`,
 		`DELETE FROM alert_events WHERE account_id = $1`,
 		`DELETE FROM webhook_endpoints WHERE account_id = $1`,
 	} {
@@ -99,10 +103,11 @@ func (db *DB) CreateAlert(ctx context.Context, a *alerts.Alert, max int) error {
 			}
 		}
 		return tx.QueryRow(ctx, `INSERT INTO alerts (account_id, game, card_id, source, finish, rule, amount_cents, percent,
-	webhook_id, paused, created_at, armed, last_version, last_price) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true, 0, NULL)
+	webhook_id, email, email_token, paused, created_at, armed, last_version, last_price)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, true, 0, NULL)
 	RETURNING id`,
 			a.AccountID, a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent,
-			a.WebhookID, a.Paused, a.CreatedAt).Scan(&a.ID)
+			a.WebhookID, a.Email, newEmailToken(a.Email), a.Paused, a.CreatedAt).Scan(&a.ID)
 	})
 }
 
@@ -119,13 +124,16 @@ func (db *DB) UpdateAlert(ctx context.Context, a *alerts.Alert) error {
 			}
 		}
 		// SET's expressions read the row as it was: the last price stays
-		// when the alert still watches the same price.
+		// when the alert still watches the same price; the token stays once
+		// made.
 		tag, err := tx.Exec(ctx, `UPDATE alerts SET
 	last_price = CASE WHEN game = $1 AND card_id = $2 AND source = $3 AND finish = $4 THEN last_price END,
-	game = $1, card_id = $2, source = $3, finish = $4, rule = $5, amount_cents = $6, percent = $7, webhook_id = $8,
+	email_token = CASE WHEN email_token = '' THEN $11 ELSE email_token END,
+	game = $1, card_id = $2, source = $3, finish = $4, rule = $5, amount_cents = $6, percent = $7, webhook_id = $8, email = $12,
 	armed = true, last_version = 0
 	WHERE id = $9 AND account_id = $10`,
-			a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent, a.WebhookID, a.ID, a.AccountID)
+			a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent, a.WebhookID, a.ID, a.AccountID,
+			newEmailToken(a.Email), a.Email)
 		if err != nil {
 			return err
 		}
@@ -194,24 +202,25 @@ func (db *DB) DeleteAlert(ctx context.Context, accountID, id int64) error {
 // alerts wait, then find them evaluated), and returns those it updated;
 // only their events are written. A kept state leaves armed and last_price
 // as they are. The events and then their deliveries go in one INSERT each:
-// a few round trips per batch rather than some per alert.
-func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (fired, queued int, err error) {
+// a few round trips per batch rather than some per alert; so do the
+// emails.
+func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation, emailsPerHour int) (rec alerts.Recorded, err error) {
 	ids := make([]int64, len(evs))
 	kept := make([]bool, len(evs))
 	armed := make([]bool, len(evs))
 	prices := make([]*int64, len(evs))
-	events := make(map[int64]*alerts.Event)
+	fires := make(map[int64]*alerts.Evaluation)
 	for i, ev := range evs {
 		ids[i], kept[i], armed[i] = ev.AlertID, ev.Kept, ev.Armed
 		if ev.Price.OK {
 			prices[i] = &ev.Price.Cents
 		}
 		if ev.Event != nil {
-			events[ev.AlertID] = ev.Event
+			fires[ev.AlertID] = &evs[i]
 		}
 	}
 	err = db.tx(ctx, "record alert evaluations", func(tx pgx.Tx) error {
-		fired, queued = 0, 0
+		rec = alerts.Recorded{}
 		rows, err := tx.Query(ctx, `UPDATE alerts a SET last_version = $1,
 	armed = CASE WHEN v.kept THEN a.armed ELSE v.armed END, last_price = CASE WHEN v.kept THEN a.last_price ELSE v.price END
 	FROM unnest($2::bigint[], $3::boolean[], $4::boolean[], $5::bigint[]) AS v (id, kept, armed, price)
@@ -225,6 +234,7 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 			accounts, alertIDs, vers = []int64{}, []int64{}, []int64{}
 			hooks                    = []int64{}
 			created                  = []time.Time{}
+			emails                   []*alerts.Evaluation
 		)
 		for rows.Next() {
 			var id int64
@@ -232,10 +242,14 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 				rows.Close()
 				return err
 			}
-			if e := events[id]; e != nil {
+			if ev := fires[id]; ev != nil {
+				e := ev.Event
 				eventIDs, bodies = append(eventIDs, e.ID), append(bodies, e.Body)
 				accounts, alertIDs, vers = append(accounts, e.AccountID), append(alertIDs, e.AlertID), append(vers, e.Version)
 				hooks, created = append(hooks, e.WebhookID), append(created, sqlrow.Time(e.Created))
+				if ev.Email {
+					emails = append(emails, ev)
+				}
 			}
 		}
 		rows.Close()
@@ -251,7 +265,7 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 		if err != nil {
 			return err
 		}
-		fired = int(tag.RowsAffected())
+		rec.Fired = int(tag.RowsAffected())
 		tag, err = tx.Exec(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
 	SELECT v.id, w.id, 'pending', 0, v.at, v.at
 	FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::timestamptz[]) AS v (id, hook, account, at)
@@ -259,10 +273,10 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 		if err != nil {
 			return err
 		}
-		queued = int(tag.RowsAffected())
-		return nil
+		rec.Queued = int(tag.RowsAffected())
+		return queueEmails(ctx, tx, emails, emailsPerHour, &rec)
 	})
-	return fired, queued, err
+	return rec, err
 }
 
 // Events are the account's events, newest first.

@@ -19,7 +19,7 @@ var (
 	_ webhooks.Store = (*DB)(nil)
 )
 
-const alertColumns = `id, account_id, game, card_id, source, finish, rule, amount_cents, percent, webhook_id, paused,
+const alertColumns = `id, account_id, game, card_id, source, finish, rule, amount_cents, percent, webhook_id, email, paused,
 	created_at, armed, last_version, last_price`
 
 func scanAlert(rows *sql.Rows) (alerts.Alert, error) {
@@ -27,7 +27,7 @@ func scanAlert(rows *sql.Rows) (alerts.Alert, error) {
 	var created int64
 	var price sql.NullInt64
 	err := rows.Scan(&a.ID, &a.AccountID, &a.Game, &a.CardID, &a.Source, &a.Finish, &a.Rule.Kind, &a.Rule.Cents, &a.Rule.Percent,
-		&a.WebhookID, &a.Paused, &created, &a.Armed, &a.LastVersion, &price)
+		&a.WebhookID, &a.Email, &a.Paused, &created, &a.Armed, &a.LastVersion, &price)
 	a.CreatedAt = fromMicros(created)
 	a.LastPrice = catalog.Money{Cents: price.Int64, OK: price.Valid}
 	return a, err
@@ -50,9 +50,10 @@ func liveAccount(ctx context.Context, tx *sql.Tx, accountID int64) (bool, error)
 }
 
 // deleteAccountAlerts deletes, in DeleteAccount's transaction, the
-// account's alerts, their events, its webhook endpoints, every delivery to
-// them or of its events, and the deliveries' attempts: a deleted account's
-// alerts must not fire again, nor its endpoints receive anything.
+// account's alerts, their events and emails (sent or not), its webhook
+// endpoints, every delivery to them or of its events, and the deliveries'
+// attempts: a deleted account's alerts must not fire again, nor its
+// endpoints or its address receive anything.
 func deleteAccountAlerts(ctx context.Context, tx *sql.Tx, accountID int64) error {
 	const deliveries = `SELECT id FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM webhook_endpoints WHERE account_id = ?1)
 	OR event_id IN (SELECT id FROM alert_events WHERE account_id = ?1)`
@@ -60,6 +61,7 @@ func deleteAccountAlerts(ctx context.Context, tx *sql.Tx, accountID int64) error
 		`DELETE FROM alerts WHERE account_id = ?1`,
 		`DELETE FROM webhook_attempts WHERE delivery_id IN (` + deliveries + `)`,
 		`DELETE FROM webhook_deliveries WHERE id IN (` + deliveries + `)`,
+		`DELETE FROM alert_emails WHERE account_id = ?1`,
 		`DELETE FROM alert_events WHERE account_id = ?1`,
 		`DELETE FROM webhook_endpoints WHERE account_id = ?1`,
 	} {
@@ -94,9 +96,10 @@ func (db *DB) CreateAlert(ctx context.Context, a *alerts.Alert, max int) error {
 			}
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO alerts (account_id, game, card_id, source, finish, rule, amount_cents, percent,
-	webhook_id, paused, created_at, armed, last_version, last_price) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 0, NULL)`,
+	webhook_id, email, email_token, paused, created_at, armed, last_version, last_price)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 0, NULL)`,
 			a.AccountID, a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent,
-			a.WebhookID, a.Paused, micros(a.CreatedAt))
+			a.WebhookID, a.Email, newEmailToken(a.Email), a.Paused, micros(a.CreatedAt))
 		if err != nil {
 			return err
 		}
@@ -118,13 +121,16 @@ func (db *DB) UpdateAlert(ctx context.Context, a *alerts.Alert) error {
 			}
 		}
 		// SET's expressions read the row as it was: the last price stays
-		// when the alert still watches the same price.
+		// when the alert still watches the same price; the token stays once
+		// made.
 		res, err := tx.ExecContext(ctx, `UPDATE alerts SET
 	last_price = CASE WHEN game = ? AND card_id = ? AND source = ? AND finish = ? THEN last_price END,
-	game = ?, card_id = ?, source = ?, finish = ?, rule = ?, amount_cents = ?, percent = ?, webhook_id = ?, armed = 1, last_version = 0
+	email_token = CASE WHEN email_token = '' THEN ? ELSE email_token END,
+	game = ?, card_id = ?, source = ?, finish = ?, rule = ?, amount_cents = ?, percent = ?, webhook_id = ?, email = ?,
+	armed = 1, last_version = 0
 	WHERE id = ? AND account_id = ?`,
-			a.Game, a.CardID, string(a.Source), a.Finish,
-			a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent, a.WebhookID,
+			a.Game, a.CardID, string(a.Source), a.Finish, newEmailToken(a.Email),
+			a.Game, a.CardID, string(a.Source), a.Finish, string(a.Rule.Kind), a.Rule.Cents, a.Rule.Percent, a.WebhookID, a.Email,
 			a.ID, a.AccountID)
 		if err != nil {
 			return err
@@ -201,10 +207,10 @@ func (db *DB) DeleteAlert(ctx context.Context, accountID, id int64) error {
 // statements prepared once per call: parsing a statement costs more than
 // running it, and one call writes a whole batch. A kept state moves only
 // last_version; the events of the alerts actually written go in multi-row
-// INSERTs, before their deliveries (which reference them).
-func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (fired, queued int, err error) {
+// INSERTs, before their deliveries and emails (which reference them).
+func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation, emailsPerHour int) (rec alerts.Recorded, err error) {
 	err = db.writeTx(ctx, "record alert evaluations", func(tx *sql.Tx) error {
-		fired, queued = 0, 0
+		rec = alerts.Recorded{}
 		state, err := tx.PrepareContext(ctx, `UPDATE alerts SET armed = ?, last_version = ?, last_price = ?
 	WHERE id = ? AND paused = 0 AND last_version < ?`)
 		if err != nil {
@@ -217,7 +223,8 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 		}
 		defer kept.Close()
 		var written []*alerts.Event
-		for _, ev := range evs {
+		var emails []*alerts.Evaluation
+		for i, ev := range evs {
 			var res sql.Result
 			if ev.Kept {
 				res, err = kept.ExecContext(ctx, version, ev.AlertID, version)
@@ -237,6 +244,9 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 				continue
 			}
 			written = append(written, ev.Event)
+			if ev.Email {
+				emails = append(emails, &evs[i])
+			}
 		}
 		if len(written) == 0 {
 			return nil
@@ -251,7 +261,7 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 		if err := events.flush(ctx); err != nil {
 			return err
 		}
-		fired = len(written)
+		rec.Fired = len(written)
 		deliver, err := tx.PrepareContext(ctx, `INSERT INTO webhook_deliveries (event_id, endpoint_id, state, attempts, next_at, created_at)
 	SELECT ?, id, 'pending', 0, ?, ? FROM webhook_endpoints WHERE id = ? AND account_id = ?`)
 		if err != nil {
@@ -270,11 +280,11 @@ func (db *DB) RecordEvaluations(ctx context.Context, version int64, evs []alerts
 			if err != nil {
 				return err
 			}
-			queued += int(n)
+			rec.Queued += int(n)
 		}
-		return nil
+		return queueEmails(ctx, tx, emails, emailsPerHour, &rec)
 	})
-	return fired, queued, err
+	return rec, err
 }
 
 // Events are the account's events, newest first.

@@ -28,8 +28,11 @@ import (
 // receiver that fails three times (and a worker restarted in between),
 // two workers sharing one queue, a private address refused, and what the
 // portal's pages do (edit, test events, the log, resend, rotation, delete;
-// an account's deletion taking its alerts and webhooks with it). open
-// returns a new store on a new, empty database (a Reopener).
+// an account's deletion taking its alerts and webhooks with it); and the
+// alert emails (alertemails.go): one per crossing, the hourly cap, retries
+// across a restart, two replicas sharing the queue, unsubscribing, and an
+// account's deletion taking them too. open returns a new store on a new,
+// empty database (a Reopener).
 func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
 	tests := []struct {
 		name string
@@ -47,6 +50,12 @@ func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
 		{"RotationOverlap", testWebhookRotation},
 		{"DeleteEndpoint", testWebhookDeleteEndpoint},
 		{"DeleteAccount", testDeleteAccountAlerts},
+		{"EmailPerCrossing", testAlertEmailsCrossings},
+		{"EmailCap", testAlertEmailsCap},
+		{"EmailRetriedAcrossRestart", testAlertEmailsRetried},
+		{"EmailTwoWorkersOneQueue", testAlertEmailsTwoWorkers},
+		{"EmailUnsubscribe", testAlertEmailsUnsubscribe},
+		{"EmailDeleteAccount", testDeleteAccountEmails},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,6 +66,9 @@ func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
 			}
 			if _, ok := s.(webhooks.Store); !ok {
 				t.Fatalf("%T is not a webhooks.Store", s)
+			}
+			if _, ok := s.(alerts.EmailStore); !ok {
+				t.Fatalf("%T is not an alerts.EmailStore", s)
 			}
 			tt.test(t, s)
 		})
@@ -140,13 +152,13 @@ func testAlertsOncePerVersion(t *testing.T, s store.Store) {
 	}
 	ev := alerts.Evaluation{AlertID: a.ID, Armed: false, Price: catalog.Cents(90),
 		Event: &alerts.Event{ID: alerts.EventID(a.ID, 3), AccountID: acc, AlertID: a.ID, Version: 3, Created: time.Now(), Body: []byte(`{}`)}}
-	fired, queued, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{ev})
-	if err != nil || fired != 1 || queued != 0 {
-		t.Fatalf("RecordEvaluations = %d, %d, %v; want 1 event, none queued (no webhook)", fired, queued, err)
+	rec, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{ev}, 0)
+	if err != nil || rec != (alerts.Recorded{Fired: 1}) {
+		t.Fatalf("RecordEvaluations = %+v, %v; want 1 event, none queued (no webhook, no email)", rec, err)
 	}
 	// Another replica's evaluation of the same version writes nothing.
-	if fired, _, err = as.RecordEvaluations(ctx, 3, []alerts.Evaluation{ev}); err != nil || fired != 0 {
-		t.Fatalf("the same version again = %d, %v; want nothing written", fired, err)
+	if rec, err = as.RecordEvaluations(ctx, 3, []alerts.Evaluation{ev}, 0); err != nil || rec.Fired != 0 {
+		t.Fatalf("the same version again = %+v, %v; want nothing written", rec, err)
 	}
 	if p, err := as.PendingAlerts(ctx, 3, 0, 10); err != nil || len(p) != 0 {
 		t.Fatalf("PendingAlerts after the version = %+v, %v", p, err)
@@ -161,8 +173,8 @@ func testAlertsOncePerVersion(t *testing.T, s store.Store) {
 	}
 	// A kept state moves the version only: Armed and Price are not read.
 	kept := alerts.Evaluation{AlertID: a.ID, Armed: true, Kept: true}
-	if fired, _, err := as.RecordEvaluations(ctx, 4, []alerts.Evaluation{kept}); err != nil || fired != 0 {
-		t.Fatalf("a kept state = %d, %v", fired, err)
+	if rec, err := as.RecordEvaluations(ctx, 4, []alerts.Evaluation{kept}, 0); err != nil || rec.Fired != 0 {
+		t.Fatalf("a kept state = %+v, %v", rec, err)
 	}
 	if got, _ := as.Alerts(ctx, acc); got[0].Armed || got[0].LastVersion != 4 || got[0].LastPrice != catalog.Cents(90) {
 		t.Fatalf("state after a kept one = %+v", got[0])
@@ -421,8 +433,8 @@ func queueEvents(t *testing.T, s store.Store, acc int64, url, secret string, n i
 		id := alerts.EventID(a.ID, v)
 		e := &alerts.Event{ID: id, AccountID: acc, AlertID: a.ID, WebhookID: ep.ID, Version: v, Created: time.Now(),
 			Body: []byte(`{"id":"` + id + `","type":"price.alert"}`)}
-		if _, q, err := s.(alerts.Store).RecordEvaluations(ctx, v, []alerts.Evaluation{{AlertID: a.ID, Armed: true, Event: e}}); err != nil || q != 1 {
-			t.Fatalf("queueing event %d: %d queued, %v", v, q, err)
+		if rec, err := s.(alerts.Store).RecordEvaluations(ctx, v, []alerts.Evaluation{{AlertID: a.ID, Armed: true, Event: e}}, 0); err != nil || rec.Queued != 1 {
+			t.Fatalf("queueing event %d: %d queued, %v", v, rec.Queued, err)
 		}
 		ids = append(ids, id)
 	}
@@ -506,13 +518,13 @@ func testAlertUpdate(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	// Fired at version 3, at 0.90.
-	if _, _, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{{AlertID: a.ID, Armed: false, Price: catalog.Cents(90)}}); err != nil {
+	if _, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{{AlertID: a.ID, Armed: false, Price: catalog.Cents(90)}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := as.SetAlertPaused(ctx, acc, a.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{{AlertID: a.ID, Armed: false, Price: catalog.Cents(90)}}); err != nil {
+	if _, err := as.RecordEvaluations(ctx, 3, []alerts.Evaluation{{AlertID: a.ID, Armed: false, Price: catalog.Cents(90)}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	read := func() alerts.Alert {
@@ -905,8 +917,8 @@ func testDeleteAccountAlerts(t *testing.T, s store.Store) {
 	}
 	late := &alerts.Event{ID: alerts.EventID(accAlerts[0].ID, 100), AccountID: acc, AlertID: accAlerts[0].ID,
 		WebhookID: accAlerts[0].WebhookID, Version: 100, Created: time.Now(), Body: []byte(`{"type":"price.alert"}`)}
-	if fired, queued, err := as.RecordEvaluations(ctx, 100, []alerts.Evaluation{{AlertID: accAlerts[0].ID, Event: late}}); err != nil || fired != 0 || queued != 0 {
-		t.Errorf("an evaluation of a deleted account's alert: %d fired, %d queued, %v", fired, queued, err)
+	if rec, err := as.RecordEvaluations(ctx, 100, []alerts.Evaluation{{AlertID: accAlerts[0].ID, Event: late, Email: true}}, 0); err != nil || rec != (alerts.Recorded{}) {
+		t.Errorf("an evaluation of a deleted account's alert: %+v, %v", rec, err)
 	}
 	err = ws.FinishDelivery(ctx, claimed, webhooks.Attempt{DeliveryID: claimed.ID, N: claimed.Attempts, At: time.Now(), Status: 200},
 		webhooks.Delivered, time.Time{})

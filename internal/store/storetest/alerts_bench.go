@@ -209,8 +209,8 @@ func (t *timedAlerts) PendingAlerts(ctx context.Context, version, afterID int64,
 	return t.Store.PendingAlerts(ctx, version, afterID, limit)
 }
 
-func (t *timedAlerts) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation) (int, int, error) {
+func (t *timedAlerts) RecordEvaluations(ctx context.Context, version int64, evs []alerts.Evaluation, emailsPerHour int) (alerts.Recorded, error) {
 	start := time.Now()
 	defer func() { t.write += time.Since(start) }()
-	return t.Store.RecordEvaluations(ctx, version, evs)
+	return t.Store.RecordEvaluations(ctx, version, evs, emailsPerHour)
 }
