@@ -16,9 +16,11 @@ import (
 
 // AlertsDeps are what the Alerts and Webhooks pages need (issue 25).
 type AlertsDeps struct {
-	// Store keeps the alerts, the endpoints and the delivery queue.
+	// Store keeps the alerts, the endpoints and the delivery queue, and
+	// the alert emails' unsubscribe tokens.
 	Store interface {
 		alerts.Store
+		alerts.EmailStore
 		webhooks.Store
 	}
 	// Catalog is the catalogue served now (nil before one is loaded): an
@@ -31,6 +33,9 @@ type AlertsDeps struct {
 	// AllowHTTP takes http:// endpoints (CARDCAT_WEBHOOK_ALLOW_HTTP): tests
 	// and private deployments only.
 	AllowHTTP bool
+	// EmailsPerHour is the most alert emails an account gets in an hour
+	// (CARDCAT_ALERT_EMAILS_PER_HOUR), which the form says; 0: no cap.
+	EmailsPerHour int
 }
 
 // alertsOn reports whether the pages of alerts and webhooks are served.
@@ -59,6 +64,10 @@ type alertRow struct {
 	RuleText string // "at or above 12.50 USD"
 }
 
+func newAlertRow(a alerts.Alert) alertRow {
+	return alertRow{Alert: a, Market: a.Source.Market(), RuleText: a.Rule.Text(a.Source)}
+}
+
 // alertForm is the create and edit form, as the visitor filled it.
 type alertForm struct {
 	ID      int64 // 0: a new alert
@@ -68,6 +77,7 @@ type alertForm struct {
 	Rule    string
 	Value   string
 	Webhook int64
+	Email   bool // email each firing too
 }
 
 type alertsData struct {
@@ -78,23 +88,20 @@ type alertsData struct {
 	Form            alertForm
 	Full            bool // the plan's limit of alerts is reached
 	CatalogueLoaded bool
+	// Email is the account's address, where alert emails go; Verified
+	// whether it is (alert emails need it).
+	Email         string
+	Verified      bool
+	EmailsPerHour int
+	MailLog       bool // this server logs its emails instead of sending them
 }
 
-var markets = map[alerts.Source]string{alerts.TCG: "TCGplayer", alerts.CM: "Cardmarket"}
-
-// currencies are the marketplaces' currencies, as the event's prices are.
-var currencies = map[alerts.Source]string{alerts.TCG: "USD", alerts.CM: "EUR"}
-
-// ruleText says a rule in words: "at or above 12.50 USD", "moves 20% from
-// its 7-day average".
-func ruleText(r alerts.Rule, src alerts.Source) string {
-	switch r.Kind {
-	case alerts.Above:
-		return "at or above " + alerts.FormatAmount(r.Cents) + " " + currencies[src]
-	case alerts.Below:
-		return "at or below " + alerts.FormatAmount(r.Cents) + " " + currencies[src]
-	}
-	return "moves " + strconv.Itoa(r.Percent) + "% or more from its 7-day average"
+// newAlertsData is the form's part of the alerts and edit pages.
+func (p *Portal) newAlertsData(acc *account.Account, eps []webhooks.Endpoint, f alertForm) alertsData {
+	ad := alertsData{Plan: acc.Plan.Name(), Endpoints: eps, Form: f, CatalogueLoaded: p.snapshot() != nil,
+		Email: acc.Email, Verified: !acc.VerifiedAt.IsZero(), EmailsPerHour: p.deps.Alerts.EmailsPerHour, MailLog: p.mailLog != ""}
+	ad.Max, ad.MaxHooks = p.limits(acc)
+	return ad
 }
 
 // alertsNotices are the notices of a redirect's ?done=, by name: the URL
@@ -128,16 +135,15 @@ func (p *Portal) renderAlerts(w http.ResponseWriter, r *http.Request, status int
 		return
 	}
 	snap := p.snapshot()
-	ad := alertsData{Plan: acc.Plan.Name(), Endpoints: eps, Form: f, CatalogueLoaded: snap != nil}
-	ad.Max, ad.MaxHooks = p.limits(acc)
+	ad := p.newAlertsData(acc, eps, f)
 	ad.Full = len(as) >= ad.Max
 	urls := map[int64]string{}
 	for _, e := range eps {
 		urls[e.ID] = e.URL
 	}
 	for _, a := range as {
-		row := alertRow{Alert: a, Market: markets[a.Source], State: "armed", Webhook: urls[a.WebhookID], Price: "none",
-			RuleText: ruleText(a.Rule, a.Source)}
+		row := newAlertRow(a)
+		row.State, row.Webhook, row.Price = "armed", urls[a.WebhookID], "none"
 		if !a.Armed {
 			row.State = "fired"
 		}
@@ -146,7 +152,7 @@ func (p *Portal) renderAlerts(w http.ResponseWriter, r *http.Request, status int
 			row.Card = name
 		}
 		if price.OK {
-			row.Price = alerts.FormatAmount(price.Cents) + " " + currencies[a.Source]
+			row.Price = alerts.FormatAmount(price.Cents) + " " + a.Source.Currency()
 		}
 		ad.Alerts = append(ad.Alerts, row)
 	}
@@ -164,6 +170,7 @@ func (p *Portal) readAlertForm(r *http.Request, acc *account.Account, eps []webh
 		Finish: strings.TrimSpace(r.PostFormValue("finish")),
 		Rule:   strings.TrimSpace(r.PostFormValue("rule")),
 		Value:  strings.TrimSpace(r.PostFormValue("value")),
+		Email:  r.PostFormValue("email") == "1",
 	}
 	hook := strings.TrimSpace(r.PostFormValue("webhook"))
 	for _, v := range []string{f.Card, f.Finish, f.Value, hook} {
@@ -185,7 +192,11 @@ func (p *Portal) readAlertForm(r *http.Request, acc *account.Account, eps []webh
 	if err != nil {
 		return f, nil, sentence(err.Error())
 	}
-	a = &alerts.Alert{AccountID: acc.ID, CardID: f.Card, Source: src, Finish: f.Finish, Rule: rule, CreatedAt: p.now()}
+	a = &alerts.Alert{AccountID: acc.ID, CardID: f.Card, Source: src, Finish: f.Finish, Rule: rule, Email: f.Email, CreatedAt: p.now()}
+	if a.Email && acc.VerifiedAt.IsZero() {
+		return f, nil, "Alert emails go to verified addresses only: verify " + acc.Email +
+			" first (the link we emailed you at sign-up, or ask for a new one), or leave “Email me” unticked."
+	}
 	if hook != "" && hook != "0" {
 		id, err := strconv.ParseInt(hook, 10, 64)
 		for _, e := range eps {
@@ -250,7 +261,7 @@ func (p *Portal) createAlert(w http.ResponseWriter, r *http.Request, acc *accoun
 		p.fail(w, r, "alerts: create", err)
 		return
 	}
-	p.log.InfoContext(ctx, "portal: alert created", "account", acc.ID, "alert", a.ID)
+	p.log.InfoContext(ctx, "portal: alert created", "account", acc.ID, "alert", a.ID, "email", a.Email)
 	http.Redirect(w, r, "/account/alerts?done=created", http.StatusSeeOther)
 }
 
@@ -288,7 +299,7 @@ func (p *Portal) editAlertPage(w http.ResponseWriter, r *http.Request, acc *acco
 		return
 	}
 	f := alertForm{ID: a.ID, Card: a.CardID, Source: string(a.Source), Finish: a.Finish, Rule: string(a.Rule.Kind),
-		Value: a.Rule.Value(), Webhook: a.WebhookID}
+		Value: a.Rule.Value(), Webhook: a.WebhookID, Email: a.Email}
 	p.renderEditAlert(w, r, http.StatusOK, acc, a, pageData{}, f)
 }
 
@@ -298,9 +309,7 @@ func (p *Portal) renderEditAlert(w http.ResponseWriter, r *http.Request, status 
 		p.fail(w, r, "alerts: endpoints", err)
 		return
 	}
-	ed := alertEditData{List: alertsData{Plan: acc.Plan.Name(), Endpoints: eps, Form: f, CatalogueLoaded: p.snapshot() != nil},
-		Alert: alertRow{Alert: *a, Market: markets[a.Source], RuleText: ruleText(a.Rule, a.Source)}}
-	ed.List.Max, ed.List.MaxHooks = p.limits(acc)
+	ed := alertEditData{List: p.newAlertsData(acc, eps, f), Alert: newAlertRow(*a)}
 	if name, _, found := alerts.Watched(p.snapshot(), a); found {
 		ed.Alert.Card = name
 	}
@@ -341,7 +350,7 @@ func (p *Portal) updateAlert(w http.ResponseWriter, r *http.Request, acc *accoun
 		p.fail(w, r, "alerts: update", err)
 		return
 	}
-	p.log.InfoContext(ctx, "portal: alert updated", "account", acc.ID, "alert", a.ID)
+	p.log.InfoContext(ctx, "portal: alert updated", "account", acc.ID, "alert", a.ID, "email", a.Email)
 	http.Redirect(w, r, "/account/alerts?done=updated", http.StatusSeeOther)
 }
 

@@ -22,6 +22,7 @@ import (
 	"unicode"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/alerts"
 	"github.com/cardcat/cardcat/internal/portal/mail"
 	"github.com/cardcat/cardcat/internal/ratelimit"
 )
@@ -171,7 +172,8 @@ func New(cfg Config, deps Deps) (*Portal, error) {
 	mux := p.routes()
 	p.mux = mux
 	// The Stripe webhook is a cross-site POST by design, verified by its
-	// signature instead.
+	// signature instead; so is an alert email's one-click unsubscribe, whose
+	// token is its authority (unsubscribe.go).
 	guarded := csrf.Handler(mux)
 	p.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.securityHeaders(w)
@@ -181,7 +183,7 @@ func New(cfg Config, deps Deps) (*Portal, error) {
 			p.notFound(w, r)
 			return
 		}
-		if r.URL.Path == webhookPath {
+		if r.URL.Path == webhookPath || r.URL.Path == alerts.UnsubscribePath {
 			mux.ServeHTTP(w, r)
 			return
 		}
@@ -241,6 +243,10 @@ func (p *Portal) routes() *http.ServeMux {
 		mux.HandleFunc("POST /account/alerts/{id}/pause", p.requireLogin(p.pauseAlert(true)))
 		mux.HandleFunc("POST /account/alerts/{id}/resume", p.requireLogin(p.pauseAlert(false)))
 		mux.HandleFunc("POST /account/alerts/{id}/delete", p.requireLogin(p.deleteAlert))
+		// The alert emails' unsubscribe link: no login, the token is the
+		// authority (unsubscribe.go).
+		mux.HandleFunc("GET "+alerts.UnsubscribePath, p.withOptionalLogin(p.unsubscribePage))
+		mux.HandleFunc("POST "+alerts.UnsubscribePath, p.withOptionalLogin(p.unsubscribe))
 		mux.HandleFunc("GET /account/webhooks", p.requireLogin(p.webhooksPage))
 		mux.HandleFunc("POST /account/webhooks", p.requireLogin(p.createWebhook))
 		mux.HandleFunc("GET /account/webhooks/{id}", p.requireLogin(p.webhookPage))
