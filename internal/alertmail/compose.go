@@ -60,7 +60,7 @@ func Compose(e alerts.Email, f alerts.Firing, publicURL string, games *game.Regi
 	if f.Rule.Kind == alerts.Move {
 		line("7-day average:  %s", price(f.Average))
 	}
-	line("Catalogue:      version %d, %s", f.Version, f.Created.UTC().Format("2006-01-02 15:04 UTC"))
+	line("Checked:        %s, catalogue version %d", f.Created.UTC().Format("2006-01-02 15:04 UTC"), f.Version)
 	line("")
 	line("An alert fires once per crossing: it fires again only after the price has gone back.")
 	line("")
