@@ -71,7 +71,7 @@ func openAlertsStore(ctx context.Context, sf config.StoreConfig, email string) (
 
 func alertsCreate(ctx context.Context, env *Env, args []string) error {
 	const name = "alerts create"
-	fs := newFlagSet(env, name, "--email EMAIL --card ID --source tcg|cm --variant FINISH (--above X | --below X | --move N) [--webhook URL]")
+	fs := newFlagSet(env, name, "--email EMAIL --card ID --source tcg|cm --variant FINISH (--above X | --below X | --move N) [--webhook URL] [--email-notify]")
 	c, err := bindConfig(env, fs, config.Alerts)
 	if err != nil {
 		return err
@@ -84,6 +84,7 @@ func alertsCreate(ctx context.Context, env *Env, args []string) error {
 	below := fs.String("below", "", "fire when the price is at or below this amount")
 	move := fs.String("move", "", fmt.Sprintf("fire when the price is at least this percentage (1 to %d) away from its 7-day average", alerts.MaxPercent))
 	hook := fs.String("webhook", "", "the URL of one of the account's webhook endpoints (webhooks create) to send the alert's events to")
+	notify := fs.Bool("email-notify", false, "also email each firing to the account's address, which must be verified (accounts verify)")
 	if err := parseFlags(fs, env, args); err != nil {
 		return err
 	}
@@ -118,7 +119,11 @@ func alertsCreate(ctx context.Context, env *Env, args []string) error {
 	}
 	defer st.Close()
 	maxAlerts, maxHooks := acc.Plan.AlertLimits(c.Alerts.BusinessMax)
-	a := &alerts.Alert{AccountID: acc.ID, CardID: *card, Source: src, Finish: *variant, Rule: rule}
+	a := &alerts.Alert{AccountID: acc.ID, CardID: *card, Source: src, Finish: *variant, Rule: rule, Email: *notify}
+	if a.Email && acc.VerifiedAt.IsZero() {
+		return bad(fmt.Sprintf("--email-notify: the address of account %d, %s, is not verified: alert emails go to verified addresses only "+
+			"(the portal's link, or accounts verify --email %s)", acc.ID, acc.Email, acc.Email))
+	}
 	if *hook != "" {
 		if maxHooks == 0 {
 			return bad(fmt.Sprintf("--webhook: the %s plan has no webhooks (see the plans' limits)", acc.Plan.Name()))
@@ -150,13 +155,19 @@ func alertsCreate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "alert %d for account %d: %s %s %s %s%s\n", a.ID, acc.ID, a.CardID, a.Source, a.Finish, a.Rule, hookNote(*hook))
+	fmt.Fprintf(env.Stdout, "alert %d for account %d: %s %s %s %s%s\n", a.ID, acc.ID, a.CardID, a.Source, a.Finish, a.Rule, sendsTo(*hook, a.Email, acc.Email))
 	return nil
 }
 
-func hookNote(url string) string {
-	if url == "" {
-		return " (no webhook: its events are kept, not sent)"
+// sendsTo says where an alert's firings go.
+func sendsTo(url string, email bool, address string) string {
+	switch {
+	case url == "" && !email:
+		return " (no webhook, no email: its events are kept, not sent)"
+	case url == "":
+		return ", emailed to " + address
+	case email:
+		return ", sent to " + url + " and emailed to " + address
 	}
 	return ", sent to " + url
 }
@@ -205,7 +216,7 @@ func alertsList(ctx context.Context, env *Env, args []string) error {
 		urls[e.ID] = e.URL
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tCARD\tSOURCE\tVARIANT\tRULE\tSTATE\tLAST VERSION\tLAST PRICE\tWEBHOOK\tCREATED")
+	fmt.Fprintln(tw, "ID\tCARD\tSOURCE\tVARIANT\tRULE\tSTATE\tLAST VERSION\tLAST PRICE\tWEBHOOK\tEMAIL\tCREATED")
 	for _, a := range as {
 		state := "armed"
 		switch {
@@ -214,15 +225,18 @@ func alertsList(ctx context.Context, env *Env, args []string) error {
 		case !a.Armed:
 			state = "fired"
 		}
-		price, hook := "-", "-"
+		price, hook, email := "-", "-", "-"
 		if a.LastPrice.OK {
 			price = alerts.FormatAmount(a.LastPrice.Cents)
 		}
 		if a.WebhookID != 0 {
 			hook = urls[a.WebhookID]
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", a.ID, a.CardID, a.Source, a.Finish, a.Rule, state,
-			a.LastVersion, price, hook, a.CreatedAt.Format(time.RFC3339))
+		if a.Email {
+			email = "yes"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", a.ID, a.CardID, a.Source, a.Finish, a.Rule, state,
+			a.LastVersion, price, hook, email, a.CreatedAt.Format(time.RFC3339))
 	}
 	return tw.Flush()
 }

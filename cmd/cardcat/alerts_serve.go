@@ -5,21 +5,25 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/cardcat/cardcat/internal/alertmail"
 	"github.com/cardcat/cardcat/internal/alerts"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/config"
 	"github.com/cardcat/cardcat/internal/metrics"
+	portalmail "github.com/cardcat/cardcat/internal/portal/mail"
 	"github.com/cardcat/cardcat/internal/store"
 	"github.com/cardcat/cardcat/internal/webhooks"
 )
 
 // startAlerts starts serve's part of the price alerts: the evaluation of
 // each catalogue version the holder publishes (under the store's lock, so
-// that of the replicas noticing a version one evaluates it), and the
-// delivery of the queued webhooks (Workers at once, from the queue every
-// replica shares). notify is the holder's hook; stop waits for both to end,
-// before the store closes.
-func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log *slog.Logger, mx *metrics.Metrics) (notify func(*catalog.Snapshot), stop func()) {
+// that of the replicas noticing a version one evaluates it), the delivery
+// of the queued webhooks (Workers at once, from the queue every replica
+// shares), and the sending of the queued alert emails through mailer (the
+// portal's), their links on publicURL. notify is the holder's hook; stop
+// waits for all to end, before the store closes.
+func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log *slog.Logger, mx *metrics.Metrics,
+	mailer portalmail.Mailer, publicURL string) (notify func(*catalog.Snapshot), stop func()) {
 	as, okA := st.(alerts.Store)
 	ws, okW := st.(webhooks.Store)
 	locker, okL := st.(store.Locker)
@@ -35,12 +39,16 @@ func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	emx := newAlertEmailMetrics(mx)
 	ev := &alerts.Evaluator{
-		Alerts: as, Catalog: st, Log: log.With("job", "alerts"),
+		Alerts: as, Catalog: st, Log: log.With("job", "alerts"), EmailsPerHour: c.EmailsPerHour,
 		Lock: func(ctx context.Context) (func(), bool, error) { return locker.TryLock(ctx, alerts.LockName) },
 		// The queue's metric counts the card.changed subscriptions'
 		// deliveries too; fired counts the alerts' firings only.
-		OnEvaluated: func(r alerts.Result) { mx.AlertsEvaluated(r.Fired, r.Queued+r.Subscriptions.Queued) },
+		OnEvaluated: func(r alerts.Result) {
+			mx.AlertsEvaluated(r.Fired, r.Queued+r.Subscriptions.Queued)
+			emx.queued(r.Emailed, r.Capped)
+		},
 	}
 	if ss, ok := st.(alerts.SubscriptionStore); ok {
 		ev.Subscriptions, ev.Changes = ss, st
@@ -56,6 +64,11 @@ func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log
 			},
 		}
 		wg.Go(func() { w.Run(ctx) })
+		if es, ok := st.(alerts.EmailStore); ok {
+			mw := &alertmail.Worker{Store: es, Mailer: mailer, PublicURL: publicURL, EmailsPerHour: c.EmailsPerHour,
+				Log: log.With("job", "alert-emails"), OnFinish: emx.finished}
+			wg.Go(func() { mw.Run(ctx) })
+		}
 	}
 	return ev.Notify, func() { cancel(); wg.Wait() }
 }

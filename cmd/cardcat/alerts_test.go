@@ -154,8 +154,8 @@ func TestAlertsEndToEnd(t *testing.T) {
 	ingestDay("1")
 	waitFor("the second version's evaluation", func() bool {
 		out, _ := alertsCmd(t, dir, nil, "alerts", "list", "--email", "ann@example.com")
-		f := row(out, "4") // ... STATE LAST-VERSION LAST-PRICE WEBHOOK CREATED
-		return len(f) > 6 && f[len(f)-4] == "2"
+		f := row(out, "4") // ... STATE LAST-VERSION LAST-PRICE WEBHOOK EMAIL CREATED
+		return len(f) > 7 && f[len(f)-5] == "2"
 	})
 	time.Sleep(200 * time.Millisecond)
 	if e, d := delivered(); e != 1 || d != 1 {
@@ -170,7 +170,7 @@ func TestAlertsEndToEnd(t *testing.T) {
 		}
 	}
 	list, _ := alertsCmd(t, dir, nil, "alerts", "list", "--email", "ann@example.com")
-	if f := row(list, "4"); len(f) < 9 || f[len(f)-5] != "fired" || f[len(f)-2] != recv.URL+"/hook" {
+	if f := row(list, "4"); len(f) < 10 || f[len(f)-6] != "fired" || f[len(f)-3] != recv.URL+"/hook" || f[len(f)-2] != "-" {
 		t.Errorf("alerts list: %q", list)
 	}
 }

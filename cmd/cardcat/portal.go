@@ -92,6 +92,19 @@ func servedSnapshot(holder *serving.Holder) func() *catalog.Snapshot {
 	}
 }
 
+// mailer is how the portal's emails, and the alerts', go out: through the
+// SMTP server configured, or to log.
+func (c *portalConfig) mailer(log *slog.Logger) portalmail.Mailer {
+	if c.smtp == nil {
+		return portalmail.LogMailer{Logger: log}
+	}
+	sc := *c.smtp
+	if c.smtpTLS != nil {
+		sc.TLSConfig = c.smtpTLS
+	}
+	return portalmail.NewSMTP(sc)
+}
+
 // openPortal builds the account portal on the account store, the API's
 // limiter and key directory, and the usage meter; its Alerts and Webhooks
 // pages when the store keeps alerts, checking cards against the catalogue
@@ -99,16 +112,10 @@ func servedSnapshot(holder *serving.Holder) func() *catalog.Snapshot {
 func openPortal(c *portalConfig, st account.Store, lim ratelimit.Limiter, dir *account.Directory,
 	usage *account.Meter, publicURL string, clientAddr func(*http.Request) string, now func() time.Time, log *slog.Logger,
 	catalogue func() *catalog.Snapshot) (*portal.Portal, error) {
-	var mailer portalmail.Mailer
+	mailer := c.mailer(log)
 	if c.smtp != nil {
-		sc := *c.smtp
-		if c.smtpTLS != nil {
-			sc.TLSConfig = c.smtpTLS
-		}
-		mailer = portalmail.NewSMTP(sc)
-		log.Info("portal email", "smtp", sc)
+		log.Info("portal email", "smtp", *c.smtp)
 	} else {
-		mailer = portalmail.LogMailer{Logger: log}
 		log.Info("portal email: no CARDCAT_SMTP_URL set, so emails are not sent: each is logged with its link instead (fine on a laptop, not in production)")
 	}
 	deps := portal.Deps{
@@ -124,9 +131,11 @@ func openPortal(c *portalConfig, st account.Store, lim ratelimit.Limiter, dir *a
 	}
 	if as, ok := st.(interface {
 		alerts.Store
+		alerts.EmailStore
 		webhooks.Store
 	}); ok {
-		deps.Alerts = &portal.AlertsDeps{Store: as, Catalog: catalogue, BusinessMax: c.alerts.BusinessMax, AllowHTTP: c.alerts.AllowHTTP}
+		deps.Alerts = &portal.AlertsDeps{Store: as, Catalog: catalogue, BusinessMax: c.alerts.BusinessMax, AllowHTTP: c.alerts.AllowHTTP,
+			EmailsPerHour: c.alerts.EmailsPerHour}
 	}
 	if c.stripe != nil {
 		b, err := billing.New(*c.stripe, st, now, log)

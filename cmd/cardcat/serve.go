@@ -256,7 +256,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	// "Replica start at a million cards").
 	// Each version's alerts are evaluated once it is served
 	// (docs/operations.md, "Price alerts and webhooks").
-	notifyAlerts, stopAlerts := startAlerts(ctx, cfg.Alerts, st, log, mx)
+	notifyAlerts, stopAlerts := startAlerts(ctx, cfg.Alerts, st, log, mx, cfg.portal.mailer(log), public)
 	defer stopAlerts() // before the store closes
 	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot); notifyAlerts(v.Snapshot) }
 	if v := holder.Current(); v != nil {

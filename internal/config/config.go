@@ -243,8 +243,12 @@ type AlertsConfig struct {
 	// AllowHTTP takes http:// endpoints, AllowPrivate delivers to any
 	// address: for tests and private deployments only.
 	AllowHTTP, AllowPrivate bool
-	// Workers is how many deliveries a replica sends at once; 0: none.
+	// Workers is how many deliveries a replica sends at once; 0: none (and
+	// no alert email either).
 	Workers int
+	// EmailsPerHour is the most alert emails an account gets in an hour
+	// (alerts.Evaluator); 0: no cap.
+	EmailsPerHour int
 }
 
 // SynthConfig is `cardcat synth`'s settings.

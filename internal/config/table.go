@@ -144,8 +144,12 @@ var table = []*Setting{
 		value: boolean(func(c *Config) *bool { return &c.Alerts.AllowPrivate })},
 	{Flag: "webhook-workers", Var: "CARDCAT_WEBHOOK_WORKERS", Default: "4", Commands: Serve,
 		Doc: "how many webhook deliveries this replica sends at once, from the queue every replica shares; `0`: this replica delivers none " +
-			"(each waits at most 10 s for its answer)",
+			"(each waits at most 10 s for its answer), and sends no [alert email](#alert-emails) either",
 		value: integer(func(c *Config) *int { return &c.Alerts.Workers }, func(n int) bool { return n >= 0 }, "a non-negative integer")},
+	{Flag: "alert-emails-per-hour", Var: "CARDCAT_ALERT_EMAILS_PER_HOUR", Default: "20", Commands: Serve,
+		Doc: "the most [alert emails](#alert-emails) an account gets in an hour (counted when they are queued, across replicas): " +
+			"the firings past it are not emailed (their events and webhooks are as usual) and the next email says how many; `0`: no cap",
+		value: integer(func(c *Config) *int { return &c.Alerts.EmailsPerHour }, func(n int) bool { return n >= 0 }, "a non-negative integer")},
 	{Var: "CARDCAT_SMTP_URL", Secret: true, DefaultDoc: "empty: emails are logged", Commands: Serve,
 		Doc:   "the SMTP server of the portal's emails: `smtp://user:password@host:587` (STARTTLS) or `smtps://user:password@host:465`; see [email](#email)",
 		value: text(func(c *Config) *string { return &c.Portal.SMTPURL })},
