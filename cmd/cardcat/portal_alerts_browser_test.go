@@ -22,9 +22,9 @@ import (
 
 // TestPortalAlertsInChromium is issue 25's portal in a real Chromium
 // against a real serve: a developer signs up and logs in (the operator
-// moves the account to Pro), adds a webhook pointing at a real receiver and
-// copies its secret from the page, creates an alert on a card of the
-// catalogue, sends a test event, and sees the receiver get it with a valid
+// moves the account to Pro and verifies it), adds a webhook pointing at a
+// real receiver and copies its secret from the page, creates an alert on a
+// card of the catalogue sent to the webhook and by email, sends a test event, and sees the receiver get it with a valid
 // signature and the delivery in the log. The pages make no console error,
 // no failed request and no request off the server.
 //
@@ -85,6 +85,7 @@ func TestPortalAlertsInChromium(t *testing.T) {
 	b.typeInto("#password", password)
 	b.clickTo(`form[action="/account/signup"] button[type=submit]`, "/account/signup")
 	cardcatCmd(t, dir, "accounts", "set-plan", "--email", email, "--plan", "pro")
+	cardcatCmd(t, dir, "accounts", "verify", "--email", email) // alert emails go to verified addresses
 	b.open(srv.url + "/account/login")
 	b.typeInto("#email", email)
 	b.typeInto("#password", password)
@@ -111,12 +112,13 @@ func TestPortalAlertsInChromium(t *testing.T) {
 	b.do(chromedp.SetValue(chromedp.CSS("#alert-rule"), "above"))
 	b.typeInto("#alert-value", "0.01")
 	b.do(chromedp.SetValue(chromedp.CSS("#alert-webhook"), "1"))
+	b.do(chromedp.Click(chromedp.CSS("#alert-email"))) // and by email
 	b.clickTo(`form[action="/account/alerts"] button[type=submit]`, "/account/alerts")
 	if n := b.text(".notice"); !strings.HasPrefix(n, "Alert created.") {
 		b.fatalf("after creating the alert: notice %q", n)
 	}
 	if row := b.text("table.alerts tbody tr"); !strings.Contains(row, card) || !strings.Contains(row, "at or above 0.01 USD") ||
-		!strings.Contains(row, recv.URL+"/hook") || !strings.Contains(row, "armed") {
+		!strings.Contains(row, recv.URL+"/hook") || !strings.Contains(row, "your email") || !strings.Contains(row, "armed") {
 		b.fatalf("the alert's row: %q", row)
 	}
 	b.shot("alerts", "")
