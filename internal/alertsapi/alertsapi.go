@@ -152,6 +152,8 @@ func appendAlert(b []byte, a *alerts.Alert) []byte {
 	b = appendIDOrNull(b, a.LastVersion)
 	b = append(b, `,"webhook_id":`...)
 	b = appendIDOrNull(b, a.WebhookID)
+	b = append(b, `,"email":`...)
+	b = strconv.AppendBool(b, a.Email)
 	b = append(b, `,"created":"`...)
 	b = a.CreatedAt.UTC().AppendFormat(b, time.RFC3339Nano)
 	return append(b, `"}`...)

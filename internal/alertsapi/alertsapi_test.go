@@ -71,7 +71,8 @@ func testKeys() keys {
 }
 
 // testAlerts are one of each kind: evaluated and armed with a webhook,
-// fired, a move rule paused and never evaluated, a Cardmarket one.
+// fired (to its webhook and by email), a move rule paused and never
+// evaluated, a Cardmarket one that emails only.
 func testAlerts() []alerts.Alert {
 	created := time.Date(2026, 11, 20, 9, 30, 0, 123456000, time.UTC)
 	return []alerts.Alert{
@@ -79,12 +80,12 @@ func testAlerts() []alerts.Alert {
 			Rule: alerts.Rule{Kind: alerts.Above, Cents: 1250}, WebhookID: 3, CreatedAt: created,
 			Armed: true, LastVersion: 41, LastPrice: catalog.Cents(1099)},
 		{ID: 12, AccountID: ultraID, Game: "pkm", CardID: "pkm_7dfccec2b4149d0f", Source: alerts.TCG, Finish: "Holofoil",
-			Rule: alerts.Rule{Kind: alerts.Below, Cents: 4000}, WebhookID: 3, CreatedAt: created.Add(time.Hour),
+			Rule: alerts.Rule{Kind: alerts.Below, Cents: 4000}, WebhookID: 3, Email: true, CreatedAt: created.Add(time.Hour),
 			Armed: false, LastVersion: 42, LastPrice: catalog.Cents(3875)},
 		{ID: 15, AccountID: ultraID, Game: "dbs", CardID: "dbs_3ef29751ae2b88a4", Source: alerts.CM, Finish: "foil",
 			Rule: alerts.Rule{Kind: alerts.Move, Percent: 20}, Paused: true, CreatedAt: created.Add(2 * time.Hour), Armed: true},
 		{ID: 16, AccountID: ultraID, Game: "mtg", CardID: "mtg_0000000000000001", Source: alerts.CM, Finish: "normal",
-			Rule: alerts.Rule{Kind: alerts.Below, Cents: 5}, CreatedAt: created.Add(3 * time.Hour),
+			Rule: alerts.Rule{Kind: alerts.Below, Cents: 5}, Email: true, CreatedAt: created.Add(3 * time.Hour),
 			Armed: true, LastVersion: 42},
 	}
 }
@@ -347,7 +348,8 @@ func TestAlertsTimeout(t *testing.T) {
 }
 
 // TestAlertsStore: on the SQLite store, each account sees its own alerts,
-// as the CLI and the portal create them, and no other's.
+// as the CLI and the portal create them, and no other's; email says which
+// of them email their firings.
 func TestAlertsStore(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
@@ -365,7 +367,7 @@ func TestAlertsStore(t *testing.T) {
 	}
 	for i, email := range []string{"a@example.com", "a@example.com", "b@example.com"} {
 		a := &alerts.Alert{AccountID: ids[email], Game: "dbs", CardID: "dbs_3ef29751ae2b88a4", Source: alerts.TCG, Finish: "Normal",
-			Rule: alerts.Rule{Kind: alerts.Above, Cents: int64(100 * (i + 1))}}
+			Rule: alerts.Rule{Kind: alerts.Above, Cents: int64(100 * (i + 1))}, Email: i == 1}
 		if err := st.CreateAlert(ctx, a, 10); err != nil {
 			t.Fatal(err)
 		}
@@ -381,29 +383,34 @@ func TestAlertsStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for key, want := range map[string][]float64{
-		"pk_test_" + strings.Repeat("a", 32): {1, 2},
-		"pk_test_" + strings.Repeat("b", 32): {3},
+	type alert struct {
+		Threshold float64
+		Email     bool
+	}
+	for key, want := range map[string][]alert{
+		"pk_test_" + strings.Repeat("a", 32): {{1, false}, {2, true}},
+		"pk_test_" + strings.Repeat("b", 32): {{3, false}},
 	} {
 		w := get(s.Handler(), "/alerts", key)
 		var b struct {
 			Alerts []struct {
 				Threshold float64
+				Email     *bool
 				Created   time.Time
 			}
 		}
 		if err := json.Unmarshal(w.Body.Bytes(), &b); err != nil || w.Code != http.StatusOK {
 			t.Fatalf("%s: %d %v %s", key[:9], w.Code, err, w.Body)
 		}
-		var got []float64
+		var got []alert
 		for _, a := range b.Alerts {
-			got = append(got, a.Threshold)
-			if a.Created.IsZero() {
-				t.Errorf("alert without its creation time: %s", w.Body)
+			if a.Created.IsZero() || a.Email == nil {
+				t.Fatalf("alert without its creation time or email: %s", w.Body)
 			}
+			got = append(got, alert{a.Threshold, *a.Email})
 		}
 		if !cmp.Equal(got, want) {
-			t.Errorf("%s...: thresholds %v, want %v", key[:9], got, want)
+			t.Errorf("%s...: alerts (threshold, email) %v, want %v", key[:9], got, want)
 		}
 	}
 }

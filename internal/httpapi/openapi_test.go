@@ -242,7 +242,7 @@ var optionalExamples = map[string]bool{"set_code_shared": true}
 // (surface.go), the golden answers of their packages' tests, whole.
 var surfaceExamples = []struct{ file, op, name, summary string }{
 	{"../alertsapi/testdata/golden/alerts_list.json", "listAlerts", "alerts",
-		"An account's alerts: above with a webhook, evaluated; below, fired; a move, paused, never evaluated; a Cardmarket one without a price"},
+		"An account's alerts: above with a webhook, evaluated; below, fired, to its webhook and by email; a move, paused, never evaluated; a Cardmarket one without a price that emails only"},
 }
 
 var sampleExamples = []struct{ what, op, name, summary string }{

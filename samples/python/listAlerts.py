@@ -17,6 +17,8 @@ while True:
         else:
             rule = f"{alert['rule']} {alert['threshold']:.2f} {alert['currency']}"
         state = "paused" if alert["paused"] else "armed" if alert["armed"] else "fired"
+        if alert["email"]:
+            state += ", emails"
         print(alert["id"], alert["card_id"], alert["source"], alert["variant"], rule, state)
     if page >= answer["pagination"]["total_pages"]:
         break

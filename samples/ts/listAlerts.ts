@@ -15,7 +15,7 @@ for (let page = 1; ; page++) {
   for (const alert of answer.alerts) {
     const rule =
       alert.rule === "move" ? `move ${alert.percent}%` : `${alert.rule} ${alert.threshold?.toFixed(2)} ${alert.currency}`;
-    const state = alert.paused ? "paused" : alert.armed ? "armed" : "fired";
+    const state = (alert.paused ? "paused" : alert.armed ? "armed" : "fired") + (alert.email ? ", emails" : "");
     console.log(alert.id, alert.card_id, alert.source, alert.variant, rule, state);
   }
   if (page >= answer.pagination.total_pages) break;

@@ -4870,6 +4870,9 @@ type Alert struct {
 	// Currency The currency of `threshold` and `last_price`: USD for tcg, EUR for cm.
 	Currency AlertCurrency `json:"currency"`
 
+	// Email True when each firing is also emailed to the account's verified address (the portal's **Email me**), within the account's hourly cap of alert emails; false when it was not asked for, or was stopped by an alert email's unsubscribe link. Independent of `webhook_id`: an alert sends to both, either or neither.
+	Email bool `json:"email"`
+
 	// Game The card's game code (`pkm`, `dbs`, `mtg`, `op`).
 	Game string `json:"game"`
 

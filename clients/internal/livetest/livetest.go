@@ -269,8 +269,8 @@ func bulkListing(ctx context.Context, url, key, etag string) (names []string, ta
 
 // PaidAlerts are the alerts of the Ultra account (PaidKey), as GET /alerts
 // lists them, made by createAlerts: one with a webhook, a move on
-// Cardmarket, and one of the base game; none is evaluated before the
-// server's next catalogue version.
+// Cardmarket, and one of the base game that emails; none is evaluated
+// before the server's next catalogue version.
 var PaidAlerts = []string{
 	"1 dbs_3ef29751ae2b88a4 tcg Holofoil above 12.50 USD",
 	"2 dbs_3ef29751ae2b88a4 cm foil move 20%",
@@ -280,17 +280,19 @@ var PaidAlerts = []string{
 // createAlerts gives the Ultra account a webhook and the alerts of
 // PaidAlerts with `cardcat webhooks create` and `alerts create`, once the
 // server has loaded the sample (an alert's card is checked against the
-// store's catalogue). The webhook is never called: nothing fires before a
-// new catalogue version.
+// store's catalogue); the account is verified first, as an alert that
+// emails needs. Neither the webhook nor the email is sent: nothing fires
+// before a new catalogue version.
 func createAlerts(tb testing.TB, bin, dataDir string) {
 	tb.Helper()
 	const hook = "https://example.com/cardcat/hooks"
 	account := []string{"--data-dir", dataDir, "--email", "paid@example.com"}
+	command(tb, bin, "accounts", "verify", "--data-dir", dataDir, "--email", "paid@example.com")
 	command(tb, bin, append([]string{"webhooks", "create", "--url", hook}, account...)...)
 	for _, args := range [][]string{
 		{"--card", "dbs_3ef29751ae2b88a4", "--source", "tcg", "--variant", "Holofoil", "--above", "12.50", "--webhook", hook},
 		{"--card", "dbs_3ef29751ae2b88a4", "--source", "cm", "--variant", "foil", "--move", "20"},
-		{"--card", "pkm_7dfccec2b4149d0f", "--source", "tcg", "--variant", "Holofoil", "--below", "40"},
+		{"--card", "pkm_7dfccec2b4149d0f", "--source", "tcg", "--variant", "Holofoil", "--below", "40", "--email-notify"},
 	} {
 		command(tb, bin, append(append([]string{"alerts", "create"}, account...), args...)...)
 	}

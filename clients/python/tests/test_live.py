@@ -180,6 +180,7 @@ class EveryOperation(TypedTestCase):
             (3, "pkm_7dfccec2b4149d0f", "tcg", "Holofoil", "below"),
         ])
         self.assertEqual((alerts["alerts"][0]["threshold"], alerts["alerts"][1]["percent"]), (12.5, 20))
+        self.assertEqual([a["email"] for a in alerts["alerts"]], [False, False, True])
         page = c.list_alerts(page=2, limit=2)
         self.assertEqual([a["id"] for a in page["alerts"]], [3])
         self.assertEqual(client().list_alerts()["alerts"], [])

@@ -884,6 +884,8 @@ export interface components {
              * @enum {string}
              */
             currency: "USD" | "EUR";
+            /** @description True when each firing is also emailed to the account's verified address (the portal's **Email me**), within the account's hourly cap of alert emails; false when it was not asked for, or was stopped by an alert email's unsubscribe link. Independent of `webhook_id`: an alert sends to both, either or neither. */
+            email: boolean;
             /** @description The card's game code (`pkm`, `dbs`, `mtg`, `op`). */
             game: string;
             /** @description The alert's id: its events' `alert.id`. */

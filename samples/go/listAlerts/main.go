@@ -47,6 +47,9 @@ func main() {
 			case alert.Armed:
 				state = "armed"
 			}
+			if alert.Email {
+				state += ", emails"
+			}
 			fmt.Println(alert.Id, alert.CardId, alert.Source, alert.Variant, rule, state)
 		}
 		if page >= answer.Pagination.TotalPages {

@@ -142,6 +142,13 @@ class Alert(TypedDict):
     kept, not sent).
     """
 
+    email: bool
+    """True when each firing is also emailed to the account's verified address (the portal's **Email
+    me**), within the account's hourly cap of alert emails; false when it was not asked for, or was
+    stopped by an alert email's unsubscribe link. Independent of `webhook_id`: an alert sends to
+    both, either or neither.
+    """
+
     created: str
     """When the alert was created (RFC 3339, UTC, to the microsecond)."""
 
