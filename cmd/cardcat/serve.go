@@ -280,7 +280,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		log.Info("scheduled refresh on", "at_utc", sched.Times.String())
 	}
 	if cfg.Serve.AdminAddr != "" {
-		adm := &admin.Server{Addr: cfg.Serve.AdminAddr, Public: cfg.Serve.AdminPublic, Ready: ready, Metrics: mx.Handler(), Log: log}
+		adm := &admin.Server{Addr: cfg.Serve.AdminAddr, Public: cfg.Serve.AdminPublic, Ready: ready, Metrics: mx.Handler(), Log: log,
+			Footprint: func() any { return serving.FootprintOf(holder.Current()) }}
 		if err := adm.Start(ctx); err != nil {
 			return err
 		}

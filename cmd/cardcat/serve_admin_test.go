@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 // TestServeAdminAddr: a non-loopback admin address is a usage error (exit 2)
@@ -60,8 +63,19 @@ func TestServeAdminAddr(t *testing.T) {
 
 	// A loopback address: no warning.
 	s2 := startServe(t, t.TempDir(), nil, "--admin-addr", "127.0.0.1:0")
-	adminURL(t, s2)
+	admin2 := adminURL(t, s2)
 	if strings.Contains(s2.stderr.String(), "reachable from other hosts") {
 		t.Errorf("a loopback admin address warned:\n%s", s2.stderr)
+	}
+
+	// The footprint of the served sample: its products, its parts, the
+	// process's memory.
+	code, body := probe(t, admin2+"/debug/footprint")
+	var fp serving.Footprint
+	if err := json.Unmarshal([]byte(body), &fp); code != http.StatusOK || err != nil {
+		t.Fatalf("/debug/footprint: %d %v\n%.300s", code, err, body)
+	}
+	if fp.Products == 0 || len(fp.Parts) == 0 || fp.Process.RssAnon == 0 {
+		t.Errorf("/debug/footprint: %d products, %d parts, process %+v", fp.Products, len(fp.Parts), fp.Process)
 	}
 }

@@ -7,6 +7,7 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,11 +26,15 @@ type Server struct {
 	Public  bool
 	Ready   Readiness
 	Metrics http.Handler // GET /metrics
-	Log     *slog.Logger
+	// Footprint, when set, is GET /debug/footprint's JSON: where the
+	// served version's memory is (serving.FootprintOf).
+	Footprint func() any
+	Log       *slog.Logger
 }
 
 // Handler serves pprof, the probes, /livez (the process answers) and
-// /readyz (this replica can answer the API), and the metrics.
+// /readyz (this replica can answer the API), the metrics, and the memory
+// footprint.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -40,6 +45,15 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /livez", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, nil) })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { probeAnswer(w, s.Ready.Check()) })
 	mux.Handle("GET /metrics", s.Metrics)
+	if s.Footprint != nil {
+		mux.HandleFunc("GET /debug/footprint", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "no-store")
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			enc.Encode(s.Footprint())
+		})
+	}
 	return mux
 }
 

@@ -122,7 +122,8 @@ func TestHandler(t *testing.T) {
 			KeysBound:     time.Minute,
 			Now:           time.Now,
 		},
-		Metrics: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "metrics\n") }),
+		Metrics:   http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "metrics\n") }),
+		Footprint: func() any { return map[string]int{"products": 7} },
 	}
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
@@ -145,6 +146,7 @@ func TestHandler(t *testing.T) {
 		{"/readyz", http.StatusOK, "ok\n"},
 		{"/metrics", http.StatusOK, "metrics\n"},
 		{"/debug/pprof/", http.StatusOK, "<html>"},
+		{"/debug/footprint", http.StatusOK, "{\n  \"products\": 7\n}\n"},
 		{"/health", http.StatusNotFound, ""},
 	} {
 		if code, body := get(tt.path); code != tt.status || !strings.HasPrefix(body, tt.body) {
