@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/bench"
+	"github.com/cardcat/cardcat/internal/serving"
 )
 
 type config struct {
@@ -262,21 +263,24 @@ type sizeReport struct {
 	StartTime  time.Duration // serve started until it answered
 	MemIdle    memStatus     // after start, before any load
 	MemLoaded  memStatus     // after every load run
-	Limiter    bool          // cardcat sent X-RateLimit headers
-	Scenarios  []*scenario
-	Results    []runResult
-	Primes     []primeResult // scenarios primed before their warm-up (scenario.Prime)
-	Paced      []pacedLevel  // the paced card-detail runs, by share
-	Redis      string        // why the Redis run did not happen; "" when it did
-	RedisSnap  snapshotTimes
-	SeqSearch  []time.Duration // one client, one search at a time, over HTTP
-	Compare    *comparison
-	CompareErr string
-	Soak       *soakReport // nil: no -soak
-	Wire       []wireRatio // 200-card set pages per coding (issue 15)
-	WireErr    string
-	Replica    *replicaReport // nil: no -replica
-	Alerts     *alertsReport  // nil: -alerts 0
+	// Where the memory is (serve's /debug/footprint) after start and after
+	// every load run; nil for a cardcat without it.
+	FootIdle, FootLoaded *serving.Footprint
+	Limiter              bool // cardcat sent X-RateLimit headers
+	Scenarios            []*scenario
+	Results              []runResult
+	Primes               []primeResult // scenarios primed before their warm-up (scenario.Prime)
+	Paced                []pacedLevel  // the paced card-detail runs, by share
+	Redis                string        // why the Redis run did not happen; "" when it did
+	RedisSnap            snapshotTimes
+	SeqSearch            []time.Duration // one client, one search at a time, over HTTP
+	Compare              *comparison
+	CompareErr           string
+	Soak                 *soakReport // nil: no -soak
+	Wire                 []wireRatio // 200-card set pages per coding (issue 15)
+	WireErr              string
+	Replica              *replicaReport // nil: no -replica
+	Alerts               *alertsReport  // nil: -alerts 0
 }
 
 func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script string, n int, redisSupported bool, logf func(string, ...any)) (*sizeReport, error) {
@@ -331,6 +335,9 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	sr.StartTime, sr.Snapshot, sr.SnapshotOK = cc.start, cc.snap, cc.snapOK
 	if sr.MemIdle, err = readMem(cc.srv.pid()); err != nil {
 		return nil, err
+	}
+	if sr.FootIdle, err = readFootprint(ctx, cc.target.admin); err != nil {
+		logf("no memory footprint after start: %v", err)
 	}
 	if _, sr.Limiter, err = rateRemaining(ctx, cc.srv.url+cfg.probePath, sr.Cat.Key); err != nil {
 		return nil, err
@@ -433,6 +440,9 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	}
 	if sr.MemLoaded, err = readMem(cc.srv.pid()); err != nil {
 		return nil, err
+	}
+	if sr.FootLoaded, err = readFootprint(ctx, cc.target.admin); err != nil {
+		logf("no memory footprint after the load runs: %v", err)
 	}
 	if cfg.soak > 0 {
 		if sr.Soak, err = runSoak(ctx, cfg, cardcat, script, cc, sr.Cat, w, dir, logf); err != nil {

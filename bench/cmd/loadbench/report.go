@@ -238,6 +238,7 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	p("| VmRSS after start | %s | %s |\n", mb(sr.MemIdle.RSS), per(sr.MemIdle.RSS))
 	p("| VmRSS after the load runs | %s | %s |\n", mb(sr.MemLoaded.RSS), per(sr.MemLoaded.RSS))
 	p("| VmHWM (peak, snapshot build included) | %s | %s |\n\n", mb(sr.MemLoaded.HWM), per(sr.MemLoaded.HWM))
+	footprintSection(p, sr.FootIdle, sr.FootLoaded, sr.MemIdle.RSS, sr.MemLoaded.RSS)
 
 	p("### Load\n\n")
 	p("| scenario | server | req/s | p50 ms | p99 ms | p99 ms in the server | errors | vs ceiling | server cores | req per core-second | vs ceiling per core |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
