@@ -72,17 +72,28 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-// TestEncodedCacheBounded: the cache keeps at most its bytes, dropping the
-// least recently used, and gives the same bytes on a hit.
+// TestEncodedCacheBounded: the cache keeps at most its bytes, counted as
+// the memory each variant holds (its capacity, its key, its entry), with no
+// spare capacity kept; it drops the least recently used, and gives the same
+// bytes on a hit.
 func TestEncodedCacheBounded(t *testing.T) {
 	body := bytes.Repeat([]byte(`{"name":"card","price":1.25},`), 200)
-	enc := len(Encode(Gzip, Kept, body))
+	encoded := Encode(Gzip, Kept, body)
+	if cap(encoded) == len(encoded) {
+		t.Fatalf("the encoder's buffer has no spare capacity (%d): the test no longer shows it trimmed", cap(encoded))
+	}
+	enc := len(encoded) + len(`"0"`) + keptEntryBytes
 	ec := NewEncodedCache(enc * 8) // room for eight
 	for i := range 10 {
 		ec.Get(`"`+strconv.Itoa(i)+`"`, Gzip, body, "")
 	}
-	if ec.size > ec.max || len(ec.byKey) != 8 || ec.order.Len() != 8 {
-		t.Fatalf("size %d of %d, %d keys, %d in order; want 8", ec.size, ec.max, len(ec.byKey), ec.order.Len())
+	if ec.size > ec.max || len(ec.byKey) != 8 || ec.order.Len() != 8 || ec.size != 8*enc {
+		t.Fatalf("size %d of %d, %d keys, %d in order; want 8 of %d bytes", ec.size, ec.max, len(ec.byKey), ec.order.Len(), enc)
+	}
+	for e := ec.order.Front(); e != nil; e = e.Next() {
+		if b := e.Value.(*encodedEntry).body; cap(b) != len(b) {
+			t.Errorf("a kept variant of %d bytes holds %d", len(b), cap(b))
+		}
 	}
 	for _, gone := range []string{`"0"`, `"1"`} {
 		if _, ok := ec.byKey[encodedKey{gone, Gzip}]; ok {
@@ -93,7 +104,7 @@ func TestEncodedCacheBounded(t *testing.T) {
 	if got := testkit.Decode(t, "gzip", hit); !bytes.Equal(got, body) {
 		t.Error("a hit is not the body compressed")
 	}
-	big := NewEncodedCache(enc * 4) // a body over an eighth is compressed, not kept
+	big := NewEncodedCache(len(encoded) * 4) // a body over an eighth is compressed, not kept
 	big.Get(`"x"`, Gzip, body, "")
 	if big.size != 0 {
 		t.Errorf("a body over an eighth of the cache was kept (%d bytes)", big.size)
