@@ -21,7 +21,12 @@ type Footprint struct {
 	Version  int64           `json:"version"`
 	Products int             `json:"products"`
 	Parts    []FootprintPart `json:"parts"`
-	Process  ProcessMemory   `json:"process"`
+	// Artifact is the whole mapped artifact: its bytes (Mapped), and how
+	// many are resident, the parts' and the sections they do not name
+	// (the paid answers' sections, the snapshot's small tables) alike; zero for a
+	// version built on the heap.
+	Artifact FootprintPart `json:"artifact"`
+	Process  ProcessMemory `json:"process"`
 }
 
 // FootprintPart is one part of the snapshot, over every game.
@@ -63,12 +68,25 @@ func FootprintOf(v *View) Footprint {
 	}
 	if v != nil {
 		f.Version = v.Version
+		f.Artifact.Name = "the artifact, whole"
 		index := map[string]int{}
+		seen := map[*mapping]bool{}
 		for _, g := range v.Games() {
 			f.Products += g.Len()
 			var mapped []byte
 			if m, ok := g.Backing().(*mapping); ok {
 				mapped = m.data
+				if !seen[m] {
+					seen[m] = true
+					whole := catalog.Span{Addr: uintptr(unsafe.Pointer(unsafe.SliceData(m.data))), Len: len(m.data)}
+					f.Artifact.Bytes += int64(len(m.data))
+					f.Artifact.Mapped += int64(len(m.data))
+					if r, err := resident(pages, pagesErr, whole); err != nil || f.Artifact.Resident < 0 {
+						f.Artifact.Resident = -1
+					} else {
+						f.Artifact.Resident += r
+					}
+				}
 			}
 			for _, p := range g.Footprint() {
 				i, ok := index[p.Name]
@@ -83,11 +101,7 @@ func FootprintOf(v *View) Footprint {
 					n := inside(s, mapped)
 					fp.Mapped += n
 					if n > 0 && fp.Resident >= 0 {
-						if pagesErr != nil {
-							fp.Resident = -1
-							continue
-						}
-						r, err := pages.resident(s)
+						r, err := resident(pages, pagesErr, s)
 						if err != nil {
 							fp.Resident = -1
 							continue
@@ -100,6 +114,14 @@ func FootprintOf(v *View) Footprint {
 	}
 	f.Process = processMemory()
 	return f
+}
+
+// resident is pages.resident(s), or the error of opening pages.
+func resident(pages *pageMap, openErr error, s catalog.Span) (int64, error) {
+	if openErr != nil {
+		return 0, openErr
+	}
+	return pages.resident(s)
 }
 
 // inside returns how many bytes of s lie in m.

@@ -62,6 +62,12 @@ func TestFootprint(t *testing.T) {
 			t.Errorf("bodies: %d bytes resident after reading %d bytes of bodies", p.Resident, n)
 		}
 	}
+	if a := after.Artifact; a.Mapped == 0 || a.Resident < byName[catalog.PartBodies].Resident || a.Resident > a.Mapped {
+		t.Errorf("the artifact: %d bytes mapped, %d resident", a.Mapped, a.Resident)
+	}
+	if heap.Artifact.Mapped != 0 {
+		t.Errorf("a view built on the heap has an artifact of %d bytes", heap.Artifact.Mapped)
+	}
 	if pm := after.Process; pm.RssAnon <= 0 || pm.HeapInuse <= 0 || pm.RuntimeOther <= 0 {
 		t.Errorf("process memory %+v: want the kernel's and the runtime's counts", pm)
 	}

@@ -69,8 +69,11 @@ func footprintSection(p func(string, ...any), idle, loaded *serving.Footprint, r
 	}
 	row := func(name string, a, b int64) { p("| %s | | | %s | %s |\n", name, per(a), per(b)) }
 	row("**VmRSS**", rssIdle, rssLoaded)
-	row("of it: the artifact's resident pages (above)", resIdle, resLoaded)
-	row("of it: file pages of anything else (the binary)", idle.Process.RssFile-resIdle, loaded.Process.RssFile-resLoaded)
+	row("of it: the artifact's resident pages of the parts above", resIdle, resLoaded)
+	row("of it: the artifact's other resident pages (the paid answers' sections, the snapshot's small tables)",
+		max(idle.Artifact.Resident, 0)-resIdle, max(loaded.Artifact.Resident, 0)-resLoaded)
+	row("of it: file pages of anything else (the binary)", idle.Process.RssFile-max(idle.Artifact.Resident, 0),
+		loaded.Process.RssFile-max(loaded.Artifact.Resident, 0))
 	row("of it: anonymous (RssAnon)", idle.Process.RssAnon, loaded.Process.RssAnon)
 	row("of RssAnon: the heap parts above", heapIdle, heapLoaded)
 	row("of RssAnon: the rest of the heap in use (compressed pages, prices-by-set bodies, accounts, buffers, garbage)",
