@@ -93,6 +93,7 @@ func Run(ctx context.Context, st store.Store, src Source, reg *game.Registry, no
 			changed, unchanged := CarryPriceTimes(prev.Game(cat.Games[i].Game), &cat.Games[i])
 			rep.Games[i].PricesChanged, rep.Games[i].PricesUnchanged = changed, unchanged
 		}
+		recordRemovals(ctx, st, prev, cat, opts)
 	} else {
 		for i, g := range rep.Games {
 			rep.Games[i].PricesChanged = g.TCGPrices + g.CMPrices
@@ -124,10 +125,7 @@ func Run(ctx context.Context, st store.Store, src Source, reg *game.Registry, no
 // returned, and the next ingest compares with the hashes last recorded, so a
 // change is reported late (at the later version's time), never lost.
 func recordChanges(ctx context.Context, st store.Store, reg *game.Registry, cat *catalog.Catalog, v int64, rep *Report, opts Options) {
-	var keepFrom time.Time
-	if opts.ChangeDays > 0 {
-		keepFrom = cat.CreatedAt.AddDate(0, 0, -opts.ChangeDays)
-	}
+	keepFrom := changesKeptFrom(cat, opts)
 	for i := range cat.Games {
 		gc := &cat.Games[i]
 		g, ok := reg.Get(gc.Game)
@@ -147,6 +145,44 @@ func recordChanges(ctx context.Context, st store.Store, reg *game.Registry, cat 
 			opts.Log.Warn("change feed not recorded; the next ingest will report these changes", "game", gc.Game, "error", err)
 		} else {
 			opts.Log.Info("change feed recorded", "game", gc.Game, "changed", rep.Games[i].CardsChanged, "removed", rep.Games[i].CardsRemoved)
+		}
+	}
+}
+
+// changesKeptFrom is the oldest change the change feed keeps after cat is
+// written (opts.ChangeDays before it), zero to keep every change.
+func changesKeptFrom(cat *catalog.Catalog, opts Options) time.Time {
+	if opts.ChangeDays <= 0 {
+		return time.Time{}
+	}
+	return cat.CreatedAt.AddDate(0, 0, -opts.ChangeDays)
+}
+
+// recordRemovals keeps, in a store that keeps them (store.RemovalStore),
+// the set of each card of prev that cat removes: once the version is
+// written the catalogue no longer has the card, and the change feed records
+// only that it was removed, while a card.changed subscription to its set
+// must be told it left the set. It runs before the version is written, so
+// that the sets are kept by the time the feed records the removals; a
+// version that is then not written leaves rows that are never read (only
+// the feed's removals are looked up). A failure is logged, not returned:
+// the catalogue matters more than what a set's subscribers are told of
+// its removed cards.
+func recordRemovals(ctx context.Context, st store.Store, prev, cat *catalog.Catalog, opts Options) {
+	rs, ok := st.(store.RemovalStore)
+	if !ok {
+		return
+	}
+	keepFrom := changesKeptFrom(cat, opts)
+	for i := range cat.Games {
+		gc := &cat.Games[i]
+		removals := store.Removals(prev.Game(gc.Game), gc)
+		if len(removals) == 0 && keepFrom.IsZero() {
+			continue
+		}
+		if err := rs.RecordCardRemovals(ctx, gc.Game, cat.CreatedAt, removals, keepFrom); err != nil && opts.Log != nil {
+			opts.Log.Warn("removed cards' sets not recorded: subscriptions to their sets will not be told of them",
+				"game", gc.Game, "removed", len(removals), "error", err)
 		}
 	}
 }
