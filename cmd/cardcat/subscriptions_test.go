@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
@@ -33,8 +36,9 @@ type changedEvent struct {
 	} `json:"subscription"`
 	Part, Parts int
 	Cards       []struct {
-		CardID string `json:"card_id"`
-		Change string `json:"change"`
+		CardID  string `json:"card_id"`
+		Change  string `json:"change"`
+		Removed bool   `json:"removed"`
 	} `json:"cards"`
 }
 
@@ -42,12 +46,14 @@ type changedEvent struct {
 // account's webhook to a set; a running serve sends, for each ingested
 // version of synth's mirror, one signed event with exactly the cards of
 // the set that changed, none for an unchanged version, none again after a
-// restart; bad input exits 2 with what to fix.
+// restart; a smaller mirror, which drops cards, tells the set's
+// subscription and a card list's of the cards removed, marked as the change
+// feed marks them; bad input exits 2 with what to fix.
 func TestSubscriptionsEndToEnd(t *testing.T) {
 	dir, mirror := t.TempDir(), t.TempDir()
-	ingestDay := func(day string) {
+	ingestCards := func(cards, day string) {
 		t.Helper()
-		if code, _, stderr := runSynth(t, nil, "--out", mirror, "--cards", "400", "--seed", "11", "--day", day, "--force"); code != 0 {
+		if code, _, stderr := runSynth(t, nil, "--out", mirror, "--cards", cards, "--seed", "11", "--day", day, "--force"); code != 0 {
 			t.Fatalf("synth day %s: exit %d: %s", day, code, stderr)
 		}
 		var out, errb bytes.Buffer
@@ -55,6 +61,7 @@ func TestSubscriptionsEndToEnd(t *testing.T) {
 			t.Fatalf("ingest day %s: %v\n%s", day, err, errb.String())
 		}
 	}
+	ingestDay := func(day string) { t.Helper(); ingestCards("400", day) }
 	load := func() *catalog.Catalog {
 		t.Helper()
 		st, err := sqlite.Open(context.Background(), filepath.Join(dir, "cardcat.db"))
@@ -208,11 +215,19 @@ func TestSubscriptionsEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	evaluatedAt := func(version string) func() bool {
+	evaluatedAt := func(version string, ids ...string) func() bool {
+		if len(ids) == 0 {
+			ids = []string{"31"}
+		}
 		return func() bool {
 			out, _ := alertsCmd(t, dir, nil, "subscriptions", "list", "--email", "ann@example.com")
-			f := row(out, "31") // ID GAME WATCHES(set ID) WEBHOOK LAST-VERSION CREATED
-			return len(f) == 7 && f[5] == version
+			for _, id := range ids {
+				f := row(out, id) // ID GAME WATCHES("set" ID, or the cards) WEBHOOK LAST-VERSION CREATED
+				if len(f) < 6 || f[len(f)-2] != version {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	received := func() ([]changedEvent, int) {
@@ -287,15 +302,95 @@ func TestSubscriptionsEndToEnd(t *testing.T) {
 		checkVersion(4, want)
 		t.Logf("version 4: %d cards changed, told in one event", len(want))
 	}
+
+	// A smaller mirror a day later drops cards, of the set among others.
+	// A card list made now (so told of this version's changes: the set's
+	// first and last ten cards) and the set's subscription are each told
+	// of their cards removed, as the change feed marks them, and changed.
+	before = load()
+	var ordered []string
+	for _, g := range before.Games {
+		for _, c := range g.Cards {
+			if g.Game == gameCode && c.SetID == setID {
+				ordered = append(ordered, c.ID)
+			}
+		}
+	}
+	list := slices.Concat(ordered[:10], ordered[len(ordered)-10:])
+	if out, code := alertsCmd(t, dir, nil, sub("ann@example.com", "--webhook-id", "1", "--game", gameCode, "--cards", strings.Join(list, ","))...); code != 0 ||
+		!strings.HasPrefix(out, "subscription 32 for account 1: 20 cards") {
+		t.Fatalf("subscriptions create --cards: exit %d, %q", code, out)
+	}
+	mu.Lock()
+	events = nil
+	clear(deliveries)
+	mu.Unlock()
+	ingestCards("380", "3")
+	after := load()
+	waitFor("the fifth version's evaluation", evaluatedAt("5", "31", "32"))
+	// expect is each of ids that the fifth version removed or changed, as
+	// "id:change", by id.
+	expect := func(ids []string) []string {
+		b, a := setCards(before), setCards(after)
+		var out []string
+		for _, id := range ids {
+			old, inBefore := b[id]
+			now, inAfter := a[id]
+			switch {
+			case !inAfter:
+				out = append(out, id+":removed")
+			case !inBefore || !reflect.DeepEqual(old, now):
+				out = append(out, id+":updated")
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	want5 := map[int64][]string{
+		31: expect(slices.Concat(ordered, slices.Collect(maps.Keys(setCards(after))))),
+		32: expect(list),
+	}
+	removed := func(cards []string) (n int) {
+		for _, c := range cards {
+			if strings.HasSuffix(c, ":removed") {
+				n++
+			}
+		}
+		return n
+	}
+	if removed(want5[31]) == 0 || removed(want5[32]) == 0 {
+		t.Fatalf("the smaller mirror removed %d of set %s's cards and %d of the list's: the test wants some of each", removed(want5[31]), setID, removed(want5[32]))
+	}
+	waitFor("the fifth version's two events", func() bool { evs, _ := received(); return len(evs) >= 2 })
+	time.Sleep(200 * time.Millisecond)
+	evs, n := received()
+	got5 := map[int64][]string{}
+	for _, e := range evs {
+		if e.Version != 5 || e.Part != 1 || e.Parts != 1 {
+			t.Errorf("version 5's event %+v", e)
+		}
+		for _, c := range e.Cards {
+			got5[e.Subscription.ID] = append(got5[e.Subscription.ID], c.CardID+":"+c.Change)
+			if c.Removed != (c.Change == "removed") {
+				t.Errorf("subscription %d, card %s: change %q, removed %v", e.Subscription.ID, c.CardID, c.Change, c.Removed)
+			}
+		}
+	}
+	if diff := cmp.Diff(want5, got5); diff != "" || len(evs) != 2 || n != 2 {
+		t.Fatalf("version 5: %d events in %d deliveries, want 2; their cards (-want +got):\n%s", len(evs), n, diff)
+	}
+	t.Logf("version 5: set %s told of %d cards (%d removed), the list of %d (%d removed)",
+		setID, len(want5[31]), removed(want5[31]), len(want5[32]), removed(want5[32]))
+
 	if err := s.stop(); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(s.stderr.String(), "changed_events=") {
 		t.Errorf("serve's log lacks the subscriptions' evaluation")
 	}
-	list, _ := alertsCmd(t, dir, nil, "subscriptions", "list", "--email", "ann@example.com")
-	if f := row(list, "31"); len(f) != 7 || f[1] != gameCode || f[3] != setID || f[4] != "1" {
-		t.Errorf("subscriptions list: %q", list)
+	listed, _ := alertsCmd(t, dir, nil, "subscriptions", "list", "--email", "ann@example.com")
+	if f := row(listed, "31"); len(f) != 7 || f[1] != gameCode || f[3] != setID || f[4] != "1" {
+		t.Errorf("subscriptions list: %q", listed)
 	}
 	if out, code := alertsCmd(t, dir, nil, "subscriptions", "delete", "--email", "bob@example.com", "--id", "31"); code != 2 || !strings.Contains(out, "has no subscription 31") {
 		t.Errorf("deleting another account's subscription: exit %d, %q", code, out)

@@ -90,9 +90,20 @@ type SubscriptionEvaluation struct {
 }
 
 // ChangeFeed is the part of store.Store that tells which cards changed.
+// One that also tells the sets removed cards left (RemovedSets, which both
+// stores do as store.RemovalStore) lets a set's subscription be told of
+// the cards that left the set; without it, only a card list's is.
 type ChangeFeed interface {
 	CardChanges(ctx context.Context, game string, since time.Time, offset, limit int) (store.ChangePage, error)
 }
+
+// RemovedSets is the part of store.RemovalStore that tells the set each
+// removed card left.
+type RemovedSets interface {
+	RemovedCardSets(ctx context.Context, game string, ids []string) (map[string]string, error)
+}
+
+var _ RemovedSets = store.RemovalStore(nil)
 
 // CheckSubscription says what is wrong with s, the subscription an account
 // asks for, against the catalogue served now, and makes its card ids
@@ -207,9 +218,13 @@ type (
 		CardID string `json:"card_id"`
 		// Change is "updated" (the card's detail body differs from the
 		// previous version's: any field, prices and their times included;
-		// a card new to the catalogue too) or "removed".
+		// a card new to the catalogue too) or "removed" (it left the
+		// catalogue, and so its set).
 		Change string `json:"change"`
-		Name   string `json:"name,omitempty"`
+		// Removed marks a removed card as the change feed marks it
+		// (GET /{game}/changes' "removed": true); absent otherwise.
+		Removed bool   `json:"removed,omitempty"`
+		Name    string `json:"name,omitempty"`
 		// Prices are the card's prices at the version, for an updated
 		// card: TCGplayer's market and Cardmarket's trend of each finish.
 		Prices *changedPrices `json:"prices,omitempty"`
@@ -249,10 +264,10 @@ func subscriptionEvents(s *Subscription, snap *catalog.Snapshot, created time.Ti
 			Game: s.Game, Subscription: changedSub{ID: s.ID, SetID: s.SetID, Cards: s.Cards}, Part: part, Parts: parts,
 			Cards: make([]changedCardDoc, 0, len(chunk))}
 		for _, c := range chunk {
-			doc := changedCardDoc{CardID: c.ID, Change: "removed"}
-			if r, ok := gs.LookupCard(c.ID); ok && !c.Removed {
+			doc := changedCardDoc{CardID: c.ID, Change: "removed", Removed: true}
+			if r, ok := lookupCard(gs, c.ID); ok && !c.Removed {
 				gs.CardPrices(r, &p)
-				doc.Change, doc.Name = "updated", p.Name
+				doc.Change, doc.Removed, doc.Name = "updated", false, p.Name
 				doc.Prices = &changedPrices{TCG: []changedPrice{}, CM: []changedPrice{}}
 				for _, t := range p.TCG {
 					doc.Prices.TCG = append(doc.Prices.TCG, changedPrice{Variant: t.SubType, Market: t.Market.AppendJSON(nil)})
@@ -272,11 +287,28 @@ func subscriptionEvents(s *Subscription, snap *catalog.Snapshot, created time.Ti
 	return out
 }
 
+// lookupCard finds the card id in gs; none when gs is nil (a game the
+// version does not have).
+func lookupCard(gs *catalog.GameSnapshot, id string) (catalog.CardRef, bool) {
+	if gs == nil {
+		return 0, false
+	}
+	return gs.LookupCard(id)
+}
+
 // changeWindow is the cards of a game changed after since and up to the
 // version evaluated.
 type changeWindow struct {
 	game  string
 	since time.Time
+}
+
+// windowChanges are the changes of one changeWindow, by card id, and the
+// sets its removed cards left (read once, when a set's subscription first
+// needs them).
+type windowChanges struct {
+	changes     []store.CardChange
+	removedSets map[string]string
 }
 
 // changesPage is how many changes one read of the feed takes.
@@ -343,7 +375,7 @@ func (e *Evaluator) evaluateSubscriptions(ctx context.Context, snap *catalog.Sna
 		return res, nil
 	}
 	at := snap.CreatedAt.UTC().Truncate(time.Microsecond)
-	windows := map[changeWindow][]store.CardChange{}
+	windows := map[changeWindow]*windowChanges{}
 	notReady := map[string]bool{}
 	var after int64
 	for {
@@ -364,8 +396,9 @@ func (e *Evaluator) evaluateSubscriptions(ctx context.Context, snap *catalog.Sna
 				since = at.Add(-time.Microsecond) // the version's own changes
 			}
 			w := changeWindow{s.Game, since}
-			changes, ok := windows[w]
+			wc, ok := windows[w]
 			if !ok && !notReady[s.Game] {
+				var changes []store.CardChange
 				var ready bool
 				// The ingest records the version's changes just after it
 				// writes the version: wait for them a little.
@@ -381,13 +414,19 @@ func (e *Evaluator) evaluateSubscriptions(ctx context.Context, snap *catalog.Sna
 				if !ready {
 					notReady[s.Game] = true
 				} else {
-					windows[w] = changes
+					wc = &windowChanges{changes: changes}
+					windows[w] = wc
 				}
 			}
 			if notReady[s.Game] {
 				continue
 			}
-			cards := subscribedChanges(s, snap, changes)
+			if s.SetID != "" && wc.removedSets == nil {
+				if wc.removedSets, err = e.removedSets(ctx, s.Game, wc.changes); err != nil {
+					return res, err
+				}
+			}
+			cards := subscribedChanges(s, snap, wc.changes, wc.removedSets)
 			evs = append(evs, SubscriptionEvaluation{SubscriptionID: s.ID, Events: subscriptionEvents(s, snap, created, cards)})
 		}
 		fired, queued, err := e.Subscriptions.RecordSubscriptions(ctx, snap.Version, at, evs)
@@ -409,11 +448,34 @@ func (e *Evaluator) evaluateSubscriptions(ctx context.Context, snap *catalog.Sna
 	return res, nil
 }
 
+// removedSets are the sets the removed cards of changes left, by card id
+// (empty, not nil, when there are none or the feed does not keep them).
+func (e *Evaluator) removedSets(ctx context.Context, game string, changes []store.CardChange) (map[string]string, error) {
+	rs, ok := e.Changes.(RemovedSets)
+	var ids []string
+	for _, c := range changes {
+		if c.Removed {
+			ids = append(ids, c.ID)
+		}
+	}
+	if !ok || len(ids) == 0 {
+		return map[string]string{}, nil
+	}
+	sets, err := rs.RemovedCardSets(ctx, game, ids)
+	if err != nil {
+		return nil, fmt.Errorf("alerts: the sets of %s's removed cards: %w", game, err)
+	}
+	if sets == nil {
+		sets = map[string]string{}
+	}
+	return sets, nil
+}
+
 // subscribedChanges are the changes (by id) of s's cards: those of its
-// list, or the cards of its set in snap. A card removed from the
-// catalogue is no longer in its set, so a set's subscription is told of
-// its updated and new cards; a list's of its removed cards too.
-func subscribedChanges(s *Subscription, snap *catalog.Snapshot, changes []store.CardChange) []changedCard {
+// list, or of its set: the cards of the set in snap that changed, and the
+// cards removed from the catalogue that were in it (removedSets: the set
+// each removed card left), also when the set itself is gone.
+func subscribedChanges(s *Subscription, snap *catalog.Snapshot, changes []store.CardChange, removedSets map[string]string) []changedCard {
 	var out []changedCard
 	if s.SetID == "" {
 		want := make(map[string]bool, len(s.Cards))
@@ -427,20 +489,21 @@ func subscribedChanges(s *Subscription, snap *catalog.Snapshot, changes []store.
 		}
 		return out
 	}
+	var first, end catalog.CardRef
 	gs := snap.Game(s.Game)
-	if gs == nil {
-		return nil
+	if gs != nil {
+		if set, ok := gs.SetByID(s.SetID); ok {
+			first, end = set.Cards()
+		}
 	}
-	set, ok := gs.SetByID(s.SetID)
-	if !ok {
-		return nil
-	}
-	first, end := set.Cards()
 	for _, c := range changes {
 		if c.Removed {
+			if removedSets[c.ID] == s.SetID {
+				out = append(out, changedCard{ID: c.ID, Removed: true})
+			}
 			continue
 		}
-		if r, ok := gs.LookupCard(c.ID); ok && r >= first && r < end {
+		if r, ok := lookupCard(gs, c.ID); ok && r >= first && r < end {
 			out = append(out, changedCard{ID: c.ID})
 		}
 	}
