@@ -31,8 +31,10 @@ import (
 // an account's deletion taking its alerts and webhooks with it); and the
 // alert emails (alertemails.go): one per crossing, the hourly cap, retries
 // across a restart, two replicas sharing the queue, unsubscribing, and an
-// account's deletion taking them too. open returns a new store on a new,
-// empty database (a Reopener).
+// account's deletion taking them too; and the history's retention
+// (alerthistory.go): what is finished and old goes, in batches, and what is
+// kept reads whole. open returns a new store on a new, empty database (a
+// Reopener).
 func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
 	tests := []struct {
 		name string
@@ -56,6 +58,8 @@ func RunAlerts(t *testing.T, open func(t *testing.T) store.Store) {
 		{"EmailTwoWorkersOneQueue", testAlertEmailsTwoWorkers},
 		{"EmailUnsubscribe", testAlertEmailsUnsubscribe},
 		{"EmailDeleteAccount", testDeleteAccountEmails},
+		{"PruneHistory", testPruneAlertHistory},
+		{"PruneHistoryBatches", testPruneAlertHistoryMany},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
