@@ -1,7 +1,10 @@
 package alerts
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -10,6 +13,16 @@ import (
 // (HistoryStore) deletes what is finished and older than a cutoff: an event
 // goes with its deliveries, their attempts and its email, and only when
 // none of them is still to be sent.
+// Retention runs it once a day, on one replica at a time.
+
+// DefaultHistoryDays is how many days of finished events, deliveries and
+// emails are kept unless the operator sets another number: long enough for
+// a customer to look back at last month's deliveries in the portal's log.
+const DefaultHistoryDays = 30
+
+// HistoryLockName is the store lock under which one replica prunes the
+// history (store.Locker), so that two never delete the same rows at once.
+const HistoryLockName = "alerts-history-prune"
 
 // DefaultPruneBatch is how many events one transaction of a prune reads:
 // with their deliveries, attempts and emails a few thousand rows, so that a
@@ -52,4 +65,105 @@ type HistoryStore interface {
 	// not read again. It returns what it deleted, with an error too (the
 	// batches committed stay deleted).
 	PruneAlertHistory(ctx context.Context, before time.Time, batch int) (Pruned, error)
+}
+
+// Retention prunes the alerts' history once a day: First after Run starts
+// (so that a replica's start-up, and its first evaluation, go first), then
+// every Every, each time under the store's lock (HistoryLockName) so that
+// of several replicas one prunes at a time. A prune that finds the lock
+// held is skipped (the holder is deleting the same rows); one that fails
+// is logged, and the next deletes what it left.
+type Retention struct {
+	Store HistoryStore
+	// Days is how many days of history are kept: what finished before
+	// Now minus Days days goes. 0 keeps everything (Run returns at once).
+	Days int
+	// Batch is the events per transaction (DefaultPruneBatch when 0).
+	Batch int
+	// Lock takes the store's lock (HistoryLockName); ok is false when
+	// another replica prunes.
+	Lock func(ctx context.Context) (unlock func(), ok bool, err error)
+	Now  func() time.Time
+	Log  *slog.Logger
+	// First and Every space the prunes (DefaultPruneFirst and
+	// DefaultPruneEvery when 0).
+	First, Every time.Duration
+	// Timeout bounds one prune (DefaultPruneTimeout when 0), so that a
+	// database that stops answering does not hold the lock for ever.
+	Timeout time.Duration
+	// OnPruned, when set, is told what each prune deleted (metrics), also
+	// when it failed part-way.
+	OnPruned func(Pruned)
+}
+
+// The defaults of Retention's zero fields.
+const (
+	DefaultPruneFirst   = 10 * time.Minute
+	DefaultPruneEvery   = 24 * time.Hour
+	DefaultPruneTimeout = time.Hour
+)
+
+// Prune deletes, under the lock, the history finished before before (Run
+// gives it Days days before now). skipped is true when another replica
+// holds the lock.
+func (r *Retention) Prune(ctx context.Context, before time.Time) (p Pruned, skipped bool, err error) {
+	if r.Lock != nil {
+		unlock, ok, err := r.Lock(ctx)
+		if err != nil {
+			return p, false, fmt.Errorf("alerts: history prune lock: %w", err)
+		}
+		if !ok {
+			return p, true, nil
+		}
+		defer unlock()
+	}
+	p, err = r.Store.PruneAlertHistory(ctx, before, r.Batch)
+	if r.OnPruned != nil && p.Rows() > 0 {
+		r.OnPruned(p)
+	}
+	return p, false, err
+}
+
+// Run prunes First after its start, then every Every, until ctx ends.
+func (r *Retention) Run(ctx context.Context) {
+	if r.Days <= 0 {
+		return
+	}
+	wait := cmp.Or(r.First, DefaultPruneFirst)
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		r.run(ctx)
+		wait = cmp.Or(r.Every, DefaultPruneEvery)
+	}
+}
+
+// run is one prune of Run, logged.
+func (r *Retention) run(ctx context.Context) {
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	start := time.Now()
+	before := now().UTC().AddDate(0, 0, -r.Days)
+	pctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, DefaultPruneTimeout))
+	defer cancel()
+	p, skipped, err := r.Prune(pctx, before)
+	deleted := []any{"before", before.Format(time.RFC3339), "events", p.Events, "deliveries", p.Deliveries,
+		"attempts", p.Attempts, "emails", p.Emails, "batches", p.Batches, "took", time.Since(start).Round(time.Millisecond)}
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			r.Log.Error("alert history not pruned in full; the next prune deletes the rest", append(deleted, "err", err)...)
+		}
+	case skipped:
+		r.Log.Debug("alert history pruned by another replica")
+	default:
+		r.Log.Info("alert history pruned", deleted...)
+	}
 }
