@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/cardcat/cardcat/internal/alertmail"
 	"github.com/cardcat/cardcat/internal/alerts"
@@ -19,11 +20,14 @@ import (
 // each catalogue version the holder publishes (under the store's lock, so
 // that of the replicas noticing a version one evaluates it), the delivery
 // of the queued webhooks (Workers at once, from the queue every replica
-// shares), and the sending of the queued alert emails through mailer (the
-// portal's), their links on publicURL. notify is the holder's hook; stop
-// waits for all to end, before the store closes.
+// shares), the sending of the queued alert emails through mailer (the
+// portal's), their links on publicURL, and the daily prune of the finished
+// history older than HistoryDays (first historyFirst after the start,
+// alerts.DefaultPruneFirst when 0; under its own lock, so that one replica
+// prunes at a time). notify is the holder's hook; stop waits for all to
+// end, before the store closes.
 func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log *slog.Logger, mx *metrics.Metrics,
-	mailer portalmail.Mailer, publicURL string) (notify func(*catalog.Snapshot), stop func()) {
+	mailer portalmail.Mailer, publicURL string, historyFirst time.Duration) (notify func(*catalog.Snapshot), stop func()) {
 	as, okA := st.(alerts.Store)
 	ws, okW := st.(webhooks.Store)
 	locker, okL := st.(store.Locker)
@@ -69,6 +73,17 @@ func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log
 				Log: log.With("job", "alert-emails"), OnFinish: emx.finished}
 			wg.Go(func() { mw.Run(ctx) })
 		}
+	}
+	if hs, ok := st.(alerts.HistoryStore); ok {
+		r := &alerts.Retention{
+			Store: hs, Days: c.HistoryDays, First: historyFirst, Log: log.With("job", "alert-history"),
+			Lock:     func(ctx context.Context) (func(), bool, error) { return locker.TryLock(ctx, alerts.HistoryLockName) },
+			OnPruned: newAlertHistoryMetrics(mx).pruned,
+		}
+		if c.HistoryDays == 0 {
+			log.Info("alert history kept for ever: no prune (--alert-history-days 0)")
+		}
+		wg.Go(func() { r.Run(ctx) })
 	}
 	return ev.Notify, func() { cancel(); wg.Wait() }
 }

@@ -43,6 +43,9 @@ type serveConfig struct {
 	// now is the clock of every decision with a time (trials, sessions,
 	// windows); time.Now but in tests.
 	now func() time.Time
+	// alertHistoryFirst is how long after the start the alerts' history is
+	// first pruned: alerts.DefaultPruneFirst (0) but in tests.
+	alertHistoryFirst time.Duration
 }
 
 func cmdServe(ctx context.Context, env *Env, args []string) error {
@@ -256,7 +259,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	// "Replica start at a million cards").
 	// Each version's alerts are evaluated once it is served
 	// (docs/operations.md, "Price alerts and webhooks").
-	notifyAlerts, stopAlerts := startAlerts(ctx, cfg.Alerts, st, log, mx, cfg.portal.mailer(log), public)
+	notifyAlerts, stopAlerts := startAlerts(ctx, cfg.Alerts, st, log, mx, cfg.portal.mailer(log), public, cfg.alertHistoryFirst)
 	defer stopAlerts() // before the store closes
 	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot); notifyAlerts(v.Snapshot) }
 	if v := holder.Current(); v != nil {

@@ -249,7 +249,16 @@ type AlertsConfig struct {
 	// EmailsPerHour is the most alert emails an account gets in an hour
 	// (alerts.Evaluator); 0: no cap.
 	EmailsPerHour int
+	// HistoryDays is how many days serve keeps the alerts' finished
+	// events, webhook deliveries and alert emails (alerts.Retention); 0:
+	// every one.
+	HistoryDays int
 }
+
+// MaxAlertHistoryDays is the longest --alert-history-days taken: ten years
+// is for ever for a delivery log, and a larger number is more likely a
+// typo; 0 keeps everything.
+const MaxAlertHistoryDays = 3650
 
 // SynthConfig is `cardcat synth`'s settings.
 type SynthConfig struct {

@@ -138,6 +138,37 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestAlertHistoryDays: --alert-history-days and CARDCAT_ALERT_HISTORY_DAYS
+// take 0 (keep everything) or 1 to 3650 days, 30 by default; anything else
+// is refused with what is taken.
+func TestAlertHistoryDays(t *testing.T) {
+	for _, tt := range []struct {
+		vars map[string]string
+		args []string
+		want int
+		err  string
+	}{
+		{nil, nil, 30, ""},
+		{nil, []string{"--alert-history-days", "0"}, 0, ""},
+		{map[string]string{"CARDCAT_ALERT_HISTORY_DAYS": "1"}, nil, 1, ""},
+		{map[string]string{"CARDCAT_ALERT_HISTORY_DAYS": "3650"}, nil, 3650, ""},
+		{map[string]string{"CARDCAT_ALERT_HISTORY_DAYS": "90"}, []string{"--alert-history-days", "7"}, 7, ""},
+		{map[string]string{"CARDCAT_ALERT_HISTORY_DAYS": "-1"}, nil, 0, "CARDCAT_ALERT_HISTORY_DAYS: want 0 (keep everything) or a number of days from 1 to 3650, got \"-1\""},
+		{map[string]string{"CARDCAT_ALERT_HISTORY_DAYS": "30d"}, nil, 0, "CARDCAT_ALERT_HISTORY_DAYS: want 0"},
+		{nil, []string{"--alert-history-days", "3651"}, 0, "want 0 (keep everything) or a number of days from 1 to 3650"},
+	} {
+		c, err := bind(Serve, tt.vars, tt.args...)
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%v %v: %v", tt.vars, tt.args, err)
+		case tt.err == "" && c.Alerts.HistoryDays != tt.want:
+			t.Errorf("%v %v: %d days, want %d", tt.vars, tt.args, c.Alerts.HistoryDays, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%v %v: %v, want an error with %q", tt.vars, tt.args, err, tt.err)
+		}
+	}
+}
+
 // TestListFlagAdds: the flags of a list replace the variable's, and add up.
 func TestListFlagAdds(t *testing.T) {
 	vars := map[string]string{"CARDCAT_REFRESH_AT": "15:30"}

@@ -150,6 +150,12 @@ var table = []*Setting{
 		Doc: "the most [alert emails](#alert-emails) an account gets in an hour (counted when they are queued, across replicas): " +
 			"the firings past it are not emailed (their events and webhooks are as usual) and the next email says how many; `0`: no cap",
 		value: integer(func(c *Config) *int { return &c.Alerts.EmailsPerHour }, func(n int) bool { return n >= 0 }, "a non-negative integer")},
+	{Flag: "alert-history-days", Var: "CARDCAT_ALERT_HISTORY_DAYS", Default: "30", Commands: Serve,
+		Doc: "days the [alerts' history](#retention-of-the-alerts-history) is kept: once a day one replica deletes each alert event " +
+			"older than that whose webhook deliveries and email are finished (delivered, failed; sent, failed, cancelled, capped), " +
+			"with its deliveries, their attempts (the portal's delivery log) and its email; anything still to be sent stays. `0` keeps everything",
+		value: integer(func(c *Config) *int { return &c.Alerts.HistoryDays }, func(n int) bool { return n >= 0 && n <= MaxAlertHistoryDays },
+			"0 (keep everything) or a number of days from 1 to 3650")},
 	{Var: "CARDCAT_SMTP_URL", Secret: true, DefaultDoc: "empty: emails are logged", Commands: Serve,
 		Doc:   "the SMTP server of the portal's emails: `smtp://user:password@host:587` (STARTTLS) or `smtps://user:password@host:465`; see [email](#email)",
 		value: text(func(c *Config) *string { return &c.Portal.SMTPURL })},
