@@ -149,21 +149,22 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 		}
 		return
 	}
-	cache := web.ResponseOf(w).Cache()
-	var enc []byte
-	if rp.kind == web.Kept {
-		if enc = cache.Peek(rp.tag, c); enc == nil {
-			rp.bytes()
-			enc = cache.Get(rp.tag, c, rp.body, rp.str)
-		}
-	} else {
-		rp.bytes()
-		body := rp.body
-		if body == nil {
-			body = []byte(rp.str)
-		}
-		enc = web.Encode(c, rp.kind, body)
-	}
 	h["Content-Encoding"] = web.ContentEncoding[c]
-	web.SendBody(w, rp.contentType, enc)
+	if rp.kind == web.Kept {
+		cache := web.ResponseOf(w).Cache()
+		v, ok := cache.Peek(rp.tag, c)
+		if !ok {
+			rp.bytes()
+			v = cache.Get(rp.tag, c, rp.body, rp.str)
+		}
+		defer v.Release()
+		web.SendBody(w, rp.contentType, v.Bytes())
+		return
+	}
+	rp.bytes()
+	body := rp.body
+	if body == nil {
+		body = []byte(rp.str)
+	}
+	web.SendBody(w, rp.contentType, web.Encode(c, rp.kind, body))
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"container/list"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,9 +23,10 @@ import (
 //
 // Most bodies are the same bytes for a whole catalogue version (a card, the
 // set list, a set page, a paid answer: Kept), so their compressed
-// variants are kept in an LRU bounded by bytes, keyed by the identity tag (a
-// hash of the bytes) and the coding: compressed once, on first request, and
-// gone once unused after a catalogue refresh. Bodies made for one request (a
+// variants are kept (EncodedCache: a ring bounded by bytes, outside the Go
+// heap), keyed by the identity tag (a hash of the bytes) and the coding:
+// compressed once, on first request, and overwritten in time once unused
+// after a catalogue refresh. Bodies made for one request (a
 // search, a batch, the change feed, a price history: Made) are
 // compressed per request at a fast level and not kept. The kind decides a
 // tie of q-values (bench/README.md, "Compression"): a kept body goes br
@@ -168,14 +168,29 @@ func VariantTag(tag string, c Coding) string {
 	return tag[:len(tag)-1] + tagSuffix[c] + `"`
 }
 
-// EncodedCache keeps compressed variants of bodies, least recently used
-// dropped first once their bytes pass max.
+// EncodedCache keeps compressed variants of bodies in an arena of its own,
+// outside the Go heap (an anonymous mapping, made on the first variant
+// kept): the collector's headroom (GOGC) is taken on the live heap, and at a
+// million cards the variants of every set page (about 256 MB) were most of
+// it (bench/README.md, "Where the bytes are"). The arena is a ring: a
+// variant is written at its head, over the oldest ones, so the first kept is
+// the first dropped (FIFO; the bound holds every page of a million cards in
+// two codings, so a set page's variant is dropped only after a new version
+// made it useless). A variant being sent is pinned (Kept.Release unpins
+// it): one that would be overwritten while pinned makes the new variant
+// go unkept instead.
 type EncodedCache struct {
 	mu    sync.Mutex
 	max   int
-	size  int
-	order list.List // of *encodedEntry, most recent first
-	byKey map[encodedKey]*list.Element
+	size  int    // bytes of the kept variants
+	arena []byte // nil until the first variant is kept
+	head  int    // where the next variant goes
+	lap   uint32 // how many times head wrapped
+	// queue holds the kept variants in the order written: from the oldest
+	// (the first to be overwritten) to the newest.
+	queue []*encodedEntry
+	first int // queue[first:] are kept; the rest are dropped
+	byKey map[encodedKey]*encodedEntry
 }
 
 type encodedKey struct {
@@ -185,69 +200,126 @@ type encodedKey struct {
 
 type encodedEntry struct {
 	key  encodedKey
-	body []byte
+	body []byte // in the arena
+	off  int
+	lap  uint32
+	pins int32 // requests sending it now; guarded by the cache's mu
 }
 
 func NewEncodedCache(maxBytes int) *EncodedCache {
-	return &EncodedCache{max: maxBytes, byKey: map[encodedKey]*list.Element{}}
+	return &EncodedCache{max: maxBytes, byKey: map[encodedKey]*encodedEntry{}}
 }
 
-// get returns the body (held in body, or in str when body is nil)
+// Variant is a compressed variant to send: its bytes are valid until
+// Release, which the sender must call once they are written.
+type Variant struct {
+	b  []byte
+	e  *encodedEntry // nil: not in the cache, b is the heap's
+	ec *EncodedCache
+}
+
+// Bytes returns the variant's bytes, valid until Release.
+func (k Variant) Bytes() []byte { return k.b }
+
+// Release lets the cache overwrite the variant.
+func (k Variant) Release() {
+	if k.e == nil {
+		return
+	}
+	k.ec.mu.Lock()
+	k.e.pins--
+	k.ec.mu.Unlock()
+}
+
+// Get returns the body (held in body, or in str when body is nil)
 // compressed in c, compressing it on a miss. Two first requests at once may
 // both compress: the same bytes, kept once.
-func (ec *EncodedCache) Get(tag string, c Coding, body []byte, str string) []byte {
+func (ec *EncodedCache) Get(tag string, c Coding, body []byte, str string) Variant {
 	k := encodedKey{tag, c}
-	ec.mu.Lock()
-	if e, ok := ec.byKey[k]; ok {
-		ec.order.MoveToFront(e)
-		b := e.Value.(*encodedEntry).body
-		ec.mu.Unlock()
-		return b
+	if kv, ok := ec.Peek(tag, c); ok {
+		return kv
 	}
-	ec.mu.Unlock()
-
 	if body == nil {
 		body = []byte(str) // once per body and Coding: a miss
 	}
 	b := Encode(c, Kept, body)
 	if len(b) > ec.max/8 {
-		return b // too big to keep without evicting most of the rest
+		return Variant{b: b} // too big to keep without dropping most of the rest
 	}
-	// The encoders' buffers grow by doubling: a fifth to a quarter of a
-	// set page's variant was spare capacity, kept as long as the variant
-	// (bench/README.md, "Where the bytes are").
-	b = append(make([]byte, 0, len(b)), b...)
 	ec.mu.Lock()
 	defer ec.mu.Unlock()
-	if _, ok := ec.byKey[k]; !ok {
-		ec.byKey[k] = ec.order.PushFront(&encodedEntry{key: k, body: b})
-		ec.size += keptBytes(k, b)
-		for ec.size > ec.max {
-			old := ec.order.Remove(ec.order.Back()).(*encodedEntry)
-			delete(ec.byKey, old.key)
-			ec.size -= keptBytes(old.key, old.body)
-		}
+	if e, ok := ec.byKey[k]; ok { // kept meanwhile by another request
+		e.pins++
+		return Variant{b: e.body, e: e, ec: ec}
 	}
-	return b
+	e := ec.keep(k, b)
+	if e == nil {
+		return Variant{b: b}
+	}
+	e.pins++
+	return Variant{b: e.body, e: e, ec: ec}
 }
 
-// keptEntryBytes is what keeping a variant costs beyond its bytes and its
-// key's: its entry, list element and map slot, roughly.
-const keptEntryBytes = 128
-
-// keptBytes is the memory a kept variant holds, which the cache's bound
-// counts.
-func keptBytes(k encodedKey, b []byte) int { return cap(b) + len(k.tag) + keptEntryBytes }
-
-// peek returns the kept variant of the body tagged tag in c, or nil.
-func (ec *EncodedCache) Peek(tag string, c Coding) []byte {
+// Peek returns the kept variant of the body tagged tag in c, pinned
+// (Variant.Release unpins it).
+func (ec *EncodedCache) Peek(tag string, c Coding) (Variant, bool) {
 	ec.mu.Lock()
 	defer ec.mu.Unlock()
-	if e, ok := ec.byKey[encodedKey{tag, c}]; ok {
-		ec.order.MoveToFront(e)
-		return e.Value.(*encodedEntry).body
+	e, ok := ec.byKey[encodedKey{tag, c}]
+	if !ok {
+		return Variant{}, false
 	}
-	return nil
+	e.pins++
+	return Variant{b: e.body, e: e, ec: ec}, true
+}
+
+// keep writes b at the arena's head, dropping the variants it overwrites;
+// nil when one of them is being sent (or the arena cannot be made): b then
+// goes unkept. ec.mu is held.
+func (ec *EncodedCache) keep(k encodedKey, b []byte) *encodedEntry {
+	if ec.arena == nil {
+		var err error
+		if ec.arena, err = newArena(ec, ec.max); err != nil {
+			return nil
+		}
+	}
+	head, lap := ec.head, ec.lap
+	if head+len(b) > len(ec.arena) {
+		// Wrap: the last lap's variants past head are left behind.
+		head, lap = 0, lap+1
+	}
+	// The variants to drop are the oldest: every variant of a lap before
+	// the last, and the last lap's that start before the new one's end (the
+	// queue holds the last lap's in the order of their places).
+	end := ec.first
+	for ; end < len(ec.queue); end++ {
+		e := ec.queue[end]
+		if e.lap+1 > lap || e.lap+1 == lap && e.off >= head+len(b) {
+			break
+		}
+		if e.pins > 0 {
+			return nil
+		}
+	}
+	for _, e := range ec.queue[ec.first:end] {
+		delete(ec.byKey, e.key)
+		ec.size -= len(e.body)
+		e.body = nil
+	}
+	ec.first = end
+	if ec.first > len(ec.queue)/2 && ec.first > 64 { // reuse the queue's front
+		n := copy(ec.queue, ec.queue[ec.first:])
+		clear(ec.queue[n:])
+		ec.queue, ec.first = ec.queue[:n], 0
+	}
+	dst := ec.arena[head : head+len(b) : head+len(b)]
+	copy(dst, b)
+	e := &encodedEntry{key: k, body: dst, off: head, lap: lap}
+	ec.queue = append(ec.queue, e)
+	ec.byKey[k] = e
+	ec.size += len(b)
+	ec.head, ec.lap = head+len(b), lap
+	return e
 }
 
 var gzipWriters = sync.Pool{New: func() any {
@@ -314,6 +386,13 @@ func Encode(c Coding, kind BodyKind, body []byte) []byte {
 		return buf.Bytes()
 	}
 	return body
+}
+
+// Bytes is the size of the compressed variants kept.
+func (ec *EncodedCache) Bytes() int {
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	return ec.size
 }
 
 // Len is how many compressed variants are kept.

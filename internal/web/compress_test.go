@@ -2,8 +2,11 @@ package web
 
 import (
 	"bytes"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/cardcat/cardcat/internal/testkit"
 )
@@ -72,43 +75,130 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-// TestEncodedCacheBounded: the cache keeps at most its bytes, counted as
-// the memory each variant holds (its capacity, its key, its entry), with no
-// spare capacity kept; it drops the least recently used, and gives the same
-// bytes on a hit.
+// TestEncodedCacheBounded: the cache keeps at most its bytes, in its arena,
+// dropping the first kept first; a hit gives the same bytes; a variant
+// being sent is never overwritten (the new one goes unkept instead); a body
+// over an eighth of the bound is compressed but not kept.
 func TestEncodedCacheBounded(t *testing.T) {
 	body := bytes.Repeat([]byte(`{"name":"card","price":1.25},`), 200)
-	encoded := Encode(Gzip, Kept, body)
-	if cap(encoded) == len(encoded) {
-		t.Fatalf("the encoder's buffer has no spare capacity (%d): the test no longer shows it trimmed", cap(encoded))
-	}
-	enc := len(encoded) + len(`"0"`) + keptEntryBytes
+	enc := len(Encode(Gzip, Kept, body))
 	ec := NewEncodedCache(enc * 8) // room for eight
+	get := func(i int) Variant { return ec.Get(`"`+strconv.Itoa(i)+`"`, Gzip, body, "") }
 	for i := range 10 {
-		ec.Get(`"`+strconv.Itoa(i)+`"`, Gzip, body, "")
+		get(i).Release()
 	}
-	if ec.size > ec.max || len(ec.byKey) != 8 || ec.order.Len() != 8 || ec.size != 8*enc {
-		t.Fatalf("size %d of %d, %d keys, %d in order; want 8 of %d bytes", ec.size, ec.max, len(ec.byKey), ec.order.Len(), enc)
-	}
-	for e := ec.order.Front(); e != nil; e = e.Next() {
-		if b := e.Value.(*encodedEntry).body; cap(b) != len(b) {
-			t.Errorf("a kept variant of %d bytes holds %d", len(b), cap(b))
-		}
+	if ec.Bytes() != 8*enc || len(ec.byKey) != 8 || len(ec.queue)-ec.first != 8 {
+		t.Fatalf("size %d of %d, %d keys, %d queued; want 8 of %d bytes", ec.Bytes(), ec.max, len(ec.byKey), len(ec.queue)-ec.first, enc)
 	}
 	for _, gone := range []string{`"0"`, `"1"`} {
 		if _, ok := ec.byKey[encodedKey{gone, Gzip}]; ok {
-			t.Errorf("%s, the least recently used, is still kept", gone)
+			t.Errorf("%s, the first kept, is still kept", gone)
 		}
 	}
 	hit := ec.Get(`"9"`, Gzip, nil, "never read: a hit")
-	if got := testkit.Decode(t, "gzip", hit); !bytes.Equal(got, body) {
+	if got := testkit.Decode(t, "gzip", hit.Bytes()); !bytes.Equal(got, body) {
 		t.Error("a hit is not the body compressed")
 	}
-	big := NewEncodedCache(len(encoded) * 4) // a body over an eighth is compressed, not kept
-	big.Get(`"x"`, Gzip, body, "")
-	if big.size != 0 {
+	if !inArena(ec, hit.Bytes()) {
+		t.Error("a kept variant is not in the cache's arena")
+	}
+	hit.Release()
+
+	// "2" is the next to be overwritten: while it is being sent, a new
+	// variant goes unkept, and "2" stays whole.
+	sending, ok := ec.Peek(`"2"`, Gzip)
+	if !ok {
+		t.Fatal(`"2" is not kept`)
+	}
+	v := get(10)
+	if _, kept := ec.byKey[encodedKey{`"10"`, Gzip}]; kept || inArena(ec, v.Bytes()) {
+		t.Error("a variant was kept over one being sent")
+	}
+	if got := testkit.Decode(t, "gzip", v.Bytes()); !bytes.Equal(got, body) {
+		t.Error("an unkept variant is not the body compressed")
+	}
+	if got := testkit.Decode(t, "gzip", sending.Bytes()); !bytes.Equal(got, body) {
+		t.Error("the variant being sent was overwritten")
+	}
+	sending.Release()
+	get(11).Release()
+	if _, kept := ec.byKey[encodedKey{`"11"`, Gzip}]; !kept {
+		t.Error("once sent, the oldest variant was not overwritten by the next")
+	}
+	if _, kept := ec.byKey[encodedKey{`"2"`, Gzip}]; kept {
+		t.Error(`"2" is still kept after "11" took its place`)
+	}
+
+	big := NewEncodedCache(enc * 4) // a body over an eighth is compressed, not kept
+	big.Get(`"x"`, Gzip, body, "").Release()
+	if big.size != 0 || big.arena != nil {
 		t.Errorf("a body over an eighth of the cache was kept (%d bytes)", big.size)
 	}
+}
+
+// TestEncodedCacheRing: variants of every size, kept, hit and sent in
+// random turns over many laps of a small arena, some held while others are
+// kept: the kept variants never overlap, each is always the compressed
+// bytes of its body, and the cache's size is theirs, within the bound.
+func TestEncodedCacheRing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	bodies := make([][]byte, 200)
+	for i := range bodies {
+		b := make([]byte, 200+rng.IntN(12000)) // random hex: compressed to about half
+		for j := range b {
+			b[j] = "0123456789abcdef"[rng.IntN(16)]
+		}
+		bodies[i] = b
+	}
+	ec := NewEncodedCache(64 << 10)
+	type heldVariant struct {
+		v Variant
+		i int // its body
+	}
+	var held []heldVariant
+	for step := range 5000 {
+		i := rng.IntN(len(bodies))
+		v := ec.Get(strconv.Itoa(i), Gzip, bodies[i], "")
+		if got := testkit.Decode(t, "gzip", v.Bytes()); !bytes.Equal(got, bodies[i]) {
+			t.Fatalf("step %d: body %d's variant is not its bytes", step, i)
+		}
+		held = append(held, heldVariant{v, i})
+		for len(held) > rng.IntN(4) {
+			k := rng.IntN(len(held))
+			if got := testkit.Decode(t, "gzip", held[k].v.Bytes()); !bytes.Equal(got, bodies[held[k].i]) {
+				t.Fatalf("step %d: a variant held while others were kept was overwritten", step)
+			}
+			held[k].v.Release()
+			held = append(held[:k], held[k+1:]...)
+		}
+		size := 0
+		var spans [][2]int
+		for _, e := range ec.queue[ec.first:] {
+			size += len(e.body)
+			spans = append(spans, [2]int{e.off, e.off + len(e.body)})
+		}
+		slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+		for j := 1; j < len(spans); j++ {
+			if spans[j][0] < spans[j-1][1] {
+				t.Fatalf("step %d: kept variants overlap: %v and %v", step, spans[j-1], spans[j])
+			}
+		}
+		if size != ec.size || size > ec.max || len(ec.byKey) != len(ec.queue)-ec.first {
+			t.Fatalf("step %d: size %d (counted %d, bound %d), %d keys, %d queued", step, size, ec.size, ec.max, len(ec.byKey), len(ec.queue)-ec.first)
+		}
+	}
+	if ec.lap < 3 {
+		t.Errorf("%d laps of the arena: the test no longer wraps it", ec.lap)
+	}
+}
+
+func inArena(ec *EncodedCache, b []byte) bool {
+	if len(ec.arena) == 0 || len(b) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(&ec.arena[0]))
+	p := uintptr(unsafe.Pointer(&b[0]))
+	return p >= lo && p < lo+uintptr(len(ec.arena))
 }
 
 // TestEncodeDeterministic: a variant's tag names its bytes on every replica,

@@ -163,7 +163,7 @@ func WriteAnswer(w http.ResponseWriter, kind BodyKind, contentType []string, bod
 		}
 		return
 	}
-	var enc []byte
+	w.Header()["Content-Encoding"] = ContentEncoding[c]
 	if kind == Kept {
 		var tag string
 		if body == nil {
@@ -171,15 +171,15 @@ func WriteAnswer(w http.ResponseWriter, kind BodyKind, contentType []string, bod
 		} else {
 			tag = etag.Of(body)
 		}
-		enc = rec.cache.Get(tag, c, body, str)
-	} else {
-		if body == nil {
-			body = []byte(str)
-		}
-		enc = Encode(c, kind, body)
+		v := rec.cache.Get(tag, c, body, str)
+		defer v.Release()
+		SendBody(w, contentType, v.Bytes())
+		return
 	}
-	w.Header()["Content-Encoding"] = ContentEncoding[c]
-	SendBody(w, contentType, enc)
+	if body == nil {
+		body = []byte(str)
+	}
+	SendBody(w, contentType, Encode(c, kind, body))
 }
 
 // FirstValue is h.Get(key) for a key already in canonical form: read
