@@ -284,7 +284,11 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 	if cfg.Serve.AdminAddr != "" {
 		adm := &admin.Server{Addr: cfg.Serve.AdminAddr, Public: cfg.Serve.AdminPublic, Ready: ready, Metrics: mx.Handler(), Log: log,
-			Footprint: func() any { return serving.FootprintOf(holder.Current()) }}
+			Footprint: func() any {
+				fp := serving.FootprintOf(holder.Current())
+				fp.Compressed = api.CompressedBytes()
+				return fp
+			}}
 		if err := adm.Start(ctx); err != nil {
 			return err
 		}

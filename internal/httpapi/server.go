@@ -294,6 +294,10 @@ func New(cfg Config, deps Deps) (*Server, error) {
 // Handler returns the handler of the whole API.
 func (s *Server) Handler() http.Handler { return s.handler }
 
+// CompressedBytes is the size of the compressed answers kept
+// (Config.CompressCacheBytes bounds it), for the memory footprint.
+func (s *Server) CompressedBytes() int64 { return int64(s.encoded.Bytes()) }
+
 // chain wraps h in the middlewares, the first outermost.
 func chain(h http.Handler, mws ...func(http.Handler) http.Handler) http.Handler {
 	for i := len(mws) - 1; i >= 0; i-- {

@@ -26,7 +26,11 @@ type Footprint struct {
 	// (the paid answers' sections, the snapshot's small tables) alike; zero for a
 	// version built on the heap.
 	Artifact FootprintPart `json:"artifact"`
-	Process  ProcessMemory `json:"process"`
+	// Compressed is the compressed answers kept by the API (its
+	// --compress-cache-mb cache, an arena outside the Go heap: part of
+	// RssAnon, not of the heap), set by the caller that has them.
+	Compressed int64         `json:"compressed"`
+	Process    ProcessMemory `json:"process"`
 }
 
 // FootprintPart is one part of the snapshot, over every game.

@@ -75,6 +75,7 @@ func footprintSection(p func(string, ...any), idle, loaded *serving.Footprint, r
 	row("of it: file pages of anything else (the binary)", idle.Process.RssFile-max(idle.Artifact.Resident, 0),
 		loaded.Process.RssFile-max(loaded.Artifact.Resident, 0))
 	row("of it: anonymous (RssAnon)", idle.Process.RssAnon, loaded.Process.RssAnon)
+	row("of RssAnon: the compressed answers kept (an arena outside the heap)", idle.Compressed, loaded.Compressed)
 	row("of RssAnon: the heap parts above", heapIdle, heapLoaded)
 	row("of RssAnon: the rest of the heap in use (compressed pages, prices-by-set bodies, accounts, buffers, garbage)",
 		idle.Process.HeapInuse-heapIdle, loaded.Process.HeapInuse-heapLoaded)

@@ -18,7 +18,7 @@ func TestFootprintSection(t *testing.T) {
 		return &serving.Footprint{Products: 1000, Parts: []serving.FootprintPart{
 			{Name: "card bodies and records", Bytes: 1_300_000, Mapped: 1_300_000, Resident: resident},
 			{Name: "sets", Bytes: 50_000},
-		}, Artifact: serving.FootprintPart{Bytes: 1_500_000, Mapped: 1_500_000, Resident: resident + 100_000},
+		}, Compressed: resident / 10, Artifact: serving.FootprintPart{Bytes: 1_500_000, Mapped: 1_500_000, Resident: resident + 100_000},
 			Process: serving.ProcessMemory{RssAnon: 400_000, RssFile: resident + 120_000, HeapInuse: heapInuse, HeapFree: 30_000, RuntimeOther: 10_000}}
 	}
 	var b strings.Builder
@@ -32,6 +32,7 @@ func TestFootprintSection(t *testing.T) {
 		"| of it: the artifact's resident pages of the parts above | | | 400 | 1,300 |",
 		"| of it: the artifact's other resident pages (the paid answers' sections, the snapshot's small tables) | | | 100 | 100 |",
 		"| of it: file pages of anything else (the binary) | | | 20 | 20 |",
+		"| of RssAnon: the compressed answers kept (an arena outside the heap) | | | 40 | 130 |",
 		"| of RssAnon: the heap parts above | | | 50 | 50 |",
 		"| of RssAnon: the rest of the heap in use (compressed pages, prices-by-set bodies, accounts, buffers, garbage) | | | 50 | 250 |",
 		"| of RssAnon: heap kept free, not yet returned | | | 30 | 30 |",
