@@ -102,7 +102,8 @@ var table = []*Setting{
 		value: positiveDuration(func(c *Config) *time.Duration { return &c.Limits.RedisTimeout })},
 	{Flag: "compress-cache-mb", Var: "CARDCAT_COMPRESS_CACHE_MB", Default: "320", Commands: Serve,
 		Doc: "megabytes of compressed answers (gzip, zstd, br variants of card details, set pages and the other answers made once per catalogue version) " +
-			"kept in memory, least recently used dropped first: each is compressed on its first request and then served as kept. " +
+			"kept in memory (outside the Go heap, so the collector's headroom is not taken on them), the first kept dropped first: " +
+			"each is compressed on its first request and then served as kept. " +
 			"The default holds every set page of a million-card catalogue in two codings; a page dropped is compressed again when next asked",
 		value: integer(func(c *Config) *int { return &c.Serve.CompressCacheMB }, positive, "a positive integer")},
 	{Flag: "guard-per-hour", Var: "CARDCAT_GUARD_PER_HOUR", Default: "1000", Commands: Serve,
