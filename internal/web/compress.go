@@ -176,7 +176,7 @@ func VariantTag(tag string, c Coding) string {
 // variant is written at its head, over the oldest ones, so the first kept is
 // the first dropped (FIFO; the bound holds every page of a million cards in
 // two codings, so a set page's variant is dropped only after a new version
-// made it useless). A variant being sent is pinned (Kept.Release unpins
+// made it useless). A variant being sent is pinned (Variant.Release unpins
 // it): one that would be overwritten while pinned makes the new variant
 // go unkept instead.
 type EncodedCache struct {
