@@ -316,6 +316,7 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	rep.compareSection(b, sr)
 	rep.wireSection(b, sr)
 	rep.targets(b, sr)
+	rep.targets26(b, sr)
 	if sr.Soak != nil {
 		rep.soakSection(b, sr.Soak)
 	}
