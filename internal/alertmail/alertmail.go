@@ -18,14 +18,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"math/rand/v2"
 	"net/textproto"
-	"sync"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/alerts"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/portal/mail"
+	"github.com/cardcat/cardcat/internal/queue"
 )
 
 // The schedule's defaults, the webhook deliveries': the first retry after
@@ -80,13 +79,6 @@ func (w *Worker) now() time.Time {
 	return time.Now()
 }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
-
 // Run sends until ctx ends: Workers loops, each claiming the next due
 // email, or waiting Poll when none is.
 func (w *Worker) Run(ctx context.Context) {
@@ -94,30 +86,13 @@ func (w *Worker) Run(ctx context.Context) {
 	if n <= 0 {
 		n = DefaultWorkers
 	}
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				did, err := w.SendOne(ctx)
-				if err != nil && ctx.Err() == nil {
-					w.Log.Error("alert email", "err", err)
-				}
-				if !did || err != nil {
-					select {
-					case <-ctx.Done():
-					case <-time.After(orDefault(w.Poll, DefaultPoll)):
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
+	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.SendOne, func(err error) { w.Log.Error("alert email", "err", err) })
 }
 
 // SendOne claims the email due first, sends it once (or decides it is not
 // to be sent) and records the outcome; did is false when none was due.
 func (w *Worker) SendOne(ctx context.Context) (did bool, err error) {
-	lease := orDefault(w.Lease, DefaultLease)
+	lease := queue.Or(w.Lease, DefaultLease)
 	claimCtx, cancel := context.WithTimeout(ctx, StoreTimeout)
 	e, err := w.Store.ClaimEmail(claimCtx, w.now(), lease)
 	cancel()
@@ -133,7 +108,7 @@ func (w *Worker) SendOne(ctx context.Context) (did bool, err error) {
 	var next time.Time
 	if state == alerts.EmailPending {
 		next = at.Add(w.delay(e.Attempts))
-		if next.Sub(e.CreatedAt) > orDefault(w.MaxAge, DefaultMaxAge) {
+		if next.Sub(e.CreatedAt) > queue.Or(w.MaxAge, DefaultMaxAge) {
 			state, next = alerts.EmailFailed, time.Time{}
 		}
 	}
@@ -219,15 +194,5 @@ func permanent(err error) bool {
 // delay is the wait after the attempts-th failed attempt: Backoff doubled
 // each time up to MaxBackoff, then jittered into its upper half.
 func (w *Worker) delay(attempts int) time.Duration {
-	d := orDefault(w.Backoff, DefaultBackoff)
-	limit := orDefault(w.MaxBackoff, DefaultMaxBackoff)
-	for i := 1; i < attempts && d < limit; i++ {
-		d *= 2
-	}
-	d = min(d, limit)
-	j := rand.Float64
-	if w.Jitter != nil {
-		j = w.Jitter
-	}
-	return d/2 + time.Duration(j()*float64(d/2))
+	return queue.Delay(attempts, queue.Or(w.Backoff, DefaultBackoff), queue.Or(w.MaxBackoff, DefaultMaxBackoff), w.Jitter)
 }

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/queue"
 )
 
 // The delivery schedule's defaults: the first retry after about
@@ -65,13 +65,6 @@ func (w *Worker) now() time.Time {
 	return time.Now()
 }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
-
 // Run delivers until ctx ends: Workers loops, each claiming the next due
 // delivery, or waiting Poll when none is.
 func (w *Worker) Run(ctx context.Context) {
@@ -79,31 +72,14 @@ func (w *Worker) Run(ctx context.Context) {
 	if n <= 0 {
 		n = DefaultWorkers
 	}
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				did, err := w.DeliverOne(ctx)
-				if err != nil && ctx.Err() == nil {
-					w.Log.Error("webhook delivery", "err", err)
-				}
-				if !did || err != nil {
-					select {
-					case <-ctx.Done():
-					case <-time.After(orDefault(w.Poll, DefaultPoll)):
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
+	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.DeliverOne, func(err error) { w.Log.Error("webhook delivery", "err", err) })
 }
 
 // DeliverOne claims the delivery due first, sends it once and records the
 // attempt; did is false when none was due.
 func (w *Worker) DeliverOne(ctx context.Context) (did bool, err error) {
 	claimCtx, cancel := context.WithTimeout(ctx, StoreTimeout)
-	d, err := w.Store.ClaimDelivery(claimCtx, w.now(), orDefault(w.Lease, DefaultLease))
+	d, err := w.Store.ClaimDelivery(claimCtx, w.now(), queue.Or(w.Lease, DefaultLease))
 	cancel()
 	if errors.Is(err, ErrNoDelivery) {
 		return false, nil
@@ -117,7 +93,7 @@ func (w *Worker) DeliverOne(ctx context.Context) (did bool, err error) {
 		start, attempts := d.schedule()
 		next = a.At.Add(w.delay(attempts))
 		state = Pending
-		if next.Sub(start) > orDefault(w.MaxAge, DefaultMaxAge) {
+		if next.Sub(start) > queue.Or(w.MaxAge, DefaultMaxAge) {
 			state, next = Failed, time.Time{}
 		}
 	}
@@ -152,17 +128,7 @@ func (w *Worker) DeliverOne(ctx context.Context) (did bool, err error) {
 // delay is the wait after the attempts-th failed attempt: Backoff doubled
 // each time up to MaxBackoff, then jittered into its upper half.
 func (w *Worker) delay(attempts int) time.Duration {
-	d := orDefault(w.Backoff, DefaultBackoff)
-	limit := orDefault(w.MaxBackoff, DefaultMaxBackoff)
-	for i := 1; i < attempts && d < limit; i++ {
-		d *= 2
-	}
-	d = min(d, limit)
-	j := rand.Float64
-	if w.Jitter != nil {
-		j = w.Jitter
-	}
-	return d/2 + time.Duration(j()*float64(d/2))
+	return queue.Delay(attempts, queue.Or(w.Backoff, DefaultBackoff), queue.Or(w.MaxBackoff, DefaultMaxBackoff), w.Jitter)
 }
 
 // send makes one attempt of d.
