@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // benchQueries is a realistic query mix over the generated names: one word,
@@ -117,4 +119,111 @@ func BenchmarkSearchKinds(b *testing.B) {
 			}
 		})
 	}
+}
+
+// harnessQueryKinds are the kinds of the load harness's query mix
+// (bench/cmd/loadbench/workload.go, queryMix), in its order.
+var harnessQueryKinds = []string{"one word", "two words", "two words reversed", "2-char prefix", "card number", "miss"}
+
+// harnessQueries draws n queries of g as the load harness's queryMix does
+// (cycling through harnessQueryKinds, words of at least 3 letters, two
+// neighbouring words, the first 2 letters of a word, a card's number, a
+// word behind "zqx"), from the folded names, which fold to themselves.
+func harnessQueries(g *GameSnapshot, n int) (texts, kinds []string) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	pick := func(words []string, minRunes int) string {
+		var ok []string
+		for _, w := range words {
+			if utf8.RuneCountInString(w) >= minRunes {
+				ok = append(ok, w)
+			}
+		}
+		if len(ok) == 0 {
+			return ""
+		}
+		return ok[rng.IntN(len(ok))]
+	}
+	for tries := 0; len(texts) < n && tries < 100*n; tries++ {
+		r := uint32(rng.IntN(g.Len()))
+		var words []string
+		for _, f := range strings.Fields(g.index.name(r)) {
+			f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if f != "" {
+				words = append(words, f)
+			}
+		}
+		kind := harnessQueryKinds[len(texts)%len(harnessQueryKinds)]
+		text := ""
+		switch kind {
+		case "one word":
+			text = pick(words, 3)
+		case "two words", "two words reversed":
+			if len(words) >= 2 {
+				i := rng.IntN(len(words) - 1)
+				a, b := words[i], words[i+1]
+				if kind == "two words reversed" {
+					a, b = b, a
+				}
+				text = a + " " + b
+			}
+		case "2-char prefix":
+			if w := pick(words, 2); w != "" {
+				text = string([]rune(w)[:2])
+			}
+		case "card number":
+			text = g.index.num(r)
+		case "miss":
+			if w := pick(words, 3); w != "" {
+				text = "zqx" + w
+			}
+		}
+		if utf8.RuneCountInString(text) >= 2 {
+			texts, kinds = append(texts, text), append(kinds, kind)
+		}
+	}
+	return texts, kinds
+}
+
+// BenchmarkSearchMix runs the load harness's query mix on a 1,000,000-card
+// game, each kind alone and then the whole mix, and reports the CPU time
+// and the median latency of one search.
+func BenchmarkSearchMix(b *testing.B) {
+	s := benchMillion(b)
+	g := s.Game("dbs")
+	texts, kinds := harnessQueries(g, 6000)
+	ctx := context.Background()
+	run := func(b *testing.B, qs []string) {
+		lat := make([]time.Duration, 0, 1<<16)
+		i := 0
+		cpu := processCPU()
+		for b.Loop() {
+			t0 := time.Now()
+			_, err := g.Search(ctx, qs[i%len(qs)])
+			if len(lat) < cap(lat) {
+				lat = append(lat, time.Since(t0))
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		if cpu := processCPU() - cpu; cpu > 0 {
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+	}
+	for _, kind := range harnessQueryKinds {
+		var qs []string
+		for i, t := range texts {
+			if kinds[i] == kind {
+				qs = append(qs, t)
+			}
+		}
+		b.Run(strings.ReplaceAll(kind, " ", "_"), func(b *testing.B) { run(b, qs) })
+	}
+	b.Run("mix", func(b *testing.B) {
+		run(b, texts)
+		reportIndexSize(b, g)
+	})
 }
