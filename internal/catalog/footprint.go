@@ -84,9 +84,10 @@ func (g *GameSnapshot) Footprint() []Part {
 	add(PartSearchLst, sliceSpan(ix.postOff), sliceSpan(ix.post), sliceSpan(ix.gramKeys))
 	add(PartSearchOrd, sliceSpan(ix.byName), sliceSpan(ix.byNum), sliceSpan(ix.sufAt), sliceSpan(ix.sufTok))
 	add(PartSearchDrv, sliceSpan(ix.namePfx), sliceSpan(ix.numPfx), sliceSpan(ix.sufPfx),
-		sliceSpan(ix.nameHeads.refs), sliceSpan(ix.numHeads.refs), sliceSpan(ix.dense.bits))
+		sliceSpan(ix.nameHeads.refs), sliceSpan(ix.numHeads.refs), sliceSpan(ix.dense.bits),
+		sliceSpan(ix.blocks.bits), sliceSpan(ix.blocks.pos), sliceSpan(ix.blocks.base))
 	estimate(PartSearchDrv, int64(len(ix.nameHeads.at)+len(ix.numHeads.at))*(8+4+mapEntryOverhead)+
-		int64(len(ix.dense.at))*(4+4+mapEntryOverhead))
+		int64(len(ix.dense.at)+len(ix.blocks.at))*(4+4+mapEntryOverhead))
 
 	sets := []Span{sliceSpan(g.sets), sliceSpan(g.setList)}
 	for i := range g.sets {

@@ -112,42 +112,43 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 	if utf8.RuneCountInString(qn) >= 3 {
 		words = ix.matchWords(qn)
 	}
-	nextWord := func() (uint32, bool, error) {
-		for words != nil {
-			r, ok, err := words.next(ctx)
-			if err != nil || !ok {
-				return 0, false, err
-			}
-			if !startsWithQ(r) {
-				return r, true, nil
-			}
-		}
-		return 0, false, nil
-	}
-	w, wok, err := nextWord()
-	if err != nil {
-		return nil, false, err
-	}
+	// Merge the numbers with the words' refs, a batch of them at a time.
+	wordsLeft := words != nil
+	var batch []uint32
 	rest := 0
-	for rest <= need && (len(nums) > 0 || wok) {
-		var r uint32
+	for rest <= need {
+		if len(batch) == 0 && wordsLeft {
+			var err error
+			if batch, wordsLeft, err = words.nextBatch(ctx); err != nil {
+				return nil, false, err
+			}
+			if len(taken) > 0 {
+				batch = slices.DeleteFunc(batch, startsWithQ)
+			}
+			continue
+		}
+		room := need + 1 - rest
 		switch {
-		case wok && (len(nums) == 0 || w < nums[0]):
-			r = w
-			w, wok, err = nextWord()
-		case wok && w == nums[0]:
-			r = w
-			nums = nums[1:]
-			w, wok, err = nextWord()
+		case len(batch) == 0 && len(nums) == 0:
+		case len(nums) == 0:
+			k := min(room, len(batch))
+			out, batch, rest = append(out, batch[:k]...), batch[k:], rest+k
+			continue
+		case len(batch) == 0: // no word left
+			k := min(room, len(nums))
+			out, nums, rest = append(out, nums[:k]...), nums[k:], rest+k
+			continue
+		case batch[0] < nums[0]:
+			out, batch, rest = append(out, batch[0]), batch[1:], rest+1
+			continue
+		case batch[0] == nums[0]:
+			out, batch, nums, rest = append(out, batch[0]), batch[1:], nums[1:], rest+1
+			continue
 		default:
-			r = nums[0]
-			nums = nums[1:]
+			out, nums, rest = append(out, nums[0]), nums[1:], rest+1
+			continue
 		}
-		if err != nil {
-			return nil, false, err
-		}
-		out = append(out, r)
-		rest++
+		break
 	}
 	if rest > need {
 		return out[:max], true, nil
@@ -295,8 +296,7 @@ type wordMatcher struct {
 	drive  refUnion
 	checks []wordCheck // the other words' lists, the most telling first
 	verify []string    // words checked on the names
-	cand   []uint32    // refs of drive that passed every check, to verify
-	candAt int
+	cand   []uint32    // the buffer of the refs of drive that pass the checks
 	done   bool
 	// touched keeps the loads of touchNames from being optimized away.
 	touched byte
@@ -374,6 +374,9 @@ func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 	// Walk the lists with the fewest refs; check the others, fewest
 	// first: they reject the most at the least cost.
 	slices.SortStableFunc(terms, func(a, b wordLists) int { return cmp.Compare(a.size, b.size) })
+	if m.matchBlocks(terms) {
+		return m
+	}
 	lists := make([][]uint32, len(terms[0].lists))
 	for i, k := range terms[0].lists {
 		lists[i] = ix.list(k)
@@ -410,6 +413,65 @@ func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 	return m
 }
 
+// matchBlocks makes the matcher AND the block maps of the terms that have
+// them (search_blocks.go) when the two shortest do and the shortest is long
+// enough that the AND costs less than walking it; the other terms are
+// checked as matchWords does. It reports whether it did.
+func (m *wordMatcher) matchBlocks(terms []wordLists) bool {
+	ix := m.ix
+	if len(terms) < 2 || terms[0].size < ix.blocks.groups {
+		return false
+	}
+	maps := func(t wordLists) []blockList {
+		if len(t.lists) > maxCheckLists {
+			return nil
+		}
+		if len(t.lists) == 1 && ix.dense.bitset(t.lists[0]) != nil {
+			return nil // checked by its bitset, a load a ref
+		}
+		ls := make([]blockList, 0, len(t.lists))
+		for _, k := range t.lists {
+			l, ok := ix.blocks.get(ix, k)
+			if !ok {
+				return nil
+			}
+			ls = append(ls, l)
+		}
+		return ls
+	}
+	// The words with maps are ANDed, the others checked on what the AND
+	// leaves: those with a bitset by it, any other must be longer than two
+	// words with maps, or walking it would cost less.
+	var and [][]blockList
+	var rest []wordLists
+	for _, t := range terms {
+		if ls := maps(t); ls != nil {
+			and = append(and, ls)
+			continue
+		}
+		if len(and) < 2 && (len(t.lists) != 1 || ix.dense.bitset(t.lists[0]) == nil) {
+			return false
+		}
+		rest = append(rest, t)
+	}
+	if len(and) < 2 {
+		return false
+	}
+	m.drive.blocks = newBlockAnd(and, ix.blocks.groups)
+	for _, t := range rest {
+		if len(t.lists) > maxCheckLists {
+			m.verify = append(m.verify, t.word)
+			continue
+		}
+		c := wordCheck{}
+		for _, k := range t.lists {
+			c.lists = append(c.lists, listCheck{bits: ix.dense.bitset(k), list: ix.list(k)})
+		}
+		m.checks = append(m.checks, c)
+	}
+	return true
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -423,23 +485,17 @@ func b2i(b bool) int {
 // ctx once a chunk.
 const matchChunk = 256
 
-func (m *wordMatcher) next(ctx context.Context) (uint32, bool, error) {
-	for {
-		for m.candAt < len(m.cand) {
-			r := m.cand[m.candAt]
-			m.candAt++
-			if len(m.verify) == 0 || containsAll(m.ix.name(r), m.verify) {
-				return r, true, nil
-			}
-		}
-		if m.done {
-			return 0, false, nil
-		}
+// nextBatch returns the next refs, ascending, that hold every word, and
+// whether more may follow; none and false at the end. The batch is the
+// matcher's buffer, valid until the next call.
+func (m *wordMatcher) nextBatch(ctx context.Context) ([]uint32, bool, error) {
+	for !m.done {
 		if err := ctx.Err(); err != nil {
-			return 0, false, err
+			return nil, false, err
 		}
 		var cand []uint32
 		cand, m.done = m.drive.take(m.cand[:0], matchChunk)
+		m.cand = cand
 		for i := range m.checks {
 			var exhausted bool
 			cand, exhausted = m.checks[i].filter(cand)
@@ -450,11 +506,15 @@ func (m *wordMatcher) next(ctx context.Context) (uint32, bool, error) {
 				break
 			}
 		}
-		m.cand, m.candAt = cand, 0
 		if len(m.verify) > 0 {
 			m.touchNames(cand)
+			cand = slices.DeleteFunc(cand, func(r uint32) bool { return !containsAll(m.ix.name(r), m.verify) })
+		}
+		if len(cand) > 0 {
+			return cand, !m.done, nil
 		}
 	}
+	return nil, false, nil
 }
 
 // touchNames reads the first byte of the name of every ref before the
@@ -484,6 +544,8 @@ type refUnion struct {
 	all   uint32      // every ref below all (when no list is given)
 	next  uint32      // with all: the next ref; with bits: the next word
 	bits  [][]uint64
+	// With blocks set it yields the refs that the block maps' AND finds.
+	blocks *blockAnd
 }
 
 // bitsWords is the most bitset words take reads in one call, so that a
@@ -509,9 +571,20 @@ func (u *refUnion) init(lists [][]uint32) {
 func (u *refUnion) take(dst []uint32, k int) (_ []uint32, done bool) {
 	start := len(dst)
 	switch {
+	case u.blocks != nil:
+		return u.blocks.take(dst, k)
 	case u.bits != nil:
 		first, n := u.bits[0], uint32(len(u.bits[0]))
 		end := min(u.next+bitsWords, n)
+		if len(u.bits) == 2 { // the most common: no loop over the bitsets
+			second := u.bits[1][:n]
+			for ; u.next < end && len(dst)-start < k; u.next++ {
+				for x := first[u.next] & second[u.next]; x != 0; x &= x - 1 {
+					dst = append(dst, u.next<<6|uint32(bits.TrailingZeros64(x)))
+				}
+			}
+			return dst, u.next == n
+		}
 		for ; u.next < end && len(dst)-start < k; u.next++ {
 			x := first[u.next]
 			for _, b := range u.bits[1:] {
@@ -586,6 +659,7 @@ func (u *refUnion) down(i int) {
 // wordCheck tells whether a ref is in one of a word's lists.
 type wordCheck struct {
 	lists []listCheck
+	marks []uint64 // with several lists: which refs of a filter's cand one holds
 }
 
 // filter keeps the refs of cand, ascending, that are in one of the word's
@@ -595,17 +669,18 @@ func (w *wordCheck) filter(cand []uint32) (kept []uint32, exhausted bool) {
 		c := &w.lists[0]
 		return c.filter(cand), c.bits == nil && c.pos == len(c.list)
 	}
+	// Each list marks the refs it holds in one pass (a pass per list costs
+	// less than asking every list about every ref).
+	words := (len(cand) + 63) / 64
+	w.marks = slices.Grow(w.marks[:0], words)[:words]
+	clear(w.marks)
+	for i := range w.lists {
+		w.lists[i].mark(cand, w.marks)
+	}
 	k := 0
-	for _, r := range cand {
-		in := false
-		for i := range w.lists {
-			if w.lists[i].has(r) {
-				in = true
-				break
-			}
-		}
+	for i, r := range cand {
 		cand[k] = r
-		k += b2i(in)
+		k += int(w.marks[i>>6] >> (i & 63) & 1)
 	}
 	exhausted = true
 	for i := range w.lists {
@@ -624,12 +699,25 @@ type listCheck struct {
 	pos  int
 }
 
-func (c *listCheck) has(r uint32) bool {
-	if c.bits != nil {
-		return c.bits[r>>6]>>(r&63)&1 != 0
+// mark sets bit i of marks for every cand[i] that is in the list; cand is
+// ascending.
+func (c *listCheck) mark(cand []uint32, marks []uint64) {
+	if b := c.bits; b != nil {
+		for i, r := range cand {
+			marks[i>>6] |= (b[r>>6] >> (r & 63) & 1) << (i & 63)
+		}
+		return
 	}
-	c.pos = gallop(c.list, c.pos, r)
-	return c.pos < len(c.list) && c.list[c.pos] == r
+	l, p := c.list, c.pos
+	for i, r := range cand {
+		if p = gallop(l, p, r); p == len(l) {
+			break
+		}
+		if l[p] == r {
+			marks[i>>6] |= 1 << (i & 63)
+		}
+	}
+	c.pos = p
 }
 
 // filter keeps the refs of cand, ascending, that are in the list.

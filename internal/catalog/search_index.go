@@ -56,6 +56,7 @@ type searchIndex struct {
 	// longest posting lists.
 	nameHeads, numHeads prefixHeads
 	dense               denseLists
+	blocks              blockLists // made by derive, not stored (search_blocks.go)
 
 	// wideWord is the most tokens a query word may be found in for its
 	// posting lists to be used; a word in more (a letter or two, such as
@@ -108,11 +109,14 @@ func (ix *searchIndex) suffixRange(w string) (lo, hi int) {
 }
 
 // derive makes the arrays derived from the others (not stored in the
-// snapshot's binary form): the key prefixes of the sorted arrays.
+// snapshot's binary form): the key prefixes of the sorted arrays, and the
+// block maps of the tokens' lists (which need the lists' bitsets made).
 func (ix *searchIndex) derive() {
 	ix.namePfx = keyPrefixes(len(ix.byName), func(i int) string { return ix.name(ix.byName[i]) })
 	ix.numPfx = keyPrefixes(len(ix.byNum), func(i int) string { return ix.num(ix.byNum[i]) })
 	ix.sufPfx = keyPrefixes(len(ix.sufAt), ix.suffix)
+	n := max(len(ix.nameOff)-1, 0)
+	ix.blocks = buildBlockLists(ix, n, defaultBlockBudget*n)
 }
 
 // bytes is the memory the index takes, roughly.
@@ -124,7 +128,7 @@ func (ix *searchIndex) bytes() int {
 
 // extraBytes is the memory of the parts derived for speed only.
 func (ix *searchIndex) extraBytes() int {
-	return ix.nameHeads.bytes() + ix.numHeads.bytes() + ix.dense.bytes()
+	return ix.nameHeads.bytes() + ix.numHeads.bytes() + ix.dense.bytes() + ix.blocks.bytes()
 }
 
 type indexBuilder struct {
@@ -212,10 +216,10 @@ func (b *indexBuilder) build() searchIndex {
 		return cmp.Compare(a, b)
 	})
 
-	ix.derive()
 	ix.nameHeads = buildPrefixHeads(ix.byName, ix.name, true, b.headMin, b.headRefs)
 	ix.numHeads = buildPrefixHeads(ix.byNum, ix.num, false, b.headMin, b.headRefs)
 	ix.dense = buildDenseLists(&ix, int(n), b.denseDiv, b.denseLists)
+	ix.derive()
 	return ix
 }
 
