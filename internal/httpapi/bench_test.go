@@ -152,6 +152,14 @@ func BenchmarkHandler(b *testing.B) {
 		}
 		serve(b, h, cards, func(i int, r *http.Request) { r.Header.Set("If-None-Match", tags[i]) })
 	})
+	// The small answers, where the chain is the whole cost: an unknown card
+	// (404) and no key (401).
+	b.Run("CardNotFound", func(b *testing.B) {
+		serve(b, h, []string{"/dbs/cards/dbs_0123456789abcdef", "/dbs/cards/dbs_0123456789abcde0"})
+	})
+	b.Run("NoKey", func(b *testing.B) {
+		serve(b, h, cards, func(_ int, r *http.Request) { r.Header.Del("X-API-Key") })
+	})
 	var setPages []string
 	for _, s := range g.Sets()[:512] {
 		setPages = append(setPages, "/dbs/sets/"+s.ID)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/cardcat/cardcat/internal/apiref"
+	"github.com/cardcat/cardcat/internal/jsonw"
 	"github.com/cardcat/cardcat/internal/web"
 )
 
@@ -100,7 +101,60 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	for k, v := range ae.Header {
 		h.Set(k, v)
 	}
-	writeJSON(w, ae.Status, ae.Body)
+	bp := getBuffer()
+	*bp = ae.Body.appendJSON(*bp)
+	writeBody(w, ae.Status, *bp)
+	putBuffer(bp)
+}
+
+// appendJSON appends the body as json.Marshal writes it (TestErrorBodyJSON),
+// without its reflection: the 401s and 404s of a saturated server are many.
+func (e *errorBody) appendJSON(b []byte) []byte {
+	b = append(b, `{"error":`...)
+	b = jsonw.AppendString(b, e.Error)
+	b = append(b, `,"message":`...)
+	b = jsonw.AppendString(b, e.Message)
+	b = appendOptional(b, `,"did_you_mean":`, e.DidYouMean)
+	b = appendOptionalString(b, `,"docs":`, e.Docs)
+	b = appendOptional(b, `,"suggestions":`, e.Suggestions)
+	b = appendOptionalString(b, `,"example":`, e.Example)
+	b = appendOptionalString(b, `,"redeem_url":`, e.RedeemURL)
+	b = appendOptionalString(b, `,"upgrade_url":`, e.UpgradeURL)
+	if e.Limits != nil {
+		b = append(b, `,"limits":`...)
+		b = e.Limits.appendJSON(b)
+	}
+	b = appendOptional(b, `,"matches":`, e.Matches)
+	return append(b, '}')
+}
+
+// appendOptionalString appends key and s unless s is empty (omitempty).
+func appendOptionalString(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	return jsonw.AppendString(append(b, key...), s)
+}
+
+// appendOptional appends key and v unless v is nil (omitempty): a string
+// and a null by hand, anything else (suggestions, matches) by
+// json.Marshal.
+func appendOptional(b []byte, key string, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return b
+	case string:
+		return jsonw.AppendString(append(b, key...), v)
+	case json.RawMessage:
+		if string(v) == "null" {
+			return append(append(b, key...), "null"...)
+		}
+	}
+	m, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: marshal %T: %v", v, err))
+	}
+	return append(append(b, key...), m...)
 }
 
 func internalError(requestID string) *apiError {

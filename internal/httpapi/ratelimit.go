@@ -245,6 +245,25 @@ type windowBody struct {
 	Remaining int64 `json:"remaining"`
 }
 
+// appendJSON appends the limits as json.Marshal writes them.
+func (l *limitsBody) appendJSON(b []byte) []byte {
+	b = append(b, `{"hourly":`...)
+	b = l.Hourly.appendJSON(b)
+	b = append(b, `,"daily":`...)
+	b = l.Daily.appendJSON(b)
+	return append(b, '}')
+}
+
+func (w *windowBody) appendJSON(b []byte) []byte {
+	b = append(b, `{"limit":`...)
+	b = strconv.AppendInt(b, w.Limit, 10)
+	b = append(b, `,"used":`...)
+	b = strconv.AppendInt(b, w.Used, 10)
+	b = append(b, `,"remaining":`...)
+	b = strconv.AppendInt(b, w.Remaining, 10)
+	return append(b, '}')
+}
+
 // writeTooMany answers 429 with Retry-After (whole seconds, rounded up, at
 // least 1) to the end of the exhausted window.
 func (s *Server) writeTooMany(w http.ResponseWriter, r *http.Request, st *requestState, res *ratelimit.Result, guard bool) {
