@@ -74,12 +74,14 @@ type call struct {
 	period   ratelimit.Period
 	now      time.Time
 	take     bool
+	want     int64           // units a Take asks for: 1, or a lease's size (lease.go)
 	ctx      context.Context // to skip a call whose caller gave up; bounds only a lone round trip
 	deadline time.Time       // the caller's timeout; a batch ends at its members' earliest
 
 	// Written by the call's leader before it signals done.
-	res ratelimit.Result
-	err error
+	res     ratelimit.Result // with the whole grant counted in Used
+	granted int64            // units the script counted: 1, or a lease's
+	err     error
 
 	state callState // under Limiter.bmu
 	batch []*call   // when leading: the calls to send
@@ -98,14 +100,16 @@ func (c *call) put() {
 
 // roundTrip runs one Take or Peek in Redis, in a batch with whatever other
 // calls are waiting for the same round trip, and answers within the timeout.
-func (l *Limiter) roundTrip(ctx context.Context, key string, lim ratelimit.Limits, now time.Time, take bool) (ratelimit.Result, error) {
+// A Take asks for want units (1 for an exact Take) and is told how many it
+// got (granted); the Result's Used counts them all.
+func (l *Limiter) roundTrip(ctx context.Context, key string, lim ratelimit.Limits, now time.Time, take bool, want int64) (_ ratelimit.Result, granted int64, _ error) {
 	if err := ctx.Err(); err != nil {
-		return ratelimit.Result{}, err
+		return ratelimit.Result{}, 0, err
 	}
 	c := callPool.Get().(*call)
 	c.period = ratelimit.PeriodAt(now)
 	c.keys = l.keys(key, c.period)
-	c.lim, c.now, c.take = lim, now, take
+	c.lim, c.now, c.take, c.want = lim, now, take, max(want, 1)
 	c.ctx = ctx
 	c.deadline = time.Now().Add(l.timeout)
 
@@ -148,12 +152,12 @@ func (l *Limiter) roundTrip(ctx context.Context, key string, lim ratelimit.Limit
 			l.bmu.Unlock()
 			err := ctx.Err()
 			c.put()
-			return ratelimit.Result{}, err
+			return ratelimit.Result{}, 0, err
 		case sent:
 			// Its leader may be writing it already; the answer is dropped,
 			// and c is left to the GC because the leader will still signal it.
 			l.bmu.Unlock()
-			return ratelimit.Result{}, ctx.Err()
+			return ratelimit.Result{}, 0, ctx.Err()
 		}
 		// Made leader: the others in its batch wait for it, so it leads
 		// even though its own caller has gone (its call is skipped).
@@ -183,10 +187,10 @@ func (l *Limiter) takeQueue() []*call {
 }
 
 // answer returns c's result and recycles c.
-func (c *call) answer() (ratelimit.Result, error) {
-	r, err := c.res, c.err
+func (c *call) answer() (ratelimit.Result, int64, error) {
+	r, g, err := c.res, c.granted, c.err
 	c.put()
-	return r, err
+	return r, g, err
 }
 
 // lead sends batch, which includes self, answers everyone in it but self and
@@ -315,6 +319,9 @@ func (c *call) args() []any {
 	if c.take {
 		flag = "1"
 	}
+	if c.want > 1 {
+		return []any{c.lim.Hour, c.lim.Day, ttl(c.period.HourEnd(), c.now), ttl(c.period.DayEnd(), c.now), flag, c.want, leaseShare}
+	}
 	return []any{c.lim.Hour, c.lim.Day, ttl(c.period.HourEnd(), c.now), ttl(c.period.DayEnd(), c.now), flag}
 }
 
@@ -324,10 +331,13 @@ func (c *call) finish(cmd *goredis.Cmd) {
 	switch {
 	case err != nil:
 		c.err = err
-	case len(v) != 3:
+	case len(v) != 3 && len(v) != 4:
 		c.err = fmt.Errorf("redis: unexpected script reply %v", v)
 	default:
 		c.res = ratelimit.NewResult(c.lim, c.period, v[1], v[2], v[0] == 1, c.now)
+		if len(v) == 4 {
+			c.granted = v[3]
+		}
 	}
 }
 

@@ -246,7 +246,9 @@ func TestBatchCancellationStress(t *testing.T) {
 	fallback := &spy{}
 	prefix := testPrefix(t, url)
 	var logs logBuffer
-	l := mustOpen(t, url, fallback, Options{Prefix: prefix, Timeout: steady, Logger: logs.Logger()})
+	// Exact Takes, every one a call of a batch: with leases most of them
+	// would not reach a batch (TestLeaseCancellationStress has them).
+	l := mustOpen(t, url, fallback, Options{Prefix: prefix, Timeout: steady, Logger: logs.Logger(), MaxLease: 1})
 	direct := mustOpen(t, url, &spy{}, Options{Prefix: prefix, Timeout: steady})
 	pool := ratelimit.Limits{Hour: 1 << 40, Day: 1 << 40}
 

@@ -23,7 +23,10 @@ import (
 // spent per Take (cpu-ns/op, from getrusage) and the CPU Redis spent per Take
 // (redis-cpu-ns/op, from INFO cpu; it includes anyone else's use of that Redis
 // during the run). parallel16 runs 16 goroutines per GOMAXPROCS, like a server
-// pinned to one or two CPUs under 32 connections.
+// pinned to one or two CPUs under 32 connections, each goroutine with a pool
+// of its own; onekey16 is the same with every goroutine on one pool, as under
+// one busy client (where leases apply). takes/round is Takes per round trip,
+// calls/round calls per round trip (a lease's fetch is one call).
 func BenchmarkTake(b *testing.B) {
 	url := redisURL(b)
 	l, err := Open(context.Background(), url, &spy{}, Options{Prefix: testPrefix(b, url), Timeout: time.Second})
@@ -49,6 +52,7 @@ func BenchmarkTake(b *testing.B) {
 		b.ReportMetric(float64(redis.Nanoseconds())/float64(b.N), "redis-cpu-ns/op")
 		if n := l.rounds.Load() - rounds; n > 0 {
 			b.ReportMetric(float64(l.sentAll.Load()-sent)/float64(n), "calls/round")
+			b.ReportMetric(float64(b.N)/float64(n), "takes/round")
 		}
 	}
 	parallel := func(b *testing.B) {
@@ -79,6 +83,19 @@ func BenchmarkTake(b *testing.B) {
 	b.Run("parallel16", func(b *testing.B) {
 		b.SetParallelism(16)
 		measure(b, func() { parallel(b) })
+	})
+	b.Run("onekey16", func(b *testing.B) {
+		b.SetParallelism(16)
+		measure(b, func() {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := l.Take(ctx, "acct:one", unlimited, now); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
 	})
 	if l.down.Load() {
 		b.Fatal("the benchmark ran on the fallback; the figures are not Redis's")

@@ -4,13 +4,37 @@
 // Each Take is one script run: a Lua script reads both windows, decides and
 // increments atomically, so concurrent replicas can never both take the last
 // unit. Takes and Peeks that arrive while a round trip is in flight share the
-// next one, pipelined (batch.go); a lone one goes at once. Rate limiting must
-// not take the API down with it: when Redis does not answer within a short
-// timeout, requests are counted on a local fallback limiter until a
-// background probe sees Redis again. During such an outage a pool starts from
-// the counts this replica last saw in Redis and gets only its share of the
-// room left (views.go, replicas.go), and what was admitted is added to Redis
-// when it answers again (flush.go).
+// next one, pipelined (batch.go); a lone one goes at once.
+//
+// A pool that is busy on a replica takes a lease instead (lease.go): one
+// script run counts up to MaxLease units at once, and the replica admits the
+// pool's next requests from them with no round trip. Pipelining shares a
+// round trip among concurrent calls but still costs each call its script, its
+// encoding and its hand-off, and a client saturating one pool sends all its
+// requests through them; a lease drops all three for most of its requests
+// (bench/README.md, "The Redis limiter's batches", the lease figures).
+// Redis functions were the other way the issue named (26): they would save
+// only the script's lookup, not the round trip. Leases keep the limit exact
+// because a unit is counted in Redis before any replica admits it: the
+// replicas together never admit more than the limit. What they give up is
+// bounded: a lease is at most 1/leaseShare of the room left (none within
+// leaseRoom of the limit, where every Take is exact again, and none for pools
+// whose limits are below it), and its unused units, counted in Redis, go back
+// when the pool is idle, when its windows end or its limits change, and at
+// Close. While they are held, the other replicas report the pool's Remaining
+// lower than exact by at most those units (MaxLease per replica holding a
+// lease of it) and may refuse it early by as many; the holder reports the
+// pool as of its last round trip for it (the others' requests since then
+// unseen), its own unused units as room.
+//
+// Rate limiting must not take the API down with it: when Redis does not
+// answer within a short timeout, requests are counted on a local fallback
+// limiter until a background probe sees Redis again. During such an outage a
+// pool starts from the counts this replica last saw in Redis and gets only
+// its share of the room left (views.go, replicas.go), and what was admitted
+// is added to Redis when it answers again (flush.go). A lease held when Redis
+// goes away is spent first: its units were counted in Redis already, and are
+// part of the counts the share is taken from.
 package redis
 
 import (
@@ -20,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -66,28 +91,49 @@ type Options struct {
 	// (one script run, or one pipeline of them), failed ones included: the
 	// metrics' histogram. It must be quick.
 	RoundTrip func(time.Duration)
+	// MaxLease bounds the units of a pool one replica may lease (lease.go);
+	// 0 means DefaultMaxLease, and 1 or less turns leases off: every Take
+	// is then one script run.
+	MaxLease int64
+	// LeaseIdle is how long a pool goes unused before its lease is given
+	// back (between LeaseIdle/2 and LeaseIdle); 0 means DefaultLeaseIdle.
+	LeaseIdle time.Duration
 }
 
 // takeScript counts one request in both windows if both have room, or with
 // ARGV[5] == "0" only reads them. The admission rule is ratelimit.Limits.Admits.
+// A Take may ask for a lease (lease.go): up to ARGV[6] units at once, but
+// never more than the room left in the tighter window divided by ARGV[7], and
+// at least the one of the request itself.
 //
 // KEYS: hour counter, day counter. ARGV: hour limit, day limit, hour key TTL,
-// day key TTL (seconds), take (1) or peek (0). Returns {allowed, hour used, day used}.
+// day key TTL (seconds), take (1) or peek (0), and for a lease the most units
+// wanted and the share of the room. Returns {allowed, hour used, day used},
+// and for an admitted Take the units counted.
 //
 // The TTLs are computed by the caller from its own now, not as absolute times,
 // so that Redis's clock does not matter. They are set only when a key is
-// created: INCR keeps an existing TTL.
+// created: INCRBY keeps an existing TTL. Limits beyond 2^53 lose precision as
+// Lua numbers; they are unlimited in practice, and the comparisons stay right.
 const takeLua = `
 local hour = tonumber(redis.call('GET', KEYS[1]) or '0')
 local day = tonumber(redis.call('GET', KEYS[2]) or '0')
-if hour >= tonumber(ARGV[1]) or day >= tonumber(ARGV[2]) then
+local hourLimit, dayLimit = tonumber(ARGV[1]), tonumber(ARGV[2])
+if hour >= hourLimit or day >= dayLimit then
 	return {0, hour, day}
 end
 if ARGV[5] == '1' then
-	hour = redis.call('INCR', KEYS[1])
-	if hour == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
-	day = redis.call('INCR', KEYS[2])
-	if day == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+	local n = 1
+	local want = tonumber(ARGV[6] or '1')
+	if want > 1 then
+		local room = math.min(hourLimit - hour, dayLimit - day)
+		n = math.max(1, math.min(want, math.floor(room / tonumber(ARGV[7]))))
+	end
+	hour = redis.call('INCRBY', KEYS[1], n)
+	if hour == n then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+	day = redis.call('INCRBY', KEYS[2], n)
+	if day == n then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+	return {1, hour, day, n}
 end
 return {1, hour, day}
 `
@@ -113,6 +159,13 @@ type Limiter struct {
 	replicas          atomic.Int64 // live replicas at the last heartbeat; 0 before the first
 	heartbeatInterval time.Duration
 	sweptDay          int64 // the day views were last swept; housekeep's own
+
+	// The local leases of lease.go; maxLease < 2 means none.
+	leases    *leases
+	maxLease  int64
+	leaseIdle time.Duration
+	leased    atomic.Int64 // units leased, for tests and benchmarks
+	returned  atomic.Int64 // units given back
 
 	down   atomic.Bool // read on every request; changed under mu
 	closed atomic.Bool
@@ -168,6 +221,9 @@ func Open(ctx context.Context, url string, fallback ratelimit.Limiter, opts Opti
 		onRoundTrip:       opts.RoundTrip,
 		views:             newViews(),
 		heartbeatInterval: opts.HeartbeatInterval,
+		leases:            newLeases(),
+		maxLease:          opts.MaxLease,
+		leaseIdle:         opts.LeaseIdle,
 		stop:              make(chan struct{}),
 	}
 	if l.prefix == "" {
@@ -187,6 +243,12 @@ func Open(ctx context.Context, url string, fallback ratelimit.Limiter, opts Opti
 	}
 	if l.heartbeatInterval <= 0 {
 		l.heartbeatInterval = DefaultHeartbeatInterval
+	}
+	if l.maxLease == 0 {
+		l.maxLease = DefaultMaxLease
+	}
+	if l.leaseIdle <= 0 {
+		l.leaseIdle = DefaultLeaseIdle
 	}
 	id := make([]byte, 8)
 	rand.Read(id)
@@ -221,17 +283,32 @@ func Open(ctx context.Context, url string, fallback ratelimit.Limiter, opts Opti
 	}
 	l.probers.Add(1)
 	go l.housekeep()
+	if l.maxLease > 1 {
+		l.probers.Add(1)
+		go l.keepLeases()
+	}
 	return l, nil
 }
 
 // Take implements ratelimit.Limiter.
 func (l *Limiter) Take(ctx context.Context, key string, lim ratelimit.Limits, now time.Time) (ratelimit.Result, error) {
+	if l.maxLease > 1 {
+		if l.closed.Load() {
+			return ratelimit.Result{}, ratelimit.ErrClosed
+		}
+		return l.takeLeased(ctx, key, lim, now)
+	}
 	return l.do(ctx, key, lim, now, true)
 }
 
-// Peek implements ratelimit.Limiter.
+// Peek implements ratelimit.Limiter. The units of this replica's lease of
+// the pool not admitted yet are reported as room, not as used.
 func (l *Limiter) Peek(ctx context.Context, key string, lim ratelimit.Limits, now time.Time) (ratelimit.Result, error) {
-	return l.do(ctx, key, lim, now, false)
+	r, err := l.do(ctx, key, lim, now, false)
+	if err != nil || l.maxLease < 2 {
+		return r, err
+	}
+	return l.peekLeased(key, lim, r, now), nil
 }
 
 func (l *Limiter) do(ctx context.Context, key string, lim ratelimit.Limits, now time.Time, take bool) (ratelimit.Result, error) {
@@ -239,7 +316,7 @@ func (l *Limiter) do(ctx context.Context, key string, lim ratelimit.Limits, now 
 		return ratelimit.Result{}, ratelimit.ErrClosed
 	}
 	if !l.down.Load() {
-		r, err := l.roundTrip(ctx, key, lim, now, take)
+		r, _, err := l.roundTrip(ctx, key, lim, now, take, 1)
 		if err == nil {
 			l.views.observe(key, ratelimit.PeriodAt(now), r.Hour.Used, r.Day.Used)
 			return r, nil
@@ -458,6 +535,7 @@ func (l *Limiter) Close() error {
 	l.mu.Unlock()
 	l.probers.Wait()
 	if !l.down.Load() {
+		l.giveBack(l.leases.takeIdle(math.MaxInt64))
 		l.deregister()
 	}
 	var errs []error

@@ -50,6 +50,10 @@ func (l *Limiter) Refund(ctx context.Context, key string, n int64, now time.Time
 	}
 	p := ratelimit.PeriodAt(now)
 	if !l.down.Load() {
+		// This replica's lease of the pool goes back with the refund, so
+		// that a refund that clears the pool leaves no unit admitted here
+		// on top of a fresh quota.
+		n = saturatingAdd(n, l.dropLease(key, p))
 		keys := l.keys(key, p)
 		rctx, cancel := context.WithTimeout(ctx, l.timeout)
 		start := time.Now()
