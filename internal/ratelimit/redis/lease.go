@@ -174,6 +174,17 @@ func (e *lease) observe(lim ratelimit.Limits, r ratelimit.Result, granted int64)
 	e.near = min(lim.Hour-r.Hour.Used, lim.Day-r.Day.Used) < leaseRoom
 }
 
+// endRoundTrip ends a Take's round trip that asked for want units: a
+// lease's fetch wakes its waiters. Under the shard's lock.
+func (e *lease) endRoundTrip(want int64) {
+	if want > 1 {
+		close(e.fetch)
+		e.fetch = nil
+	} else {
+		e.inFlight--
+	}
+}
+
 // nextSize is the size of the lease a busy pool asks for now: doubled when
 // the last one was spent within a tick.
 func (e *lease) nextSize(gen, most int64) int64 {
@@ -235,21 +246,24 @@ func (l *Limiter) takeLeased(ctx context.Context, key string, lim ratelimit.Limi
 
 		r, granted, err := l.roundTrip(rctx, key, lim, now, true, want)
 
-		s.mu.Lock()
-		if want > 1 {
-			close(e.fetch)
-			e.fetch = nil
-		} else {
-			e.inFlight--
-		}
 		if err != nil {
-			s.mu.Unlock()
-			if err := callerGone(ctx); err != nil {
-				return ratelimit.Result{}, fmt.Errorf("redis: take: %w", err)
+			// A fetch's failure is never its caller's (it ran without the
+			// caller's cancellation): the outage starts before its waiters
+			// wake, so that they go to the fallback rather than to Redis.
+			gone := callerGone(ctx)
+			if want > 1 || gone == nil {
+				l.markDown(err)
 			}
-			l.markDown(err)
+			s.mu.Lock()
+			e.endRoundTrip(want)
+			s.mu.Unlock()
+			if gone != nil {
+				return ratelimit.Result{}, fmt.Errorf("redis: take: %w", gone)
+			}
 			return l.local(ctx, key, lim, now, true)
 		}
+		s.mu.Lock()
+		e.endRoundTrip(want)
 		l.views.observe(key, p, r.Hour.Used, r.Day.Used)
 		if e.period != p || l.leases.get(s, key, p, lim) != e {
 			// The pool moved on to newer windows (or was forgotten) while

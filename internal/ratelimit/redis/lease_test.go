@@ -415,3 +415,32 @@ func TestSmallPoolsNeverLease(t *testing.T) {
 		t.Errorf("a Free pool leased %d units (%d pools kept), want none", n, l.leases.len())
 	}
 }
+
+// TestLeaseFetchWhenRedisHangs: a lease being fetched when Redis stops
+// answering. Its waiters go to the fallback once the fetch times out, each
+// Take once, none waiting for a timeout of its own.
+func TestLeaseFetchWhenRedisHangs(t *testing.T) {
+	fallback := &spy{}
+	var logs logBuffer
+	const timeout = 300 * time.Millisecond
+	l, _, px := proxied(t, fallback, Options{Timeout: timeout, ProbeInterval: time.Hour, Logger: logs.Logger()})
+	limitertest.TakeN(t, l, "acct:1", big, now, 1) // dialled
+	if l.down.Load() {
+		t.Skip("Redis took over 300ms before the hang was even simulated: this machine is too loaded for a timing test")
+	}
+
+	px.setMode(blackhole)
+	start := time.Now()
+	if n := burst(t, l, "acct:1", big, now, 16, 5); n != 80 {
+		t.Errorf("%d of 80 Takes admitted, want all (the fallback's)", n)
+	}
+	if d := time.Since(start); d > 3*timeout+time.Second {
+		t.Errorf("80 Takes with the lease's fetch hanging took %v, want about one timeout", d)
+	}
+	if got := fallback.takes.Load(); got != 80 {
+		t.Errorf("the fallback counted %d Takes, want each of the 80 once", got)
+	}
+	if n := logs.count(downMsg); n != 1 {
+		t.Errorf("outage logged %d times, want once:\n%s", n, logs.String())
+	}
+}
