@@ -444,3 +444,80 @@ func TestLeaseFetchWhenRedisHangs(t *testing.T) {
 		t.Errorf("outage logged %d times, want once:\n%s", n, logs.String())
 	}
 }
+
+// oneEach makes n Takes of key at once, one per goroutine, spread over ls in
+// turn, and returns how many were admitted.
+func oneEach(t *testing.T, ls []*Limiter, key string, lim ratelimit.Limits, n int) int64 {
+	t.Helper()
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		l := ls[i%len(ls)]
+		wg.Go(func() {
+			<-start
+			r, err := l.Take(context.Background(), key, lim, now)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if r.Allowed {
+				admitted.Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	return admitted.Load()
+}
+
+// TestLease300Concurrent: 300 requests at once on one quota with room for
+// leases, one Take each. On one replica exactly the limit is admitted: its
+// requests spend its lease before any is refused. On three, a replica whose
+// requests ended may still hold units, counted in Redis: the pool is refused
+// early by at most those, never admitted past its limit, and once they are
+// given back (the pool idle there) the refused requests sent again get
+// exactly the rest.
+func TestLease300Concurrent(t *testing.T) {
+	url := redisURL(t)
+	quota := ratelimit.Limits{Hour: 200, Day: 2000}
+	t.Run("one replica", func(t *testing.T) {
+		l := mustOpen(t, url, &spy{}, Options{Prefix: testPrefix(t, url), Timeout: steady, LeaseIdle: time.Hour})
+		if got := oneEach(t, []*Limiter{l}, "acct:1", quota, 300); got != quota.Hour {
+			t.Errorf("300 concurrent Takes admitted %d, want exactly the limit %d", got, quota.Hour)
+		}
+		t.Logf("%d units leased", l.leased.Load())
+	})
+	t.Run("three replicas", func(t *testing.T) {
+		prefix := testPrefix(t, url)
+		var ls []*Limiter
+		for range 3 {
+			ls = append(ls, mustOpen(t, url, &spy{}, Options{Prefix: prefix, Timeout: steady, LeaseIdle: 100 * time.Millisecond}))
+		}
+		first := oneEach(t, ls, "acct:1", quota, 300)
+		var held int64
+		for _, l := range ls {
+			held += leaseLeft(l, "acct:1")
+		}
+		if first > quota.Hour || first < quota.Hour-held {
+			t.Errorf("300 concurrent Takes over 3 replicas admitted %d with %d units held, want the limit %d less at most those", first, held, quota.Hour)
+		}
+		waitFor(t, "the leases to be given back", func() bool {
+			for _, l := range ls {
+				if l.leases.len() > 0 {
+					return false
+				}
+			}
+			return true
+		})
+		again := oneEach(t, ls, "acct:1", quota, int(300-first))
+		if first+again != quota.Hour {
+			t.Errorf("300 Takes then the %d refused again: %d + %d admitted, want exactly the limit %d", 300-first, first, again, quota.Hour)
+		}
+		var leased int64
+		for _, l := range ls {
+			leased += l.leased.Load()
+		}
+		t.Logf("first %d admitted (%d units leased, %d held at the end), then %d", first, leased, held, again)
+	})
+}
