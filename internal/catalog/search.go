@@ -210,14 +210,33 @@ func prefixRange(pfx []uint64, keyAt func(int) string, p string) (lo, ex, hi int
 		// starting with p has p's bytes under the mask.
 		mask := ^uint64(0) << (64 - 8*uint(len(p)))
 		lo = searchFirst(n, func(i int) bool { return pfx[i] >= pp })
-		ex = lo + searchFirst(n-lo, func(i int) bool { return pfx[lo+i] != pp })
-		hi = ex + searchFirst(n-ex, func(i int) bool { return pfx[ex+i]&mask != pp })
+		ex = gallopFirst(lo, n, func(i int) bool { return pfx[i] != pp })
+		hi = gallopFirst(ex, n, func(i int) bool { return pfx[i]&mask != pp })
 		return lo, ex, hi
 	}
 	lo = searchFirst(n, func(i int) bool { return pfx[i] > pp || pfx[i] == pp && keyAt(i) >= p })
-	ex = lo + searchFirst(n-lo, func(i int) bool { return pfx[lo+i] != pp || keyAt(lo+i) != p })
-	hi = ex + searchFirst(n-ex, func(i int) bool { return pfx[ex+i] != pp || !strings.HasPrefix(keyAt(ex+i), p) })
+	ex = gallopFirst(lo, n, func(i int) bool { return pfx[i] != pp || keyAt(i) != p })
+	hi = gallopFirst(ex, n, func(i int) bool { return pfx[i] != pp || !strings.HasPrefix(keyAt(i), p) })
 	return lo, ex, hi
+}
+
+// gallopFirst returns the first i in [lo, n) for which f is true (n if
+// none); f must be false then true. It looks at lo, lo+1, lo+3, ... before
+// it bisects: the ends of a prefix range are most often near its start,
+// in the cache lines the search for the start has just read, where a
+// bisection over [lo, n) would read a cold line at each of its last steps.
+func gallopFirst(lo, n int, f func(int) bool) int {
+	a, step := lo, 1 // f is false below a
+	for {
+		b := a + step - 1
+		if b >= n {
+			return a + searchFirst(n-a, func(i int) bool { return f(a + i) })
+		}
+		if f(b) {
+			return a + searchFirst(b-a, func(i int) bool { return f(a + i) })
+		}
+		a, step = b+1, step*2
+	}
 }
 
 // searchFirst returns the first i in [0, n) for which f is true (n if none);
