@@ -71,7 +71,7 @@ func (s *Server) handleBulkFile(code string) keyedHandler {
 		if err != nil {
 			return reply{}, err
 		}
-		name := r.PathValue("name")
+		name := pathValue(r, "name")
 		if !bulk.Known(name) {
 			e := newError(http.StatusNotFound, errEndpointNotFound,
 				"No bulk file is named "+strconv.Quote(name)+"; GET /"+code+"/bulk lists them.")

@@ -22,7 +22,7 @@ func (s *Server) handleCardByCardmarket(code string) keyedHandler {
 func (s *Server) cardByProduct(code, param, segment, market string,
 	lookup func(*catalog.GameSnapshot, int64) (catalog.CardRef, bool)) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		raw := r.PathValue(param)
+		raw := pathValue(r, param)
 		n, ok := productNumber(raw)
 		if !ok {
 			return reply{}, newError(http.StatusBadRequest, errInvalidParameter,

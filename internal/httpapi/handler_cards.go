@@ -12,7 +12,7 @@ import (
 // or its 64-hex Cardmarket id (a linked card answers with its canonical id).
 func (s *Server) handleCard(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		id := r.PathValue("id")
+		id := pathValue(r, "id")
 		if pr, ok := productRoutes[id]; ok {
 			// /{game}/cards/tcgplayer with its number missing.
 			return reply{}, newError(http.StatusBadRequest, errInvalidCardID,

@@ -19,7 +19,7 @@ func (s *Server) handleDocs(w http.ResponseWriter, r *http.Request) error {
 
 // GET /docs/{page}: a guide page, or docs/api.md as Markdown.
 func (s *Server) handleDocsPage(w http.ResponseWriter, r *http.Request) error {
-	name := r.PathValue("page")
+	name := pathValue(r, "page")
 	switch {
 	case s.site == nil || name == "":
 		return s.endpointNotFound(r)
@@ -33,7 +33,7 @@ func (s *Server) handleDocsPage(w http.ResponseWriter, r *http.Request) error {
 
 // GET /docs/assets/{file}: the site's scripts and styles.
 func (s *Server) handleDocsAsset(w http.ResponseWriter, r *http.Request) error {
-	if s.site == nil || !s.site.ServeAsset(w, r, r.PathValue("file")) {
+	if s.site == nil || !s.site.ServeAsset(w, r, pathValue(r, "file")) {
 		return s.endpointNotFound(r)
 	}
 	return nil

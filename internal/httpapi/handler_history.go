@@ -97,7 +97,7 @@ func (s *Server) handleHistory(code string) keyedHandler {
 		if v == nil {
 			return reply{}, unavailable()
 		}
-		g, ref, err := s.findCard(code, r.PathValue("id"))
+		g, ref, err := s.findCard(code, pathValue(r, "id"))
 		if err != nil {
 			return reply{}, err
 		}

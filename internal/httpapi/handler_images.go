@@ -37,7 +37,7 @@ func (s *Server) handleImage(code string) keyedHandler {
 		if err != nil {
 			return reply{}, err
 		}
-		g, ref, err := s.findCard(code, r.PathValue("id"))
+		g, ref, err := s.findCard(code, pathValue(r, "id"))
 		if err != nil {
 			return reply{}, err
 		}
@@ -121,7 +121,7 @@ func (s *Server) handleSetImage(code string) keyedHandler {
 		if err != nil {
 			return reply{}, err
 		}
-		key := r.PathValue("set")
+		key := pathValue(r, "set")
 		set, ok := g.SetByID(key)
 		if !ok {
 			sets := narrowLanguage(g.SetsByCode(key), language)

@@ -36,7 +36,7 @@ func (s *Server) handleSetCards(code string) keyedHandler {
 		if err != nil {
 			return reply{}, err
 		}
-		set, disambiguation, err := resolveSet(r, g, r.PathValue("set"))
+		set, disambiguation, err := resolveSet(r, g, pathValue(r, "set"))
 		if set == nil {
 			return disambiguation, err
 		}

@@ -41,6 +41,9 @@ type requestState struct {
 	etag        [1]string // ETag of a keyed route's 200 or 304
 
 	route int // the route number it reached (metrics.go); routeUnmatched until then
+
+	pathValues  [maxPathValues]pathParam // the path's wildcards, when the router's tree matched it (pathParam)
+	nPathValues int
 }
 
 func stateOf(ctx context.Context) *requestState {

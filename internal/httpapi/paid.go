@@ -54,7 +54,7 @@ func (s *Server) paidSetAnswer(r *http.Request, code string,
 	if err != nil {
 		return reply{}, err
 	}
-	set, disambiguation, err := resolveSet(r, g, r.PathValue("set"))
+	set, disambiguation, err := resolveSet(r, g, pathValue(r, "set"))
 	if set == nil {
 		return disambiguation, err
 	}

@@ -373,8 +373,8 @@ func (s *Server) routeTable() []route {
 // need a valid key (401); paid routes then the plan (403). A path that no
 // route matches falls through to "/": the 404 with did_you_mean, counted
 // like a keyed route's answer, which a caller without a key gets too.
-func (s *Server) routes() *http.ServeMux {
-	mux := http.NewServeMux()
+func (s *Server) routes() *router {
+	mux := newRouter()
 	for i := range s.table {
 		rt := &s.table[i]
 		games := []game.Game{{}}
@@ -414,7 +414,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle(mcpPath, s.numbered(mcpPath, "", chain(s.mcp, s.admitMCP)))
 	s.docs = apiref.Endpoints(s.ref)
 
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) })
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.answerUnrouted(w, r, s.endpointNotFound(r)) }))
 	return mux
 }
 
@@ -423,7 +423,7 @@ func (s *Server) routes() *http.ServeMux {
 // route registered with a wildcard there (route.muxPattern).
 func (s *Server) onlyLast(last string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.PathValue(lastSegment) != last {
+		if pathValue(r, lastSegment) != last {
 			s.answerUnrouted(w, r, s.endpointNotFound(r))
 			return
 		}

@@ -196,7 +196,7 @@ type Server struct {
 	deps    Deps
 	log     *slog.Logger
 	now     func() time.Time
-	mux     *http.ServeMux
+	mux     *router
 	handler http.Handler
 	table   []route           // routeTable, as the mux serves it
 	docs    []apiref.Endpoint // routes as GET / lists them
