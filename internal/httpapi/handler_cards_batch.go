@@ -20,7 +20,7 @@ const batchMax = 100
 // as sent and once each.
 func (s *Server) handleCardsBatch(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		ids, err := batchIDs(r.URL.Query())
+		ids, err := batchIDs(queryOf(r))
 		if err != nil {
 			return reply{}, err
 		}

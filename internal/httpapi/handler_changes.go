@@ -37,7 +37,7 @@ const changesRetryAfter = "5"
 // and a request is one index range of it.
 func (s *Server) handleChanges(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		q := r.URL.Query()
+		q := queryOf(r)
 		since, err := parseSince(q)
 		if err != nil {
 			return reply{}, err

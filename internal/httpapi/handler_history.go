@@ -87,7 +87,7 @@ func historyEnum(q url.Values, name, def string, allowed ...string) (string, err
 // from memory.
 func (s *Server) handleHistory(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		q, err := parseHistory(r.URL.Query())
+		q, err := parseHistory(queryOf(r))
 		if err != nil {
 			return reply{}, paidParameter(err)
 		}

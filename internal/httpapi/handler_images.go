@@ -33,7 +33,7 @@ type ImageSource interface {
 func (s *Server) handleImage(code string) keyedHandler {
 	gm, _ := s.deps.Games.Get(code)
 	return func(r *http.Request) (reply, error) {
-		size, err := imageSize(gm, r.URL.Query())
+		size, err := imageSize(gm, queryOf(r))
 		if err != nil {
 			return reply{}, err
 		}
@@ -113,7 +113,7 @@ func imageNotFound() *apiError {
 // A set without a logo in SetLogos (TCGdex's list) is 404.
 func (s *Server) handleSetImage(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		language, err := parseLanguage(r.URL.Query())
+		language, err := parseLanguage(queryOf(r))
 		if err != nil {
 			return reply{}, err
 		}

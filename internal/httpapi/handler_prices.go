@@ -10,7 +10,7 @@ import (
 // product of the set, one row per finish.
 func (s *Server) handlePrices(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		source, err := analytics.ParsePricesBySet(r.URL.Query())
+		source, err := analytics.ParsePricesBySet(queryOf(r))
 		if err != nil {
 			return reply{}, paidParameter(err)
 		}

@@ -24,7 +24,7 @@ const (
 // within SearchTimeout; past either, 503 with Retry-After.
 func (s *Server) handleSearch(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		params := r.URL.Query()
+		params := queryOf(r)
 		q, err := searchQuery(params)
 		if err != nil {
 			return reply{}, err

@@ -28,7 +28,7 @@ func (s *Server) handleSets(code string) keyedHandler {
 // pre-rendered parts; or the disambiguation of a shared set code.
 func (s *Server) handleSetCards(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		pg, err := parsePaging(r.URL.Query(), setPageDefault, setPageMax)
+		pg, err := parsePaging(queryOf(r), setPageDefault, setPageMax)
 		if err != nil {
 			return reply{}, err
 		}
@@ -85,7 +85,7 @@ func (p *setPage) length() int {
 // with the disambiguation: its reply, with a nil set. No set is the 404
 // "Set not found" with suggestions.
 func resolveSet(r *http.Request, g *catalog.GameSnapshot, key string) (*catalog.ListedSet, reply, error) {
-	language, err := parseLanguage(r.URL.Query())
+	language, err := parseLanguage(queryOf(r))
 	if err != nil {
 		return nil, reply{}, err
 	}

@@ -10,7 +10,7 @@ import (
 // statistics and rarity breakdown of the set's cards.
 func (s *Server) handleStatistics(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		variant, err := analytics.ParseStatistics(r.URL.Query())
+		variant, err := analytics.ParseStatistics(queryOf(r))
 		if err != nil {
 			return reply{}, paidParameter(err)
 		}

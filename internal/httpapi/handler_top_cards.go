@@ -11,7 +11,7 @@ import (
 // (paid): the most expensive or the fastest-growing cards.
 func (s *Server) handleTopCards(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		metric, source, limit, err := analytics.ParseTopCards(r.URL.Query())
+		metric, source, limit, err := analytics.ParseTopCards(queryOf(r))
 		if err != nil {
 			return reply{}, paidParameter(err)
 		}

@@ -12,7 +12,7 @@ import (
 // reached by its set_id.
 func (s *Server) handleTrending(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		limit, err := analytics.ParseTrending(r.URL.Query())
+		limit, err := analytics.ParseTrending(queryOf(r))
 		if err != nil {
 			return reply{}, paidParameter(err)
 		}

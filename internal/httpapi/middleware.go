@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -42,13 +43,27 @@ type requestState struct {
 
 	route int // the route number it reached (metrics.go); routeUnmatched until then
 
-	pathValues  [maxPathValues]pathParam // the path's wildcards, when the router's tree matched it (pathParam)
+	pathValues  [maxPathValues]pathParam // the path's wildcards, when the router's tree matched it (pathValue)
 	nPathValues int
+	query       url.Values // the parsed query, once queryOf parsed it
 }
 
 func stateOf(ctx context.Context) *requestState {
 	st, _ := ctx.Value(stateKey).(*requestState)
 	return st
+}
+
+// queryOf is r.URL.Query(), parsed once per request (a set page's paging
+// and its set's language both read it).
+func queryOf(r *http.Request) url.Values {
+	st := stateOf(r.Context())
+	if st == nil {
+		return r.URL.Query()
+	}
+	if st.query == nil {
+		st.query = r.URL.Query()
+	}
+	return st.query
 }
 
 // requestID returns the request's id ("" outside a request).
