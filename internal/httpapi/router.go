@@ -80,7 +80,7 @@ type pathParam struct{ name, value string }
 
 // maxPathValues bounds the wildcards of a pattern the tree takes (the
 // API's have at most two).
-const maxPathValues = 4
+const maxPathValues = 2
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := stateOf(r.Context())
