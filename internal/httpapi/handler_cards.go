@@ -28,7 +28,7 @@ func (s *Server) handleCard(code string) keyedHandler {
 
 // cardReply is the pre-rendered card detail of ref, with the snapshot's tag.
 func cardReply(g *catalog.GameSnapshot, ref catalog.CardRef) reply {
-	return reply{kind: web.Kept, contentType: jsonContentType, str: g.CardJSON(ref), tag: g.CardTag(ref)}
+	return reply{kind: web.Kept, contentType: jsonContentType, cardOf: g, card: ref, tag: g.CardTag(ref)}
 }
 
 // productRoutes are the segments of the lookups by marketplace number

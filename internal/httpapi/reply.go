@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/etag"
 	"github.com/cardcat/cardcat/internal/web"
 )
@@ -23,6 +24,11 @@ type reply struct {
 	body []byte
 	str  string
 	page setPage
+	// cardOf, when set, makes str the card detail of card, read from the
+	// snapshot only when its bytes are needed: a revalidation's 304 never
+	// reads the card's row (a cache miss in a large catalogue).
+	cardOf *catalog.GameSnapshot
+	card   catalog.CardRef
 
 	// tag is the body's identity ETag when the handler knows it (the
 	// snapshot keeps card details' and set pages'); "" hashes the body.
@@ -67,6 +73,8 @@ func madeReply(contentType []string, bp *[]byte) reply {
 // length is the body's length in bytes.
 func (rp *reply) length() int {
 	switch {
+	case rp.cardOf != nil:
+		return len(rp.cardOf.CardJSON(rp.card))
 	case rp.page.g != nil:
 		return rp.page.length()
 	case rp.body != nil:
@@ -75,8 +83,13 @@ func (rp *reply) length() int {
 	return len(rp.str)
 }
 
-// bytes makes the body when it is assembled; after it, body or str holds it.
+// bytes makes the body when it is assembled or read lazily; after it, body
+// or str holds it.
 func (rp *reply) bytes() {
+	if rp.cardOf != nil {
+		rp.str, rp.cardOf = rp.cardOf.CardJSON(rp.card), nil
+		return
+	}
 	if rp.page.g == nil {
 		return
 	}
