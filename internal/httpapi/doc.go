@@ -10,7 +10,8 @@
 // account portal (mounted beside the API by cmd/cardcat); internal/web is
 // the plumbing they share.
 //
-// Where to look: routes.go lists every route; compose.go puts the API's
+// Where to look: routes.go lists every route (router.go dispatches to
+// them: pathValue reads a path's wildcards); compose.go puts the API's
 // chain together (cmd/cardcat mounts the portal beside it); middleware.go the steps
 // of the API's chain (request id and CORS, access log, panic recovery, GET
 // only, path check); auth.go the key's identification, the Authenticator
