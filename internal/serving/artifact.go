@@ -94,11 +94,12 @@ func WriteArtifact(path string, v *View) error {
 func writeArtifact(f *os.File, v *View) error {
 	games := v.Games()
 	sections := make([]uint64, 1+len(games))
-	if _, err := f.Write(make([]byte, headerLen(len(sections)))); err != nil {
+	out := newAlignedWriter(f)
+	if _, err := out.Write(make([]byte, headerLen(len(sections)))); err != nil {
 		return err
 	}
 	body := xxh3.New()
-	w := binio.NewWriter(io.MultiWriter(f, body))
+	w := binio.NewWriter(io.MultiWriter(out, body))
 	v.Snapshot.WriteBinary(w)
 	sections[0] = uint64(w.Written())
 	for i, gs := range games {
@@ -110,6 +111,9 @@ func writeArtifact(f *os.File, v *View) error {
 		sections[1+i] = uint64(w.Written()) - sum(sections[:1+i])
 	}
 	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := out.Flush(); err != nil {
 		return err
 	}
 	h := appendHeader(make([]byte, 0, headerLen(len(sections))), v.Version, sections)
