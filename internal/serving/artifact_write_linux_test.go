@@ -123,4 +123,3 @@ func pmdMapped(t *testing.T, path string) int64 {
 	t.Fatalf("%s not found in /proc/self/smaps", path)
 	return 0
 }
-
