@@ -27,7 +27,9 @@ fuzz: ## run every fuzz target (func Fuzz* in a _test.go) for FUZZTIME each (def
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint: ## formatting, vet and staticcheck (its checks: staticcheck.conf)
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*'); \
+	test -n "$$files" || { echo "lint: no Go files found"; exit 1; }; \
+	test -z "$$(gofmt -l $$files)" || { gofmt -l $$files; echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
