@@ -11,16 +11,8 @@ import (
 // with a budget that leaves some lists without one (the matcher then ANDs
 // the maps it has and checks the other words by their lists).
 func TestSearchBlocksMatchBruteForce(t *testing.T) {
-	n := 40000
-	if testing.Short() {
-		n = 12000
-	}
-	names, nums := diffCatalog(n)
-	folded := make([]string, n)
-	foldedNums := make([]string, n)
-	for i := range names {
-		folded[i], foldedNums[i] = Fold(names[i]), Fold(nums[i])
-	}
+	names, nums, folded, foldedNums := diffFixture()
+	n := len(names)
 	qs := diffQueries(names, nums)
 	// Words of three and more, each in many names, so that their lists are
 	// long enough for maps.
