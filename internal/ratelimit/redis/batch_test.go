@@ -252,26 +252,7 @@ func TestBatchCancellationStress(t *testing.T) {
 	direct := mustOpen(t, url, &spy{}, Options{Prefix: prefix, Timeout: steady})
 	pool := ratelimit.Limits{Hour: 1 << 40, Day: 1 << 40}
 
-	var admitted, cancelled atomic.Int64
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for range 50 {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(2000))*time.Microsecond)
-				r, err := l.Take(ctx, "k", pool, now)
-				cancel()
-				switch {
-				case err == nil && r.Allowed:
-					admitted.Add(1)
-				case errors.Is(err, context.DeadlineExceeded):
-					cancelled.Add(1)
-				default:
-					t.Errorf("Take: %+v, %v", r, err)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	admitted, cancelled := takeCancelling(t, l, pool, 50)
 	if l.down.Load() || fallback.takes.Load() != 0 {
 		t.Fatalf("cancelled callers were taken for a Redis outage; log:\n%s", logs.String())
 	}
@@ -400,4 +381,31 @@ func TestProtocol(t *testing.T) {
 		}
 		l.Close()
 	}
+}
+
+// takeCancelling runs Takes of pool "k" from 32 goroutines, each per times,
+// every one with a deadline of 0-2 ms, and counts those admitted and those
+// given up at their deadline; any other outcome fails t.
+func takeCancelling(t *testing.T, l *Limiter, pool ratelimit.Limits, per int) (admitted, cancelled *atomic.Int64) {
+	admitted, cancelled = new(atomic.Int64), new(atomic.Int64)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for range per {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(2000))*time.Microsecond)
+				r, err := l.Take(ctx, "k", pool, now)
+				cancel()
+				switch {
+				case err == nil && r.Allowed:
+					admitted.Add(1)
+				case errors.Is(err, context.DeadlineExceeded):
+					cancelled.Add(1)
+				default:
+					t.Errorf("Take: %+v, %v", r, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return admitted, cancelled
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -369,26 +368,7 @@ func TestLeaseCancellationStress(t *testing.T) {
 	direct := mustOpen(t, url, &spy{}, Options{Prefix: prefix, Timeout: steady})
 	pool := ratelimit.Limits{Hour: 1 << 40, Day: 1 << 40}
 
-	var admitted, cancelled atomic.Int64
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for range 200 {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(2000))*time.Microsecond)
-				r, err := l.Take(ctx, "k", pool, now)
-				cancel()
-				switch {
-				case err == nil && r.Allowed:
-					admitted.Add(1)
-				case errors.Is(err, context.DeadlineExceeded):
-					cancelled.Add(1)
-				default:
-					t.Errorf("Take: %+v, %v", r, err)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	admitted, cancelled := takeCancelling(t, l, pool, 200)
 	if l.down.Load() || fallback.takes.Load() != 0 {
 		t.Fatalf("cancelled callers were taken for a Redis outage; log:\n%s", logs.String())
 	}
