@@ -455,11 +455,10 @@ func (b *Builder) removeOlder(version int64) {
 // WriteCards writes every card's detail body, as GET /{game}/cards/{id}
 // answers it, one per line, in the snapshot's card order.
 func WriteCards(w io.Writer, gs *catalog.GameSnapshot) error {
+	var line []byte
 	for r := 0; r < gs.Len(); r++ {
-		if _, err := io.WriteString(w, gs.CardJSON(catalog.CardRef(r))); err != nil {
-			return err
-		}
-		if _, err := io.WriteString(w, "\n"); err != nil {
+		line = append(gs.AppendCard(line[:0], catalog.CardRef(r)), '\n')
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}

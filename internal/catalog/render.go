@@ -1,31 +1,96 @@
 package catalog
 
 import (
+	"fmt"
+
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/cardcat/cardcat/internal/jsonw"
 )
 
 // cardLayout says where, inside one rendered card, the contents of its two
 // prices arrays are (between "[" and "]"), relative to the card's first byte.
-// The listing form of a card is its detail form with both arrays emptied, so
-// one body per card serves both (a listing copy of every card would take
-// most of the bodies' memory again). appendCard records the layout as it
-// renders and appendListing is its only reader, so the two stay in this file.
+// appendCard records it as it renders; splitCard reads it to cut the card
+// into the parts the snapshot keeps (cardParts).
 type cardLayout struct {
 	tPrices [2]uint32 // market_t.prices contents; {0, 0} when market_t is null
 	cPrices [2]uint32 // market_c.prices contents; {len, len} when market_c is null
 }
 
-// appendListing appends the listing form of body, whose layout is l.
-func appendListing(b []byte, body string, l *cardLayout) []byte {
-	b = append(b, body[:l.tPrices[0]]...)
-	b = append(b, body[l.tPrices[1]:l.cPrices[0]]...)
-	return append(b, body[l.cPrices[1]:]...)
+// cardParts says where one card's parts are in its chunk. The listing form
+// of a card is its detail form with both prices arrays emptied. The snapshot
+// keeps the listing forms of a set's cards one after the other with a comma
+// between, so that a page of a set is one slice of memory sent as it is
+// (GameSnapshot.SetRun), and apart from them each card's two arrays'
+// contents, followed by its record. A card detail is its listing with the
+// two contents put back (appendDetail): five copies of one card, against
+// three per card of a page when pages were cut out of the detail forms.
+// splitCard and the methods below are the only code that knows the parts.
+type cardParts struct {
+	off, n   uint32 // the listing form: chunk[off:off+n]
+	tAt, cAt uint32 // where in it market_t.prices' and market_c.prices' contents go
+	xoff     uint32 // chunk[xoff:]: market_t.prices' contents, market_c.prices', then the record
+	pn       uint32 // the two contents' lengths: market_t's << 16 | market_c's
 }
 
-// listingLen returns the length of the listing form of a body of n bytes.
-func (l *cardLayout) listingLen(n uint32) int {
-	return int(n - (l.tPrices[1] - l.tPrices[0]) - (l.cPrices[1] - l.cPrices[0]))
+// maxPricesLen bounds the contents of one prices array (pn keeps 16 bits of
+// each): about 200 finishes' worth; a card has one entry per finish.
+const maxPricesLen = 1<<16 - 1
+
+// splitCard appends the listing form of body (rendered with layout l) to
+// listing and its prices arrays' contents to extra; off and xoff of the
+// parts it returns are the lengths of listing and extra before it.
+func splitCard(listing, extra, body []byte, l cardLayout) ([]byte, []byte, cardParts, error) {
+	tn, cn := l.tPrices[1]-l.tPrices[0], l.cPrices[1]-l.cPrices[0]
+	if tn > maxPricesLen || cn > maxPricesLen {
+		return listing, extra, cardParts{}, fmt.Errorf("%w: a prices array of %d and %d bytes (at most %d)",
+			ErrInvalidCatalog, tn, cn, maxPricesLen)
+	}
+	p := cardParts{off: uint32(len(listing)), xoff: uint32(len(extra)), tAt: l.tPrices[0], cAt: l.cPrices[0] - tn, pn: tn<<16 | cn}
+	listing = append(listing, body[:l.tPrices[0]]...)
+	listing = append(listing, body[l.tPrices[1]:l.cPrices[0]]...)
+	listing = append(listing, body[l.cPrices[1]:]...)
+	p.n = uint32(len(listing)) - p.off
+	extra = append(extra, body[l.tPrices[0]:l.tPrices[1]]...)
+	extra = append(extra, body[l.cPrices[0]:l.cPrices[1]]...)
+	return listing, extra, p, nil
+}
+
+// listing returns the card's listing form in its chunk.
+func (p *cardParts) listing(chunk string) string { return chunk[p.off : p.off+p.n] }
+
+// pricesLen returns the lengths of the two arrays' contents.
+func (p *cardParts) pricesLen() (t, c uint32) { return p.pn >> 16, p.pn & maxPricesLen }
+
+// detailLen returns the length of the card's detail form.
+func (p *cardParts) detailLen() int {
+	t, c := p.pricesLen()
+	return int(p.n + t + c)
+}
+
+// recordOff returns where the card's record starts in its chunk.
+func (p *cardParts) recordOff() uint32 {
+	t, c := p.pricesLen()
+	return p.xoff + t + c
+}
+
+// appendDetail appends the card's detail form, read from its chunk.
+func (p *cardParts) appendDetail(b []byte, chunk string) []byte {
+	l := p.listing(chunk)
+	t, c := p.pricesLen()
+	x := chunk[p.xoff : p.xoff+t+c]
+	b = append(b, l[:p.tAt]...)
+	b = append(b, x[:t]...)
+	b = append(b, l[p.tAt:p.cAt]...)
+	b = append(b, x[t:]...)
+	return append(b, l[p.cAt:]...)
+}
+
+// valid tells whether the parts lie inside a chunk of n bytes (what the
+// methods above read); the record is checked apart.
+func (p *cardParts) valid(n int) bool {
+	t, c := p.pricesLen()
+	return uint64(p.off)+uint64(p.n) <= uint64(n) && p.tAt <= p.cAt && p.cAt <= p.n &&
+		uint64(p.xoff)+uint64(t)+uint64(c) <= uint64(n)
 }
 
 // appendCard appends the API's card object (the card detail body) to b and

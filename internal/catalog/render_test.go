@@ -2,6 +2,9 @@ package catalog
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/game"
@@ -93,4 +96,106 @@ func TestCardInfoListField(t *testing.T) {
 	if _, ok := info["attacks"]; ok || info["color"] != "Red" {
 		t.Errorf("One Piece card_info: %v", info)
 	}
+}
+
+// TestSetRun: a set's page is one slice of the snapshot, its cards'
+// listing forms in order with a comma between, for every window of every
+// set (the empty window, a card alone, the whole set); and the detail form
+// put together from the parts is the card as rendered.
+func TestSetRun(t *testing.T) {
+	c := awkwardCatalog()
+	s := mustSnapshot(t, c)
+	windows := 0
+	for _, gs := range s.Games() {
+		for i := range gs.Sets() {
+			set := &gs.Sets()[i]
+			first, end := set.Cards()
+			n := int(end - first)
+			for from := 0; from <= n; from++ {
+				for to := from; to <= n; to++ {
+					var want []byte
+					for k := from; k < to; k++ {
+						if k > from {
+							want = append(want, ',')
+						}
+						want = gs.AppendListing(want, first+CardRef(k))
+					}
+					if got := gs.SetRun(set, from, to); got != string(want) {
+						t.Fatalf("%s set %s [%d, %d):\n got %s\nwant %s", gs.Game().Code, set.ID, from, to, got, want)
+					}
+					if got := gs.SetPageLen(set, from, to); got != len(want) {
+						t.Errorf("%s set %s [%d, %d): SetPageLen %d, want %d", gs.Game().Code, set.ID, from, to, got, len(want))
+					}
+					windows++
+				}
+			}
+		}
+	}
+	if windows < 100 {
+		t.Errorf("only %d windows checked", windows)
+	}
+	for _, gc := range c.Games {
+		gs := s.Game(gc.Game)
+		sets := map[string]*Set{}
+		for k := range gc.Sets {
+			sets[gc.Sets[k].ID] = &gc.Sets[k]
+		}
+		for i := range gc.Cards {
+			r, _ := gs.LookupCard(gc.Cards[i].ID)
+			want, _ := appendCard(nil, &gs.game, sets[gc.Cards[i].SetID], &gc.Cards[i])
+			if got := gs.AppendCard([]byte("x"), r); string(got) != "x"+string(want) || gs.CardLen(r) != len(want) {
+				t.Errorf("%s: detail (%d bytes, CardLen %d)\n got %s\nwant %s", gc.Cards[i].ID, len(got)-1, gs.CardLen(r), got[1:], want)
+			}
+		}
+	}
+}
+
+// TestPricesArrayBound: a card whose prices array would not fit the parts'
+// 16 bits fails the snapshot with ErrInvalidCatalog, and one of ten
+// finishes does not.
+func TestPricesArrayBound(t *testing.T) {
+	for _, tt := range []struct {
+		finishes int
+		ok       bool
+	}{{10, true}, {2000, false}} {
+		c := fixtureCatalog()
+		card := &c.Games[0].Cards[0]
+		card.TCGPrices = nil
+		for i := range tt.finishes {
+			card.TCGPrices = append(card.TCGPrices, tcgPrice(fmt.Sprintf("Finish %d", i), 1, 2, 3, 4, Money{}))
+		}
+		_, err := NewSnapshot(c, game.Default())
+		if tt.ok && err != nil {
+			t.Errorf("%d finishes: %v", tt.finishes, err)
+		}
+		if !tt.ok && !errors.Is(err, ErrInvalidCatalog) {
+			t.Errorf("%d finishes: %v, want ErrInvalidCatalog", tt.finishes, err)
+		}
+	}
+}
+
+// TestCheckRefusesBrokenRun: a snapshot read from a file whose set's
+// listings do not follow one another (a page would be cut across other
+// bytes) is refused.
+func TestCheckRefusesBrokenRun(t *testing.T) {
+	s := mustSnapshot(t, fixtureCatalog())
+	for _, gs := range s.Games() {
+		if err := gs.check(); err != nil {
+			t.Fatalf("%s: a built snapshot refused: %v", gs.Game().Code, err)
+		}
+		for i := range gs.Sets() {
+			first, end := gs.Sets()[i].Cards()
+			if end-first < 2 {
+				continue
+			}
+			a, b := &gs.cards[first], &gs.cards[first+1]
+			*a, *b = *b, *a // each card's parts still whole; their order not
+			if err := gs.check(); err == nil || !strings.Contains(err.Error(), "does not follow") {
+				t.Errorf("%s set %d: two listings swapped: %v", gs.Game().Code, i, err)
+			}
+			*a, *b = *b, *a
+			return
+		}
+	}
+	t.Fatal("no set of two cards in the fixture")
 }

@@ -19,13 +19,15 @@ import (
 // catalogue version is a new Snapshot.
 //
 // To keep a million-card catalogue small, a snapshot keeps no per-card Go
-// strings or structs with pointers: each card is its pre-rendered detail JSON
-// inside a few large string chunks, followed there by its record (id, name,
-// number, product type and prices as values: snapshot_record.go); the layout
-// of its price arrays (the listing form is the detail form with both
-// emptied); its Cardmarket id decoded; and search data in flat arrays of
-// uint32 card indexes. Only card detail and listing read the rendered
-// bodies; the lookups and the paid answers read values.
+// strings or structs with pointers: each card is its pre-rendered JSON
+// inside a few large string chunks, as its listing form (the detail form
+// with both prices arrays emptied; a set's listings one after the other, so
+// that a set page is one slice) and its prices arrays' contents, followed
+// there by its record (id, name, number, product type and prices as values:
+// snapshot_record.go); where those parts are (cardParts); its Cardmarket id
+// decoded; and search data in flat arrays of uint32 card indexes. Only card
+// detail and listing read the rendered bodies; the lookups and the paid
+// answers read values.
 type Snapshot struct {
 	Version   int64
 	CreatedAt time.Time
@@ -52,7 +54,7 @@ type GameSnapshot struct {
 	setList    []byte             // the /sets response body
 
 	cards  []cardEntry
-	chunks []string // pre-rendered card bodies, each followed by the card's record
+	chunks []string // per set, its cards' listing forms, then each card's prices and record (cardParts)
 	// bodyTags are the first 8 bytes of each card body's BodyHash, made as
 	// the body is rendered: its ETag (CardTag).
 	bodyTags []uint64
@@ -74,12 +76,11 @@ type GameSnapshot struct {
 	tags bodyTags // the bodies' ETags, made on first use (snapshot_tags.go)
 }
 
-// cardEntry is one card: where its body is, the layout of its listing form,
-// and what search metadata needs.
+// cardEntry is one card: where its parts are, and its image.
 type cardEntry struct {
-	chunk, off, n uint32 // body chunks[chunk][off:off+n], then the record
-	layout        cardLayout
-	image         uint32 // TCGplayer productId of the card's image, 0 when it has none
+	chunk uint32 // its parts are in chunks[chunk]
+	parts cardParts
+	image uint32 // TCGplayer productId of the card's image, 0 when it has none
 }
 
 // cmID is a 64-hex Cardmarket id, decoded, and its card.
@@ -121,7 +122,8 @@ func (s *ListedSet) HeaderJSON() []byte { return s.header }
 func (s *ListedSet) Cards() (first, end CardRef) { return s.first, s.end }
 
 // chunkSize is the size of the string chunks holding the card bodies; large
-// enough that a million cards make only a few thousand allocations.
+// enough that a million cards make only a few thousand allocations. A set's
+// cards are in one chunk, which is larger when the set is.
 const chunkSize = 1 << 20
 
 // ErrInvalidCatalog is wrapped by NewSnapshot's errors about an inconsistent catalogue.
@@ -258,6 +260,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 			next++
 		}
 		ls.end = next
+		r.endSet(ls.first, ls.end)
 	}
 	r.flush()
 	gs.chunks = r.chunks
@@ -279,14 +282,17 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 	return gs, nil
 }
 
-// renderer appends card bodies into chunkSize buffers and turns each full
-// buffer into one string.
+// renderer renders a set's cards into its listings and extras (cardParts),
+// then places the set in the chunk being filled (endSet); each full chunk
+// becomes one string.
 type renderer struct {
-	gs      *GameSnapshot
-	buf     []byte
-	scratch []byte
-	chunks  []string
-	records *recordBuilder
+	gs       *GameSnapshot
+	buf      []byte // the chunk being filled
+	scratch  []byte
+	listings []byte // the set's listing forms, commas between
+	extras   []byte // the set's prices contents and records
+	chunks   []string
+	records  *recordBuilder
 }
 
 func (r *renderer) flush() {
@@ -296,21 +302,42 @@ func (r *renderer) flush() {
 	}
 }
 
+// endSet places the set of cards [first, end), rendered since the last
+// endSet, in one chunk, and makes their parts' offsets the chunk's.
+func (r *renderer) endSet(first, end CardRef) {
+	n := len(r.listings) + len(r.extras)
+	if len(r.buf)+n > cap(r.buf) {
+		r.flush()
+		if n > cap(r.buf) {
+			r.buf = make([]byte, 0, n)
+		}
+	}
+	base, xbase := uint32(len(r.buf)), uint32(len(r.buf)+len(r.listings))
+	r.buf = append(r.buf, r.listings...)
+	r.buf = append(r.buf, r.extras...)
+	for i := first; i < end; i++ {
+		e := &r.gs.cards[i]
+		e.chunk = uint32(len(r.chunks))
+		e.parts.off += base
+		e.parts.xoff += xbase
+	}
+	r.listings, r.extras = r.listings[:0], r.extras[:0]
+}
+
 func (gs *GameSnapshot) addCard(r *renderer, ids *idIndexer, ref CardRef, set *Set, c *Card) error {
 	var layout cardLayout
 	r.scratch, layout = appendCard(r.scratch[:0], &gs.game, set, c)
-	n := len(r.scratch)
 	h := BodyHash(r.scratch)
 	gs.bodyTags[ref] = binary.BigEndian.Uint64(h[:8])
-	r.scratch = r.records.append(r.scratch, c)
-	if len(r.buf)+len(r.scratch) > cap(r.buf) {
-		r.flush()
-		if len(r.scratch) > cap(r.buf) {
-			r.buf = make([]byte, 0, len(r.scratch))
-		}
+	if len(r.listings) > 0 {
+		r.listings = append(r.listings, ',')
 	}
-	e := cardEntry{chunk: uint32(len(r.chunks)), off: uint32(len(r.buf)), n: uint32(n), layout: layout}
-	r.buf = append(r.buf, r.scratch...)
+	var e cardEntry
+	var err error
+	if r.listings, r.extras, e.parts, err = splitCard(r.listings, r.extras, r.scratch, layout); err != nil {
+		return fmt.Errorf("card %s: %w", c.ID, err)
+	}
+	r.extras = r.records.append(r.extras, c)
 	if c.OnTCG() {
 		gs.sources[ref] |= flagTCG
 		if c.ImageCount > 0 {

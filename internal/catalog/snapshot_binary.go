@@ -18,7 +18,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 5 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows
+const SnapshotEncoding = 6 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows; 6: the cards as listings and prices (cardParts)
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -399,13 +399,23 @@ func (gs *GameSnapshot) check() error {
 			return fmt.Errorf("card %d: chunk %d of %d", i, e.chunk, len(gs.chunks))
 		}
 		c := gs.chunks[e.chunk]
-		l := &e.layout
-		if uint64(e.off)+uint64(e.n) > uint64(len(c)) ||
-			l.tPrices[0] > l.tPrices[1] || l.tPrices[1] > l.cPrices[0] || l.cPrices[0] > l.cPrices[1] || l.cPrices[1] > e.n {
-			return fmt.Errorf("card %d: body or layout out of range", i)
+		if !e.parts.valid(len(c)) {
+			return fmt.Errorf("card %d: body out of range", i)
 		}
-		if !gs.checkRecord(c[e.off+e.n:]) {
+		if !gs.checkRecord(c[e.parts.recordOff():]) {
 			return fmt.Errorf("card %d: record damaged", i)
+		}
+	}
+	// A page of a set is one slice from its first card's listing to its
+	// last's (SetRun): each set's listings must follow one another in one
+	// chunk, a comma between.
+	for i := range gs.sets {
+		s := &gs.sets[i]
+		for r := s.first + 1; r < s.end; r++ {
+			p, e := &gs.cards[r-1], &gs.cards[r]
+			if end := uint64(p.parts.off) + uint64(p.parts.n); e.chunk != p.chunk || uint64(e.parts.off) != end+1 || gs.chunks[p.chunk][end] != ',' {
+				return fmt.Errorf("set %d: card %d's listing does not follow card %d's", i, r, r-1)
+			}
 		}
 	}
 	ix := &gs.index

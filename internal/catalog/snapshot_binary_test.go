@@ -8,7 +8,7 @@ import (
 // TestCardWords: a card's words are its fields in the order the binary
 // form keeps them, and back.
 func TestCardWords(t *testing.T) {
-	cards := []cardEntry{{chunk: 1, off: 2, n: 3, layout: cardLayout{tPrices: [2]uint32{4, 5}, cPrices: [2]uint32{6, 7}}, image: 8}}
+	cards := []cardEntry{{chunk: 1, parts: cardParts{off: 2, n: 3, tAt: 4, cAt: 5, xoff: 6, pn: 7}, image: 8}}
 	words := cardWords(cards)
 	if !slices.Equal(words, []uint32{1, 2, 3, 4, 5, 6, 7, 8}) {
 		t.Fatalf("words %v", words)

@@ -61,22 +61,40 @@ func (g *GameSnapshot) LookupCard(id string) (CardRef, bool) {
 	return r, ok
 }
 
-// CardJSON returns the pre-rendered card detail body of a card.
-func (g *GameSnapshot) CardJSON(r CardRef) string {
+// AppendCard appends the card detail body of a card: its listing form with
+// its prices put back (cardParts).
+func (g *GameSnapshot) AppendCard(b []byte, r CardRef) []byte {
 	e := &g.cards[r]
-	return g.chunks[e.chunk][e.off : e.off+e.n]
+	return e.parts.appendDetail(b, g.chunks[e.chunk])
 }
+
+// CardLen returns the length of the card detail body of a card.
+func (g *GameSnapshot) CardLen(r CardRef) int { return g.cards[r].parts.detailLen() }
+
+// CardJSON returns the card detail body of a card in a new string; a
+// request's path appends it into its buffer instead (AppendCard).
+func (g *GameSnapshot) CardJSON(r CardRef) string { return string(g.AppendCard(nil, r)) }
 
 // AppendListing appends the card's listing form: its detail form with both
 // prices arrays empty.
 func (g *GameSnapshot) AppendListing(b []byte, r CardRef) []byte {
-	return appendListing(b, g.CardJSON(r), &g.cards[r].layout)
+	e := &g.cards[r]
+	return append(b, e.parts.listing(g.chunks[e.chunk])...)
 }
 
 // ListingLen returns the length of the card's listing form.
-func (g *GameSnapshot) ListingLen(r CardRef) int {
-	e := &g.cards[r]
-	return e.layout.listingLen(e.n)
+func (g *GameSnapshot) ListingLen(r CardRef) int { return int(g.cards[r].parts.n) }
+
+// SetRun returns the listing forms of cards [from, to) of the set, in
+// listing order with a comma between them, as one string of the snapshot's
+// memory (a set's listings are kept so: cardParts): a page's "cards" array
+// without its brackets. from and to are positions in the set's listing.
+func (g *GameSnapshot) SetRun(s *ListedSet, from, to int) string {
+	if from >= to {
+		return ""
+	}
+	a, z := &g.cards[s.first+CardRef(from)], &g.cards[s.first+CardRef(to-1)]
+	return g.chunks[a.chunk][a.parts.off : z.parts.off+z.parts.n]
 }
 
 // SetByID returns the listed set with the set_id (exact).

@@ -154,7 +154,7 @@ type recordReader struct {
 
 func (g *GameSnapshot) record(r CardRef) recordReader {
 	e := &g.cards[r]
-	return recordReader{s: g.chunks[e.chunk][e.off+e.n:], gs: g}
+	return recordReader{s: g.chunks[e.chunk][e.parts.recordOff():], gs: g}
 }
 
 func (rr *recordReader) byte() byte {

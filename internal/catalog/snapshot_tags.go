@@ -29,7 +29,7 @@ func (g *GameSnapshot) tagTables() *bodyTags {
 	return t
 }
 
-// CardTag returns the strong ETag of the card detail CardJSON(r): the first
+// CardTag returns the strong ETag of the card detail AppendCard(r): the first
 // 8 bytes of its BodyHash, the hash the change feed compares.
 func (g *GameSnapshot) CardTag(r CardRef) string {
 	return etag.FromSum(g.bodyTags[r])
@@ -73,10 +73,9 @@ func (g *GameSnapshot) setSum(s *ListedSet) uint64 {
 	binary.BigEndian.PutUint64(n[:], uint64(s.Total))
 	h.Write(n[:])
 	h.Write(s.header)
-	var buf []byte
 	for r := s.first; r < s.end; r++ {
-		buf = g.AppendListing(buf[:0], r)
-		h.Write(buf)
+		e := &g.cards[r]
+		h.WriteString(e.parts.listing(g.chunks[e.chunk]))
 	}
 	sum := h.Sum64()
 	sums[p].Store(sum)
@@ -86,9 +85,5 @@ func (g *GameSnapshot) setSum(s *ListedSet) uint64 {
 // SetPageLen returns the length of the listing forms of cards [from, to) of
 // the set, commas between them included: what a page's cards add to it.
 func (g *GameSnapshot) SetPageLen(s *ListedSet, from, to int) int {
-	n := max(to-from-1, 0)
-	for i := from; i < to; i++ {
-		n += g.ListingLen(s.first + CardRef(i))
-	}
-	return n
+	return len(g.SetRun(s, from, to))
 }

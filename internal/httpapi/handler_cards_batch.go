@@ -49,7 +49,7 @@ func (s *Server) handleCardsBatch(code string) keyedHandler {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, g.CardJSON(ref)...)
+			b = g.AppendCard(b, ref)
 		}
 		b = append(b, `],"not_found":[`...)
 		for i, id := range missing {

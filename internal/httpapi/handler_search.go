@@ -56,7 +56,7 @@ func (s *Server) handleSearch(code string) keyedHandler {
 			if i > from {
 				b = append(b, ',')
 			}
-			b = append(b, g.CardJSON(res.Cards[i])...)
+			b = g.AppendCard(b, res.Cards[i])
 		}
 		b = append(b, `],"pagination":`...)
 		b = pg.AppendJSON(b, len(res.Cards))

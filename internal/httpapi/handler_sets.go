@@ -60,13 +60,7 @@ func (p *setPage) appendTo(b []byte) []byte {
 	b = append(b, `{"success":true,"set":`...)
 	b = append(b, p.set.HeaderJSON()...)
 	b = append(b, `,"cards":[`...)
-	first, _ := p.set.Cards()
-	for i := p.from; i < p.to; i++ {
-		if i > p.from {
-			b = append(b, ',')
-		}
-		b = p.g.AppendListing(b, first+catalog.CardRef(i))
-	}
+	b = append(b, p.g.SetRun(p.set, p.from, p.to)...)
 	b = append(b, `],"pagination":`...)
 	b = p.pg.AppendJSON(b, p.set.Total)
 	return append(b, '}')

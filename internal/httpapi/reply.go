@@ -24,9 +24,9 @@ type reply struct {
 	body []byte
 	str  string
 	page setPage
-	// cardOf, when set, makes str the card detail of card, read from the
-	// snapshot only when its bytes are needed: a revalidation's 304 never
-	// reads the card's row (a cache miss in a large catalogue).
+	// cardOf, when set, makes body the card detail of card, assembled from
+	// the snapshot only when its bytes are needed: a revalidation's 304
+	// never reads the card's row (a cache miss in a large catalogue).
 	cardOf *catalog.GameSnapshot
 	card   catalog.CardRef
 
@@ -74,7 +74,7 @@ func madeReply(contentType []string, bp *[]byte) reply {
 func (rp *reply) length() int {
 	switch {
 	case rp.cardOf != nil:
-		return len(rp.cardOf.CardJSON(rp.card))
+		return rp.cardOf.CardLen(rp.card)
 	case rp.page.g != nil:
 		return rp.page.length()
 	case rp.body != nil:
@@ -86,17 +86,17 @@ func (rp *reply) length() int {
 // bytes makes the body when it is assembled or read lazily; after it, body
 // or str holds it.
 func (rp *reply) bytes() {
-	if rp.cardOf != nil {
-		rp.str, rp.cardOf = rp.cardOf.CardJSON(rp.card), nil
-		return
+	switch {
+	case rp.cardOf != nil:
+		bp := getBuffer()
+		rp.body, rp.buf = rp.cardOf.AppendCard(*bp, rp.card), bp
+		*bp, rp.cardOf = rp.body, nil
+	case rp.page.g != nil:
+		bp := getBuffer()
+		rp.body, rp.buf = rp.page.appendTo(*bp), bp
+		*bp = rp.body
+		rp.page = setPage{}
 	}
-	if rp.page.g == nil {
-		return
-	}
-	bp := getBuffer()
-	rp.body, rp.buf = rp.page.appendTo(*bp), bp
-	*bp = rp.body
-	rp.page = setPage{}
 }
 
 // release gives the reply's buffer back and frees what it holds.

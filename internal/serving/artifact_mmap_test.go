@@ -27,7 +27,7 @@ func mappedState(t *testing.T, v *View) *mapState {
 			t.Fatalf("%s: card bodies not read in place (backing %T)", gs.Game().Code, gs.Backing())
 		}
 		if gs.Len() > 0 {
-			p := uintptr(unsafe.Pointer(unsafe.StringData(gs.CardJSON(0))))
+			p := uintptr(unsafe.Pointer(unsafe.StringData(gs.SetRun(&gs.Sets()[0], 0, 1))))
 			lo := uintptr(unsafe.Pointer(&m.data[0]))
 			if p < lo || p >= lo+uintptr(len(m.data)) {
 				t.Fatalf("%s: a card body outside the mapping", gs.Game().Code)
@@ -100,7 +100,7 @@ func TestArtifactMappingReleased(t *testing.T) {
 	if st.unmapped.Load() {
 		t.Fatal("unmapped while a game snapshot of it is referenced")
 	}
-	_ = gs.CardJSON(0)
+	_ = gs.AppendCard(nil, 0)
 	runtime.KeepAlive(gs)
 	gs = nil
 	deadline := time.Now().Add(10 * time.Second)
