@@ -150,6 +150,35 @@ func TestSetRun(t *testing.T) {
 	}
 }
 
+// TestAppendCards: the bodies of a list of cards (in any order, one twice)
+// are their details, a comma between, after what the buffer held.
+func TestAppendCards(t *testing.T) {
+	s := mustSnapshot(t, awkwardCatalog())
+	for _, gs := range s.Games() {
+		if got := gs.AppendCards(nil, nil); len(got) != 0 {
+			t.Errorf("%s: no cards gave %q", gs.Game().Code, got)
+		}
+		if gs.Len() == 0 {
+			continue
+		}
+		var refs []CardRef
+		for r := gs.Len() - 1; r >= 0; r -= 2 {
+			refs = append(refs, CardRef(r))
+		}
+		refs = append(refs, 0, 0)
+		want := []byte("[")
+		for i, r := range refs {
+			if i > 0 {
+				want = append(want, ',')
+			}
+			want = append(want, gs.CardJSON(r)...)
+		}
+		if got := gs.AppendCards([]byte("["), refs); string(got) != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", gs.Game().Code, got, want)
+		}
+	}
+}
+
 // TestPricesArrayBound: a card whose prices array would not fit the parts'
 // 16 bits fails the snapshot with ErrInvalidCatalog, and one of ten
 // finishes does not.

@@ -45,12 +45,7 @@ func (s *Server) handleCardsBatch(code string) keyedHandler {
 
 		bp := getBuffer()
 		b := append(*bp, `{"success":true,"data":[`...)
-		for i, ref := range refs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = g.AppendCard(b, ref)
-		}
+		b = g.AppendCards(b, refs)
 		b = append(b, `],"not_found":[`...)
 		for i, id := range missing {
 			if i > 0 {

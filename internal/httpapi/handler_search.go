@@ -52,12 +52,7 @@ func (s *Server) handleSearch(code string) keyedHandler {
 		b = jsonw.AppendString(b, q)
 		b = append(b, `,"results":[`...)
 		from, to := pg.Window(len(res.Cards))
-		for i := from; i < to; i++ {
-			if i > from {
-				b = append(b, ',')
-			}
-			b = g.AppendCard(b, res.Cards[i])
-		}
+		b = g.AppendCards(b, res.Cards[from:to])
 		b = append(b, `],"pagination":`...)
 		b = pg.AppendJSON(b, len(res.Cards))
 		b = appendSearchMetadata(b, len(res.Cards), res.Counts, res.Truncated)
