@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -71,7 +70,7 @@ const slogTime = "2006-01-02T15:04:05.000Z07:00"
 func appendText(b []byte, e *web.AccessEntry) []byte {
 	if !e.Time.IsZero() {
 		b = append(b, "time="...)
-		b = e.Time.AppendFormat(b, slogTime)
+		b = textStamp.append(b, e.Time) // as AppendFormat(b, slogTime)
 		b = append(b, ' ')
 	}
 	b = append(b, "level=INFO msg=request request_id="...)
@@ -99,7 +98,7 @@ func appendJSON(b []byte, e *web.AccessEntry) []byte {
 	b = append(b, '{')
 	if !e.Time.IsZero() {
 		b = append(b, `"time":"`...)
-		b = e.Time.AppendFormat(b, time.RFC3339Nano) // JSONHandler's, unlike TextHandler's
+		b = jsonStamp.append(b, e.Time) // as AppendFormat(b, time.RFC3339Nano): JSONHandler's, unlike TextHandler's
 		b = append(b, `",`...)
 	}
 	b = append(b, `"level":"INFO","msg":"request","request_id":`...)

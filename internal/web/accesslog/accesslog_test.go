@@ -120,3 +120,32 @@ func BenchmarkAccessLog(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// The stamps write what AppendFormat writes with slog's two layouts, for
+// times in one second and across seconds, in several locations (a zone's
+// offset changes within the day of a daylight-saving change), with every
+// kind of fraction (none, trailing zeros, nine digits).
+func TestStampMatchesAppendFormat(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		ny = time.FixedZone("EST", -5*3600) // no zone database here: still a second location
+	}
+	locs := []*time.Location{time.UTC, time.FixedZone("CET", 3600), time.FixedZone("odd", -(9*3600 + 30*60)), ny}
+	base := time.Date(2026, 3, 8, 6, 59, 58, 0, time.UTC) // New York's change to daylight time is at 07:00 UTC
+	nanos := []int{0, 1, 10, 100_000, 1_000_000, 5_000_000, 120_000_000, 999_999_999, 789_654_321, 500_000_000}
+	for _, loc := range locs {
+		for s := 0; s < 5; s++ {
+			for _, ns := range nanos {
+				at := base.Add(time.Duration(s)*time.Second + time.Duration(ns)).In(loc)
+				for _, c := range []struct {
+					st     *stamp
+					layout string
+				}{{textStamp, slogTime}, {jsonStamp, time.RFC3339Nano}} {
+					if got, want := string(c.st.append([]byte("x"), at)), "x"+at.Format(c.layout); got != want {
+						t.Errorf("%v (%s): got %s, want %s", at, c.layout, got, want)
+					}
+				}
+			}
+		}
+	}
+}
