@@ -9,6 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cardcat/cardcat/internal/blob"
+	"github.com/cardcat/cardcat/internal/blob/blobtest"
+	"github.com/cardcat/cardcat/internal/game"
 )
 
 // TestAlignedWriteMapsHuge: a file written through alignedWriter, in small
@@ -122,4 +126,54 @@ func pmdMapped(t *testing.T, path string) int64 {
 	}
 	t.Fatalf("%s not found in /proc/self/smaps", path)
 	return 0
+}
+
+// TestFetchedArtifactMapsHuge: an artifact fetched from the shared bucket
+// (S3 when its variable is set, else the disk driver) is written into the
+// data directory as WriteArtifact writes one, and so is mapped with 2 MB
+// entries as far as it fills whole huge pages (skipped where the kernel maps
+// none so).
+func TestFetchedArtifactMapsHuge(t *testing.T) {
+	if pmd := writtenWhole(t); pmd == 0 {
+		t.Skip("this kernel and file system map a file written in whole huge pages with 4 KB pages (FilePmdMapped 0): nothing to gain here")
+	}
+	built, arts := mustBuiltArtifact(t)
+	st, err := os.Stat(arts.Path(built.Version))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := st.Size() / hugePage * hugePage
+	if whole == 0 {
+		t.Skipf("the sample's artifact (%d bytes) fills no whole huge page", st.Size())
+	}
+	for _, d := range blobtest.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			remote := d.Open(t)
+			f, err := os.Open(arts.Path(built.Version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := remote.Put(t.Context(), remotePrefix+artifactName(built.Version), f, st.Size(), blob.Attrs{ContentType: blob.DefaultContentType}); err != nil {
+				t.Fatal(err)
+			}
+			replica := &Artifacts{Dir: t.TempDir(), Remote: remote}
+			if _, where, err := replica.Load(t.Context(), game.Default(), built.Version); err != nil || where != "s3" {
+				t.Fatalf("Load: %q, %v", where, err)
+			}
+			if got := pmdMapped(t, replica.Path(built.Version)); got < whole {
+				t.Errorf("the fetched artifact has %d of its %d bytes in whole huge pages mapped with 2 MB entries", got, whole)
+			}
+		})
+	}
+}
+
+// writtenWhole writes a file of 2 huge pages in one write and returns how
+// much of it is mapped with 2 MB entries.
+func writtenWhole(t *testing.T) int64 {
+	path := filepath.Join(t.TempDir(), "control")
+	if err := os.WriteFile(path, pattern(2*hugePage), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return pmdMapped(t, path)
 }

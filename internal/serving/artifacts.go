@@ -81,10 +81,17 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 		return nil, "", fmt.Errorf("serving: snapshot artifacts: %w", err)
 	}
 	// Fetched into the directory, and read (checked) before it replaces
-	// anything there: a refused artifact never lands on disk.
+	// anything there: a refused artifact never lands on disk. Written a
+	// whole aligned huge page at a time, as WriteArtifact writes, so that it
+	// is mapped with huge pages too (alignedWriter).
 	var fetchErr error
 	err = blob.WriteFile(path, 0o600, func(f *os.File) error {
-		if _, err := a.Remote.Get(ctx, remotePrefix+artifactName(version), f); err != nil {
+		aw := newAlignedWriter(f)
+		_, err := a.Remote.Get(ctx, remotePrefix+artifactName(version), aw)
+		if err == nil {
+			err = aw.Flush()
+		}
+		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				a.log().Warn("snapshot artifact not fetched", "version", version, "where", "s3", "err", err)
 			}
