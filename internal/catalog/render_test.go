@@ -123,9 +123,6 @@ func TestSetRun(t *testing.T) {
 					if got := gs.SetRun(set, from, to); got != string(want) {
 						t.Fatalf("%s set %s [%d, %d):\n got %s\nwant %s", gs.Game().Code, set.ID, from, to, got, want)
 					}
-					if got := gs.SetPageLen(set, from, to); got != len(want) {
-						t.Errorf("%s set %s [%d, %d): SetPageLen %d, want %d", gs.Game().Code, set.ID, from, to, got, len(want))
-					}
 					windows++
 				}
 			}

@@ -81,9 +81,3 @@ func (g *GameSnapshot) setSum(s *ListedSet) uint64 {
 	sums[p].Store(sum)
 	return sum
 }
-
-// SetPageLen returns the length of the listing forms of cards [from, to) of
-// the set, commas between them included: what a page's cards add to it.
-func (g *GameSnapshot) SetPageLen(s *ListedSet, from, to int) int {
-	return len(g.SetRun(s, from, to))
-}

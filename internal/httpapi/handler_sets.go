@@ -69,7 +69,7 @@ func (p *setPage) appendTo(b []byte) []byte {
 // length is the length of the page appendTo makes, without making it.
 func (p *setPage) length() int {
 	var pagination [128]byte
-	return len(`{"success":true,"set":`) + len(p.set.HeaderJSON()) + len(`,"cards":[`) + p.g.SetPageLen(p.set, p.from, p.to) +
+	return len(`{"success":true,"set":`) + len(p.set.HeaderJSON()) + len(`,"cards":[`) + len(p.g.SetRun(p.set, p.from, p.to)) +
 		len(`],"pagination":`) + len(p.pg.AppendJSON(pagination[:0], p.set.Total)) + len(`}`)
 }
 

@@ -37,9 +37,9 @@ func TestAlignedWriteMapsHuge(t *testing.T) {
 		}
 		return path
 	}
-	control := write("control", func(f *os.File) error { _, err := f.Write(pattern(size)); return err })
-	if pmdMapped(t, control) == 0 {
-		t.Skip("this kernel and file system map a file written in whole huge pages with 4 KB pages (FilePmdMapped 0): nothing to gain here")
+	whole := writtenWhole(t, size)
+	if whole == 0 {
+		t.Skip(noHugeFolios)
 	}
 	artifact := write("artifact", func(f *os.File) error {
 		a := newAlignedWriter(f)
@@ -65,7 +65,7 @@ func TestAlignedWriteMapsHuge(t *testing.T) {
 	})
 	got, before := pmdMapped(t, artifact), pmdMapped(t, plain)
 	t.Logf("mapped with 2 MB entries: written whole %d kB, through alignedWriter %d kB, in 64 KB writes %d kB of %d kB",
-		pmdMapped(t, control)>>10, got>>10, before>>10, size>>10)
+		whole>>10, got>>10, before>>10, size>>10)
 	if got < size {
 		t.Errorf("the file written through alignedWriter has %d of %d bytes mapped with 2 MB entries", got, size)
 	}
@@ -134,8 +134,8 @@ func pmdMapped(t *testing.T, path string) int64 {
 // entries as far as it fills whole huge pages (skipped where the kernel maps
 // none so).
 func TestFetchedArtifactMapsHuge(t *testing.T) {
-	if pmd := writtenWhole(t); pmd == 0 {
-		t.Skip("this kernel and file system map a file written in whole huge pages with 4 KB pages (FilePmdMapped 0): nothing to gain here")
+	if writtenWhole(t, 2*hugePage) == 0 {
+		t.Skip(noHugeFolios)
 	}
 	built, arts := mustBuiltArtifact(t)
 	st, err := os.Stat(arts.Path(built.Version))
@@ -168,11 +168,14 @@ func TestFetchedArtifactMapsHuge(t *testing.T) {
 	}
 }
 
-// writtenWhole writes a file of 2 huge pages in one write and returns how
-// much of it is mapped with 2 MB entries.
-func writtenWhole(t *testing.T) int64 {
+// noHugeFolios is the huge-page tests' reason to skip.
+const noHugeFolios = "this kernel and file system map a file written in whole huge pages with 4 KB pages (FilePmdMapped 0): nothing to gain here"
+
+// writtenWhole writes a file of size bytes in one write, the control of the
+// huge-page tests, and returns how much of it is mapped with 2 MB entries.
+func writtenWhole(t *testing.T, size int) int64 {
 	path := filepath.Join(t.TempDir(), "control")
-	if err := os.WriteFile(path, pattern(2*hugePage), 0o600); err != nil {
+	if err := os.WriteFile(path, pattern(size), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return pmdMapped(t, path)
