@@ -143,27 +143,37 @@ func sum(v []uint64) uint64 {
 // renaming a new file over them (a new inode; the mapping keeps the old
 // one's pages, even once it is unlinked).
 func ReadArtifact(path string, reg *game.Registry, version int64) (*View, error) {
+	v, _, err := readArtifactFile(path, reg, version)
+	return v, err
+}
+
+// readArtifactFile is ReadArtifact that also returns the file's mapping
+// (nil where the file was read instead).
+func readArtifactFile(path string, reg *game.Registry, version int64) (*View, *mapping, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("serving: snapshot artifact: %w", err)
+		return nil, nil, fmt.Errorf("serving: snapshot artifact: %w", err)
 	}
 	defer f.Close() // a mapping outlives its descriptor
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("serving: snapshot artifact: %w", err)
+		return nil, nil, fmt.Errorf("serving: snapshot artifact: %w", err)
 	}
 	var v *View
-	if m, merr := mapFile(f, fi.Size()); merr == nil {
+	m, merr := mapFile(f, fi.Size())
+	if merr == nil {
 		if v, err = readMapped(m.data, m, reg, version); err != nil {
 			m.release()
+			m = nil
 		}
 	} else {
+		m = nil
 		v, err = readArtifact(f, fi.Size(), reg, version)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("serving: snapshot artifact %s: %w", path, err)
+		return nil, nil, fmt.Errorf("serving: snapshot artifact %s: %w", path, err)
 	}
-	return v, nil
+	return v, m, nil
 }
 
 func invalid(format string, args ...any) error {

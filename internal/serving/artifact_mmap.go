@@ -12,8 +12,9 @@ import (
 // request and the next GC), never while one could still read it. Strings
 // taken from a snapshot and kept beyond it must be copied.
 type mapping struct {
-	data  []byte
-	state *mapState
+	data     []byte
+	state    *mapState
+	dev, ino uint64 // the file mapped (settleHuge)
 }
 
 // mapState is what the cleanup needs: not the mapping, so that it can run.

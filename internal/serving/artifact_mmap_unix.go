@@ -18,7 +18,10 @@ func mapFile(f *os.File, size int64) (*mapping, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newMapping(data), nil
+	adviseHuge(data)
+	m := newMapping(data)
+	m.dev, m.ino = fileID(f)
+	return m, nil
 }
 
 func munmap(data []byte) { syscall.Munmap(data) }

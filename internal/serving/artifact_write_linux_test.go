@@ -3,12 +3,11 @@
 package serving
 
 import (
-	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/blob/blobtest"
@@ -63,7 +62,7 @@ func TestAlignedWriteMapsHuge(t *testing.T) {
 		}
 		return nil
 	})
-	got, before := pmdMapped(t, artifact), pmdMapped(t, plain)
+	got, before := mappedHuge(t, artifact), mappedHuge(t, plain)
 	t.Logf("mapped with 2 MB entries: written whole %d kB, through alignedWriter %d kB, in 64 KB writes %d kB of %d kB",
 		whole>>10, got>>10, before>>10, size>>10)
 	if got < size {
@@ -82,9 +81,9 @@ func pattern(n int) []byte {
 	return p
 }
 
-// pmdMapped maps path, reads every page of it, and returns how much of the
-// mapping /proc/self/smaps shows mapped with huge entries (FilePmdMapped).
-func pmdMapped(t *testing.T, path string) int64 {
+// mappedHuge maps path, reads every page of it, and returns how much of the
+// mapping is mapped with huge entries (pmdMapped).
+func mappedHuge(t *testing.T, path string) int64 {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -103,29 +102,11 @@ func pmdMapped(t *testing.T, path string) int64 {
 	for i := 0; i < len(m.data); i += 4096 {
 		touched += m.data[i]
 	}
-	s, err := os.Open("/proc/self/smaps")
+	n, err := pmdMapped(uintptr(unsafe.Pointer(unsafe.SliceData(m.data))))
 	if err != nil {
-		t.Skip("no /proc/self/smaps")
+		t.Fatal(err)
 	}
-	defer s.Close()
-	sc := bufio.NewScanner(s)
-	in := false
-	for sc.Scan() {
-		line := sc.Text()
-		if fields := strings.Fields(line); len(fields) > 0 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":") {
-			in = strings.HasSuffix(line, " "+path)
-			continue
-		}
-		if v, ok := strings.CutPrefix(line, "FilePmdMapped:"); ok && in {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("%s not found in /proc/self/smaps", path)
-	return 0
+	return n
 }
 
 // TestFetchedArtifactMapsHuge: an artifact fetched from the shared bucket
@@ -161,7 +142,7 @@ func TestFetchedArtifactMapsHuge(t *testing.T) {
 			if _, where, err := replica.Load(t.Context(), game.Default(), built.Version); err != nil || where != "s3" {
 				t.Fatalf("Load: %q, %v", where, err)
 			}
-			if got := pmdMapped(t, replica.Path(built.Version)); got < whole {
+			if got := mappedHuge(t, replica.Path(built.Version)); got < whole {
 				t.Errorf("the fetched artifact has %d of its %d bytes in whole huge pages mapped with 2 MB entries", got, whole)
 			}
 		})
@@ -178,5 +159,82 @@ func writtenWhole(t *testing.T, size int) int64 {
 	if err := os.WriteFile(path, pattern(size), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return pmdMapped(t, path)
+	return mappedHuge(t, path)
+}
+
+// TestSettleHugeRereads: a file cached in small folios (written in 64 KB
+// writes) and mapped with 4 KB entries is mapped with 2 MB entries once
+// settleHuge has re-read it, with the same bytes; a file mapped so already is
+// left as it is, and a file replaced at its path is not touched.
+func TestSettleHugeRereads(t *testing.T) {
+	const size = 4 * hugePage
+	if writtenWhole(t, size) < size {
+		t.Skip(noHugeFolios + ", or memory is too fragmented for 2 MB folios now")
+	}
+	dir := t.TempDir()
+	open := func(path string) *mapping {
+		t.Helper()
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		m, err := mapFile(f, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.release)
+		for i := 0; i < len(m.data); i += 4096 {
+			touched += m.data[i]
+		}
+		return m
+	}
+	writeSmall := func(name string) string { // cached in small folios, and clean: only clean pages leave the cache
+		t.Helper()
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		for p := pattern(size); len(p) > 0; p = p[64<<10:] {
+			if _, err := f.Write(p[:64<<10]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	small := writeSmall("small")
+	m := open(small)
+	s, err := settleHuge(small, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", s)
+	if float64(s.Before) >= hugeEnough*size {
+		t.Skipf("the file written in 64 KB writes is mapped with 2 MB entries already (%d of %d bytes): nothing to re-read", s.Before, size)
+	}
+	if !s.Reread || s.Whole != size || s.After != size {
+		t.Errorf("settleHuge = %+v, want all %d bytes re-read and mapped with 2 MB entries", s, size)
+	}
+	if !bytes.Equal(m.data, pattern(size)) {
+		t.Error("the mapping's bytes changed")
+	}
+	again, err := settleHuge(small, m)
+	if err != nil || again.Reread || again.Before != size {
+		t.Errorf("settleHuge again = %+v, %v; want it left as it is", again, err)
+	}
+
+	// A mapped file whose path now names another file is left alone.
+	replaced := writeSmall("replaced")
+	m2 := open(replaced)
+	if err := os.Rename(small, replaced); err != nil {
+		t.Fatal(err)
+	}
+	if s2, err := settleHuge(replaced, m2); err == nil || s2.Reread {
+		t.Errorf("settleHuge through a path that names another file = %+v, %v; want an error", s2, err)
+	}
 }

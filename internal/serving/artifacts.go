@@ -67,8 +67,9 @@ func (a *Artifacts) log() *slog.Logger {
 // refused or unreadable artifact is logged with why.
 func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64) (*View, string, error) {
 	path := a.Path(version)
-	v, err := ReadArtifact(path, reg, version)
+	v, m, err := readArtifactFile(path, reg, version)
 	if err == nil {
+		go a.settleHuge(path, m, version)
 		return v, "disk", nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -98,7 +99,7 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 			fetchErr = err
 			return err
 		}
-		if v, err = ReadArtifact(f.Name(), reg, version); err != nil {
+		if v, m, err = readArtifactFile(f.Name(), reg, version); err != nil {
 			a.log().Warn("snapshot artifact refused", "version", version, "where", "s3", "err", err)
 			fetchErr = err
 			return err
@@ -110,8 +111,31 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 	}
 	if err != nil {
 		a.log().Warn("snapshot artifact not kept on disk", "version", version, "err", err)
+	} else {
+		go a.settleHuge(path, m, version)
 	}
 	return v, "s3", nil
+}
+
+// settleHuge re-reads the pages of a version's artifact that are not
+// mapped with 2 MB entries, when too many are not (settleHuge in
+// artifact_huge_linux.go), and logs how much of it is mapped so: it runs
+// beside the requests, once per artifact read.
+func (a *Artifacts) settleHuge(path string, m *mapping, version int64) {
+	if m == nil {
+		return
+	}
+	start := time.Now()
+	s, err := settleHuge(path, m)
+	if err != nil {
+		a.log().Warn("snapshot artifact pages not re-read", "version", version, "err", err)
+		return
+	}
+	if s.Whole == 0 {
+		return // nothing of it can be mapped with 2 MB entries
+	}
+	a.log().Info("snapshot artifact pages", "version", version, "huge_before", s.Before>>20, "huge_after", s.After>>20,
+		"whole", s.Whole>>20, "reread", s.Reread, "took", time.Since(start).Round(time.Millisecond))
 }
 
 // Save writes v's artifact into the directory and, when set, Remote, then

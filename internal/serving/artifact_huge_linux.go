@@ -1,0 +1,140 @@
+package serving
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/zeebo/xxh3"
+	"golang.org/x/sys/unix"
+)
+
+// An artifact's pages are mapped with 2 MB entries only where the page
+// cache holds them in 2 MB folios, and that was decided when they entered
+// the cache: a file written while memory was fragmented (or copied with cp)
+// is cached in small folios and mapped with 4 KB entries for as long as it
+// stays cached. A card detail then costs 11-25% more at the wire at a
+// million cards (bench/README.md, "The artifact's pages re-read in huge
+// pages"). mapFile asks for huge pages (MADV_HUGEPAGE), so pages read from
+// disk come in 2 MB folios; settleHuge re-reads the ones already cached
+// small.
+
+// adviseHuge asks the kernel to back data, a file mapping, with huge
+// pages: its pages read from disk from now on come in 2 MB folios. A
+// kernel without transparent huge pages refuses; nothing to do then.
+func adviseHuge(data []byte) { unix.Madvise(data, unix.MADV_HUGEPAGE) }
+
+// hugeShare is how much of a mapping is mapped with 2 MB entries, of how
+// much could be (its whole aligned 2 MB pages).
+type hugeShare struct {
+	Before, After, Whole int64
+	Reread               bool // the small pages were re-read
+}
+
+// hugeEnough: a mapping with at least this share of its whole 2 MB pages
+// mapped so is left as it is (a re-read costs a read of the whole file).
+const hugeEnough = 0.9
+
+// settleHuge re-reads the pages of m, the mapping of the artifact at path,
+// in 2 MB folios when fewer than hugeEnough of them are mapped so: 2 MB at
+// a time, its entries dropped (MADV_DONTNEED: the pages stay in the page
+// cache), its cached pages dropped (POSIX_FADV_DONTNEED: only pages no
+// process maps), and read again through the mapping, which asked for huge
+// pages. Requests read the mapping meanwhile: a page they fault in again
+// between the two drops stays small, the rest of the file is re-read
+// anyway. Each 2 MB's hash is compared before and after: the file must not
+// change while mapped, and a change is an error (the bytes served were
+// checked against the artifact's checksum when it was read).
+func settleHuge(path string, m *mapping) (hugeShare, error) {
+	defer runtime.KeepAlive(m) // mapped until the end, whatever the holder drops
+	data := m.data
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	if base%hugePage != 0 {
+		return hugeShare{}, errors.New("serving: the artifact is not mapped at a 2 MB boundary")
+	}
+	s := hugeShare{Whole: int64(len(data)) / hugePage * hugePage}
+	var err error
+	if s.Before, err = pmdMapped(base); err != nil {
+		return s, err
+	}
+	s.After = s.Before
+	if s.Whole == 0 || float64(s.Before) >= hugeEnough*float64(s.Whole) {
+		return s, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return s, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !sameFile(fi, m) {
+		return s, fmt.Errorf("serving: %s is no longer the file mapped", path)
+	}
+	s.Reread = true
+	for off := 0; off+hugePage <= len(data); off += hugePage {
+		region := data[off : off+hugePage]
+		sum := xxh3.Hash(region)
+		if err := unix.Madvise(region, unix.MADV_DONTNEED); err != nil {
+			return s, fmt.Errorf("serving: dropping the artifact's entries: %w", err)
+		}
+		if err := unix.Fadvise(int(f.Fd()), int64(off), hugePage, unix.FADV_DONTNEED); err != nil {
+			return s, fmt.Errorf("serving: dropping the artifact's cached pages: %w", err)
+		}
+		if xxh3.Hash(region) != sum {
+			return s, fmt.Errorf("serving: the artifact %s changed on disk at byte %d while mapped", path, off)
+		}
+	}
+	s.After, err = pmdMapped(base)
+	return s, err
+}
+
+// sameFile reports whether fi is the file m maps.
+func sameFile(fi os.FileInfo, m *mapping) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Dev == m.dev && st.Ino == m.ino
+}
+
+// fileID is the device and inode of a mapped file.
+func fileID(f *os.File) (dev, ino uint64) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Dev, st.Ino
+	}
+	return 0, 0
+}
+
+// pmdMapped returns how many bytes of the mapping that starts at base
+// /proc/self/smaps shows mapped with 2 MB entries (FilePmdMapped).
+func pmdMapped(base uintptr) (int64, error) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	start := strconv.FormatUint(uint64(base), 16) + "-"
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.IndexByte(line, ' '); i > 0 && strings.Contains(line[:i], "-") && !strings.HasSuffix(line[:i], ":") {
+			in = strings.HasPrefix(line, start)
+			continue
+		}
+		if v, ok := strings.CutPrefix(line, "FilePmdMapped:"); ok && in {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("serving: no mapping at %#x in /proc/self/smaps", base)
+}
