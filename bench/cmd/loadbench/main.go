@@ -261,8 +261,10 @@ type sizeReport struct {
 	Snapshot   snapshotTimes
 	SnapshotOK bool
 	StartTime  time.Duration // serve started until it answered
-	MemIdle    memStatus     // after start, before any load
-	MemLoaded  memStatus     // after every load run
+	Huge       hugePages     // its artifact's pages, when HugeOK
+	HugeOK     bool
+	MemIdle    memStatus // after start, before any load
+	MemLoaded  memStatus // after every load run
 	// Where the memory is (serve's /debug/footprint) after start and after
 	// every load run; nil for a cardcat without it.
 	FootIdle, FootLoaded *serving.Footprint
@@ -333,6 +335,7 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	}
 	defer cc.srv.stop()
 	sr.StartTime, sr.Snapshot, sr.SnapshotOK = cc.start, cc.snap, cc.snapOK
+	sr.Huge, sr.HugeOK = cc.huge, cc.hugeOK
 	if sr.MemIdle, err = readMem(cc.srv.pid()); err != nil {
 		return nil, err
 	}
@@ -535,6 +538,8 @@ type runningCardcat struct {
 	snapOK bool
 	// version is the catalogue version it loaded at start (0: unknown).
 	version int
+	huge    hugePages // of the artifact it read, when hugeOK
+	hugeOK  bool
 }
 
 func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name string, env []string, logf func(string, ...any)) (*runningCardcat, error) {
@@ -584,6 +589,22 @@ func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name 
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			srv.stop()
 			return nil, fmt.Errorf("%s: no \"bulk files ready\" in its log after %s", name, time.Since(t1).Round(time.Second))
+		}
+	}
+	// An artifact's pages cached small are re-read in 2 MB pages beside the
+	// requests (a few seconds at 1M): the runs wait for that too, and the
+	// report says how much of it was mapped so. Not logged where nothing of
+	// it can be (another system, a build before it).
+	if rc.snap.Artifact {
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+			b, _ := os.ReadFile(logPath)
+			if rc.huge, rc.hugeOK = parseHugeLog(string(b)); rc.hugeOK || time.Now().After(deadline) || ctx.Err() != nil {
+				break
+			}
+		}
+		if rc.hugeOK {
+			logf("%s: artifact mapped with 2 MB pages: %d MB of %d when read, %d after (re-read %v, %s)",
+				name, rc.huge.Before, rc.huge.Whole, rc.huge.After, rc.huge.Reread, rc.huge.Took)
 		}
 	}
 	return rc, nil

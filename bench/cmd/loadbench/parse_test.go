@@ -29,6 +29,20 @@ time=2026-11-25T22:31:00.100Z level=INFO msg="catalogue snapshot ready" version=
 	}
 }
 
+func TestParseHugeLog(t *testing.T) {
+	log := `time=2026-11-29T01:47:48.646Z level=INFO msg="catalogue snapshot ready" version=1 source=artifact where=disk read=2.247s
+time=2026-11-29T01:47:50.888Z level=INFO msg="snapshot artifact pages" version=1 huge_before=508 huge_after=1694 whole=1694 reread=true took=2.241s
+`
+	got, ok := parseHugeLog(log)
+	want := hugePages{Before: 508, After: 1694, Whole: 1694, Reread: true, Took: 2241 * time.Millisecond}
+	if !ok || got != want {
+		t.Errorf("got %+v %v, want %+v", got, ok, want)
+	}
+	if _, ok := parseHugeLog(log[:strings.Index(log, "\n")]); ok {
+		t.Error("found the pages line in a log without one")
+	}
+}
+
 func TestParseIngest(t *testing.T) {
 	out := `dbs: 5292 cards in 24 sets (26 sets read, 2 without products: not served); TCGplayer 5052 products, Cardmarket 5030 products; linked 4790 (30 explicit, 4760 by name), TCGplayer-only 262, Cardmarket-only 240, ambiguous 2; prices 12013 changed, 0 unchanged
 mtg: 5438 cards in 25 sets; TCGplayer 5189 products, Cardmarket 5167 products; linked 4918 (107 explicit, 4811 by name), TCGplayer-only 271, Cardmarket-only 249, ambiguous 2; prices 18617 changed, 0 unchanged

@@ -286,7 +286,34 @@ var (
 	snapshotArtifactLine = regexp.MustCompile(`catalogue snapshot ready.*?\bsource=artifact\b.*?\bread=(\S+)`)
 	// bulkReady: the bulk files of the version served are built (or were found on disk).
 	bulkReady = regexp.MustCompile(`msg="bulk files ready"`)
+	hugeLine  = regexp.MustCompile(`msg="snapshot artifact pages".*?\bhuge_before=(\d+) huge_after=(\d+) whole=(\d+) reread=(\w+) took=(\S+)`)
 )
+
+// hugePages is cardcat's log line `msg="snapshot artifact pages" version=1
+// huge_before=508 huge_after=1694 whole=1694 reread=true took=2.2s`: how
+// much of the artifact (MB) was mapped with 2 MB pages when it was read and
+// after its small pages were re-read, of how much could be.
+type hugePages struct {
+	Before, After, Whole int
+	Reread               bool
+	Took                 time.Duration
+}
+
+// parseHugeLog finds the first such line of a cardcat log.
+func parseHugeLog(log string) (hugePages, bool) {
+	m := hugeLine.FindStringSubmatch(log)
+	if m == nil {
+		return hugePages{}, false
+	}
+	var h hugePages
+	var err [4]error
+	h.Before, err[0] = strconv.Atoi(m[1])
+	h.After, err[1] = strconv.Atoi(m[2])
+	h.Whole, err[2] = strconv.Atoi(m[3])
+	h.Reread = m[4] == "true"
+	h.Took, err[3] = time.ParseDuration(m[5])
+	return h, errors.Join(err[:]...) == nil
+}
 
 // parseSnapshotLog finds the first snapshot line of a cardcat log.
 func parseSnapshotLog(log string) (snapshotTimes, bool) {

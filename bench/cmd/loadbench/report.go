@@ -225,6 +225,14 @@ func (rep *report) sizeSection(b *strings.Builder, sr *sizeReport) {
 	} else {
 		p("| snapshot | the log line \"catalogue snapshot ready\" was not found |\n")
 	}
+	if sr.HugeOK {
+		reread := "left as it was"
+		if sr.Huge.Reread {
+			reread = "its small pages re-read in " + dur(sr.Huge.Took)
+		}
+		p("| snapshot artifact mapped with 2 MB pages (\"snapshot artifact pages\") | %s MB of %s when read, %s after (%s) |\n",
+			thousands(float64(sr.Huge.Before)), thousands(float64(sr.Huge.Whole)), thousands(float64(sr.Huge.After)), reread)
+	}
 	p("| serve: start until it answers | %s |\n\n", dur(sr.StartTime))
 	if sr.Replica != nil {
 		rep.replicaSection(p, sr.Replica, products)
