@@ -59,6 +59,9 @@ func settleHuge(path string, m *mapping) (hugeShare, error) {
 		return hugeShare{}, errors.New("serving: the artifact is not mapped at a 2 MB boundary")
 	}
 	s := hugeShare{Whole: int64(len(data)) / hugePage * hugePage}
+	if !hugePagesOn() {
+		return hugeShare{}, nil // nothing can be mapped so
+	}
 	var err error
 	if s.Before, err = pmdMapped(base); err != nil {
 		return s, err
@@ -91,6 +94,17 @@ func settleHuge(path string, m *mapping) (hugeShare, error) {
 	}
 	s.After, err = pmdMapped(base)
 	return s, err
+}
+
+// thpEnabled is the kernel's transparent huge pages setting.
+const thpEnabled = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// hugePagesOn reports whether the kernel gives huge pages to a mapping that
+// asks for them: its setting is "always" or "madvise", not "never" (or
+// absent: a kernel without them).
+func hugePagesOn() bool {
+	b, err := os.ReadFile(thpEnabled)
+	return err == nil && !strings.Contains(string(b), "[never]")
 }
 
 // sameFile reports whether fi is the file m maps.
