@@ -2,7 +2,6 @@ package serving
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -55,19 +54,18 @@ func settleHuge(path string, m *mapping) (hugeShare, error) {
 	defer runtime.KeepAlive(m) // mapped until the end, whatever the holder drops
 	data := m.data
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	if base%hugePage != 0 {
-		return hugeShare{}, errors.New("serving: the artifact is not mapped at a 2 MB boundary")
+	if len(data) < hugePage || base%hugePage != 0 || !hugePagesOn() {
+		// Nothing of it can be mapped with 2 MB entries: a file under 2 MB,
+		// a file system that does not align its mappings, huge pages off.
+		return hugeShare{}, nil
 	}
 	s := hugeShare{Whole: int64(len(data)) / hugePage * hugePage}
-	if !hugePagesOn() {
-		return hugeShare{}, nil // nothing can be mapped so
-	}
 	var err error
 	if s.Before, err = pmdMapped(base); err != nil {
 		return s, err
 	}
 	s.After = s.Before
-	if s.Whole == 0 || float64(s.Before) >= hugeEnough*float64(s.Whole) {
+	if float64(s.Before) >= hugeEnough*float64(s.Whole) {
 		return s, nil
 	}
 	f, err := os.Open(path)

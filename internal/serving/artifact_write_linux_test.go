@@ -238,3 +238,25 @@ func TestSettleHugeRereads(t *testing.T) {
 		t.Errorf("settleHuge through a path that names another file = %+v, %v; want an error", s2, err)
 	}
 }
+
+// TestSettleHugeSmallFile: a file under 2 MB (the sample's artifact) has
+// nothing to map with 2 MB entries: no share, no error, nothing logged.
+func TestSettleHugeSmallFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "small")
+	if err := os.WriteFile(path, pattern(hugePage/2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := mapFile(f, hugePage/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.release()
+	if s, err := settleHuge(path, m); err != nil || s != (hugeShare{}) {
+		t.Errorf("settleHuge = %+v, %v; want nothing", s, err)
+	}
+}
