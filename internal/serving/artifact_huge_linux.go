@@ -2,6 +2,7 @@ package serving
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -87,12 +88,16 @@ func settleHuge(path string, m *mapping) (hugeShare, error) {
 			return s, fmt.Errorf("serving: dropping the artifact's cached pages: %w", err)
 		}
 		if xxh3.Hash(region) != sum {
-			return s, fmt.Errorf("serving: the artifact %s changed on disk at byte %d while mapped", path, off)
+			return s, fmt.Errorf("%w: %s, at byte %d", errArtifactChanged, path, off)
 		}
 	}
 	s.After, err = pmdMapped(base)
 	return s, err
 }
+
+// errArtifactChanged: a mapped artifact's bytes read back from disk are not
+// the ones checked when it was read (changed in place, or the disk).
+var errArtifactChanged = errors.New("serving: the artifact changed on disk while mapped")
 
 // thpEnabled is the kernel's transparent huge pages setting.
 const thpEnabled = "/sys/kernel/mm/transparent_hugepage/enabled"

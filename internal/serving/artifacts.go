@@ -127,6 +127,12 @@ func (a *Artifacts) settleHuge(path string, m *mapping, version int64) {
 	}
 	start := time.Now()
 	s, err := settleHuge(path, m)
+	if errors.Is(err, errArtifactChanged) {
+		// What was checked is no longer what is served: the next start
+		// refuses the file if it is damaged, and builds the version.
+		a.log().Error("snapshot artifact changed on disk while served; restart this process", "version", version, "err", err)
+		return
+	}
 	if err != nil {
 		a.log().Warn("snapshot artifact pages not re-read", "version", version, "err", err)
 		return
