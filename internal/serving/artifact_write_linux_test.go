@@ -239,7 +239,7 @@ func TestSettleHugeRereads(t *testing.T) {
 	}
 }
 
-// TestSettleHugeSmallFile: a file under 2 MB (the sample's artifact) has
+// TestSettleHugeSmallFile: a file under 2 MB (the tests' artifacts) has
 // nothing to map with 2 MB entries: no share, no error, nothing logged.
 func TestSettleHugeSmallFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "small")
