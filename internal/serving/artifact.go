@@ -167,7 +167,6 @@ func readArtifactFile(path string, reg *game.Registry, version int64) (*View, *m
 			m = nil
 		}
 	} else {
-		m = nil
 		v, err = readArtifact(f, fi.Size(), reg, version)
 	}
 	if err != nil {

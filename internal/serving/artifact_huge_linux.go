@@ -2,7 +2,6 @@ package serving
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -29,13 +28,6 @@ import (
 // pages: its pages read from disk from now on come in 2 MB folios. A
 // kernel without transparent huge pages refuses; nothing to do then.
 func adviseHuge(data []byte) { unix.Madvise(data, unix.MADV_HUGEPAGE) }
-
-// hugeShare is how much of a mapping is mapped with 2 MB entries, of how
-// much could be (its whole aligned 2 MB pages).
-type hugeShare struct {
-	Before, After, Whole int64
-	Reread               bool // the small pages were re-read
-}
 
 // hugeEnough: a mapping with at least this share of its whole 2 MB pages
 // mapped so is left as it is (a re-read costs a read of the whole file).
@@ -94,10 +86,6 @@ func settleHuge(path string, m *mapping) (hugeShare, error) {
 	s.After, err = pmdMapped(base)
 	return s, err
 }
-
-// errArtifactChanged: a mapped artifact's bytes read back from disk are not
-// the ones checked when it was read (changed in place, or the disk).
-var errArtifactChanged = errors.New("serving: the artifact changed on disk while mapped")
 
 // thpEnabled is the kernel's transparent huge pages setting.
 const thpEnabled = "/sys/kernel/mm/transparent_hugepage/enabled"

@@ -2,18 +2,7 @@
 
 package serving
 
-import (
-	"errors"
-	"os"
-)
-
-// hugeShare: see artifact_huge_linux.go; elsewhere nothing is measured.
-type hugeShare struct {
-	Before, After, Whole int64
-	Reread               bool
-}
-
-var errArtifactChanged = errors.New("serving: the artifact changed on disk while mapped")
+import "os"
 
 func adviseHuge([]byte) {}
 

@@ -1,6 +1,7 @@
 package serving
 
 import (
+	"errors"
 	"runtime"
 	"sync/atomic"
 )
@@ -44,3 +45,16 @@ func (m *mapping) release() {
 	m.state.unmap()
 	m.data = nil
 }
+
+// hugeShare is how much of a mapping is mapped with 2 MB entries, of how
+// much could be (its whole aligned 2 MB pages; 0 where none can be: a file
+// under 2 MB, huge pages off, a system other than Linux). settleHuge
+// (artifact_huge_linux.go) measures it and re-reads what is not.
+type hugeShare struct {
+	Before, After, Whole int64
+	Reread               bool // the small pages were re-read
+}
+
+// errArtifactChanged: a mapped artifact's bytes read back from disk are not
+// the ones checked when it was read (changed in place, or the disk).
+var errArtifactChanged = errors.New("serving: the artifact changed on disk while mapped")

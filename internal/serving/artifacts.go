@@ -119,8 +119,8 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 
 // settleHuge re-reads the pages of a version's artifact that are not
 // mapped with 2 MB entries, when too many are not (settleHuge in
-// artifact_huge_linux.go), and logs how much of it is mapped so: it runs
-// beside the requests, once per artifact read.
+// artifact_huge_linux.go), and logs how much of it is mapped so (whole=0:
+// nothing of it can be), once per artifact mapped, beside the requests.
 func (a *Artifacts) settleHuge(path string, m *mapping, version int64) {
 	if m == nil {
 		return
@@ -136,9 +136,6 @@ func (a *Artifacts) settleHuge(path string, m *mapping, version int64) {
 	if err != nil {
 		a.log().Warn("snapshot artifact pages not re-read", "version", version, "err", err)
 		return
-	}
-	if s.Whole == 0 {
-		return // nothing of it can be mapped with 2 MB entries
 	}
 	a.log().Info("snapshot artifact pages", "version", version, "huge_before", s.Before>>20, "huge_after", s.After>>20,
 		"whole", s.Whole>>20, "reread", s.Reread, "took", time.Since(start).Round(time.Millisecond))

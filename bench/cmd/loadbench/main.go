@@ -542,6 +542,20 @@ type runningCardcat struct {
 	hugeOK  bool
 }
 
+// waitLog reads the log at path every so often until found says yes of
+// it, for at most within: whether it did.
+func waitLog(ctx context.Context, path string, within, every time.Duration, found func(log string) bool) bool {
+	for deadline := time.Now().Add(within); ; time.Sleep(every) {
+		b, _ := os.ReadFile(path)
+		if found(string(b)) {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+	}
+}
+
 func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name string, env []string, logf func(string, ...any)) (*runningCardcat, error) {
 	addr, err := freeAddr()
 	if err != nil {
@@ -566,12 +580,10 @@ func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name 
 	rc := &runningCardcat{srv: srv, start: time.Since(t0)}
 	// cardcat may write its log in batches (every 100 ms): the snapshot line
 	// can reach the file a moment after the server answers.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		b, _ := os.ReadFile(logPath)
-		if rc.snap, rc.snapOK = parseSnapshotLog(string(b)); rc.snapOK || time.Now().After(deadline) {
-			break
-		}
-	}
+	waitLog(ctx, logPath, 5*time.Second, 50*time.Millisecond, func(log string) bool {
+		rc.snap, rc.snapOK = parseSnapshotLog(log)
+		return rc.snapOK
+	})
 	rc.version, _ = lastSnapshotVersion(logPath, 0)
 	rc.target = &target{Name: name, srv: srv, admin: admin}
 	logf("%s answers after %s (snapshot load %s, build %s)", name, rc.start.Round(time.Millisecond), rc.snap.Load, rc.snap.Build)
@@ -580,28 +592,20 @@ func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name 
 	// after the replica phase's ingests): the load runs wait for them, or
 	// the first scenarios measure the build as much as the requests.
 	t1 := time.Now()
-	for deadline := t1.Add(20 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		b, _ := os.ReadFile(logPath)
-		if bulkReady.Match(b) {
-			logf("%s: bulk files ready %s later", name, time.Since(t1).Round(time.Millisecond))
-			break
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			srv.stop()
-			return nil, fmt.Errorf("%s: no \"bulk files ready\" in its log after %s", name, time.Since(t1).Round(time.Second))
-		}
+	if !waitLog(ctx, logPath, 20*time.Minute, 200*time.Millisecond, bulkReady.MatchString) {
+		srv.stop()
+		return nil, fmt.Errorf("%s: no \"bulk files ready\" in its log after %s", name, time.Since(t1).Round(time.Second))
 	}
+	logf("%s: bulk files ready %s later", name, time.Since(t1).Round(time.Millisecond))
 	// An artifact's pages cached small are re-read in 2 MB pages beside the
 	// requests (a few seconds at 1M): the runs wait for that too, and the
-	// report says how much of it was mapped so. Not logged where nothing of
-	// it can be (another system, a build before it).
+	// report says how much of it was mapped so (a build before it logs
+	// nothing: the wait then ends after 2 minutes).
 	if rc.snap.Artifact {
-		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-			b, _ := os.ReadFile(logPath)
-			if rc.huge, rc.hugeOK = parseHugeLog(string(b)); rc.hugeOK || time.Now().After(deadline) || ctx.Err() != nil {
-				break
-			}
-		}
+		rc.hugeOK = waitLog(ctx, logPath, 2*time.Minute, 200*time.Millisecond, func(log string) bool {
+			rc.huge, rc.hugeOK = parseHugeLog(log)
+			return rc.hugeOK
+		})
 		if rc.hugeOK {
 			logf("%s: artifact mapped with 2 MB pages: %d MB of %d when read, %d after (re-read %v, %s)",
 				name, rc.huge.Before, rc.huge.Whole, rc.huge.After, rc.huge.Reread, rc.huge.Took)

@@ -138,12 +138,10 @@ func replicaFirstOK(ctx context.Context, cfg *config, cardcat string, cat *catal
 	if st.Mem, err = readMem(srv.pid()); err != nil {
 		return st, err
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		b, _ := os.ReadFile(logPath)
-		if st.Snap, st.SnapOK = parseSnapshotLog(string(b)); st.SnapOK || time.Now().After(deadline) {
-			break
-		}
-	}
+	waitLog(ctx, logPath, 5*time.Second, 50*time.Millisecond, func(log string) bool {
+		st.Snap, st.SnapOK = parseSnapshotLog(log)
+		return st.SnapOK
+	})
 	return st, nil
 }
 
