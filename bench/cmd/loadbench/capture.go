@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"strconv"
@@ -86,18 +87,34 @@ func prime(ctx context.Context, base, key string, lines []string) error {
 	return first
 }
 
-// captureAnswers fetches n answers of paths (spread over the list) for a ceiling.
-func captureAnswers(ctx context.Context, base string, paths []string, header, value string, n int) ([]answer, error) {
-	n = min(n, len(paths))
-	out := make([]answer, 0, n)
-	for i := range n {
-		a, err := get(ctx, base+paths[i*len(paths)/n], header, value)
+// captureAnswers fetches n answers of paths for a ceiling, one drawn at
+// random (seeded) from each of n equal stretches of the list.
+func captureAnswers(ctx context.Context, base string, paths []string, header, value string, n int, seed uint64) ([]answer, error) {
+	out := make([]answer, 0, min(n, len(paths)))
+	for _, i := range sampleIndices(len(paths), n, seed) {
+		a, err := get(ctx, base+paths[i], header, value)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// sampleIndices picks n of the indices 0..total-1 (all when n >= total), one
+// at random from each of n equal stretches. Not every total/n-th: the query
+// mix's list cycles through its six kinds, so that the 200 answers of 1,200
+// queries were all of one kind (one word, a full page of 20 cards), and the
+// search ceiling wrote larger answers than cardcat did.
+func sampleIndices(total, n int, seed uint64) []int {
+	n = min(n, total)
+	rng := rand.New(rand.NewPCG(seed, uint64(total)))
+	idx := make([]int, n)
+	for i := range idx {
+		lo, hi := i*total/n, (i+1)*total/n
+		idx[i] = lo + rng.IntN(hi-lo)
+	}
+	return idx
 }
 
 // answerSizes returns the mean body size and the mean size of the header

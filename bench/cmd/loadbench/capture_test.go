@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,5 +142,34 @@ func TestPrime(t *testing.T) {
 	}
 	if err := prime(context.Background(), srv.URL, "k", append(lines, "/missing")); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("a 404 among the lines: %v, want an error naming it", err)
+	}
+}
+
+// TestSampleIndicesFollowsTheMix: the search scenario's paths cycle through
+// the query mix's six kinds, and the ceiling's answers must hold each kind
+// in about its share (every 6th path gave 200 answers of one kind).
+func TestSampleIndicesFollowsTheMix(t *testing.T) {
+	const total, n, kinds = 1200, 200, 6
+	idx := sampleIndices(total, n, 1)
+	if len(idx) != n {
+		t.Fatalf("%d indices, want %d", len(idx), n)
+	}
+	count := make([]int, kinds)
+	for i, v := range idx {
+		if v < 0 || v >= total || (i > 0 && v <= idx[i-1]) {
+			t.Fatalf("index %d is %d: out of range or not after %d", i, v, idx[max(0, i-1)])
+		}
+		count[v%kinds]++
+	}
+	for k, c := range count {
+		if c < n/kinds/2 || c > n/kinds*2 {
+			t.Errorf("kind %d: %d of %d answers, want about %d (counts %v)", k, c, n, n/kinds, count)
+		}
+	}
+	if got := sampleIndices(3, 200, 1); len(got) != 3 || got[0] != 0 || got[2] != 2 {
+		t.Errorf("3 paths, 200 wanted: %v, want all three", got)
+	}
+	if a, b := sampleIndices(total, n, 7), sampleIndices(total, n, 7); !slices.Equal(a, b) {
+		t.Error("the same seed drew different indices")
 	}
 }

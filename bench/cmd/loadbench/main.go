@@ -377,7 +377,7 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 		if sc.Keyed {
 			h = "X-API-Key"
 		}
-		as, err := captureAnswers(ctx, cc.srv.url, sc.Paths, h, sr.Cat.Key, cfg.answers)
+		as, err := captureAnswers(ctx, cc.srv.url, sc.Paths, h, sr.Cat.Key, cfg.answers, cfg.seed)
 		if err != nil {
 			return nil, err
 		}

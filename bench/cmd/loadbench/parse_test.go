@@ -270,3 +270,35 @@ func TestPathLine(t *testing.T) {
 		}
 	}
 }
+
+// TestReportBytesNote: a scenario whose ceiling wrote more than 5% more or
+// fewer bytes per answer than cardcat is named in the notes; one within 5%
+// is not, and the paced and Redis phases are left out.
+func TestReportBytesNote(t *testing.T) {
+	run := func(phase, scenario, target string, bytesPer int64) runResult {
+		r := runResult{Phase: phase, Scenario: scenario, Target: target, Round: 1, Counted: -1, RedisCommands: -1}
+		r.Wrk.DurationUS = 1_000_000
+		r.Wrk.Requests = 1000
+		r.Wrk.Bytes = 1000 * bytesPer
+		return r
+	}
+	sr := &sizeReport{
+		Cat:       &catalogue{Cards: 1000, Products: map[string]int{"dbs": 1000}},
+		Scenarios: []*scenario{{Key: "card", Name: "card detail", Expect: 200}, {Key: "search", Name: "search (query mix)", Expect: 200}},
+		Redis:     "not run",
+		Limiter:   true,
+		Results: []runResult{
+			run("", "card", ceilingName, 1500), run("", "card", "cardcat", 1530), run("redis", "card", "cardcat", 3000),
+			run("", "search", ceilingName, 12_000), run("", "search", "cardcat", 7_000),
+		},
+	}
+	var b strings.Builder
+	(&report{cfg: &config{}}).notes(&b, sr)
+	out := b.String()
+	if !strings.Contains(out, `"search (query mix)": the ceiling wrote 12,000 B per answer, cardcat 7,000 B`) {
+		t.Errorf("no note on the search scenario's bytes:\n%s", out)
+	}
+	if strings.Contains(out, `"card detail": the ceiling wrote`) {
+		t.Errorf("a note on card detail, whose bytes differ by 2%%:\n%s", out)
+	}
+}

@@ -44,6 +44,15 @@ func (r wrkResult) RPS() float64 {
 	return float64(r.Requests) / (float64(r.DurationUS) / 1e6)
 }
 
+// BytesPerAnswer returns the bytes read per completed request (status
+// line, headers and body).
+func (r wrkResult) BytesPerAnswer() float64 {
+	if r.Requests <= 0 {
+		return 0
+	}
+	return float64(r.Bytes) / float64(r.Requests)
+}
+
 // SocketErrors counts connect, read and write errors and timeouts.
 func (r wrkResult) SocketErrors() int64 {
 	return r.ConnectErrors + r.ReadErrors + r.WriteErrors + r.Timeouts
