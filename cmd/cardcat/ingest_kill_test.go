@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/cardcat/cardcat/internal/store"
 	"github.com/cardcat/cardcat/internal/store/postgres"
@@ -47,15 +50,63 @@ func TestIngestKilled(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		dbURL := postgresSchema(t)
+		// The ingests' sessions carry a name of their own, so that the check
+		// can wait for a killed one's to end: a COMMIT the server received
+		// before the kill is still carried out after it, and the version it
+		// writes could otherwise land after the test read the store.
+		ingestURL, app := withApplicationName(t, dbURL)
 		runIngestKills(t, bin, mirrors, killBackend{
 			name:  "postgres",
-			args:  []string{"--data-dir", t.TempDir(), "--database-url", dbURL},
-			check: func(t *testing.T) {}, // no file to check: what a kill leaves is checked by the load
+			args:  []string{"--data-dir", t.TempDir(), "--database-url", ingestURL},
+			check: func(t *testing.T) { waitSessionsGone(t, dbURL, app) }, // then the load checks what the kill left
 			open: func(ctx context.Context) (store.Store, error) {
 				return postgres.Open(ctx, dbURL)
 			},
 		})
 	})
+}
+
+// withApplicationName returns dbURL with an application_name of its own,
+// and that name.
+func withApplicationName(t *testing.T, dbURL string) (string, string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := "cardcat-kill-" + u.Query().Get("search_path")
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	return u.String(), app
+}
+
+// waitSessionsGone waits until no PostgreSQL session named app is left:
+// the server ends a killed client's session once its last statement is
+// done and it reads the closed socket.
+func waitSessionsGone(t *testing.T, dbURL, app string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for {
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&n); err != nil {
+			t.Fatalf("sessions of %s: %v", app, err)
+		}
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d sessions of the killed ingest (%s) still open after 30 s", n, app)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // killBackend is one store the ingests write to.
