@@ -95,18 +95,15 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 	// enough numbers that dropping the taken ones still leaves need+1.
 	// The names taken are out, at most max of them: a sorted copy tells
 	// whether a ref is one of them without reading its name (a cache miss
-	// per ref in a large catalogue).
+	// per ref in a large catalogue). The numbers and the words' refs come
+	// in ascending order, so each is walked against it once.
 	taken := out
 	if len(exact) > 0 && len(prefixed) > 0 {
 		taken = mergeSorted(out[:len(exact)], out[len(exact):])
 	}
-	startsWithQ := func(r uint32) bool {
-		_, found := slices.BinarySearch(taken, r)
-		return found
-	}
 	nlo, nhi := ix.numRange(qn)
 	nums := ix.numHeads.appendSmallest(nil, ix.byNum, nlo, nhi, need+1+hi-lo)
-	nums = slices.DeleteFunc(nums, startsWithQ)
+	nums, _ = dropTaken(nums, taken)
 	var words *wordMatcher
 	if utf8.RuneCountInString(qn) >= 3 {
 		words = ix.matchWords(qn)
@@ -115,15 +112,14 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 	wordsLeft := words != nil
 	var batch []uint32
 	rest := 0
+	wordsTaken := taken // the taken refs above the words' refs so far
 	for rest <= need {
 		if len(batch) == 0 && wordsLeft {
 			var err error
 			if batch, wordsLeft, err = words.nextBatch(ctx); err != nil {
 				return nil, false, err
 			}
-			if len(taken) > 0 {
-				batch = slices.DeleteFunc(batch, startsWithQ)
-			}
+			batch, wordsTaken = dropTaken(batch, wordsTaken)
 			continue
 		}
 		room := need + 1 - rest
@@ -153,6 +149,29 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 		return out[:max], true, nil
 	}
 	return out, false, nil
+}
+
+// dropTaken removes from refs the refs in taken, both ascending, in one
+// walk, and returns the rest of taken: the refs above the last of refs, to
+// be given with the next refs when these continue in ascending order.
+func dropTaken(refs, taken []uint32) ([]uint32, []uint32) {
+	if len(refs) == 0 {
+		return refs, taken
+	}
+	if len(taken) == 0 || taken[0] > refs[len(refs)-1] {
+		return refs, taken // nothing to drop: the common case
+	}
+	kept := refs[:0]
+	for _, r := range refs {
+		for len(taken) > 0 && taken[0] < r {
+			taken = taken[1:]
+		}
+		if len(taken) > 0 && taken[0] == r {
+			continue // taken stays: a repeated r goes too, as it did by binary search
+		}
+		kept = append(kept, r)
+	}
+	return kept, taken
 }
 
 // mergeSorted returns the ascending merge of two ascending lists.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -228,5 +229,26 @@ func checkFoundByName(t *testing.T, s *Snapshot, c *Catalog) {
 				t.Errorf("%s: %q not found by its name", gc.Game, card.Name)
 			}
 		}
+	}
+}
+
+// TestDropTaken: the refs in taken go, in batches that continue in
+// ascending order, and what is left of taken carries to the next batch.
+func TestDropTaken(t *testing.T) {
+	taken := []uint32{3, 5, 9, 20, 21}
+	var kept []uint32
+	for _, batch := range [][]uint32{{1, 2}, {3, 4, 5, 5, 6}, {7}, {9, 10, 19, 20}, {21}, {22, 30}} {
+		var k []uint32
+		k, taken = dropTaken(slices.Clone(batch), taken)
+		kept = append(kept, k...)
+	}
+	if want := []uint32{1, 2, 4, 6, 7, 10, 19, 22, 30}; !slices.Equal(kept, want) {
+		t.Errorf("kept %v, want %v", kept, want)
+	}
+	if len(taken) != 0 {
+		t.Errorf("taken left %v, want none", taken)
+	}
+	if k, rest := dropTaken(nil, []uint32{1}); len(k) != 0 || len(rest) != 1 {
+		t.Errorf("no refs: %v, %v", k, rest)
 	}
 }
