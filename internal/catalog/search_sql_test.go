@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestLooksLikeSQL(t *testing.T) {
@@ -136,7 +138,7 @@ func TestMaybeSQLCoversThePatterns(t *testing.T) {
 		"truncate", "alter", "update", "set", "x", "=", "1", "'a'", "or", "OR", "and", "And", "sleep", "(", "5", ")",
 		"pg_sleep", "benchmark", "waitfor", "delay", "exec", "execute", "xp_cmdshell", "master.", "@@version",
 		"information_schema", "char", "chr", "concat", "0x1234abcd9", "0X1234ABCD99", "null", "*", "count", "users",
-		"dual", "goku", "lord", "sword", "island", "S0123-04", "-", "/", "--", "/*", "*/", ";", "'", "\"", "`", "ſelect", "Éclair",
+		"dual", "goku", "lord", "sword", "island", "S0123-04", "-", "/", "--", "/*", "*/", ";", "'", "\"", "`", "ſelect", "Éclair", "||", "|", "Urza's", "Pokémon", "benchmar\u212A", "li\u212Ae", "\u017Fleep", "\u212A", "\u017F",
 		"\t", "\n", " ", "  ", "<", ">", "like", "true", "not", "exists"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	plain, matched := 0, 0
@@ -167,21 +169,24 @@ func TestMaybeSQLCoversThePatterns(t *testing.T) {
 		"select a from dual", "insert into", "delete from", "drop table", "truncate table", "alter user",
 		"update t set a =", "x' or 1", "or 1 = 1", "and a != b", "x' ;", "pg_sleep(5)", "Sleep (5)",
 		"benchmark(1", "waitfor delay", "exec xp_", "xp_cmdshell", "@@version", "information_schema",
-		"chr(65", "concat(1", "0x0123456789"} {
+		"chr(65", "concat(1", "0x0123456789", "benchmar\u212A(1", "x' || 1=1"} {
 		if !sqlLike.MatchString(q) || !maybeSQL(q) {
 			t.Errorf("%q: pattern %v, maybeSQL %v; want both", q, sqlLike.MatchString(q), maybeSQL(q))
 		}
 	}
-	for _, q := range []string{"goku", "son goku", "Lord of the Rings", "Sword and Shield", "Charizard ex"} {
+	for _, q := range []string{"goku", "son goku", "Lord of the Rings", "Sword and Shield", "Charizard ex", "Urza's Tower",
+		"Pokémon Center", "Flabébé", `"Lightning" Bolt`, "Farfetch'd"} {
 		if want := q == "Sword and Shield"; maybeSQL(q) != want {
 			t.Errorf("maybeSQL(%q) = %v, want %v", q, !want, want)
 		}
 	}
 }
 
-// BenchmarkLooksLikeSQL checks plain queries, as nearly every search is.
+// BenchmarkLooksLikeSQL checks plain queries, as nearly every search is
+// (with an apostrophe or an accent too, as many real names have).
 func BenchmarkLooksLikeSQL(b *testing.B) {
-	qs := []string{"goku", "son goku", "Black Lotus", "Charizard ex", "Ancient Lost Dragon (Alternate Art)", "S0123-04"}
+	qs := []string{"goku", "son goku", "Black Lotus", "Charizard ex", "Ancient Lost Dragon (Alternate Art)", "S0123-04",
+		"Urza's Tower", "Pokémon Center"}
 	i := 0
 	for b.Loop() {
 		if LooksLikeSQL(qs[i%len(qs)]) {
@@ -198,5 +203,24 @@ func BenchmarkSQLExpression(b *testing.B) {
 	for b.Loop() {
 		sqlLike.MatchString(qs[i%len(qs)])
 		i++
+	}
+}
+
+// TestOnlyTwoRunesFoldToASCII holds maybeSQL's assumption: of every rune
+// outside ASCII, only U+017F (ſ) and U+212A (the Kelvin sign) share a case
+// folding orbit with an ASCII letter, so only they can spell a pattern's
+// word under (?i).
+func TestOnlyTwoRunesFoldToASCII(t *testing.T) {
+	var found []rune
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < 0x80 {
+				found = append(found, r)
+				break
+			}
+		}
+	}
+	if want := []rune{0x017F, 0x212A}; !slices.Equal(found, want) {
+		t.Errorf("runes folding to ASCII: %U, want %U", found, want)
 	}
 }
