@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -45,10 +46,19 @@ type SourceCounts struct {
 // MaxSearchMatches cards are returned. Search stops with ctx's error when ctx
 // ends first.
 func (g *GameSnapshot) Search(ctx context.Context, q string) (SearchResult, error) {
-	if err := ctx.Err(); err != nil {
+	return g.SearchBefore(ctx, q, time.Time{})
+}
+
+// SearchBefore is Search that also stops, with context.DeadlineExceeded,
+// once the clock passes deadline (the zero time: never). It is a timeout
+// without context.WithTimeout's timer, which was 0.65 µs of a 39 µs search
+// at the wire.
+func (g *GameSnapshot) SearchBefore(ctx context.Context, q string, deadline time.Time) (SearchResult, error) {
+	st := stop{ctx, deadline}
+	if err := st.err(); err != nil {
 		return SearchResult{}, err
 	}
-	refs, truncated, err := g.index.search(ctx, Fold(q), MaxSearchMatches)
+	refs, truncated, err := g.index.search(st, Fold(q), MaxSearchMatches)
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -69,9 +79,26 @@ func (g *GameSnapshot) Search(ctx context.Context, q string) (SearchResult, erro
 	return res, nil
 }
 
+// stop is what a search looks at between chunks of its work: its context,
+// and its deadline when not zero.
+type stop struct {
+	ctx      context.Context
+	deadline time.Time
+}
+
+func (s stop) err() error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if !s.deadline.IsZero() && !time.Now().Before(s.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // search returns up to max refs matching the folded query qn, and whether
 // more matched. The refs are a new slice (Search hands it out as is).
-func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32, bool, error) {
+func (ix *searchIndex) search(st stop, qn string, max int) ([]uint32, bool, error) {
 	if qn == "" {
 		return nil, false, nil
 	}
@@ -116,7 +143,7 @@ func (ix *searchIndex) search(ctx context.Context, qn string, max int) ([]uint32
 	for rest <= need {
 		if len(batch) == 0 && wordsLeft {
 			var err error
-			if batch, wordsLeft, err = words.nextBatch(ctx); err != nil {
+			if batch, wordsLeft, err = words.nextBatch(st); err != nil {
 				return nil, false, err
 			}
 			batch, wordsTaken = dropTaken(batch, wordsTaken)
@@ -519,15 +546,15 @@ func b2i(b bool) int {
 // matchChunk is how many refs of the walked lists the matcher takes at a
 // time: it runs each check over the whole chunk in a tight loop, which
 // costs less per ref than taking every check for each ref, and it looks at
-// ctx once a chunk.
+// its stop once a chunk.
 const matchChunk = 256
 
 // nextBatch returns the next refs, ascending, that hold every word, and
 // whether more may follow; none and false at the end. The batch is the
 // matcher's buffer, valid until the next call.
-func (m *wordMatcher) nextBatch(ctx context.Context) ([]uint32, bool, error) {
+func (m *wordMatcher) nextBatch(st stop) ([]uint32, bool, error) {
 	for !m.done {
-		if err := ctx.Err(); err != nil {
+		if err := st.err(); err != nil {
 			return nil, false, err
 		}
 		var cand []uint32
@@ -586,7 +613,7 @@ type refUnion struct {
 }
 
 // bitsWords is the most bitset words take reads in one call, so that a
-// sparse AND still returns to look at ctx.
+// sparse AND still returns to look at the search's stop.
 const bitsWords = 4096
 
 func (u *refUnion) init(lists [][]uint32) {

@@ -151,8 +151,8 @@ type blockAnd struct {
 	or     []uint64 // scratch: the OR of a term's maps
 }
 
-// blockRun is how many groups take ANDs at a time (it looks at ctx between
-// runs): 512 groups, 131,072 refs.
+// blockRun is how many groups take ANDs at a time (the search looks at its
+// stop between runs): 512 groups, 131,072 refs.
 const blockRun = 512
 
 func newBlockAnd(terms [][]blockList, groups int) *blockAnd {

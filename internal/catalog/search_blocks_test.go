@@ -59,7 +59,7 @@ func TestSearchBlocksMatchBruteForce(t *testing.T) {
 				used++
 			}
 			for j, max := range maxes {
-				got, truncated, err := ix.search(ctx, qn, max)
+				got, truncated, err := ix.search(stop{ctx: ctx}, qn, max)
 				if err != nil {
 					t.Fatal(err)
 				}

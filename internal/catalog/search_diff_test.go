@@ -260,7 +260,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 			}
 			for i, q := range qs {
 				qn := Fold(q)
-				got, truncated, err := ix.search(ctx, qn, MaxSearchMatches)
+				got, truncated, err := ix.search(stop{ctx: ctx}, qn, MaxSearchMatches)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -271,7 +271,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 				}
 				if i%10 == 0 { // a smaller cap cuts every group somewhere
 					for _, m := range []int{1, 7, 300} {
-						got, truncated, _ := ix.search(ctx, qn, m)
+						got, truncated, _ := ix.search(stop{ctx: ctx}, qn, m)
 						wr, wt := bruteSearch(folded, foldedNums, qn, m)
 						if truncated != wt || !slices.Equal(got, wr) {
 							t.Fatalf("search(%q, max %d): %d refs, truncated %v; want %d, %v",

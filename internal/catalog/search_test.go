@@ -186,6 +186,18 @@ func TestSearchDeadline(t *testing.T) {
 	if err != nil || len(res.Cards) != 0 {
 		t.Errorf("got %d cards, %v", len(res.Cards), err)
 	}
+	// A deadline passed: before the search starts, and while it walks.
+	if _, err := s.Game("dbs").SearchBefore(context.Background(), "abcz bcde", time.Now().Add(-time.Second)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline passed: err = %v, want context.DeadlineExceeded", err)
+	}
+	g := s.Game("dbs")
+	st := stop{context.Background(), time.Now().Add(-time.Second)}
+	if _, _, err := g.index.search(st, Fold("abcz bcde"), MaxSearchMatches); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline passed during the walk: err = %v, want context.DeadlineExceeded", err)
+	}
+	if res, err := g.SearchBefore(context.Background(), "abcz", time.Now().Add(time.Minute)); err != nil || len(res.Cards) == 0 {
+		t.Errorf("deadline a minute away: %d cards, %v", len(res.Cards), err)
+	}
 }
 
 func TestSearchMatchesEveryNameOfFixture(t *testing.T) {

@@ -106,9 +106,7 @@ func (s *Server) search(ctx context.Context, g *catalog.GameSnapshot, q string) 
 		return catalog.SearchResult{}, err
 	}
 	defer func() { <-s.slots }()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.SearchTimeout)
-	defer cancel()
-	res, err := g.Search(ctx, q)
+	res, err := g.SearchBefore(ctx, q, time.Now().Add(s.cfg.SearchTimeout))
 	if errors.Is(err, context.DeadlineExceeded) {
 		return res, s.searchUnavailable("The search took too long")
 	}
