@@ -56,12 +56,13 @@ var sqlWords = map[string]bool{
 // maybeSQL is false when no pattern of sqlLike can match q: q has none of
 // the patterns' punctuation (";", "@", "||", "--", "/*", "*/": a card
 // number's single "-" is not one), neither of the two letters outside ASCII
-// that the patterns' case folding makes ASCII (U+017F "ſ" is "s", U+212A the Kelvin sign is "k": \w,
-// \b and \s are ASCII in Go's syntax), and none of their words. A quote alone
-// matches nothing: every pattern with one also needs ";", "||" or "or"/"and"
-// before white space, each of which is looked for. Running the regular
-// expression on every query was a tenth of a search's time, and names with an
-// apostrophe or an accent ("Urza's", "Pokémon") ran it until 2026-11-29.
+// that the patterns' case folding makes ASCII (U+017F "ſ" is "s", U+212A,
+// the Kelvin sign, is "k"; \w, \b and \s are ASCII in Go's syntax), and
+// none of their words. A quote alone matches nothing: every pattern with one
+// also needs ";", "||" or "or"/"and" before white space, each of which is
+// looked for. Running the regular expression on every query was a tenth of a
+// search's time, and names with an apostrophe or an accent ("Urza's",
+// "Pokémon") ran it until 2026-11-29.
 func maybeSQL(q string) bool {
 	var buf [32]byte
 	for i := 0; i < len(q); {

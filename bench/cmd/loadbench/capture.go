@@ -104,8 +104,9 @@ func captureAnswers(ctx context.Context, base string, paths []string, header, va
 // sampleIndices picks n of the indices 0..total-1 (all when n >= total), one
 // at random from each of n equal stretches. Not every total/n-th: the query
 // mix's list cycles through its six kinds, so that the 200 answers of 1,200
-// queries were all of one kind (one word, a full page of 20 cards), and the
-// search ceiling wrote larger answers than cardcat did.
+// queries were all of one kind (one-word searches). Their size happened to
+// be near the mix's at 1M (the report's bytes per answer now checks it), but
+// nothing made it so.
 func sampleIndices(total, n int, seed uint64) []int {
 	n = min(n, total)
 	rng := rand.New(rand.NewPCG(seed, uint64(total)))
