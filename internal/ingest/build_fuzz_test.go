@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -23,7 +24,7 @@ import (
 // Super's Awakened Pulse on both marketplaces, the operator's links.csv,
 // Magic's files empty. Small, so that a build takes a fraction of a
 // millisecond and the fuzzer gets far.
-func fuzzMirror(f *testing.F) fstest.MapFS {
+func fuzzMirror(f testing.TB) fstest.MapFS {
 	f.Helper()
 	sample := cardcat.Sample()
 	read := func(name string) []byte {
@@ -176,4 +177,42 @@ func FuzzBuild(f *testing.F) {
 			t.Fatalf("%s: two builds differ:\n%s", name, diff)
 		}
 	})
+}
+
+// TestBuildProductWithoutExpansion: Cardmarket products without an
+// idExpansion are matched to no TCGplayer group, and the set keeps its
+// Cardmarket expansion on every build. FuzzBuild found the set's expansion
+// id 0 or 13567 by map order, when the missing field made an "expansion 0"
+// that matched the same group.
+func TestBuildProductWithoutExpansion(t *testing.T) {
+	mirror := fuzzMirror(t)
+	const name = "cardmarket/13/products_singles.json"
+	var file map[string]any
+	if err := json.Unmarshal(mirror[name].Data, &file); err != nil {
+		t.Fatal(err)
+	}
+	products := file["products"].([]any)
+	if len(products) < 8 {
+		t.Fatalf("%s has %d products", name, len(products))
+	}
+	for _, p := range products[:3] { // enough to match the group as "expansion 0" did
+		delete(p.(map[string]any), "idExpansion")
+	}
+	data, err := json.Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirror[name] = &fstest.MapFile{Data: data}
+	now := time.Date(2026, 2, 1, 6, 0, 0, 0, time.UTC)
+	for range 20 {
+		c, _, err := Build(context.Background(), FSSource{FS: mirror, Name: "test"}, game.Default(), now, Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range c.Games[0].Sets {
+			if s.ID == "23401" && s.CMExpansionID != 13567 {
+				t.Fatalf("set 23401's Cardmarket expansion: %d, want 13567", s.CMExpansionID)
+			}
+		}
+	}
 }

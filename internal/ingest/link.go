@@ -142,6 +142,12 @@ func (l *links) matchExpansions(u *upstream, tcgGroup map[int]int) {
 		for i := range list {
 			p := &list[i]
 			e := p.IDExpansion
+			if e <= 0 {
+				// No expansion (the field missing): nothing to match to a
+				// group. As "expansion 0" it was matched like one, and the
+				// sets' expansion ids then depended on map order (FuzzBuild).
+				continue
+			}
 			if overlap[e] == nil {
 				overlap[e] = map[int]int{}
 				seen[e] = map[string]bool{}
