@@ -188,3 +188,21 @@ func send(t *testing.T, url, key string) int {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestKeysCreateSaysWhenServeAcceptsIt: `keys create` prints the key as
+// stdout's last line and says on stderr when a running serve takes it (a key
+// tried at once is refused as unknown until the next keys refresh).
+func TestKeysCreateSaysWhenServeAcceptsIt(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"keys", "create", "--data-dir", t.TempDir()}
+	if err := run(context.Background(), args, testEnv(nil), &out, &errb); err != nil {
+		t.Fatalf("cardcat keys create: %v\n%s", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], "pk_live_") {
+		t.Errorf("stdout's last line is %q, want the key", lines[len(lines)-1])
+	}
+	if !strings.Contains(errb.String(), "within its --keys-refresh-interval (5s by default)") {
+		t.Errorf("stderr does not say when serve accepts the key:\n%s", errb.String())
+	}
+}

@@ -118,6 +118,9 @@ var KeysCreate = Command{Name: "keys create", Synopsis: "[--name NAME] [--plan P
 			lim := acc.Limits()
 			fmt.Fprintf(env.Stdout, "key %d for account %d (plan %s, %d/hour, %d/day); shown once, store it now:\n", k.ID, acc.ID, acc.Plan, lim.Hour, lim.Day)
 			fmt.Fprintln(env.Stdout, key)
+			// On stderr, so that the key stays stdout's last line for scripts:
+			// a key tried at once was refused as unknown for up to 5 s.
+			fmt.Fprintln(env.Stderr, "A running cardcat serve on this store accepts it within its --keys-refresh-interval (5s by default).")
 			return nil
 		}
 	}}
