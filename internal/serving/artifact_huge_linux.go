@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
@@ -66,7 +65,7 @@ func settleHuge(path string, m *mapping) (hugeShare, error) {
 		return s, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !sameFile(fi, m) {
+	if fi, err := f.Stat(); err != nil || m.file == nil || !os.SameFile(fi, m.file) {
 		return s, fmt.Errorf("serving: %s is no longer the file mapped", path)
 	}
 	s.Reread = true
@@ -96,24 +95,6 @@ const thpEnabled = "/sys/kernel/mm/transparent_hugepage/enabled"
 func hugePagesOn() bool {
 	b, err := os.ReadFile(thpEnabled)
 	return err == nil && !strings.Contains(string(b), "[never]")
-}
-
-// sameFile reports whether fi is the file m maps.
-func sameFile(fi os.FileInfo, m *mapping) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Dev == m.dev && st.Ino == m.ino
-}
-
-// fileID is the device and inode of a mapped file.
-func fileID(f *os.File) (dev, ino uint64) {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, 0
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Dev, st.Ino
-	}
-	return 0, 0
 }
 
 // pmdMapped returns how many bytes of the mapping that starts at base

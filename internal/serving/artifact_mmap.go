@@ -2,6 +2,7 @@ package serving
 
 import (
 	"errors"
+	"os"
 	"runtime"
 	"sync/atomic"
 )
@@ -13,9 +14,9 @@ import (
 // request and the next GC), never while one could still read it. Strings
 // taken from a snapshot and kept beyond it must be copied.
 type mapping struct {
-	data     []byte
-	state    *mapState
-	dev, ino uint64 // the file mapped (settleHuge)
+	data  []byte
+	state *mapState
+	file  os.FileInfo // the file mapped, for os.SameFile (settleHuge); nil unknown
 }
 
 // mapState is what the cleanup needs: not the mapping, so that it can run.

@@ -20,7 +20,9 @@ func mapFile(f *os.File, size int64) (*mapping, error) {
 	}
 	adviseHuge(data)
 	m := newMapping(data)
-	m.dev, m.ino = fileID(f)
+	if fi, err := f.Stat(); err == nil {
+		m.file = fi
+	}
 	return m, nil
 }
 
