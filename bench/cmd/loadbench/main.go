@@ -602,7 +602,7 @@ func startCardcat(ctx context.Context, cfg *config, bin, dataDir, logPath, name 
 	// report says how much of it was mapped so (a build before it logs
 	// nothing: the wait then ends after 2 minutes).
 	if rc.snap.Artifact {
-		rc.hugeOK = waitLog(ctx, logPath, 2*time.Minute, 200*time.Millisecond, func(log string) bool {
+		waitLog(ctx, logPath, 2*time.Minute, 200*time.Millisecond, func(log string) bool {
 			rc.huge, rc.hugeOK = parseHugeLog(log)
 			return rc.hugeOK
 		})
