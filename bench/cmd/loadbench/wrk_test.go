@@ -114,10 +114,13 @@ func TestPacedWrk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The schedule starts with the first request; wrk stops on its own clock,
-	// so a few slots either side of rate × duration.
-	if want := float64(rate * secs); float64(res.Requests) < 0.85*want || float64(res.Requests) > 1.05*want {
-		t.Errorf("paced at %d/s for %ds: %d requests (server saw %d)", rate, secs, res.Requests, n.Load())
+	// The schedule starts with the first answers (each connection's first
+	// request goes unpaced), and wrk runs past -d when the machine is busy
+	// (CI saw 842 requests in a run of ~2.1 s): the count follows the rate
+	// over the run wrk measured, a few slots either side.
+	ran := float64(res.DurationUS) / 1e6
+	if want := rate * ran; float64(res.Requests) < 0.85*want || float64(res.Requests) > 1.05*want+float64(w.Connections) {
+		t.Errorf("paced at %d/s, ran %.2fs of %ds: %d requests (server saw %d)", rate, ran, secs, res.Requests, n.Load())
 	}
 	if keyed.Load() != n.Load() || n.Load() < res.Requests {
 		t.Errorf("server saw %d requests, %d with the key; wrk completed %d", n.Load(), keyed.Load(), res.Requests)
