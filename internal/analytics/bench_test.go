@@ -97,9 +97,9 @@ var (
 func answerBytes(g *Game) (built, prices int) {
 	for _, a := range g.sets {
 		for i := range a.prices {
-			prices += len(a.prices[i].b)
+			prices += len(a.prices[i].a.Body)
 		}
-		built += len(a.statistics[0]) + len(a.statistics[1]) + len(a.completion)
+		built += len(a.statistics[0].a.Body) + len(a.statistics[1].a.Body) + len(a.completion.a.Body)
 	}
 	built += len(g.trending.items)
 	for _, l := range g.top {
@@ -175,17 +175,17 @@ func BenchmarkAnswers(b *testing.B) {
 		name   string
 		answer func() []byte
 	}{
-		{"PricesBySet/both", func() []byte { return g.PricesBySet(set, "") }},
-		{"PricesBySet/tcg", func() []byte { return g.PricesBySet(set, SourceTCG) }},
-		{"PricesBySet/cm", func() []byte { return g.PricesBySet(set, SourceCM) }},
-		{"Statistics/normal", func() []byte { return g.Statistics(set, VariantNormal) }},
-		{"Statistics/foil", func() []byte { return g.Statistics(set, VariantFoil) }},
-		{"CompletionValue", func() []byte { return g.CompletionValue(set) }},
-		{"Trending/10", func() []byte { return g.Trending(10) }},
-		{"Trending/50", func() []byte { return g.Trending(50) }},
-		{"TopCards/price-tcg-10", func() []byte { return g.TopCards(MetricPrice, SourceTCG, 10) }},
-		{"TopCards/price-cm-100", func() []byte { return g.TopCards(MetricPrice, SourceCM, 100) }},
-		{"TopCards/growth-10", func() []byte { return g.TopCards(MetricGrowth, SourceCM, 10) }},
+		{"PricesBySet/both", func() []byte { return g.PricesBySet(set, "").Body }},
+		{"PricesBySet/tcg", func() []byte { return g.PricesBySet(set, SourceTCG).Body }},
+		{"PricesBySet/cm", func() []byte { return g.PricesBySet(set, SourceCM).Body }},
+		{"Statistics/normal", func() []byte { return g.Statistics(set, VariantNormal).Body }},
+		{"Statistics/foil", func() []byte { return g.Statistics(set, VariantFoil).Body }},
+		{"CompletionValue", func() []byte { return g.CompletionValue(set).Body }},
+		{"Trending/10", func() []byte { return g.Trending(10).Body }},
+		{"Trending/50", func() []byte { return g.Trending(50).Body }},
+		{"TopCards/price-tcg-10", func() []byte { return g.TopCards(MetricPrice, SourceTCG, 10).Body }},
+		{"TopCards/price-cm-100", func() []byte { return g.TopCards(MetricPrice, SourceCM, 100).Body }},
+		{"TopCards/growth-10", func() []byte { return g.TopCards(MetricGrowth, SourceCM, 10).Body }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -24,9 +24,9 @@ func (g *Game) WriteBinary(w *binio.Writer) {
 	for _, id := range ids {
 		a := g.sets[id]
 		w.String(id)
-		w.Bytes(a.statistics[0])
-		w.Bytes(a.statistics[1])
-		w.Bytes(a.completion)
+		w.Bytes(a.statistics[0].a.Body)
+		w.Bytes(a.statistics[1].a.Body)
+		w.Bytes(a.completion.a.Body)
 	}
 	g.trending.writeBinary(w)
 	for _, l := range g.top {
@@ -43,7 +43,7 @@ func ReadGame(r *binio.Reader, gs *catalog.GameSnapshot) (*Game, error) {
 	for i := 0; i < n && r.Err() == nil; i++ {
 		id := r.String()
 		a := &setAnswers{}
-		a.statistics[0], a.statistics[1], a.completion = r.Bytes(), r.Bytes(), r.Bytes()
+		a.statistics[0].a.Body, a.statistics[1].a.Body, a.completion.a.Body = r.Bytes(), r.Bytes(), r.Bytes()
 		if r.Err() != nil {
 			break
 		}
@@ -97,6 +97,6 @@ func readItemList(r *binio.Reader) *itemList {
 		}
 		l.ends[i] = int(e)
 	}
-	l.bodies = make([]lazyBody, len(l.ends)+1)
+	l.bodies = make([]lazyAnswer, len(l.ends)+1)
 	return l
 }

@@ -68,7 +68,7 @@ func TestCompletionArithmetic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
-			got := decode[completionBody](t, g.CompletionValue(tt.set))
+			got := decode[completionBody](t, g.CompletionValue(tt.set).Body)
 			var want completionBody
 			want.SetInfo = tt.info
 			want.CompletionCost.MarketT = tt.tcg

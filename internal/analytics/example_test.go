@@ -24,7 +24,7 @@ func ExampleParseTopCards() {
 			fmt.Printf("400 %s\n", err)
 			continue
 		}
-		fmt.Printf("200 %s (limit %d)\n", g.TopCards(metric, source, limit), limit)
+		fmt.Printf("200 %s (limit %d)\n", g.TopCards(metric, source, limit).Body, limit)
 	}
 	// Output:
 	// 200 {"metric":"growth","source":"cm","top_cards":[]} (limit 10)

@@ -22,17 +22,17 @@ func TestListLimits(t *testing.T) {
 		body []byte
 		want int
 	}{
-		{"trending 1", g.Trending(1), 1},
-		{"trending 2", g.Trending(2), 2},
-		{"trending 0 clamps to 1", g.Trending(0), 1},
-		{"trending -3 clamps to 1", g.Trending(-3), 1},
-		{"trending 50: all three", g.Trending(50), 3},
-		{"trending 1000 clamps", g.Trending(1000), 3},
-		{"top price 3", g.TopCards(MetricPrice, SourceTCG, 3), 3},
-		{"top price 100: all seven", g.TopCards(MetricPrice, SourceTCG, 100), 7},
-		{"top price default source", g.TopCards(MetricPrice, "", 2), 2},
-		{"top growth default source", g.TopCards(MetricGrowth, "", 4), 4},
-		{"top growth 0 clamps to 1", g.TopCards(MetricGrowth, SourceCM, 0), 1},
+		{"trending 1", g.Trending(1).Body, 1},
+		{"trending 2", g.Trending(2).Body, 2},
+		{"trending 0 clamps to 1", g.Trending(0).Body, 1},
+		{"trending -3 clamps to 1", g.Trending(-3).Body, 1},
+		{"trending 50: all three", g.Trending(50).Body, 3},
+		{"trending 1000 clamps", g.Trending(1000).Body, 3},
+		{"top price 3", g.TopCards(MetricPrice, SourceTCG, 3).Body, 3},
+		{"top price 100: all seven", g.TopCards(MetricPrice, SourceTCG, 100).Body, 7},
+		{"top price default source", g.TopCards(MetricPrice, "", 2).Body, 2},
+		{"top growth default source", g.TopCards(MetricGrowth, "", 4).Body, 4},
+		{"top growth 0 clamps to 1", g.TopCards(MetricGrowth, SourceCM, 0).Body, 1},
 	}
 	for _, tt := range tests {
 		if got := count(tt.body); got != tt.want {
@@ -40,9 +40,9 @@ func TestListLimits(t *testing.T) {
 		}
 	}
 	// A shorter list is a prefix of a longer one.
-	full := decode[topCardsBody](t, g.TopCards(MetricPrice, SourceCM, 100)).TopCards
+	full := decode[topCardsBody](t, g.TopCards(MetricPrice, SourceCM, 100).Body).TopCards
 	for k := 1; k <= len(full); k++ {
-		got := decode[topCardsBody](t, g.TopCards(MetricPrice, SourceCM, k)).TopCards
+		got := decode[topCardsBody](t, g.TopCards(MetricPrice, SourceCM, k).Body).TopCards
 		if got[k-1].ID != full[k-1].ID {
 			t.Errorf("limit %d: last item %s, want %s", k, got[k-1].ID, full[k-1].ID)
 		}
@@ -52,20 +52,20 @@ func TestListLimits(t *testing.T) {
 // TestEmptyGame: a game without cards answers empty lists and no set.
 func TestEmptyGame(t *testing.T) {
 	g := mustBuild(t, fixture(), Options{MinAvg30: 1 << 40}) // nothing reaches the threshold
-	if got, want := string(g.Trending(10)), `{"period":"7d","trending_sets":[]}`; got != want {
+	if got, want := string(g.Trending(10).Body), `{"period":"7d","trending_sets":[]}`; got != want {
 		t.Errorf("trending = %s, want %s", got, want)
 	}
-	if got, want := string(g.TopCards(MetricGrowth, SourceCM, 10)), `{"metric":"growth","source":"cm","top_cards":[]}`; got != want {
+	if got, want := string(g.TopCards(MetricGrowth, SourceCM, 10).Body), `{"metric":"growth","source":"cm","top_cards":[]}`; got != want {
 		t.Errorf("growth = %s, want %s", got, want)
 	}
 	empty := mustBuild(t, &catalog.GameCatalog{Game: "dbs"}, Options{})
-	if got, want := string(empty.TopCards(MetricPrice, SourceTCG, 10)), `{"metric":"price","source":"tcg","top_cards":[]}`; got != want {
+	if got, want := string(empty.TopCards(MetricPrice, SourceTCG, 10).Body), `{"metric":"price","source":"tcg","top_cards":[]}`; got != want {
 		t.Errorf("top = %s, want %s", got, want)
 	}
-	if empty.PricesBySet("1001", "") != nil {
+	if empty.PricesBySet("1001", "").Body != nil {
 		t.Error("a set of an empty game answered")
 	}
-	if got, want := string(mustBuild(t, nil, Options{}).Trending(10)), `{"period":"7d","trending_sets":[]}`; got != want {
+	if got, want := string(mustBuild(t, nil, Options{}).Trending(10).Body), `{"period":"7d","trending_sets":[]}`; got != want {
 		t.Errorf("trending of a nil catalogue = %s, want %s", got, want)
 	}
 }
@@ -97,8 +97,8 @@ func TestConcurrentAnswers(t *testing.T) {
 	g := mustBuildFixture(t)
 	want := map[string]string{}
 	for limit := 1; limit <= 8; limit++ {
-		want[fmt.Sprint("t", limit)] = string(mustBuildFixture(t).Trending(limit))
-		want[fmt.Sprint("p", limit)] = string(mustBuildFixture(t).TopCards(MetricPrice, SourceCM, limit))
+		want[fmt.Sprint("t", limit)] = string(mustBuildFixture(t).Trending(limit).Body)
+		want[fmt.Sprint("p", limit)] = string(mustBuildFixture(t).TopCards(MetricPrice, SourceCM, limit).Body)
 	}
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
@@ -106,13 +106,13 @@ func TestConcurrentAnswers(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for limit := 1; limit <= 8; limit++ {
-				if got := string(g.Trending(limit)); got != want[fmt.Sprint("t", limit)] {
+				if got := string(g.Trending(limit).Body); got != want[fmt.Sprint("t", limit)] {
 					t.Errorf("trending %d differs", limit)
 				}
-				if got := string(g.TopCards(MetricPrice, SourceCM, limit)); got != want[fmt.Sprint("p", limit)] {
+				if got := string(g.TopCards(MetricPrice, SourceCM, limit).Body); got != want[fmt.Sprint("p", limit)] {
 					t.Errorf("top cards %d differs", limit)
 				}
-				_ = g.PricesBySet("1001", SourceCM)
+				_ = g.PricesBySet("1001", SourceCM).Body
 			}
 		}()
 	}

@@ -26,18 +26,18 @@ func fixtureAnswers(g *Game) []answer {
 	var out []answer
 	for _, set := range []string{"1001", "1002", "-501", "1003"} {
 		for _, src := range []string{SourceBoth, SourceTCG, SourceCM} {
-			out = append(out, answer{"prices_" + set + "_" + src, g.PricesBySet(set, src)})
+			out = append(out, answer{"prices_" + set + "_" + src, g.PricesBySet(set, src).Body})
 		}
 		for _, v := range []string{VariantNormal, VariantFoil} {
-			out = append(out, answer{"statistics_" + set + "_" + v, g.Statistics(set, v)})
+			out = append(out, answer{"statistics_" + set + "_" + v, g.Statistics(set, v).Body})
 		}
-		out = append(out, answer{"completion_" + set, g.CompletionValue(set)})
+		out = append(out, answer{"completion_" + set, g.CompletionValue(set).Body})
 	}
 	out = append(out,
-		answer{"trending", g.Trending(TrendingDefaultLimit)},
-		answer{"topcards_price_tcg", g.TopCards(MetricPrice, SourceTCG, TopCardsDefaultLimit)},
-		answer{"topcards_price_cm", g.TopCards(MetricPrice, SourceCM, TopCardsDefaultLimit)},
-		answer{"topcards_growth_cm", g.TopCards(MetricGrowth, SourceCM, TopCardsDefaultLimit)},
+		answer{"trending", g.Trending(TrendingDefaultLimit).Body},
+		answer{"topcards_price_tcg", g.TopCards(MetricPrice, SourceTCG, TopCardsDefaultLimit).Body},
+		answer{"topcards_price_cm", g.TopCards(MetricPrice, SourceCM, TopCardsDefaultLimit).Body},
+		answer{"topcards_growth_cm", g.TopCards(MetricGrowth, SourceCM, TopCardsDefaultLimit).Body},
 	)
 	return out
 }
@@ -48,7 +48,7 @@ func historyAnswers(tb testing.TB) []answer {
 	var out []answer
 	for _, days := range []int{30, 29} {
 		g := mustBuild(tb, fixture(), Options{TCGHistory: map[string]*store.TCGHistory{"dbs": fixtureHistory(days)}})
-		out = append(out, answer{fmt.Sprintf("trending_tcg_%d_days", days), g.Trending(TrendingDefaultLimit)})
+		out = append(out, answer{fmt.Sprintf("trending_tcg_%d_days", days), g.Trending(TrendingDefaultLimit).Body})
 	}
 	return out
 }

@@ -106,7 +106,7 @@ func trendingMarketT(t *testing.T, body []byte) (moves map[string]*marketTMove, 
 // computed as market_c is, over the base finishes' 30-day and 7-day means.
 func TestTrendingTCGArithmetic(t *testing.T) {
 	g := mustBuild(t, fixture(), Options{TCGHistory: map[string]*store.TCGHistory{"dbs": fixtureHistory(30)}})
-	body := g.Trending(TrendingDefaultLimit)
+	body := g.Trending(TrendingDefaultLimit).Body
 	moves, status, order := trendingMarketT(t, body)
 	if len(status) != 0 {
 		t.Errorf("status objects with 30 days of history: %v", status)
@@ -127,11 +127,11 @@ func TestTrendingTCGArithmetic(t *testing.T) {
 		t.Errorf("market_t (-want +got):\n%s", diff)
 	}
 	// The Cardmarket side and the order are those without history.
-	_, _, plainOrder := trendingMarketT(t, mustBuildFixture(t).Trending(TrendingDefaultLimit))
+	_, _, plainOrder := trendingMarketT(t, mustBuildFixture(t).Trending(TrendingDefaultLimit).Body)
 	if !slices.Equal(order, plainOrder) {
 		t.Errorf("order %v, without history %v", order, plainOrder)
 	}
-	plain := decode[trendingBodyT](t, mustBuildFixture(t).Trending(TrendingDefaultLimit))
+	plain := decode[trendingBodyT](t, mustBuildFixture(t).Trending(TrendingDefaultLimit).Body)
 	for i, it := range decode[trendingBodyT](t, body).TrendingSets {
 		if string(it.MarketC) != string(plain.TrendingSets[i].MarketC) || it.CardCnt != plain.TrendingSets[i].CardCnt {
 			t.Errorf("set %s: market_c or card_count differ from those without history", it.SetID)
@@ -157,7 +157,7 @@ func TestTrendingTCGCoverage(t *testing.T) {
 			if tt.history == nil {
 				opts = Options{TCGHistory: map[string]*store.TCGHistory{"mtg": fixtureHistory(30)}} // another game's
 			}
-			moves, status, _ := trendingMarketT(t, mustBuild(t, fixture(), opts).Trending(TrendingMaxLimit))
+			moves, status, _ := trendingMarketT(t, mustBuild(t, fixture(), opts).Trending(TrendingMaxLimit).Body)
 			if len(moves) != 0 || len(status) != 3 {
 				t.Fatalf("moves %v, status %v; want a status object on each of the 3 sets", moves, status)
 			}
@@ -174,10 +174,10 @@ func TestTrendingTCGCoverage(t *testing.T) {
 // answers (Build sorts a copy) and are left as they were.
 func TestTrendingTCGHistoryUnsorted(t *testing.T) {
 	h := fixtureHistory(30)
-	want := string(mustBuild(t, fixture(), Options{TCGHistory: map[string]*store.TCGHistory{"dbs": h}}).Trending(50))
+	want := string(mustBuild(t, fixture(), Options{TCGHistory: map[string]*store.TCGHistory{"dbs": h}}).Trending(50).Body)
 	slices.Reverse(h.Averages)
 	before := slices.Clone(h.Averages)
-	got := string(mustBuild(t, fixture(), Options{TCGHistory: map[string]*store.TCGHistory{"dbs": h}}).Trending(50))
+	got := string(mustBuild(t, fixture(), Options{TCGHistory: map[string]*store.TCGHistory{"dbs": h}}).Trending(50).Body)
 	if got != want {
 		t.Errorf("unsorted averages: %s\nwant %s", got, want)
 	}
@@ -191,12 +191,12 @@ func TestTrendingTCGHistoryUnsorted(t *testing.T) {
 func TestTrendingTCGHistoryNotKept(t *testing.T) {
 	h := fixtureHistory(30)
 	g := mustBuild(t, fixture(), Options{TCGHistory: map[string]*store.TCGHistory{"dbs": h}})
-	want := string(g.Trending(50))
+	want := string(g.Trending(50).Body)
 	for i := range h.Averages {
 		h.Averages[i].Avg7 = m(1)
 	}
 	h.Averages = nil
-	if got := string(g.Trending(50)); got != want {
+	if got := string(g.Trending(50).Body); got != want {
 		t.Errorf("answer changed with the history: %s", got)
 	}
 }

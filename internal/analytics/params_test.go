@@ -199,19 +199,19 @@ func TestParsedValuesSelectAnswers(t *testing.T) {
 	g := mustBuildFixture(t)
 	for _, raw := range []string{"", "source=tcg", "source=cm", "source=both"} {
 		src, _ := ParsePricesBySet(query(t, raw))
-		if g.PricesBySet("1001", src) == nil {
+		if g.PricesBySet("1001", src).Body == nil {
 			t.Errorf("PricesBySet(%q) = nil", src)
 		}
 	}
 	for _, raw := range []string{"", "variant=foil"} {
 		v, _ := ParseStatistics(query(t, raw))
-		if g.Statistics("1001", v) == nil {
+		if g.Statistics("1001", v).Body == nil {
 			t.Errorf("Statistics(%q) = nil", v)
 		}
 	}
 	for _, raw := range []string{"", "source=cm", "metric=growth"} {
 		metric, source, limit, _ := ParseTopCards(query(t, raw))
-		if g.TopCards(metric, source, limit) == nil {
+		if g.TopCards(metric, source, limit).Body == nil {
 			t.Errorf("TopCards(%q, %q) = nil", metric, source)
 		}
 	}
@@ -220,15 +220,15 @@ func TestParsedValuesSelectAnswers(t *testing.T) {
 		name string
 		body []byte
 	}{
-		{"unknown set", g.PricesBySet("9999", "")},
-		{"set without products", g.PricesBySet("1004", "")},
-		{"set code instead of id", g.PricesBySet("BT1", "")},
-		{"unknown source", g.PricesBySet("1001", "ebay")},
-		{"unknown variant", g.Statistics("1001", "holofoil")},
-		{"statistics of unknown set", g.Statistics("9999", "")},
-		{"completion of unknown set", g.CompletionValue("1004")},
-		{"growth with tcg", g.TopCards(MetricGrowth, SourceTCG, 10)},
-		{"unknown metric", g.TopCards("volume", SourceTCG, 10)},
+		{"unknown set", g.PricesBySet("9999", "").Body},
+		{"set without products", g.PricesBySet("1004", "").Body},
+		{"set code instead of id", g.PricesBySet("BT1", "").Body},
+		{"unknown source", g.PricesBySet("1001", "ebay").Body},
+		{"unknown variant", g.Statistics("1001", "holofoil").Body},
+		{"statistics of unknown set", g.Statistics("9999", "").Body},
+		{"completion of unknown set", g.CompletionValue("1004").Body},
+		{"growth with tcg", g.TopCards(MetricGrowth, SourceTCG, 10).Body},
+		{"unknown metric", g.TopCards("volume", SourceTCG, 10).Body},
 	} {
 		if tt.body != nil {
 			t.Errorf("%s: got an answer", tt.name)

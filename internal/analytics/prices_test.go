@@ -31,7 +31,7 @@ func TestPricesBySetRows(t *testing.T) {
 		{"Unidentified Product", "Normal", true, false},
 		{"Galactic Battle Booster Box", "Normal", true, true}, // sealed products are listed, last
 	}
-	body := decode[pricesBody](t, g.PricesBySet("1001", SourceBoth))
+	body := decode[pricesBody](t, g.PricesBySet("1001", SourceBoth).Body)
 	var got []row
 	for _, r := range body.Data {
 		got = append(got, row{r.Name, r.Variant, r.MarketT != nil, r.MarketC != nil})
@@ -50,7 +50,7 @@ func TestPricesBySetRows(t *testing.T) {
 
 	// source=tcg and source=cm are the both-list filtered to rows with that side, the other side null.
 	for _, set := range []string{"1001", "1002", "-501", "1003"} {
-		both := decode[pricesBody](t, g.PricesBySet(set, SourceBoth))
+		both := decode[pricesBody](t, g.PricesBySet(set, SourceBoth).Body)
 		for _, src := range []string{SourceTCG, SourceCM} {
 			want := pricesBody{Success: true, Source: src, SetCode: both.SetCode, SetID: both.SetID, Data: []priceRowJSON{}}
 			for _, r := range both.Data {
@@ -65,7 +65,7 @@ func TestPricesBySetRows(t *testing.T) {
 				want.Data = append(want.Data, r)
 			}
 			want.Total = len(want.Data)
-			got := decode[pricesBody](t, g.PricesBySet(set, src))
+			got := decode[pricesBody](t, g.PricesBySet(set, src).Body)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("set %s source %s (-want +got):\n%s", set, src, diff)
 			}
@@ -75,7 +75,7 @@ func TestPricesBySetRows(t *testing.T) {
 		}
 	}
 	// 1003 has products but no price: no rows.
-	if b := decode[pricesBody](t, g.PricesBySet("1003", "")); b.Total != 0 || b.Data == nil {
+	if b := decode[pricesBody](t, g.PricesBySet("1003", "").Body); b.Total != 0 || b.Data == nil {
 		t.Errorf("set 1003: %+v, want an empty data array", b)
 	}
 }

@@ -177,17 +177,17 @@ func TestShapes(t *testing.T) {
 	g := mustBuildFixture(t)
 	for _, set := range []string{"1001", "1002", "-501", "1003"} {
 		for _, src := range []string{SourceBoth, SourceTCG, SourceCM} {
-			decode[pricesBody](t, g.PricesBySet(set, src))
+			decode[pricesBody](t, g.PricesBySet(set, src).Body)
 		}
 		for _, v := range []string{VariantNormal, VariantFoil} {
-			decode[statisticsBody](t, g.Statistics(set, v))
+			decode[statisticsBody](t, g.Statistics(set, v).Body)
 		}
-		decode[completionBody](t, g.CompletionValue(set))
+		decode[completionBody](t, g.CompletionValue(set).Body)
 	}
 	for _, limit := range []int{1, 2, 50} {
-		decode[trendingBody](t, g.Trending(limit))
+		decode[trendingBody](t, g.Trending(limit).Body)
 		for _, l := range []struct{ metric, source string }{{MetricPrice, SourceTCG}, {MetricPrice, SourceCM}, {MetricGrowth, SourceCM}} {
-			body := decode[topCardsBody](t, g.TopCards(l.metric, l.source, limit))
+			body := decode[topCardsBody](t, g.TopCards(l.metric, l.source, limit).Body)
 			for _, it := range body.TopCards {
 				if (it.Change7d != nil) != (l.metric == MetricGrowth) {
 					t.Errorf("top cards %s/%s: change_7d present = %v", l.metric, l.source, it.Change7d != nil)

@@ -85,7 +85,7 @@ func TestStatisticsArithmetic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.set+"/"+tt.variant, func(t *testing.T) {
-			got := decode[statisticsBody](t, g.Statistics(tt.set, tt.variant))
+			got := decode[statisticsBody](t, g.Statistics(tt.set, tt.variant).Body)
 			var want statisticsBody
 			want.SetInfo = tt.info
 			want.PriceStatistics.MarketT = tt.tcg
@@ -96,7 +96,7 @@ func TestStatisticsArithmetic(t *testing.T) {
 			}
 		})
 	}
-	if got, want := string(g.Statistics("1001", "")), string(g.Statistics("1001", VariantNormal)); got != want {
+	if got, want := string(g.Statistics("1001", "").Body), string(g.Statistics("1001", VariantNormal).Body); got != want {
 		t.Error(`variant "" is not normal`)
 	}
 }

@@ -60,7 +60,7 @@ func TestTopCardsArithmetic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.metric+"/"+tt.source, func(t *testing.T) {
-			body := decode[topCardsBody](t, g.TopCards(tt.metric, tt.source, TopCardsMaxLimit))
+			body := decode[topCardsBody](t, g.TopCards(tt.metric, tt.source, TopCardsMaxLimit).Body)
 			if body.Metric != tt.metric || body.Source != tt.source {
 				t.Errorf("metric, source = %q, %q", body.Metric, body.Source)
 			}

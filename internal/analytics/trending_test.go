@@ -12,7 +12,7 @@ import (
 
 func TestTrendingArithmetic(t *testing.T) {
 	g := mustBuildFixture(t)
-	got := decode[trendingBody](t, g.Trending(TrendingDefaultLimit))
+	got := decode[trendingBody](t, g.Trending(TrendingDefaultLimit).Body)
 	type item struct {
 		SetID             string
 		CardCount         int

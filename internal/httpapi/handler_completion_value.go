@@ -10,7 +10,7 @@ import (
 // every card of the set. It takes no parameter; any is ignored.
 func (s *Server) handleCompletionValue(code string) keyedHandler {
 	return func(r *http.Request) (reply, error) {
-		return s.paidSetAnswer(r, code, func(paid *analytics.Game, setID string) []byte {
+		return s.paidSetAnswer(r, code, func(paid *analytics.Game, setID string) analytics.Answer {
 			return paid.CompletionValue(setID)
 		})
 	}

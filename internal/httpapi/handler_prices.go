@@ -14,7 +14,7 @@ func (s *Server) handlePrices(code string) keyedHandler {
 		if err != nil {
 			return reply{}, paidParameter(err)
 		}
-		return s.paidSetAnswer(r, code, func(paid *analytics.Game, setID string) []byte {
+		return s.paidSetAnswer(r, code, func(paid *analytics.Game, setID string) analytics.Answer {
 			return paid.PricesBySet(setID, source)
 		})
 	}

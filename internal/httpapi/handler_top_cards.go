@@ -19,10 +19,10 @@ func (s *Server) handleTopCards(code string) keyedHandler {
 		if err != nil {
 			return reply{}, err
 		}
-		body := paid.TopCards(metric, source, limit)
-		if body == nil {
+		a := paid.TopCards(metric, source, limit)
+		if a.Body == nil {
 			return reply{}, fmt.Errorf("httpapi: no top-cards list for metric %q, source %q", metric, source)
 		}
-		return keptReply(body), nil
+		return paidReply(a), nil
 	}
 }

@@ -20,6 +20,6 @@ func (s *Server) handleTrending(code string) keyedHandler {
 		if err != nil {
 			return reply{}, err
 		}
-		return keptReply(paid.Trending(limit)), nil
+		return paidReply(paid.Trending(limit)), nil
 	}
 }

@@ -49,7 +49,7 @@ func paidParameter(err error) error {
 // a shared code answers the disambiguation; 404 "Set not found" with
 // suggestions), then answer(set_id).
 func (s *Server) paidSetAnswer(r *http.Request, code string,
-	answer func(paid *analytics.Game, setID string) []byte) (reply, error) {
+	answer func(paid *analytics.Game, setID string) analytics.Answer) (reply, error) {
 	g, paid, err := s.paidGame(code)
 	if err != nil {
 		return reply{}, err
@@ -58,9 +58,17 @@ func (s *Server) paidSetAnswer(r *http.Request, code string,
 	if set == nil {
 		return disambiguation, err
 	}
-	body := answer(paid, set.ID)
-	if body == nil {
+	a := answer(paid, set.ID)
+	if a.Body == nil {
 		return reply{}, fmt.Errorf("httpapi: set %s of game %s is listed but has no paid answer", set.ID, code)
 	}
-	return keptReply(body), nil
+	return paidReply(a), nil
+}
+
+// paidReply is the kept reply of a paid answer, with the tag analytics made
+// for it once.
+func paidReply(a analytics.Answer) reply {
+	rp := keptReply(a.Body)
+	rp.tag = a.Tag
+	return rp
 }

@@ -182,12 +182,12 @@ func compareViews(t *testing.T, a, b *View) {
 			}
 			paidA, paidB := a.Paid[code], b.Paid[code]
 			for _, src := range []string{"", analytics.SourceTCG, analytics.SourceCM} {
-				same("prices of "+s.ID+" "+src, string(paidA.PricesBySet(s.ID, src)), string(paidB.PricesBySet(s.ID, src)))
+				same("prices of "+s.ID+" "+src, string(paidA.PricesBySet(s.ID, src).Body), string(paidB.PricesBySet(s.ID, src).Body))
 			}
 			for _, v := range []string{analytics.VariantNormal, analytics.VariantFoil} {
-				same("statistics of "+s.ID+" "+v, string(paidA.Statistics(s.ID, v)), string(paidB.Statistics(s.ID, v)))
+				same("statistics of "+s.ID+" "+v, string(paidA.Statistics(s.ID, v).Body), string(paidB.Statistics(s.ID, v).Body))
 			}
-			same("completion of "+s.ID, string(paidA.CompletionValue(s.ID)), string(paidB.CompletionValue(s.ID)))
+			same("completion of "+s.ID, string(paidA.CompletionValue(s.ID).Body), string(paidB.CompletionValue(s.ID).Body))
 		}
 		for id := int64(-1); id < 3000; id++ { // the sample's products are numbered low
 			ra, oka := ga.LookupTCGProduct(id)
@@ -213,11 +213,11 @@ func compareViews(t *testing.T, a, b *View) {
 		}
 		paidA, paidB := a.Paid[code], b.Paid[code]
 		for limit := range analytics.TrendingMaxLimit + 1 {
-			same(fmt.Sprint("trending ", limit), string(paidA.Trending(limit)), string(paidB.Trending(limit)))
+			same(fmt.Sprint("trending ", limit), string(paidA.Trending(limit).Body), string(paidB.Trending(limit).Body))
 		}
 		for _, mt := range [][2]string{{"price", ""}, {"price", "tcg"}, {"price", "cm"}, {"growth", ""}, {"growth", "cm"}} {
 			for _, limit := range []int{1, 2, 10, 100} {
-				same(fmt.Sprint("top cards ", mt, limit), string(paidA.TopCards(mt[0], mt[1], limit)), string(paidB.TopCards(mt[0], mt[1], limit)))
+				same(fmt.Sprint("top cards ", mt, limit), string(paidA.TopCards(mt[0], mt[1], limit).Body), string(paidB.TopCards(mt[0], mt[1], limit).Body))
 			}
 		}
 	}

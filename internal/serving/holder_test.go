@@ -100,7 +100,7 @@ func TestHolderRefresh(t *testing.T) {
 		if len(gs.Sets()) == 0 {
 			continue // a game of the registry the fixture has no catalogue of
 		}
-		if set := gs.Sets()[0]; paid.Statistics(set.ID, "") == nil {
+		if set := gs.Sets()[0]; paid.Statistics(set.ID, "").Body == nil {
 			t.Errorf("game %s: no statistics of its set %s", g.Code, set.ID)
 		}
 	}
@@ -113,7 +113,7 @@ func TestHolderRefresh(t *testing.T) {
 		t.Errorf("the history error is not logged:\n%s", logs.String())
 	}
 	for _, code := range []string{"dbs", "mtg"} {
-		if body := string(first.Paid[code].Trending(50)); strings.Contains(body, `"market_t":{"price_change"`) ||
+		if body := string(first.Paid[code].Trending(50).Body); strings.Contains(body, `"market_t":{"price_change"`) ||
 			(strings.Contains(body, `"set_id"`) && !strings.Contains(body, "TCGplayer price history is not yet available")) {
 			t.Errorf("%s trending without history: %s", code, body)
 		}
@@ -200,7 +200,7 @@ func TestHolderTCGHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, code := range []string{"dbs", "mtg"} {
-			checkTrendingMarketT(t, code, k+1, h.Current().Paid[code].Trending(50))
+			checkTrendingMarketT(t, code, k+1, h.Current().Paid[code].Trending(50).Body)
 		}
 	}
 }

@@ -27,7 +27,7 @@ func TestBuild(t *testing.T) {
 			t.Fatalf("game %s: snapshot %v, paid answers %v", g.Code, gs != nil, paid != nil)
 		}
 		for _, s := range gs.Sets() {
-			if paid.Statistics(s.ID, "") == nil || paid.PricesBySet(s.ID, "") == nil {
+			if paid.Statistics(s.ID, "").Body == nil || paid.PricesBySet(s.ID, "").Body == nil {
 				t.Errorf("%s set %s has no paid answers", g.Code, s.ID)
 			}
 		}
