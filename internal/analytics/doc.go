@@ -19,9 +19,10 @@
 //     err.Error()}, the message naming the parameter and its allowed values;
 //  3. resolves :set to a set_id as the set listing does (set_id or
 //     set_code, disambiguation, 404: the snapshot's job);
-//  4. writes the []byte of PricesBySet, Statistics, CompletionValue,
-//     Trending or TopCards as application/json. A nil answer for a listed
-//     set is a programming error (500).
+//  4. writes the Answer of PricesBySet, Statistics, CompletionValue,
+//     Trending or TopCards as application/json: its Body, with its Tag as
+//     the ETag (made once per version, not per request). An Answer without
+//     a Body for a listed set is a programming error (500).
 //
 // The bodies are shared: never modify them.
 //
