@@ -148,8 +148,8 @@ func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Gam
 	return g
 }
 
-// PricesBySet returns the body of GET /{game}/prices/:set for a set_id and
-// a source ("" or "both", "tcg", "cm"); nil when the game has no listed set
+// PricesBySet returns the Answer of GET /{game}/prices/:set for a set_id and
+// a source ("" or "both", "tcg", "cm"); no Body when the game has no listed set
 // with that id or the source is unknown. Each (set, source) body is rendered
 // once, on its first request, from the snapshot's card records, and kept for
 // the version: some tens of microseconds per hundred cards.
@@ -162,8 +162,8 @@ func (g *Game) PricesBySet(setID, source string) Answer {
 	return a.prices[s].get(func() []byte { return renderPrices(g.snap, a.set, s) })
 }
 
-// Statistics returns the body of GET /{game}/sets/:set/statistics for a
-// set_id and a variant ("" or "normal", "foil"); nil when the set is unknown
+// Statistics returns the Answer of GET /{game}/sets/:set/statistics for a
+// set_id and a variant ("" or "normal", "foil"); no Body when the set is unknown
 // or the variant is.
 func (g *Game) Statistics(setID, variant string) Answer {
 	a := g.sets[setID]
@@ -179,8 +179,8 @@ func (g *Game) Statistics(setID, variant string) Answer {
 	return Answer{}
 }
 
-// CompletionValue returns the body of GET /{game}/sets/:set/completion-value
-// for a set_id; nil when the set is unknown.
+// CompletionValue returns the Answer of GET /{game}/sets/:set/completion-value
+// for a set_id; no Body when the set is unknown.
 func (g *Game) CompletionValue(setID string) Answer {
 	if a := g.sets[setID]; a != nil {
 		return a.completion.get(nil)
@@ -188,15 +188,15 @@ func (g *Game) CompletionValue(setID string) Answer {
 	return Answer{}
 }
 
-// Trending returns the body of GET /{game}/sets/trending?period=7d for a
+// Trending returns the Answer of GET /{game}/sets/trending?period=7d for a
 // limit, clamped to [1, TrendingMaxLimit].
 func (g *Game) Trending(limit int) Answer {
 	return g.trending.body(limit)
 }
 
-// TopCards returns the body of GET /{game}/analytics/top-cards for a metric
+// TopCards returns the Answer of GET /{game}/analytics/top-cards for a metric
 // ("price", "growth"), a source ("tcg", "cm"; "" means the metric's
-// default) and a limit clamped to [1, TopCardsMaxLimit]; nil for an unknown
+// default) and a limit clamped to [1, TopCardsMaxLimit]; no Body for an unknown
 // metric or source or the unsupported growth with tcg.
 func (g *Game) TopCards(metric, source string, limit int) Answer {
 	l, ok := topListOf(metric, source)
