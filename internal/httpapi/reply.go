@@ -31,7 +31,8 @@ type reply struct {
 	card   catalog.CardRef
 
 	// tag is the body's identity ETag when the handler knows it (the
-	// snapshot keeps card details' and set pages'); "" hashes the body.
+	// snapshot keeps card details' and set pages', analytics the paid
+	// answers'); "" hashes the body.
 	tag string
 	// buf is the pooled buffer holding body, given back once it is sent.
 	buf *[]byte
