@@ -54,10 +54,10 @@ type setAnswers struct {
 }
 
 // Answer is a paid endpoint's body and its strong ETag (etag.Of of the
-// body). Both are made once per catalogue version: a request neither
-// renders nor hashes (the hash was 1.6% of a statistics request's CPU at
-// the wire, and grows with the body: a set's prices are some kB a hundred
-// cards). The zero Answer (Body nil) is an unknown set or parameter.
+// body). Both are made once per catalogue version, so that a request
+// neither renders nor hashes: the hash grows with the body, and a set's
+// prices are some kB a hundred cards (bench/README.md, "Paid answers'
+// tags"). The zero Answer (Body nil) is an unknown set or parameter.
 type Answer struct {
 	Body []byte
 	Tag  string
