@@ -14,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cardcat/cardcat/internal/account"
+	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/etag"
 	"github.com/cardcat/cardcat/internal/serving"
 )
 
@@ -417,5 +419,46 @@ func TestProPaidGames(t *testing.T) {
 	w = get(h, "/dbs/prices/FB01", "X-API-Key", keyFree)
 	if w.Code != 403 || strings.Contains(w.Body.String(), "Pro") {
 		t.Errorf("Free, GET /dbs/prices/FB01: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestPaidAnswerTags: every paid 200 carries, as its ETag, the hash of the
+// bytes it sent (the tag analytics made once), and a 304 answers it.
+func TestPaidAnswerTags(t *testing.T) {
+	h := paidHandler(t)
+	for _, target := range paidTargets {
+		w := get(h, target, "X-API-Key", keyUltra)
+		if w.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d", target, w.Code)
+		}
+		if got, want := w.Header().Get("ETag"), etag.Of(w.Body.Bytes()); got != want {
+			t.Errorf("GET %s: ETag %s, the body's hash %s", target, got, want)
+		}
+		if w := get(h, target, "X-API-Key", keyUltra, "If-None-Match", w.Header().Get("ETag")); w.Code != http.StatusNotModified {
+			t.Errorf("GET %s revalidated: %d, want 304", target, w.Code)
+		}
+	}
+}
+
+// TestPaidAnswerMissing: a listed set without a paid answer (answers built
+// from another catalogue: a programming error) is a 500 with the internal
+// error's body, not an empty 200.
+func TestPaidAnswerMissing(t *testing.T) {
+	v := mustView(t, mustFixture(t))
+	broken := *v
+	broken.Paid = map[string]*analytics.Game{}
+	for code, paid := range v.Paid {
+		broken.Paid[code] = paid
+	}
+	broken.Paid["dbs"] = analytics.Build(v.Snapshot.Game("dbs"), nil, analytics.Options{})
+	h := mustServer(t, Config{}, paidDeps(&broken))
+	for _, target := range []string{"/dbs/prices/FB01", "/dbs/sets/FB01/statistics", "/dbs/sets/23401/completion-value"} {
+		w := get(h, target, "X-API-Key", keyUltra)
+		if w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), `"error":"`+errInternal+`"`) {
+			t.Errorf("GET %s: %d %s, want 500 %q", target, w.Code, w.Body, errInternal)
+		}
+	}
+	if w := get(h, "/mtg/prices/BLB", "X-API-Key", keyUltra); w.Code != http.StatusOK {
+		t.Errorf("another game's answer: %d, want 200", w.Code)
 	}
 }
