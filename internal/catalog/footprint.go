@@ -107,7 +107,7 @@ func (g *GameSnapshot) Footprint() []Part {
 
 // spans returns the table's arrays' spans.
 func (t *idTable) spans() []Span {
-	return []Span{sliceSpan(t.keys), sliceSpan(t.vals), sliceSpan(t.dir)}
+	return []Span{sliceSpan(t.slots)}
 }
 
 func sliceSpan[T any](s []T) Span {

@@ -1,28 +1,45 @@
 package catalog
 
 import (
-	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // idTable finds a card by the 64-bit key of its id: the first 8 bytes of
-// a SHA-256 (ids.go), so keys are uniform. It holds the keys in ascending
-// order with their values, and a directory of where the keys of each value
-// of their top bits start: a lookup reads one directory slot and then about
-// one key. It is made in one pass over sorted keys, which is the order the
-// snapshot's binary form keeps them in, where a map had to be rebuilt entry
-// by entry at every replica's start (a third of reading a million-card
-// artifact; see bench/README.md, "Replica start").
+// a SHA-256 (ids.go), so keys are uniform. A lookup reads one slot, a key
+// and its value side by side, and rarely the next few: in a million-card
+// catalogue each array a lookup touches is a cache miss, and the sorted
+// keys, their values and a directory of where each top-bits value starts
+// were three (see bench/README.md, "Card detail's misses").
+//
+// The keys are kept ascending, each in its home slot (its top 32 bits
+// scaled to the number of homes, so homes ascend with keys) or in the first
+// free slot after it; a slot left free holds a copy of the slot before it
+// (the first ones: key 0 without a value). A lookup reads from its key's
+// home on while the keys are below it. With a fifth more homes than keys,
+// a key is on average about one slot after its home. It is made in one pass
+// over sorted keys, the order the snapshot's binary form kept them in, and
+// is kept in that form as it is, so a replica reads it in place.
 type idTable struct {
-	keys  []uint64 // ascending, no two equal
-	vals  []uint32 // the value of each key; nil: its position in keys
-	dir   []uint32 // dir[b]: the first position whose key's top bits are >= b
-	shift uint     // 64 minus the directory's bits
+	slots []idSlot
+	homes uint64 // the number of home slots; slots may run past them
+	n     int    // the number of keys
 }
 
+// idSlot is a key, split in two words so that a slot is 12 bytes, and its
+// value; noValue in the free slots before the first key.
+type idSlot struct{ lo, hi, val uint32 }
+
+const noValue = ^uint32(0)
+
+func (s *idSlot) key() uint64 { return uint64(s.hi)<<32 | uint64(s.lo) }
+
+// home is the home slot of key k in a table of homes slots.
+func home(k, homes uint64) uint64 { return (k >> 32) * homes >> 32 }
+
 // newIDTable makes the table of keys and their vals (nil: their
-// positions); false when keys are not strictly ascending or the lengths
-// differ.
+// positions); false when keys are not strictly ascending, the lengths
+// differ or a value is noValue.
 func newIDTable(keys []uint64, vals []uint32) (idTable, bool) {
 	if vals != nil && len(vals) != len(keys) {
 		return idTable{}, false
@@ -30,20 +47,25 @@ func newIDTable(keys []uint64, vals []uint32) (idTable, bool) {
 	if len(keys) == 0 {
 		return idTable{}, true
 	}
-	// About one key per slot: the directory costs 4 bytes a key at most.
-	b := max(bits.Len(uint(len(keys)))-1, 1)
-	t := idTable{keys: keys, vals: vals, dir: make([]uint32, 1<<b+1), shift: uint(64 - b)}
-	slot := uint64(0)
+	t := idTable{homes: uint64(len(keys) + len(keys)/5 + 1), n: len(keys)}
+	t.slots = make([]idSlot, 0, t.homes+16)
+	free := idSlot{val: noValue}
 	for i, k := range keys {
 		if i > 0 && keys[i-1] >= k {
 			return idTable{}, false
 		}
-		for ; slot <= k>>t.shift; slot++ {
-			t.dir[slot] = uint32(i)
+		v := uint32(i)
+		if vals != nil {
+			v = vals[i]
 		}
-	}
-	for ; slot < uint64(len(t.dir)); slot++ {
-		t.dir[slot] = uint32(len(keys))
+		if v == noValue {
+			return idTable{}, false
+		}
+		for uint64(len(t.slots)) < home(k, t.homes) {
+			t.slots = append(t.slots, free)
+		}
+		free = idSlot{lo: uint32(k), hi: uint32(k >> 32), val: v}
+		t.slots = append(t.slots, free)
 	}
 	return t, true
 }
@@ -65,28 +87,64 @@ func idTableOf[V ~uint32](m map[uint64]V) idTable {
 
 // get returns the value of key k.
 func (t *idTable) get(k uint64) (uint32, bool) {
-	if len(t.keys) == 0 {
-		return 0, false
-	}
-	b := k >> t.shift
-	for i, end := t.dir[b], t.dir[b+1]; i < end; i++ {
-		if t.keys[i] == k {
-			if t.vals == nil {
-				return i, true
+	s := t.slots
+	for i := home(k, t.homes); i < uint64(len(s)); i++ {
+		if sk := s[i].key(); sk >= k {
+			if sk == k && s[i].val != noValue {
+				return s[i].val, true
 			}
-			return t.vals[i], true
+			return 0, false
 		}
 	}
 	return 0, false
 }
 
 // len is the number of keys.
-func (t *idTable) len() int { return len(t.keys) }
+func (t *idTable) len() int { return t.n }
+
+// words is the table's slots as words, 3 a slot (the binary form).
+func (t *idTable) words() []uint32 {
+	if len(t.slots) == 0 {
+		return nil
+	}
+	return unsafe.Slice(&t.slots[0].lo, 3*len(t.slots))
+}
+
+// idTableOfWords is the table whose slots are words (the same memory) and
+// which has homes home slots; false unless it is one newIDTable makes, with
+// every value below n.
+func idTableOfWords(words []uint32, homes uint64, n uint32) (idTable, bool) {
+	if len(words)%3 != 0 {
+		return idTable{}, false
+	}
+	if len(words) == 0 {
+		return idTable{}, homes == 0
+	}
+	t := idTable{slots: unsafe.Slice((*idSlot)(unsafe.Pointer(&words[0])), len(words)/3), homes: homes}
+	if homes == 0 {
+		return idTable{}, false
+	}
+	prev := idSlot{val: noValue}
+	for i := range t.slots {
+		s := &t.slots[i]
+		switch {
+		case *s == prev: // a free slot
+		case (s.val >= n) || (i > 0 && s.key() <= prev.key()) || home(s.key(), homes) > uint64(i):
+			return idTable{}, false
+		default:
+			t.n++
+		}
+		prev = *s
+	}
+	return t, true
+}
 
 // valsBelow reports whether every value is below n.
 func (t *idTable) valsBelow(n uint32) bool {
-	if t.vals == nil {
-		return uint64(len(t.keys)) <= uint64(n)
+	for i := range t.slots {
+		if v := t.slots[i].val; v != noValue && v >= n {
+			return false
+		}
 	}
-	return refsBelow(t.vals, n)
+	return true
 }

@@ -1,9 +1,11 @@
 package catalog
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 func TestIDTable(t *testing.T) {
@@ -42,8 +44,20 @@ func TestIDTable(t *testing.T) {
 			}
 		}
 
+		// Its binary form reads back as the same table.
+		back, ok := idTableOfWords(slices.Clone(tab.words()), tab.homes, 1<<30)
+		if !ok || back.len() != n || !slices.Equal(back.slots, tab.slots) {
+			t.Fatalf("n=%d: read back %v, %d keys", n, ok, back.len())
+		}
+		if n > 0 {
+			top := slices.Max(slices.Collect(maps.Values(m)))
+			if _, ok := idTableOfWords(tab.words(), tab.homes, top); ok {
+				t.Fatalf("n=%d: the value %d accepted below %d", n, top, top)
+			}
+		}
+
 		// Without values, a key's value is its position.
-		keys := slices.Clone(tab.keys)
+		keys := slices.Sorted(maps.Keys(m))
 		pos, ok := newIDTable(keys, nil)
 		if !ok {
 			t.Fatalf("n=%d: sorted keys refused", n)
@@ -73,5 +87,32 @@ func TestIDTableRefuses(t *testing.T) {
 		if _, ok := newIDTable(c.keys, c.vals); ok {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestIDTableWordsRefused: a binary form that lookups would read wrong is
+// refused: keys out of order, a key before its home, a value out of range,
+// a free slot's noValue anywhere but before the first key.
+func TestIDTableWordsRefused(t *testing.T) {
+	good, _ := newIDTable([]uint64{1 << 62, 1<<62 + 1, 1 << 63, 3 << 62}, []uint32{0, 1, 2, 3})
+	if _, ok := idTableOfWords(good.words(), good.homes, 4); !ok {
+		t.Fatal("a table newIDTable made is refused")
+	}
+	for name, edit := range map[string]func(s []idSlot) uint64{
+		"descending":    func(s []idSlot) uint64 { s[len(s)-1], s[len(s)-2] = s[len(s)-2], s[len(s)-1]; return good.homes },
+		"before home":   func(s []idSlot) uint64 { return good.homes * 4 },
+		"value too big": func(s []idSlot) uint64 { s[len(s)-1].val = 4; return good.homes },
+		"no value":      func(s []idSlot) uint64 { s[len(s)-1].val = noValue; return good.homes },
+		"no homes":      func(s []idSlot) uint64 { return 0 },
+	} {
+		s := slices.Clone(good.slots)
+		homes := edit(s)
+		w := unsafe.Slice(&s[0].lo, 3*len(s))
+		if _, ok := idTableOfWords(w, homes, 4); ok {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, ok := idTableOfWords(make([]uint32, 4), 1, 4); ok {
+		t.Error("words that are not whole slots accepted")
 	}
 }

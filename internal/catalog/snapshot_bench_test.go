@@ -197,6 +197,36 @@ func BenchmarkSnapshotReads(b *testing.B) {
 			i++
 		}
 	})
+	// A server's card detail: a random card of the whole catalogue, its
+	// tag, its body; each request's card depends on the last's bytes, so
+	// that the misses come one after another as a server's requests do.
+	coldIDs := make([]string, 1<<20)
+	for i := range coldIDs {
+		coldIDs[i] = cardID(g, CardRef(rng.IntN(g.Len())))
+	}
+	b.Run("CardDetailCold", func(b *testing.B) {
+		buf := make([]byte, 0, 1<<14)
+		i := 0
+		for b.Loop() {
+			r, ok := g.LookupCard(coldIDs[i])
+			if !ok {
+				b.Fatal("not found")
+			}
+			tag := g.CardTag(r)
+			buf = g.AppendCard(buf[:0], r)
+			i = (i + 1 + int(buf[len(buf)-2]&1) + int(tag[3]&1)) % len(coldIDs)
+		}
+	})
+	b.Run("LookupCold", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			r, ok := g.LookupCard(coldIDs[i])
+			if !ok {
+				b.Fatal("not found")
+			}
+			i = (i + 1 + int(r&1)) % len(coldIDs)
+		}
+	})
 	b.Run("SetPage50", func(b *testing.B) {
 		buf := make([]byte, 0, 1<<17)
 		sets := g.Sets()

@@ -18,7 +18,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 6 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows; 6: the cards as listings and prices (cardParts)
+const SnapshotEncoding = 7 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows; 6: the cards as listings and prices (cardParts); 7: the TCGplayer id table as its slots (idTable)
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -104,8 +104,8 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 		w.Bytes(b)
 	}
 
-	w.U64s(g.byTCG.keys) // ascending, as writeMap64 writes a map
-	w.U32s(g.byTCG.vals)
+	w.Uvarint(g.byTCG.homes)
+	w.U32s(g.byTCG.words()) // read in place (idTableOfWords)
 	ids := make([]byte, 0, len(g.cmIDs)*(CMLen/2))
 	refs := make([]uint32, len(g.cmIDs))
 	for i := range g.cmIDs {
@@ -314,9 +314,9 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 		}
 	}
 
-	if keys, vals := r.U64sRef(), r.U32sRef(); r.Err() == nil {
+	if homes, words := r.Uvarint(), r.U32sRef(); r.Err() == nil {
 		var ok bool
-		if gs.byTCG, ok = newIDTable(keys, vals); !ok || !gs.byTCG.valsBelow(ncards) {
+		if gs.byTCG, ok = idTableOfWords(words, homes, ncards); !ok {
 			r.Failf("TCGplayer ids out of order or out of range")
 		}
 	}
