@@ -83,7 +83,8 @@ func (g *GameSnapshot) Footprint() []Part {
 		strSpan(ix.toks), sliceSpan(ix.tokOff))
 	add(PartSearchLst, sliceSpan(ix.postOff), sliceSpan(ix.post), sliceSpan(ix.gramKeys))
 	add(PartSearchOrd, sliceSpan(ix.byName), sliceSpan(ix.byNum), sliceSpan(ix.sufAt), sliceSpan(ix.sufTok))
-	add(PartSearchDrv, sliceSpan(ix.namePfx), sliceSpan(ix.numPfx), sliceSpan(ix.sufPfx),
+	add(PartSearchDrv, sliceSpan(ix.namePfx.pfx), sliceSpan(ix.namePfx.top), sliceSpan(ix.numPfx.pfx),
+		sliceSpan(ix.numPfx.top), sliceSpan(ix.sufPfx.pfx), sliceSpan(ix.sufPfx.top),
 		sliceSpan(ix.nameHeads.refs), sliceSpan(ix.numHeads.refs), sliceSpan(ix.dense.bits),
 		sliceSpan(ix.blocks.bits), sliceSpan(ix.blocks.pos), sliceSpan(ix.blocks.base))
 	estimate(PartSearchDrv, int64(len(ix.nameHeads.at)+len(ix.numHeads.at))*(8+4+mapEntryOverhead)+

@@ -218,12 +218,12 @@ func mergeSorted(a, b []uint32) []uint32 {
 // nameRange returns the bounds in byName of the names equal to qn [lo, ex)
 // and starting with qn but longer [ex, hi).
 func (ix *searchIndex) nameRange(qn string) (lo, ex, hi int) {
-	return prefixRange(ix.namePfx, func(i int) string { return ix.name(ix.byName[i]) }, qn)
+	return prefixRange(&ix.namePfx, func(i int) string { return ix.name(ix.byName[i]) }, qn)
 }
 
 // numRange returns the bounds in byNum of the numbers starting with qn.
 func (ix *searchIndex) numRange(qn string) (lo, hi int) {
-	lo, _, hi = prefixRange(ix.numPfx, func(i int) string { return ix.num(ix.byNum[i]) }, qn)
+	lo, _, hi = prefixRange(&ix.numPfx, func(i int) string { return ix.num(ix.byNum[i]) }, qn)
 	return lo, hi
 }
 
@@ -235,32 +235,62 @@ func keyPrefix(s string) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// keyPrefixes returns the keyPrefix of key(i) for i in [0, n).
-func keyPrefixes(n int, key func(int) string) []uint64 {
-	pfx := make([]uint64, n)
-	for i := range pfx {
-		pfx[i] = keyPrefix(key(i))
-	}
-	return pfx
+// sortedPrefixes is the keyPrefix of each key of an ascending array, and
+// every prefixBlock-th of them apart (top): a search bisects top, a few kB
+// that stay in the cache, then one block of prefixBlock (8 cache lines),
+// where bisecting the whole array read a cold line, and at a million keys a
+// cold page, at each of its first dozen steps.
+type sortedPrefixes struct {
+	pfx []uint64
+	top []uint64 // pfx[j*prefixBlock]
 }
 
-// prefixRange returns the bounds, in an ascending array of n keys whose
-// keyPrefix are pfx, of the keys equal to p [lo, ex) and of those starting
-// with p but longer [ex, hi). The search reads pfx, one array, where the
-// keys are each a load of an offset and one of the bytes; for a p of 8
-// bytes or more, the keys decide between equal prefixes.
-func prefixRange(pfx []uint64, keyAt func(int) string, p string) (lo, ex, hi int) {
-	n, pp := len(pfx), keyPrefix(p)
+const prefixBlock = 64
+
+// keyPrefixes returns the keyPrefix of key(i) for i in [0, n).
+func keyPrefixes(n int, key func(int) string) sortedPrefixes {
+	s := sortedPrefixes{pfx: make([]uint64, n), top: make([]uint64, (n+prefixBlock-1)/prefixBlock)}
+	for i := range s.pfx {
+		s.pfx[i] = keyPrefix(key(i))
+	}
+	for j := range s.top {
+		s.top[j] = s.pfx[j*prefixBlock]
+	}
+	return s
+}
+
+// first returns the first i whose prefix is at least v (len(s.pfx) if none).
+func (s *sortedPrefixes) first(v uint64) int {
+	j := searchFirst(len(s.top), func(j int) bool { return s.top[j] >= v })
+	if j == 0 {
+		return 0
+	}
+	// pfx[(j-1)*prefixBlock] < v, and v <= pfx[j*prefixBlock] when that is in range.
+	lo, hi := (j-1)*prefixBlock+1, min(j*prefixBlock, len(s.pfx))
+	return lo + searchFirst(hi-lo, func(i int) bool { return s.pfx[lo+i] >= v })
+}
+
+func (s *sortedPrefixes) bytes() int { return 8 * (cap(s.pfx) + cap(s.top)) }
+
+// prefixRange returns the bounds, in an ascending array of keys whose
+// keyPrefix are s, of the keys equal to p [lo, ex) and of those starting
+// with p but longer [ex, hi). The search reads s, where the keys are each a
+// load of an offset and one of the bytes; for a p of 8 bytes or more, the
+// keys decide between equal prefixes.
+func prefixRange(s *sortedPrefixes, keyAt func(int) string, p string) (lo, ex, hi int) {
+	pfx, pp := s.pfx, keyPrefix(p)
+	n := len(pfx)
+	lo = s.first(pp)
 	if len(p) < 8 {
 		// A key whose prefix is pp is p itself (no NUL pads a key); one
 		// starting with p has p's bytes under the mask.
 		mask := ^uint64(0) << (64 - 8*uint(len(p)))
-		lo = searchFirst(n, func(i int) bool { return pfx[i] >= pp })
 		ex = gallopFirst(lo, n, func(i int) bool { return pfx[i] != pp })
 		hi = gallopFirst(ex, n, func(i int) bool { return pfx[i]&mask != pp })
 		return lo, ex, hi
 	}
-	lo = searchFirst(n, func(i int) bool { return pfx[i] > pp || pfx[i] == pp && keyAt(i) >= p })
+	// Below lo every prefix is under pp; the keys with prefix pp follow it.
+	lo = gallopFirst(lo, n, func(i int) bool { return pfx[i] > pp || keyAt(i) >= p })
 	ex = gallopFirst(lo, n, func(i int) bool { return pfx[i] != pp || keyAt(i) != p })
 	hi = gallopFirst(ex, n, func(i int) bool { return pfx[i] != pp || !strings.HasPrefix(keyAt(i), p) })
 	return lo, ex, hi

@@ -48,7 +48,7 @@ type searchIndex struct {
 
 	// The keyPrefix of each key of byName, byNum and the suffixes, in their
 	// order: a prefix range is found in them (prefixRange). Derived.
-	namePfx, numPfx, sufPfx []uint64
+	namePfx, numPfx, sufPfx sortedPrefixes
 
 	// Derived at build time for speed only (see search_heads.go and
 	// search_dense.go): the smallest refs of the long prefix ranges of
@@ -104,7 +104,7 @@ func (ix *searchIndex) suffix(i int) string {
 // suffixRange returns the bounds of the suffixes starting with w: their
 // tokens are the tokens holding w.
 func (ix *searchIndex) suffixRange(w string) (lo, hi int) {
-	lo, _, hi = prefixRange(ix.sufPfx, ix.suffix, w)
+	lo, _, hi = prefixRange(&ix.sufPfx, ix.suffix, w)
 	return lo, hi
 }
 
@@ -123,7 +123,7 @@ func (ix *searchIndex) derive() {
 func (ix *searchIndex) bytes() int {
 	return len(ix.names) + len(ix.nums) + len(ix.toks) + 4*(cap(ix.nameOff)+cap(ix.numOff)+cap(ix.tokOff)+
 		cap(ix.postOff)+cap(ix.post)+cap(ix.gramKeys)+cap(ix.sufAt)+cap(ix.sufTok)+cap(ix.byName)+cap(ix.byNum)) +
-		8*(cap(ix.namePfx)+cap(ix.numPfx)+cap(ix.sufPfx)) + ix.extraBytes()
+		ix.namePfx.bytes() + ix.numPfx.bytes() + ix.sufPfx.bytes() + ix.extraBytes()
 }
 
 // extraBytes is the memory of the parts derived for speed only.

@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -262,5 +264,29 @@ func TestDropTaken(t *testing.T) {
 	}
 	if k, rest := dropTaken(nil, []uint32{1}); len(k) != 0 || len(rest) != 1 {
 		t.Errorf("no refs: %v, %v", k, rest)
+	}
+}
+
+// TestSortedPrefixesFirst: first agrees with a scan at every size around
+// the blocks' edges, with runs of equal prefixes across them, for values
+// below, between, at and above the prefixes.
+func TestSortedPrefixesFirst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, prefixBlock - 1, prefixBlock, prefixBlock + 1, 2*prefixBlock + 7, 1000, 5000} {
+		vals := make([]uint64, n)
+		for i := range vals {
+			vals[i] = uint64(rng.IntN(max(n/3, 1))) * 4 // runs of equal values; odd values fall between
+		}
+		slices.Sort(vals)
+		s := keyPrefixes(n, func(i int) string { return string(binary.BigEndian.AppendUint64(nil, vals[i])) })
+		for v := uint64(0); v <= uint64(n/3+1)*4+1; v++ {
+			want := 0
+			for want < n && vals[want] < v {
+				want++
+			}
+			if got := s.first(v); got != want {
+				t.Fatalf("n=%d: first(%d) = %d, want %d", n, v, got, want)
+			}
+		}
 	}
 }
