@@ -69,7 +69,7 @@ func (g *GameSnapshot) SearchBefore(ctx context.Context, q string, deadline time
 	// good as random, and a branch on it mispredicted about every other card.
 	var bySources [flagTCG | flagCM + 1]int
 	for _, r := range refs {
-		bySources[g.sources[r]&(flagTCG|flagCM)]++
+		bySources[g.sourcesOf(r)]++
 	}
 	res.Counts.Both = bySources[flagTCG|flagCM]
 	res.Counts.TCGOnly = bySources[flagTCG]

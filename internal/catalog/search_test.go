@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/binio"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/google/go-cmp/cmp"
 )
@@ -288,5 +290,48 @@ func TestSortedPrefixesFirst(t *testing.T) {
 				t.Fatalf("n=%d: first(%d) = %d, want %d", n, v, got, want)
 			}
 		}
+	}
+}
+
+// TestSourcesOfEveryCard: each card's marketplaces, kept 2 bits a card,
+// are its own, built and read back from the binary form, for cards at
+// every position in their byte.
+func TestSourcesOfEveryCard(t *testing.T) {
+	c := benchCatalog(1003)
+	s := mustSnapshot(t, c)
+	var buf bytes.Buffer
+	w := binio.NewWriter(&buf)
+	s.WriteBinary(w)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadSnapshot(binio.NewBytesReader(buf.Bytes(), nil), game.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint8]int{}
+	for _, snap := range []*Snapshot{s, read} {
+		g := snap.Game("dbs")
+		for i := range c.Games[0].Cards {
+			card := &c.Games[0].Cards[i]
+			r, ok := g.LookupCard(card.ID)
+			if !ok {
+				t.Fatalf("card %s not found", card.ID)
+			}
+			want := uint8(0)
+			if card.OnTCG() {
+				want |= flagTCG
+			}
+			if card.OnCM() {
+				want |= flagCM
+			}
+			if got := g.sourcesOf(uint32(r)); got != want {
+				t.Fatalf("card %s (ref %d): sources %02b, want %02b", card.ID, r, got, want)
+			}
+			seen[want]++
+		}
+	}
+	if len(seen) < 3 {
+		t.Fatalf("the catalogue has cards of %d kinds of sources, want TCGplayer only, Cardmarket only and both", len(seen))
 	}
 }

@@ -18,7 +18,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 7 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows; 6: the cards as listings and prices (cardParts); 7: the TCGplayer id table as its slots (idTable)
+const SnapshotEncoding = 7 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows; 6: the cards as listings and prices (cardParts); 7: the TCGplayer id table as its slots (idTable), the cards' sources 2 bits each
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -297,8 +297,8 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	if gs.bodyTags = r.U64sRef(); r.Err() == nil && len(gs.bodyTags) != len(gs.cards) {
 		r.Failf("%d body tags for %d cards", len(gs.bodyTags), len(gs.cards))
 	}
-	if gs.sources = r.Bytes(); r.Err() == nil && len(gs.sources) != len(gs.cards) {
-		r.Failf("%d sources for %d cards", len(gs.sources), len(gs.cards))
+	if gs.sources = r.Bytes(); r.Err() == nil && len(gs.sources) != sourcesLen(len(gs.cards)) {
+		r.Failf("%d bytes of sources for %d cards", len(gs.sources), len(gs.cards))
 	}
 
 	nnames := r.Len(1)
