@@ -67,8 +67,11 @@ func TestIDTable(t *testing.T) {
 				t.Fatalf("n=%d: position of key %d = %d, %v", n, i, got, ok)
 			}
 		}
-		if !pos.valsBelow(uint32(n)) || (n > 0 && pos.valsBelow(uint32(n-1))) {
-			t.Errorf("n=%d: valsBelow of positions wrong", n)
+		if _, ok := idTableOfWords(pos.words(), pos.homes, uint32(n)); !ok {
+			t.Errorf("n=%d: positions below %d refused", n, n)
+		}
+		if _, ok := idTableOfWords(pos.words(), pos.homes, uint32(n-1)); ok && n > 0 {
+			t.Errorf("n=%d: position %d accepted below %d", n, n-1, n-1)
 		}
 	}
 }
