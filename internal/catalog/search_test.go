@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardcat/cardcat/internal/binio"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/google/go-cmp/cmp"
 )
@@ -299,16 +297,7 @@ func TestSortedPrefixesFirst(t *testing.T) {
 func TestSourcesOfEveryCard(t *testing.T) {
 	c := benchCatalog(1003)
 	s := mustSnapshot(t, c)
-	var buf bytes.Buffer
-	w := binio.NewWriter(&buf)
-	s.WriteBinary(w)
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	read, err := ReadSnapshot(binio.NewBytesReader(buf.Bytes(), nil), game.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	read := readBack(t, s)
 	seen := map[uint8]int{}
 	for _, snap := range []*Snapshot{s, read} {
 		g := snap.Game("dbs")

@@ -1,11 +1,9 @@
 package catalog
 
 import (
-	"bytes"
 	"encoding/binary"
 	"testing"
 
-	"github.com/cardcat/cardcat/internal/binio"
 	"github.com/cardcat/cardcat/internal/etag"
 	"github.com/cardcat/cardcat/internal/game"
 )
@@ -17,16 +15,7 @@ import (
 func TestCardTagIsTheChangeFeedHash(t *testing.T) {
 	c := fixtureCatalog()
 	s := mustSnapshot(t, c)
-	var buf bytes.Buffer
-	w := binio.NewWriter(&buf)
-	s.WriteBinary(w)
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	read, err := ReadSnapshot(binio.NewBytesReader(buf.Bytes(), nil), game.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	read := readBack(t, s)
 	n := 0
 	for i := range c.Games {
 		gc := &c.Games[i]

@@ -1,12 +1,14 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"github.com/cardcat/cardcat/internal/jsonw"
 	"strings"
 	"testing"
 
+	"github.com/cardcat/cardcat/internal/binio"
 	"github.com/cardcat/cardcat/internal/game"
 	"github.com/google/go-cmp/cmp"
 )
@@ -18,6 +20,22 @@ func mustSnapshot(tb testing.TB, c *Catalog) *Snapshot {
 		tb.Fatal(err)
 	}
 	return s
+}
+
+// readBack is s written in its binary form and read back.
+func readBack(tb testing.TB, s *Snapshot) *Snapshot {
+	tb.Helper()
+	var buf bytes.Buffer
+	w := binio.NewWriter(&buf)
+	s.WriteBinary(w)
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	read, err := ReadSnapshot(binio.NewBytesReader(buf.Bytes(), nil), game.Default())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return read
 }
 
 func cardNames(g *GameSnapshot, refs []CardRef) []string {
