@@ -3,10 +3,13 @@
 package serving
 
 import (
+	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -153,6 +156,47 @@ func TestHolderSwapReleasesMapping(t *testing.T) {
 		t.Fatal("the current version's mapping released")
 	}
 	exercise(h.Current())
+}
+
+// TestHolderServesBuiltVersionFromItsArtifact: a version built from the
+// store is published once, its artifact written, and then served from that
+// artifact, mapped, with the same answers; the swap is not a new version.
+func TestHolderServesBuiltVersionFromItsArtifact(t *testing.T) {
+	t.Parallel()
+	st := mustSampleStore(t)
+	var logs bytes.Buffer
+	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
+	h.Artifacts = &Artifacts{Dir: t.TempDir()}
+	var published []*View
+	h.OnPublish = func(v *View) { published = append(published, v) }
+	if err := h.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(published) != 1 {
+		t.Fatalf("published %d times", len(published))
+	}
+	built, cur := published[0], h.Current()
+	if cur == built || cur.Version != built.Version {
+		t.Fatalf("serving %p (version %d) after building %p (version %d): want the same version read back",
+			cur, cur.Version, built, built.Version)
+	}
+	mappedState(t, cur)
+	for _, gs := range built.Games() {
+		if gs.Backing() != nil {
+			t.Fatalf("%s: the built view's bodies are not the heap's", gs.Game().Code)
+		}
+	}
+	compareViews(t, built, cur)
+	if s := h.LastSwap(); s.Version != built.Version || s.Build <= 0 {
+		t.Errorf("LastSwap %+v: want the build's", s)
+	}
+	if want := `msg="catalogue snapshot now served from its artifact" version=` + fmt.Sprint(built.Version); !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, logs.String())
+	}
+	// The next refresh of the same version changes nothing.
+	if err := h.Refresh(t.Context()); err != nil || h.Current() != cur || len(published) != 1 || st.loads.Load() != 1 {
+		t.Fatalf("second refresh: %v, %d published, %d loads", err, len(published), st.loads.Load())
+	}
 }
 
 // TestArtifactRefusedUnmapped: a file refused after mapping (a bad

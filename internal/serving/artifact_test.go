@@ -77,23 +77,27 @@ func mustSampleStore(t *testing.T) *countingStore {
 }
 
 // mustBuiltArtifact builds the sample's version from the store through a
-// Holder with artifacts in a new directory, which writes its artifact.
+// Holder with artifacts in a new directory, which writes its artifact; it
+// returns the view built (which the Holder then serves from the artifact
+// where files are mapped).
 func mustBuiltArtifact(t *testing.T) (*View, *Artifacts) {
 	t.Helper()
 	st := mustSampleStore(t)
 	arts := &Artifacts{Dir: filepath.Join(t.TempDir(), "snapshots")}
 	h := NewHolder(st, game.Default(), slog.New(slog.DiscardHandler))
 	h.Artifacts = arts
+	var built *View
+	h.OnPublish = func(v *View) { built = v }
 	if err := h.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if st.loads.Load() != 1 {
+	if st.loads.Load() != 1 || built == nil {
 		t.Fatalf("%d catalogue loads building the first version", st.loads.Load())
 	}
-	if _, err := os.Stat(arts.Path(h.Current().Version)); err != nil {
+	if _, err := os.Stat(arts.Path(built.Version)); err != nil {
 		t.Fatalf("no artifact after building: %v", err)
 	}
-	return h.Current(), arts
+	return built, arts
 }
 
 // TestArtifactRoundTrip: the view read from an artifact answers every

@@ -141,6 +141,19 @@ func (a *Artifacts) settleHuge(path string, m *mapping, version int64) {
 		"whole", s.Whole>>20, "reread", s.Reread, "took", time.Since(start).Round(time.Millisecond))
 }
 
+// Mapped reads version's artifact from the directory when the system maps
+// it in place, and nil otherwise (a file read into memory would hold the
+// same bytes as the view built from the store, and cost a read more).
+func (a *Artifacts) Mapped(reg *game.Registry, version int64) (*View, error) {
+	path := a.Path(version)
+	v, m, err := readArtifactFile(path, reg, version)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	go a.settleHuge(path, m, version)
+	return v, nil
+}
+
 // Save writes v's artifact into the directory and, when set, Remote, then
 // removes the artifacts of versions older than the Keep newest.
 func (a *Artifacts) Save(ctx context.Context, v *View) error {
