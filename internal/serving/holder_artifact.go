@@ -108,5 +108,7 @@ func (h *Holder) serveMapped(built *View) {
 	}
 	h.log.Info("catalogue snapshot now served from its artifact", "version", built.Version,
 		"read", time.Since(start).Round(time.Millisecond))
-	debug.FreeOSMemory() // as publish does: the built view is garbage once its last request ends
+	// As publish does; the built view itself is freed once what still
+	// holds it ends (its requests, the bulk files' build, the alerts).
+	debug.FreeOSMemory()
 }
