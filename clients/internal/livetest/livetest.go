@@ -175,6 +175,13 @@ func waitBulkListing(ctx context.Context, url, key string) (last string, ok bool
 	for {
 		names, tag, status, err := bulkListing(ctx, url, key, etag)
 		switch {
+		case err != nil && ctx.Err() != nil:
+			// The wait's own end, in the middle of a request: what the
+			// server said last is the news, not the deadline.
+			if last == "" {
+				last = err.Error()
+			}
+			return last, false
 		case err != nil:
 			last = err.Error()
 		case status == http.StatusNotModified:

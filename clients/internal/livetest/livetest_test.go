@@ -15,7 +15,8 @@ import (
 // them all; it gives up when ctx ends, saying what it saw last.
 func TestWaitBulkListing(t *testing.T) {
 	var requests, conditional int
-	ready := 4 // the listing is complete from the 4th request on
+	ready := 4             // the listing is complete from the 4th request on
+	var slow time.Duration // how long requests after the first take
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests++
 		if r.Header.Get("X-API-Key") != "key" {
@@ -23,6 +24,9 @@ func TestWaitBulkListing(t *testing.T) {
 			return
 		}
 		files, tag := `[{"name":"cards.jsonl.gz"}]`, `"partial"`
+		if requests > 1 && slow > 0 {
+			time.Sleep(slow)
+		}
 		if requests >= ready {
 			files, tag = `[{"name":"cards.jsonl.gz"},{"name":"prices.csv.gz"}]`, `"whole"`
 		}
@@ -50,5 +54,14 @@ func TestWaitBulkListing(t *testing.T) {
 	defer cancel()
 	if last, ok := waitBulkListing(ctx, srv.URL, "key"); ok || !strings.Contains(last, `["cards.jsonl.gz"]`) {
 		t.Errorf("waitBulkListing of a listing never complete: %v, last %q", ok, last)
+	}
+
+	// ctx ends in the middle of a request: what the server said last is
+	// kept, not the deadline's error.
+	requests, slow = 0, time.Second
+	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if last, ok := waitBulkListing(ctx, srv.URL, "key"); ok || !strings.Contains(last, `["cards.jsonl.gz"]`) {
+		t.Errorf("waitBulkListing ended during a request: %v, last %q", ok, last)
 	}
 }
