@@ -346,7 +346,9 @@ document.addEventListener('securitypolicyviolation', e => {
 	for _, g := range guides {
 		title, href := g[0], g[1]
 		err := chromedp.Do(ctx, clickText(`nav.guide-nav a`, title),
-			waitFor(fmt.Sprintf(`location.pathname === %q && document.readyState === 'complete'`, href)))
+			// Its heading too: CI once read an empty document here (no
+			// title, no heading) that already had the path and was complete.
+			waitFor(fmt.Sprintf(`location.pathname === %q && document.readyState === 'complete' && document.querySelector('main h1') !== null`, href)))
 		if err != nil {
 			fail("the guide link %q (%s): %v", title, href, err)
 		}
