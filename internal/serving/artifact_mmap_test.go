@@ -199,6 +199,61 @@ func TestHolderServesBuiltVersionFromItsArtifact(t *testing.T) {
 	}
 }
 
+// TestServeMappedKeepsBuiltView: when the artifact just written cannot be
+// read back, the built view is served on and the log says why; when a newer
+// version was published meanwhile, the read-back one does not replace it.
+func TestServeMappedKeepsBuiltView(t *testing.T) {
+	t.Parallel()
+	st := mustSampleStore(t)
+	var logs bytes.Buffer
+	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
+	h.Artifacts = &Artifacts{Dir: t.TempDir()}
+	var built *View
+	h.OnPublish = func(v *View) { built = v }
+	if err := h.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mapped := h.Current()
+	if built == nil || mapped == built {
+		t.Fatal("the built version was not swapped for its artifact")
+	}
+
+	// Unreadable: one byte of the checksummed file flipped.
+	path := h.Artifacts.Path(built.Version)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 1
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.view.Store(built)
+	logs.Reset()
+	h.serveMapped(built)
+	if h.Current() != built {
+		t.Fatal("a view that could not be read back replaced the built one")
+	}
+	if want := `msg="snapshot artifact not read back; serving the version built" version=` + fmt.Sprint(built.Version); !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, logs.String())
+	}
+
+	// Readable again, but another view is served by now.
+	b[len(b)-1] ^= 1
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.view.Store(mapped)
+	logs.Reset()
+	h.serveMapped(built)
+	if h.Current() != mapped {
+		t.Fatal("the read-back view replaced one published after the build")
+	}
+	if strings.Contains(logs.String(), "now served from its artifact") {
+		t.Errorf("the log claims a swap that did not happen:\n%s", logs.String())
+	}
+}
+
 // TestArtifactRefusedUnmapped: a file refused after mapping (a bad
 // checksum) is unmapped at once.
 func TestArtifactRefusedUnmapped(t *testing.T) {
