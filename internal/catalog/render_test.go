@@ -143,9 +143,6 @@ func TestSetRun(t *testing.T) {
 			if got := gs.AppendCard([]byte("x"), r); string(got) != "x"+string(want) || gs.CardLen(r) != len(want) {
 				t.Errorf("%s: detail (%d bytes, CardLen %d)\n got %s\nwant %s", gc.Cards[i].ID, len(got)-1, gs.CardLen(r), got[1:], want)
 			}
-			if n := gs.PrefetchCard(r); n != len(want) {
-				t.Errorf("%s: PrefetchCard gives %d bytes, the detail has %d", gc.Cards[i].ID, n, len(want))
-			}
 		}
 	}
 }

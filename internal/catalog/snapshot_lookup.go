@@ -3,9 +3,6 @@ package catalog
 import (
 	"slices"
 	"strings"
-	"unsafe"
-
-	"github.com/cardcat/cardcat/internal/prefetch"
 )
 
 // IDForm is the form of a card id as a game's card route sees it.
@@ -70,29 +67,6 @@ func (g *GameSnapshot) LookupCard(id string) (CardRef, bool) {
 func (g *GameSnapshot) AppendCard(b []byte, r CardRef) []byte {
 	e := &g.cards[r]
 	return e.parts.appendDetail(b, g.chunks[e.chunk])
-}
-
-// PrefetchCard starts reading card r's tag and body into the caches and
-// returns the length of its card detail, so that a request that has found
-// the card makes its headers while they arrive instead of waiting on each
-// cache miss when it reads them. Only the first line of each of the body's
-// two places is asked for: the processor's own prefetcher follows on, and
-// asking for every line measured slower (bench/README.md, "Prefetching a
-// card's lines").
-func (g *GameSnapshot) PrefetchCard(r CardRef) int {
-	prefetch.At(unsafe.Pointer(&g.bodyTags[r]))
-	e := &g.cards[r]
-	c := g.chunks[e.chunk]
-	p := &e.parts
-	t, m := p.pricesLen()
-	// Never a pointer past a string's end: it could be a heap object's.
-	if p.n > 0 {
-		prefetch.At(unsafe.Pointer(unsafe.StringData(p.listing(c))))
-	}
-	if t+m > 0 {
-		prefetch.At(unsafe.Pointer(unsafe.StringData(c[p.xoff:])))
-	}
-	return int(p.n + t + m)
 }
 
 // AppendCards appends the card detail bodies of refs, a comma between

@@ -27,11 +27,8 @@ func (s *Server) handleCard(code string) keyedHandler {
 }
 
 // cardReply is the pre-rendered card detail of ref, with the snapshot's tag.
-// Its tag and body are prefetched: in a large catalogue each is a cache
-// miss, which then arrives while the answer's headers are made.
 func cardReply(g *catalog.GameSnapshot, ref catalog.CardRef) reply {
-	n := g.PrefetchCard(ref)
-	return reply{kind: web.Kept, contentType: jsonContentType, cardOf: g, card: ref, cardLen: n, tag: g.CardTag(ref)}
+	return reply{kind: web.Kept, contentType: jsonContentType, cardOf: g, card: ref, tag: g.CardTag(ref)}
 }
 
 // productRoutes are the segments of the lookups by marketplace number

@@ -27,9 +27,8 @@ type reply struct {
 	// cardOf, when set, makes body the card detail of card, assembled from
 	// the snapshot only when its bytes are needed: a revalidation's 304
 	// never reads the card's row (a cache miss in a large catalogue).
-	cardOf  *catalog.GameSnapshot
-	card    catalog.CardRef
-	cardLen int // the card detail's length in bytes
+	cardOf *catalog.GameSnapshot
+	card   catalog.CardRef
 
 	// tag is the body's identity ETag when the handler knows it (the
 	// snapshot keeps card details' and set pages', analytics the paid
@@ -76,7 +75,7 @@ func madeReply(contentType []string, bp *[]byte) reply {
 func (rp *reply) length() int {
 	switch {
 	case rp.cardOf != nil:
-		return rp.cardLen
+		return rp.cardOf.CardLen(rp.card)
 	case rp.page.g != nil:
 		return rp.page.length()
 	case rp.body != nil:
