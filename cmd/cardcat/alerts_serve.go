@@ -24,16 +24,16 @@ import (
 // portal's), their links on publicURL, and the daily prune of the finished
 // history older than HistoryDays (first historyFirst after the start,
 // alerts.DefaultPruneFirst when 0; under its own lock, so that one replica
-// prunes at a time). notify is the holder's hook; stop waits for all to
-// end, before the store closes.
+// prunes at a time). notify and replace are the holder's hooks (OnPublish,
+// OnRemap); stop waits for all to end, before the store closes.
 func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log *slog.Logger, mx *metrics.Metrics,
-	mailer portalmail.Mailer, publicURL string, historyFirst time.Duration) (notify func(*catalog.Snapshot), stop func()) {
+	mailer portalmail.Mailer, publicURL string, historyFirst time.Duration) (notify func(*catalog.Snapshot), replace func(was, now *catalog.Snapshot), stop func()) {
 	as, okA := st.(alerts.Store)
 	ws, okW := st.(webhooks.Store)
 	locker, okL := st.(store.Locker)
 	if !okA || !okW || !okL {
 		log.Warn("price alerts off: the store keeps no alerts", "store", st)
-		return func(*catalog.Snapshot) {}, func() {}
+		return func(*catalog.Snapshot) {}, func(_, _ *catalog.Snapshot) {}, func() {}
 	}
 	if c.AllowHTTP {
 		log.Warn("webhooks: http:// endpoints are taken (CARDCAT_WEBHOOK_ALLOW_HTTP): for tests and private deployments only")
@@ -85,5 +85,5 @@ func startAlerts(ctx context.Context, c config.AlertsConfig, st store.Store, log
 		}
 		wg.Go(func() { r.Run(ctx) })
 	}
-	return ev.Notify, func() { cancel(); wg.Wait() }
+	return ev.Notify, ev.Replace, func() { cancel(); wg.Wait() }
 }

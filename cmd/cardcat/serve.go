@@ -259,9 +259,11 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	// "Replica start at a million cards").
 	// Each version's alerts are evaluated once it is served
 	// (docs/operations.md, "Price alerts and webhooks").
-	notifyAlerts, stopAlerts := startAlerts(ctx, cfg.Alerts, st, log, mx, cfg.portal.mailer(log), public, cfg.alertHistoryFirst)
+	notifyAlerts, remapAlerts, stopAlerts := startAlerts(ctx, cfg.Alerts, st, log, mx, cfg.portal.mailer(log), public, cfg.alertHistoryFirst)
 	defer stopAlerts() // before the store closes
 	holder.OnPublish = func(v *serving.View) { bulkFiles.Publish(v.Snapshot); notifyAlerts(v.Snapshot) }
+	// A running bulk files' build keeps the built view until it ends.
+	holder.OnRemap = func(built, mapped *serving.View) { remapAlerts(built.Snapshot, mapped.Snapshot) }
 	if v := holder.Current(); v != nil {
 		bulkFiles.Publish(v.Snapshot)
 		notifyAlerts(v.Snapshot)

@@ -256,10 +256,23 @@ func (e *Evaluator) price(ctx context.Context, snap *catalog.Snapshot, a *Alert,
 // blocks, so serve's holder calls it as it publishes a version.
 func (e *Evaluator) Notify(snap *catalog.Snapshot) {
 	e.next.Store(snap)
+	e.wake()
+}
+
+func (e *Evaluator) wake() {
 	select {
 	case e.signal <- struct{}{}:
 	default:
 	}
+}
+
+// Replace puts now in the place of was, the same version read from
+// elsewhere, when was is the version the evaluator holds (to evaluate, or
+// evaluated last): serve's holder swaps a version built in memory for its
+// artifact, mapped, and the memory of the built one is freed only once
+// nothing holds it. Nothing is evaluated again.
+func (e *Evaluator) Replace(was, now *catalog.Snapshot) {
+	e.next.CompareAndSwap(was, now)
 }
 
 // Start makes Notify's channel; call it before Notify and Run.
@@ -291,9 +304,12 @@ func (e *Evaluator) Run(ctx context.Context) {
 			if retry <= 0 {
 				retry = DefaultRetryAfter
 			}
+			// The version, not the snapshot: a retry pending does not keep
+			// a snapshot that Replace or a newer version let go.
+			version := snap.Version
 			time.AfterFunc(retry, func() {
-				if ctx.Err() == nil && e.next.Load() == snap {
-					e.Notify(snap)
+				if cur := e.next.Load(); ctx.Err() == nil && cur != nil && cur.Version == version {
+					e.wake()
 				}
 			})
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/alerts"
@@ -76,4 +78,55 @@ func TestRunRetriesASkippedVersion(t *testing.T) {
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("Events = %d, %v; want the one firing", len(evs), err)
 	}
+}
+
+// TestReplaceLetsTheSnapshotGo: once serve's holder swaps a version built
+// in memory for the same version mapped from its artifact, the evaluator
+// holds the built one no longer, not even in a retry it has pending, so
+// its memory (gigabytes at a million cards) is freed.
+func TestReplaceLetsTheSnapshotGo(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	storetest.MustReplace(t, st, 0, []catalog.GameCatalog{storetest.Generate("dbs", 1, day)}, "{}", day)
+	load := func() *catalog.Snapshot {
+		snap, err := catalog.NewSnapshot(storetest.MustLoad(t, st), game.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	built, mapped := load(), load()
+	var calls atomic.Int32
+	ev := &alerts.Evaluator{Alerts: st, Catalog: st, Log: slog.New(slog.DiscardHandler), RetryAfter: time.Hour,
+		Lock: func(context.Context) (func(), bool, error) {
+			calls.Add(1)
+			return nil, false, nil // another replica's: a retry is pending
+		}}
+	ev.Start()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { ev.Run(runCtx); close(done) }()
+	defer func() { stop(); <-done }()
+	ev.Notify(built)
+	for deadline := time.Now().Add(5 * time.Second); calls.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the version was never evaluated")
+		}
+	}
+	time.Sleep(10 * time.Millisecond) // Run schedules its retry after the lock's answer
+	ev.Replace(built, mapped)
+	w := weak.Make(built)
+	built = nil
+	for range 3 {
+		runtime.GC()
+	}
+	if w.Value() != nil {
+		t.Fatal("the replaced snapshot is still held")
+	}
+	runtime.KeepAlive(mapped)
 }

@@ -167,8 +167,9 @@ func TestHolderServesBuiltVersionFromItsArtifact(t *testing.T) {
 	var logs bytes.Buffer
 	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 	h.Artifacts = &Artifacts{Dir: t.TempDir()}
-	var published []*View
+	var published, remapped []*View
 	h.OnPublish = func(v *View) { published = append(published, v) }
+	h.OnRemap = func(b, m *View) { remapped = append(remapped, b, m) }
 	if err := h.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +177,9 @@ func TestHolderServesBuiltVersionFromItsArtifact(t *testing.T) {
 		t.Fatalf("published %d times", len(published))
 	}
 	built, cur := published[0], h.Current()
+	if len(remapped) != 2 || remapped[0] != built || remapped[1] != cur {
+		t.Fatalf("OnRemap got %p, want the built view %p and the one served %p", remapped, built, cur)
+	}
 	if cur == built || cur.Version != built.Version {
 		t.Fatalf("serving %p (version %d) after building %p (version %d): want the same version read back",
 			cur, cur.Version, built, built.Version)
@@ -228,6 +232,8 @@ func TestServeMappedKeepsBuiltView(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	remapped := 0
+	h.OnRemap = func(*View, *View) { remapped++ }
 	h.view.Store(built)
 	logs.Reset()
 	h.serveMapped(built)
@@ -251,6 +257,9 @@ func TestServeMappedKeepsBuiltView(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "now served from its artifact") {
 		t.Errorf("the log claims a swap that did not happen:\n%s", logs.String())
+	}
+	if remapped != 0 {
+		t.Errorf("OnRemap called %d times without a swap", remapped)
 	}
 }
 

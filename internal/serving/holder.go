@@ -36,6 +36,11 @@ type Holder struct {
 	// is swapped in (the bulk files' builder starts there); it must return
 	// quickly, the refresh waits for it.
 	OnPublish func(*View)
+	// OnRemap, when set, is called when the version built from the store is
+	// swapped for the same version mapped from its artifact (serveMapped):
+	// whatever kept the built view from OnPublish lets it go for mapped, or
+	// the built view's memory is never freed.
+	OnRemap func(built, mapped *View)
 
 	// Artifacts, when set, is where a new version is read from before the
 	// store, and where a version built from the store is written

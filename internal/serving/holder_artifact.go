@@ -95,7 +95,7 @@ func (h *Holder) saveArtifact(ctx context.Context, view *View) {
 // mapped from the artifact just written, where the system maps files: the
 // same answers, from the page cache rather than the process's own memory
 // (bench/README.md, "Full runs after them"). Not a new version: OnPublish
-// is not called. A failure is logged, and the built view served on.
+// is not called, OnRemap is. A failure is logged, and the built view served on.
 func (h *Holder) serveMapped(built *View) {
 	start := time.Now()
 	mapped, err := h.Artifacts.Mapped(h.reg, built.Version)
@@ -108,7 +108,10 @@ func (h *Holder) serveMapped(built *View) {
 	}
 	h.log.Info("catalogue snapshot now served from its artifact", "version", built.Version,
 		"read", time.Since(start).Round(time.Millisecond))
+	if h.OnRemap != nil {
+		h.OnRemap(built, mapped)
+	}
 	// As publish does; the built view itself is freed once what still
-	// holds it ends (its requests, the bulk files' build, the alerts).
+	// holds it ends (its requests, the bulk files' build).
 	debug.FreeOSMemory()
 }
