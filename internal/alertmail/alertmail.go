@@ -23,6 +23,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/alerts"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/poll"
 	"github.com/cardcat/cardcat/internal/portal/mail"
 	"github.com/cardcat/cardcat/internal/queue"
 )
@@ -86,7 +87,7 @@ func (w *Worker) Run(ctx context.Context) {
 	if n <= 0 {
 		n = DefaultWorkers
 	}
-	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.SendOne, func(err error) { w.Log.Error("alert email", "err", err) })
+	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.SendOne, poll.NewTracker("alert email queue", "emails wait in the queue", w.Log, nil).Record)
 }
 
 // SendOne claims the email due first, sends it once (or decides it is not

@@ -38,15 +38,18 @@ func Delay(attempts int, first, limit time.Duration, jitter func() float64) time
 
 // Run runs n workers until ctx ends, each calling one for the next due
 // item and waiting poll when none was due (did false) or one failed;
-// failed is told each failure, unless ctx had ended.
-func Run(ctx context.Context, n int, poll time.Duration, one func(context.Context) (did bool, err error), failed func(error)) {
+// record is told each call's outcome (nil when it did not fail), unless ctx
+// had ended: a poll.Tracker's Record, so that a store that stays busy or
+// down (SQLite's write lock held by a long ingest) is logged once, not by
+// every worker at every poll.
+func Run(ctx context.Context, n int, poll time.Duration, one func(context.Context) (did bool, err error), record func(context.Context, error)) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				did, err := one(ctx)
-				if err != nil && ctx.Err() == nil {
-					failed(err)
+				if ctx.Err() == nil {
+					record(ctx, err)
 				}
 				if !did || err != nil {
 					select {

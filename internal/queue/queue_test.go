@@ -27,12 +27,12 @@ func TestDelay(t *testing.T) {
 }
 
 // TestRun: the workers call one back to back while items are due, wait
-// poll when none is or one failed (telling failed), and all return once
-// the context ends.
+// poll when none is or one failed, tell record each outcome, and all return
+// once the context ends.
 func TestRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
-	due, calls, idle := 5, 0, 0
+	due, calls, idle, successes := 5, 0, 0, 0
 	var failures []error
 	boom := errors.New("store down")
 	done := make(chan struct{})
@@ -54,10 +54,14 @@ func TestRun(t *testing.T) {
 				cancel()
 			}
 			return false, nil
-		}, func(err error) {
+		}, func(_ context.Context, err error) {
 			mu.Lock()
-			failures = append(failures, err)
-			mu.Unlock()
+			defer mu.Unlock()
+			if err == nil {
+				successes++
+			} else {
+				failures = append(failures, err)
+			}
 		})
 	}()
 	select {
@@ -69,6 +73,11 @@ func TestRun(t *testing.T) {
 	defer mu.Unlock()
 	if due != 0 || len(failures) != 1 || !errors.Is(failures[0], boom) {
 		t.Errorf("%d items left, failures %v: want every item taken and the one failure told", due, failures)
+	}
+	// Every call but the failed one is told as a success, but for the last
+	// idle ones, after the context ended.
+	if successes < 5+2 || successes > calls-1 {
+		t.Errorf("%d successes told of %d calls: want the 5 items and the idle calls before the end", successes, calls)
 	}
 	// 5 items, 1 failure and 4 idle calls: the idle ones each waited poll,
 	// so at most a few calls more than those (a worker may have been

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardcat/cardcat/internal/poll"
 	"github.com/cardcat/cardcat/internal/queue"
 )
 
@@ -72,7 +73,7 @@ func (w *Worker) Run(ctx context.Context) {
 	if n <= 0 {
 		n = DefaultWorkers
 	}
-	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.DeliverOne, func(err error) { w.Log.Error("webhook delivery", "err", err) })
+	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.DeliverOne, poll.NewTracker("webhook queue", "deliveries wait in the queue", w.Log, nil).Record)
 }
 
 // DeliverOne claims the delivery due first, sends it once and records the

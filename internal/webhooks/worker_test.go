@@ -1,0 +1,74 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// busyStore's claims fail until fails calls were made (SQLite's write lock
+// held by an ingest), then find nothing due.
+type busyStore struct {
+	Store
+	fails int32
+	calls atomic.Int32
+}
+
+func (s *busyStore) ClaimDelivery(context.Context, time.Time, time.Duration) (Delivery, error) {
+	if s.calls.Add(1) <= s.fails {
+		return Delivery{}, fmt.Errorf("sqlite: claim webhook delivery: %w", context.DeadlineExceeded)
+	}
+	return Delivery{}, ErrNoDelivery
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestRunLogsAnOutageOnce: a store that stays busy is one WARN for all the
+// workers' failed claims, and one INFO when it answers again, not an
+// ERROR per worker and poll.
+func TestRunLogsAnOutageOnce(t *testing.T) {
+	st := &busyStore{fails: 20}
+	var logs syncBuffer
+	w := &Worker{Store: st, Workers: 3, Poll: time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	for deadline := time.Now().Add(5 * time.Second); st.calls.Load() < st.fails+10; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d claims in 5 s", st.calls.Load())
+		}
+	}
+	cancel()
+	<-done
+	out := logs.String()
+	if n := strings.Count(out, "level=WARN"); n != 1 || !strings.Contains(out, `msg="webhook queue failing; deliveries wait in the queue (logged once per outage)"`) {
+		t.Errorf("%d WARN lines, want the one of the outage:\n%s", n, out)
+	}
+	if n := strings.Count(out, `msg="webhook queue recovered"`); n != 1 || !strings.Contains(out, "failures=20") {
+		t.Errorf("%d recoveries logged, want one after 20 failures:\n%s", n, out)
+	}
+	if strings.Contains(out, "level=ERROR") {
+		t.Errorf("an ERROR line for a busy store:\n%s", out)
+	}
+}
