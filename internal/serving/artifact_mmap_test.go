@@ -178,7 +178,7 @@ func TestHolderServesBuiltVersionFromItsArtifact(t *testing.T) {
 	}
 	built, cur := published[0], h.Current()
 	if len(remapped) != 2 || remapped[0] != built || remapped[1] != cur {
-		t.Fatalf("OnRemap got %p, want the built view %p and the one served %p", remapped, built, cur)
+		t.Fatalf("OnRemap got %v, want the built view %p and the one served %p", remapped, built, cur)
 	}
 	if cur == built || cur.Version != built.Version {
 		t.Fatalf("serving %p (version %d) after building %p (version %d): want the same version read back",
