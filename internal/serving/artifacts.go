@@ -202,6 +202,7 @@ func (a *Artifacts) prune(ctx context.Context) {
 	// A temporary file an hour old is a write that was killed, not one in
 	// progress (an artifact of a million cards takes seconds).
 	blob.RemoveTemporary(a.Dir, time.Hour)
+	a.removeDeadMarkers(names)
 	for _, name := range stale(names, keep) {
 		if err := os.Remove(filepath.Join(a.Dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			a.log().Warn("snapshot artifact not pruned", "file", name, "err", err)

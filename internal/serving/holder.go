@@ -49,8 +49,12 @@ type Holder struct {
 	// (DefaultArtifactWait; 0: never waits).
 	Artifacts    *Artifacts
 	ArtifactWait time.Duration
-	waitingFor   int64 // the version waited for since waitingSince
-	waitingSince time.Time
+	// ArtifactWriterWait is how long it waits while another process marks
+	// the artifact as being written (artifact_writer.go): building the same
+	// version beside it would only slow both (DefaultArtifactWriterWait).
+	ArtifactWriterWait time.Duration
+	waitingFor         int64 // the version waited for since waitingSince
+	waitingSince       time.Time
 }
 
 // The bounds of a refresh's store calls, so that a partition from the
@@ -69,10 +73,11 @@ const (
 func NewHolder(st store.Store, reg *game.Registry, log *slog.Logger) *Holder {
 	return &Holder{
 		st: st, reg: reg, log: log,
-		tracker:        poll.NewTracker("catalogue refresh", "still serving the version loaded last", log, nil),
-		VersionTimeout: DefaultVersionTimeout,
-		LoadTimeout:    DefaultLoadTimeout,
-		ArtifactWait:   DefaultArtifactWait,
+		tracker:            poll.NewTracker("catalogue refresh", "still serving the version loaded last", log, nil),
+		VersionTimeout:     DefaultVersionTimeout,
+		LoadTimeout:        DefaultLoadTimeout,
+		ArtifactWait:       DefaultArtifactWait,
+		ArtifactWriterWait: DefaultArtifactWriterWait,
 	}
 }
 
@@ -117,6 +122,9 @@ func (h *Holder) refresh(ctx context.Context) error {
 			h.publish(view)
 		}
 		return nil
+	}
+	if h.Artifacts != nil {
+		defer h.Artifacts.Writing(v)() // until its artifact is written (saveArtifact)
 	}
 	var (
 		cat                 *catalog.Catalog

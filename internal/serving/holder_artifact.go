@@ -17,10 +17,11 @@ const DefaultArtifactWait = 3 * time.Minute
 // nil when there is none to serve; wait then says to keep serving the
 // current version for now rather than build this one: a running holder
 // waits up to ArtifactWait for the artifact of a version it has just seen
-// (the process that committed it writes it right after), so that replicas
-// do not all build what one is building. Only when artifacts are Shared:
-// otherwise another process's artifact is in its own data directory, not
-// here. A holder serving nothing yet never waits. Either way the log says
+// (the process that committed it writes it right after), or up to
+// ArtifactWriterWait while that process marks it as being written, so
+// that replicas do not all build what one is building. Only when artifacts
+// are Shared: otherwise another process's artifact is in its own data
+// directory, not here. A holder serving nothing yet never waits. Either way the log says
 // which path was taken and how long it took.
 func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, wait bool) {
 	if h.Artifacts == nil {
@@ -38,11 +39,16 @@ func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, w
 	}
 	missing := errors.Is(err, fs.ErrNotExist)
 	if missing && h.Current() != nil && h.ArtifactWait > 0 && h.Artifacts.Shared() {
+		limit, writer := h.ArtifactWait, h.Artifacts.beingWritten(version)
+		if writer {
+			limit = max(limit, h.ArtifactWriterWait)
+		}
 		if h.waitingFor != version {
 			h.waitingFor, h.waitingSince = version, time.Now()
-			h.log.Info("waiting for the snapshot artifact of the new version", "version", version, "at_most", h.ArtifactWait)
+			h.log.Info("waiting for the snapshot artifact of the new version", "version", version, "at_most", limit,
+				"being_written", writer)
 		}
-		if time.Since(h.waitingSince) < h.ArtifactWait {
+		if time.Since(h.waitingSince) < limit {
 			return nil, true
 		}
 	}
