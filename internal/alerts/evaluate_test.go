@@ -18,17 +18,25 @@ import (
 	"github.com/cardcat/cardcat/internal/store/storetest"
 )
 
+// openOneCard opens a SQLite store holding one Dragon Ball Super card,
+// written on day.
+func openOneCard(t *testing.T) (st *sqlite.DB, day time.Time) {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "cardcat.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	day = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	storetest.MustReplace(t, st, 0, []catalog.GameCatalog{storetest.Generate("dbs", 1, day)}, "{}", day)
+	return st, day
+}
+
 // TestRunRetriesASkippedVersion: a version skipped because another replica
 // held the lock (and may have died holding it) is evaluated again later.
 func TestRunRetriesASkippedVersion(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	storetest.MustReplace(t, st, 0, []catalog.GameCatalog{storetest.Generate("dbs", 1, day)}, "{}", day)
+	st, day := openOneCard(t)
 	snap, err := catalog.NewSnapshot(storetest.MustLoad(t, st), game.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -86,13 +94,7 @@ func TestRunRetriesASkippedVersion(t *testing.T) {
 // its memory (gigabytes at a million cards) is freed.
 func TestReplaceLetsTheSnapshotGo(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	storetest.MustReplace(t, st, 0, []catalog.GameCatalog{storetest.Generate("dbs", 1, day)}, "{}", day)
+	st, _ := openOneCard(t)
 	load := func() *catalog.Snapshot {
 		snap, err := catalog.NewSnapshot(storetest.MustLoad(t, st), game.Default())
 		if err != nil {

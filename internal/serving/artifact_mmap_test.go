@@ -224,14 +224,7 @@ func TestServeMappedKeepsBuiltView(t *testing.T) {
 
 	// Unreadable: one byte of the checksummed file flipped.
 	path := h.Artifacts.Path(built.Version)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-1] ^= 1
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipLastByte(t, path)
 	remapped := 0
 	h.OnRemap = func(*View, *View) { remapped++ }
 	h.view.Store(built)
@@ -245,10 +238,7 @@ func TestServeMappedKeepsBuiltView(t *testing.T) {
 	}
 
 	// Readable again, but another view is served by now.
-	b[len(b)-1] ^= 1
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	flipLastByte(t, path)
 	h.view.Store(mapped)
 	logs.Reset()
 	h.serveMapped(built)
@@ -263,12 +253,10 @@ func TestServeMappedKeepsBuiltView(t *testing.T) {
 	}
 }
 
-// TestArtifactRefusedUnmapped: a file refused after mapping (a bad
-// checksum) is unmapped at once.
-func TestArtifactRefusedUnmapped(t *testing.T) {
-	t.Parallel()
-	built, arts := mustBuiltArtifact(t)
-	path := arts.Path(built.Version)
+// flipLastByte flips the last bit of the file at path and returns its
+// length.
+func flipLastByte(t *testing.T, path string) int {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -277,12 +265,22 @@ func TestArtifactRefusedUnmapped(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return len(b)
+}
+
+// TestArtifactRefusedUnmapped: a file refused after mapping (a bad
+// checksum) is unmapped at once.
+func TestArtifactRefusedUnmapped(t *testing.T) {
+	t.Parallel()
+	built, arts := mustBuiltArtifact(t)
+	path := arts.Path(built.Version)
+	n := flipLastByte(t, path)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m, err := mapFile(f, int64(len(b)))
+	m, err := mapFile(f, int64(n))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,15 @@
 package webhooks
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // busyStore's claims fail until fails calls were made (SQLite's write lock
@@ -27,29 +27,12 @@ func (s *busyStore) ClaimDelivery(context.Context, time.Time, time.Duration) (De
 	return Delivery{}, ErrNoDelivery
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // TestRunLogsAnOutageOnce: a store that stays busy is one WARN for all the
 // workers' failed claims, and one INFO when it answers again, not an
 // ERROR per worker and poll.
 func TestRunLogsAnOutageOnce(t *testing.T) {
 	st := &busyStore{fails: 20}
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	w := &Worker{Store: st, Workers: 3, Poll: time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
