@@ -276,9 +276,19 @@ func TestLeaseAcrossOutage(t *testing.T) {
 	if !r.down.Load() {
 		t.Fatal("a Peek through a refusing proxy did not start an outage")
 	}
+	// The lease shows Redis's count as its fetch's answer gave it: a Take of
+	// the burst that Redis counted after the fetch but answered first is
+	// missing from it (seen once in CI: 160 shown for 161), so the first
+	// Take may show one less; from there each counts one more. The count
+	// itself stays exact (Redis's, checked at the end).
+	var shown int64
 	for i := range left {
-		if res := limitertest.MustTake(t, r, "acct:1", quota, now); !res.Allowed || res.Hour.Used != before+i+1 {
-			t.Fatalf("Take %d of the lease during the outage: %+v, want admitted with %d used", i+1, res, before+i+1)
+		res := limitertest.MustTake(t, r, "acct:1", quota, now)
+		if i == 0 && res.Hour.Used == before {
+			shown = -1
+		}
+		if !res.Allowed || res.Hour.Used != before+i+1+shown {
+			t.Fatalf("Take %d of the lease during the outage: %+v, want admitted with %d used", i+1, res, before+i+1+shown)
 		}
 	}
 	if n := r.localAdmitted.Load(); n != 0 {
