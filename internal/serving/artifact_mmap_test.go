@@ -158,15 +158,23 @@ func TestHolderSwapReleasesMapping(t *testing.T) {
 	exercise(h.Current())
 }
 
+// artifactHolder is a holder of the sample store with artifacts in a
+// directory of its own, logging into the buffer it returns.
+func artifactHolder(t *testing.T) (*Holder, *countingStore, *bytes.Buffer) {
+	t.Helper()
+	st := mustSampleStore(t)
+	logs := new(bytes.Buffer)
+	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(logs, nil)))
+	h.Artifacts = &Artifacts{Dir: t.TempDir()}
+	return h, st, logs
+}
+
 // TestHolderServesBuiltVersionFromItsArtifact: a version built from the
 // store is published once, its artifact written, and then served from that
 // artifact, mapped, with the same answers; the swap is not a new version.
 func TestHolderServesBuiltVersionFromItsArtifact(t *testing.T) {
 	t.Parallel()
-	st := mustSampleStore(t)
-	var logs bytes.Buffer
-	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
-	h.Artifacts = &Artifacts{Dir: t.TempDir()}
+	h, st, logs := artifactHolder(t)
 	var published, remapped []*View
 	h.OnPublish = func(v *View) { published = append(published, v) }
 	h.OnRemap = func(b, m *View) { remapped = append(remapped, b, m) }
@@ -208,10 +216,7 @@ func TestHolderServesBuiltVersionFromItsArtifact(t *testing.T) {
 // version was published meanwhile, the read-back one does not replace it.
 func TestServeMappedKeepsBuiltView(t *testing.T) {
 	t.Parallel()
-	st := mustSampleStore(t)
-	var logs bytes.Buffer
-	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
-	h.Artifacts = &Artifacts{Dir: t.TempDir()}
+	h, _, logs := artifactHolder(t)
 	var built *View
 	h.OnPublish = func(v *View) { built = v }
 	if err := h.Refresh(t.Context()); err != nil {
