@@ -16,6 +16,7 @@ import (
 	_ "modernc.org/sqlite" // the driver cardcat's store uses
 
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/store/sqlite"
 )
 
 // storeCard is what the workload needs of one card of the store.
@@ -30,8 +31,10 @@ type storeSet struct {
 }
 
 // readStore reads the ids, names and numbers of every card and the size of
-// every set from cardcat's SQLite file, read-only.
+// every set from the catalogue file of cardcat's SQLite store at dbPath,
+// read-only.
 func readStore(ctx context.Context, dbPath string) ([]storeCard, []storeSet, error) {
+	dbPath = sqlite.CataloguePath(dbPath)
 	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {
 		return nil, nil, err

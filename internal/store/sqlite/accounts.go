@@ -31,21 +31,19 @@ func (db *DB) accountsTx(ctx context.Context, what string, fn func(tx *sql.Tx) e
 	})
 }
 
-// writeTx runs fn in a write transaction on the one writer connection, which
-// takes the write lock at BEGIN: what fn reads stays true until it commits.
+// writeTx runs fn in a write transaction on the store's one writer
+// connection, which takes the write lock at BEGIN: what fn reads stays true
+// until it commits.
 func (db *DB) writeTx(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
-	err := func() error {
-		tx, err := db.write.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		if err := fn(tx); err != nil {
-			return err
-		}
-		return tx.Commit()
-	}()
-	if err != nil {
+	if err := inTx(ctx, db.write, fn); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	return nil
+}
+
+// catalogueTx is writeTx on the catalogue file's writer.
+func (db *DB) catalogueTx(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	if err := inTx(ctx, db.catWrite, fn); err != nil {
 		return fmt.Errorf("sqlite: %s: %w", what, err)
 	}
 	return nil

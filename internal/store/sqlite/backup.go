@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Why Backup refused, before it wrote anything: mistakes in its paths, which
@@ -32,7 +33,10 @@ type BackupSummary struct {
 
 // Backup copies the database at src to out with VACUUM INTO: one read
 // transaction, so the copy is the database as of one commit while writers go
-// on (WAL), where copying the files could catch a commit halfway. It opens
+// on (WAL), where copying the files could catch a commit halfway. The
+// catalogue file's tables are then copied into it, as of one commit of that
+// file: the backup is one file, in the layout before migration 0016, which
+// Open splits again when it is restored. It opens
 // src without migrating it (a backup taken before an upgrade must be of the
 // old schema), writes beside out and renames into place once the copy is
 // checked, so that out is a whole backup or nothing. An existing out is
@@ -88,6 +92,9 @@ func Backup(ctx context.Context, src, out string, replace bool) (BackupSummary, 
 	if err != nil {
 		return sum, fmt.Errorf("backup: copying %s: %w", src, err)
 	}
+	if err := mergeCatalogue(ctx, src, tmp); err != nil {
+		return sum, err
+	}
 	if sum, err = checkBackup(ctx, tmp); err != nil {
 		return sum, err
 	}
@@ -102,6 +109,57 @@ func Backup(ctx context.Context, src, out string, replace bool) (BackupSummary, 
 		return sum, fmt.Errorf("backup: %w", err)
 	}
 	return sum, nil
+}
+
+// mergeCatalogue copies into the backup at tmp the tables of src's catalogue
+// file, in one read transaction of that file. A table the backup holds
+// already (a store not yet split, or split halfway: see moveCatalogue) is the
+// one Open keeps, and is not copied.
+func mergeCatalogue(ctx context.Context, src, tmp string) error {
+	catalogue := CataloguePath(src)
+	if _, err := os.Stat(catalogue); errors.Is(err, fs.ErrNotExist) {
+		return nil // a store made before the catalogue file
+	}
+	db, err := openExisting(tmp, "rw")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	abs, err := filepath.Abs(catalogue)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `ATTACH DATABASE ? AS `+catalogueSchema, fileDSN(abs, url.Values{"mode": {"ro"}})); err != nil {
+		return fmt.Errorf("backup: open %s: %w", catalogue, err)
+	}
+	err = inTx(ctx, db, func(tx *sql.Tx) error {
+		have, err := schemaOf(ctx, tx, "main")
+		if err != nil {
+			return err
+		}
+		objs, err := schemaOf(ctx, tx, catalogueSchema)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs { // tables first: each filled before its indexes are made
+			if slices.ContainsFunc(have, func(h schemaObject) bool { return h.kind == "table" && h.name == o.table }) {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, o.sql); err != nil {
+				return fmt.Errorf("%s: %w", o.name, err)
+			}
+			if o.kind == "table" {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO main.`+o.name+` SELECT * FROM `+catalogueSchema+`.`+o.name); err != nil {
+					return fmt.Errorf("copy %s: %w", o.name, err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("backup: copying %s: %w", catalogue, err)
+	}
+	return nil
 }
 
 // openExisting opens an existing database file (mode rw or ro), never

@@ -193,11 +193,13 @@ func TestBackupDuringWrites(t *testing.T) {
 	}
 }
 
-// hasOnlyDatabaseFiles says whether entries are name and its journal files
-// (the test's own open of the backup makes a -wal and -shm).
+// hasOnlyDatabaseFiles says whether entries are name and its journal files,
+// and its catalogue file and that file's journal files (the test's own open
+// of the backup makes them).
 func hasOnlyDatabaseFiles(entries []os.DirEntry, name string) bool {
 	for _, e := range entries {
-		if n := e.Name(); n != name && n != name+"-wal" && n != name+"-shm" {
+		n := strings.TrimSuffix(strings.TrimSuffix(e.Name(), "-wal"), "-shm")
+		if n != name && n != sqlite.CataloguePath(name) {
 			return false
 		}
 	}

@@ -45,7 +45,7 @@ func (db *DB) ReplaceCatalog(ctx context.Context, base int64, games []catalog.Ga
 }
 
 func (db *DB) replace(ctx context.Context, base int64, games []catalog.GameCatalog, report string, now time.Time) (int64, error) {
-	tx, err := db.write.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock is ours from here
+	tx, err := db.catWrite.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock is ours from here
 	if err != nil {
 		return 0, err
 	}

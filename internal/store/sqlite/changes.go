@@ -29,7 +29,7 @@ func (db *DB) RecordCardChanges(ctx context.Context, version int64, at time.Time
 }
 
 func (db *DB) recordCardChanges(ctx context.Context, version int64, at time.Time, game string, hashes []catalog.CardHash, keepFrom time.Time) (store.ChangeRecord, error) {
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, err := db.catWrite.BeginTx(ctx, nil)
 	if err != nil {
 		return store.ChangeRecord{}, err
 	}

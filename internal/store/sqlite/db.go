@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/cardcat/cardcat/internal/store"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -24,8 +25,9 @@ import (
 
 // DB is the SQLite implementation of store.Store.
 type DB struct {
-	write *sql.DB
-	read  *sql.DB
+	write    *sql.DB // the store's file: accounts, keys, usage, alerts, status
+	catWrite *sql.DB // the catalogue file (see catalogue_file.go)
+	read     *sql.DB // the store's file with the catalogue file attached
 }
 
 var _ store.Store = (*DB)(nil)
@@ -66,29 +68,77 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
 
-	write, err := openPool(ctx, abs, slices.Concat(commonPragmas, writerPragmas), "immediate")
+	// The catalogue file first: its writer makes it, in WAL mode, before
+	// any connection attaches it.
+	catWrite, err := openWriter(ctx, CataloguePath(abs))
+	if err != nil {
+		return nil, err
+	}
+	write, err := openWriter(ctx, abs)
+	if err != nil {
+		catWrite.Close()
+		return nil, err
+	}
+	db := &DB{write: write, catWrite: catWrite}
+	if err := migrate(ctx, write); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := moveCatalogue(ctx, abs); err != nil {
+		db.Close()
+		return nil, err
+	}
+
+	db.read, err = openAttached(ctx, abs, slices.Concat(commonPragmas, []string{"query_only(1)"}), "")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	db.read.SetMaxOpenConns(n)
+	db.read.SetMaxIdleConns(n)
+	if err := checkCatalogue(ctx, db.read); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// openWriter opens the one-connection writer pool of the file at path.
+func openWriter(ctx context.Context, path string) (*sql.DB, error) {
+	w, err := openPool(ctx, path, slices.Concat(commonPragmas, writerPragmas), "immediate")
 	if err != nil {
 		return nil, err
 	}
 	// One connection, kept open: SQLite has one writer anyway.
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
-	write.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, write); err != nil {
-		write.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	return w, nil
+}
 
-	read, err := openPool(ctx, abs, slices.Concat(commonPragmas, []string{"query_only(1)"}), "")
+// checkCatalogue checks that the catalogue file holds every catalogue table:
+// it is missing them when it was deleted or replaced by another file.
+func checkCatalogue(ctx context.Context, read *sql.DB) error {
+	var n int
+	err := read.QueryRowContext(ctx, `SELECT count(*) FROM `+catalogueSchema+`.sqlite_schema WHERE type = 'table' AND name IN (?`+
+		strings.Repeat(", ?", len(catalogueTables)-1)+`)`, anySlice(catalogueTables)...).Scan(&n)
 	if err != nil {
-		write.Close()
-		return nil, err
+		return fmt.Errorf("read the catalogue file's schema: %w", err)
 	}
-	n := max(4, runtime.GOMAXPROCS(0))
-	read.SetMaxOpenConns(n)
-	read.SetMaxIdleConns(n)
-	return &DB{write: write, read: read}, nil
+	if n != len(catalogueTables) {
+		return fmt.Errorf("the catalogue file holds %d of the %d catalogue tables: was it deleted or replaced? Restore it, with the store's file, from a backup", n, len(catalogueTables))
+	}
+	return nil
+}
+
+func anySlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // openPool opens a connection pool on the file with the given pragmas, and
@@ -128,7 +178,12 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes both pools.
 func (db *DB) Close() error {
-	err := errors.Join(db.read.Close(), db.write.Close())
+	var err error
+	for _, p := range []*sql.DB{db.read, db.write, db.catWrite} {
+		if p != nil {
+			err = errors.Join(err, p.Close())
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: close: %w", err)
 	}

@@ -159,7 +159,7 @@ func (db *DB) PrunePriceHistory(ctx context.Context, game string, before time.Ti
 }
 
 func (db *DB) prune(ctx context.Context, game string, before time.Time) (int64, error) {
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, err := db.catWrite.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -85,7 +85,7 @@ SELECT ?1, printf('c%03d', i / ?2), 't', 'Normal', date('2000-01-01', printf('+%
 		game string
 		days int
 	}{{"a", 1}, {"b", 2000}} {
-		if _, err := db.write.ExecContext(ctx, fill, g.game, g.days); err != nil {
+		if _, err := db.catWrite.ExecContext(ctx, fill, g.game, g.days); err != nil {
 			t.Fatal(err)
 		}
 	}

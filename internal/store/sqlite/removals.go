@@ -19,7 +19,7 @@ const removalLookup = 500
 // RecordCardRemovals keeps the set each of removals left; see
 // store.RemovalStore.
 func (db *DB) RecordCardRemovals(ctx context.Context, game string, at time.Time, removals []store.CardRemoval, keepFrom time.Time) error {
-	return db.writeTx(ctx, "record card removals of "+game, func(tx *sql.Tx) error {
+	return db.catalogueTx(ctx, "record card removals of "+game, func(tx *sql.Tx) error {
 		b := newBatch(tx, "card_removals", "game", "card_id", "set_id", "removed_at")
 		defer b.close()
 		b.suffix = `

@@ -31,6 +31,10 @@ func (db testDB) Exec(ctx context.Context, query string) error {
 		return err
 	}
 	defer raw.Close()
+	raw.SetMaxOpenConns(1) // the connection that attached the catalogue file
+	if _, err := raw.ExecContext(ctx, `ATTACH DATABASE ? AS catalogue`, sqlite.CataloguePath(db.path)); err != nil {
+		return err
+	}
 	_, err = raw.ExecContext(ctx, query)
 	return err
 }
