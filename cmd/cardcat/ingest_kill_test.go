@@ -186,17 +186,20 @@ func killLoadState(t *testing.T, b killBackend) killState {
 
 func killSQLiteIntegrityOK(t *testing.T, path string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var res string
-	if err := db.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil {
-		t.Fatalf("integrity_check: %v", err)
-	}
-	if res != "ok" {
-		t.Fatalf("integrity_check: %s", res)
+	for _, file := range []string{path, sqlite.CataloguePath(path)} { // the ingest writes the latter
+		db, err := sql.Open("sqlite", "file:"+file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res string
+		err = db.QueryRow("PRAGMA integrity_check").Scan(&res)
+		db.Close()
+		if err != nil {
+			t.Fatalf("integrity_check of %s: %v", file, err)
+		}
+		if res != "ok" {
+			t.Fatalf("integrity_check of %s: %s", file, res)
+		}
 	}
 }
 
