@@ -36,11 +36,10 @@ type BackupSummary struct {
 // on (WAL), where copying the files could catch a commit halfway. The
 // catalogue file's tables are then copied into it, as of one commit of that
 // file: the backup is one file, in the layout before migration 0016, which
-// Open splits again when it is restored. It opens
-// src without migrating it (a backup taken before an upgrade must be of the
-// old schema), writes beside out and renames into place once the copy is
-// checked, so that out is a whole backup or nothing. An existing out is
-// replaced only when replace is set.
+// Open splits again when it is restored. It opens src without migrating it (a
+// backup taken before an upgrade must be of the old schema), writes beside
+// out and renames into place once the copy is checked, so that out is a whole
+// backup or nothing. An existing out is replaced only when replace is set.
 func Backup(ctx context.Context, src, out string, replace bool) (BackupSummary, error) {
 	var sum BackupSummary
 	si, err := os.Stat(src)

@@ -53,9 +53,11 @@ var writerPragmas = []string{
 	"cache_size(-65536)",
 }
 
-// Open opens (creating it and its directory when missing) the database file
-// at path and brings its schema up to date. It refuses a database whose schema
-// is newer than this program's (sqlmigrate.ErrSchemaTooNew).
+// Open opens (creating them and their directory when missing) the database
+// file at path and its catalogue file (CataloguePath), and brings their schema
+// up to date, moving the catalogue tables to the catalogue file (see
+// moveCatalogue). It refuses a database whose schema is newer than this
+// program's (sqlmigrate.ErrSchemaTooNew).
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: open: empty path")
@@ -97,7 +99,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
-	if err := checkCatalogue(ctx, db.read); err != nil {
+	if err := checkCatalogue(ctx, db.read, CataloguePath(abs)); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -120,7 +122,7 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 
 // checkCatalogue checks that the catalogue file holds every catalogue table:
 // it is missing them when it was deleted or replaced by another file.
-func checkCatalogue(ctx context.Context, read *sql.DB) error {
+func checkCatalogue(ctx context.Context, read *sql.DB, path string) error {
 	var n int
 	err := read.QueryRowContext(ctx, `SELECT count(*) FROM `+catalogueSchema+`.sqlite_schema WHERE type = 'table' AND name IN (?`+
 		strings.Repeat(", ?", len(catalogueTables)-1)+`)`, anySlice(catalogueTables)...).Scan(&n)
@@ -128,7 +130,7 @@ func checkCatalogue(ctx context.Context, read *sql.DB) error {
 		return fmt.Errorf("read the catalogue file's schema: %w", err)
 	}
 	if n != len(catalogueTables) {
-		return fmt.Errorf("the catalogue file holds %d of the %d catalogue tables: was it deleted or replaced? Restore it, with the store's file, from a backup", n, len(catalogueTables))
+		return fmt.Errorf("the catalogue file holds %d of the %d catalogue tables: was %s deleted or replaced? Restore it, or the store's file with it from a backup", n, len(catalogueTables), path)
 	}
 	return nil
 }
