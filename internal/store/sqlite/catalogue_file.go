@@ -89,8 +89,8 @@ func moveCatalogue(ctx context.Context, path string) error {
 	if found, err := catalogueTablesIn(ctx, path); err != nil || len(found) == 0 {
 		return err
 	}
-	// Another process may be moving them: wait for it rather than fail (at a
-	// million cards the copy takes minutes), then find nothing left to move.
+	// Another process may be moving them: wait for it rather than fail (20 s
+	// at a million cards), then find nothing left to move.
 	db, err := openAttached(ctx, path, []string{"busy_timeout(3600000)", "foreign_keys(1)"}, "immediate")
 	if err != nil {
 		return err

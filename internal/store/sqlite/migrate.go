@@ -17,7 +17,10 @@ func migrate(ctx context.Context, db *sql.DB) error {
 
 // migrator runs migrations on the writer pool: each transaction takes the
 // write lock at BEGIN (BEGIN IMMEDIATE), so two processes opening a new file
-// at once apply each migration once.
+// at once apply each migration once. That pool has the store's file only: a
+// migration that creates a catalogue table creates it there, and Open's
+// moveCatalogue then moves it (list it in catalogueTables); one that alters
+// a catalogue table, once moved, would need the catalogue file attached.
 type migrator struct{ db *sql.DB }
 
 func (migrator) Dialect() sqlmigrate.Dialect {
