@@ -61,11 +61,7 @@ func TestRunRetriesASkippedVersion(t *testing.T) {
 			}
 			return st.TryLock(ctx, alerts.LockName)
 		}}
-	ev.Start()
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { ev.Run(runCtx); close(done) }()
-	defer func() { stop(); <-done }()
+	runEvaluator(t, ev)
 	ev.Notify(snap)
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		got, err := st.Alerts(ctx, acc.ID)
@@ -93,7 +89,6 @@ func TestRunRetriesASkippedVersion(t *testing.T) {
 // holds the built one no longer, not even in a retry it has pending, so
 // its memory (gigabytes at a million cards) is freed.
 func TestReplaceLetsTheSnapshotGo(t *testing.T) {
-	ctx := context.Background()
 	st, _ := openOneCard(t)
 	load := func() *catalog.Snapshot {
 		snap, err := catalog.NewSnapshot(storetest.MustLoad(t, st), game.Default())
@@ -109,11 +104,7 @@ func TestReplaceLetsTheSnapshotGo(t *testing.T) {
 			calls.Add(1)
 			return nil, false, nil // another replica's: a retry is pending
 		}}
-	ev.Start()
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { ev.Run(runCtx); close(done) }()
-	defer func() { stop(); <-done }()
+	runEvaluator(t, ev)
 	ev.Notify(built)
 	for deadline := time.Now().Add(5 * time.Second); calls.Load() == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -131,4 +122,14 @@ func TestReplaceLetsTheSnapshotGo(t *testing.T) {
 		t.Fatal("the replaced snapshot is still held")
 	}
 	runtime.KeepAlive(mapped)
+}
+
+// runEvaluator starts ev and runs it until the test ends.
+func runEvaluator(t *testing.T, ev *alerts.Evaluator) {
+	t.Helper()
+	ev.Start()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ev.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
 }
