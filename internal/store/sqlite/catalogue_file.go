@@ -86,7 +86,7 @@ func openAttached(ctx context.Context, path string, pragmas []string, txlock str
 // file's transaction atomic on its own, so that a crash in between leaves the
 // tables in both files and the next open moves them again.
 func moveCatalogue(ctx context.Context, path string) error {
-	if found, err := catalogueTablesIn(ctx, path); err != nil || len(found) == 0 {
+	if found, err := hasCatalogueTables(ctx, path); err != nil || !found {
 		return err
 	}
 	// Another process may be moving them: wait for it rather than fail (20 s
@@ -149,30 +149,27 @@ func moveCatalogue(ctx context.Context, path string) error {
 	return nil
 }
 
-// catalogueTablesIn returns the catalogue tables the store's file at path
-// holds, read without a write lock.
-func catalogueTablesIn(ctx context.Context, path string) ([]string, error) {
+// hasCatalogueTables reports whether the store's file at path holds
+// catalogue tables, read without a write lock.
+func hasCatalogueTables(ctx context.Context, path string) (bool, error) {
 	db, err := openPool(ctx, path, slices.Concat(commonPragmas, []string{"query_only(1)"}), "")
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table'`)
+	n, err := countCatalogueTables(ctx, db, "main")
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: read the schema of %s: %w", path, err)
+		return false, fmt.Errorf("sqlite: read the schema of %s: %w", path, err)
 	}
-	var found []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if slices.Contains(catalogueTables, name) {
-			found = append(found, name)
-		}
-	}
-	return found, errors.Join(rows.Err(), rows.Close())
+	return n > 0, nil
+}
+
+// countCatalogueTables counts the catalogue tables in a schema of db.
+func countCatalogueTables(ctx context.Context, db *sql.DB, schema string) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+schema+`.sqlite_schema
+WHERE type = 'table' AND name IN ('`+strings.Join(catalogueTables, "', '")+`')`).Scan(&n)
+	return n, err
 }
 
 // schemaObject is a table or an index of a schema, with the SQL that made it.

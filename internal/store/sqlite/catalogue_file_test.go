@@ -245,3 +245,30 @@ func TestOpenWithoutTheCatalogueFile(t *testing.T) {
 		t.Fatalf("Open without the catalogue file: %v", err)
 	}
 }
+
+// TestBackupOfADamagedCatalogueFile: a catalogue file that is not a
+// database fails the backup, which leaves no file behind.
+func TestBackupOfADamagedCatalogueFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cardcat.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, suffix := range []string{"-wal", "-shm"} {
+		os.Remove(sqlite.CataloguePath(path) + suffix)
+	}
+	if err := os.WriteFile(sqlite.CataloguePath(path), []byte(strings.Repeat("not a database ", 300)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outDir := t.TempDir()
+	_, err = sqlite.Backup(ctx, path, filepath.Join(outDir, "backup.db"), false)
+	if err == nil || !strings.Contains(err.Error(), "cardcat.catalogue.db") {
+		t.Fatalf("Backup with a damaged catalogue file: %v; want an error naming it", err)
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != 0 {
+		t.Errorf("the failed backup left files: %v", entries)
+	}
+}

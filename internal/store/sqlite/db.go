@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 
 	"github.com/cardcat/cardcat/internal/store"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -123,9 +122,7 @@ func openWriter(ctx context.Context, path string) (*sql.DB, error) {
 // checkCatalogue checks that the catalogue file holds every catalogue table:
 // it is missing them when it was deleted or replaced by another file.
 func checkCatalogue(ctx context.Context, read *sql.DB, path string) error {
-	var n int
-	err := read.QueryRowContext(ctx, `SELECT count(*) FROM `+catalogueSchema+`.sqlite_schema WHERE type = 'table' AND name IN (?`+
-		strings.Repeat(", ?", len(catalogueTables)-1)+`)`, anySlice(catalogueTables)...).Scan(&n)
+	n, err := countCatalogueTables(ctx, read, catalogueSchema)
 	if err != nil {
 		return fmt.Errorf("read the catalogue file's schema: %w", err)
 	}
@@ -133,14 +130,6 @@ func checkCatalogue(ctx context.Context, read *sql.DB, path string) error {
 		return fmt.Errorf("the catalogue file holds %d of the %d catalogue tables: was %s deleted or replaced? Restore it, or the store's file with it from a backup", n, len(catalogueTables), path)
 	}
 	return nil
-}
-
-func anySlice(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 // openPool opens a connection pool on the file with the given pragmas, and
