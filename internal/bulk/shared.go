@@ -336,7 +336,7 @@ type claimBody struct {
 type claim struct {
 	b        *Builder
 	name     string
-	cancel   context.CancelFunc
+	stop     chan struct{}
 	done     chan struct{}
 	released bool
 }
@@ -344,8 +344,7 @@ type claim struct {
 // claim writes the claim of a version, and again every beat until
 // released. Two replicas may claim at once: both build the same bytes.
 func (b *Builder) claim(ctx context.Context, version int64) *claim {
-	ctx, cancel := context.WithCancel(ctx)
-	c := &claim{b: b, name: claimObject(version), cancel: cancel, done: make(chan struct{})}
+	c := &claim{b: b, name: claimObject(version), stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		for beat := 0; ; beat++ {
@@ -355,6 +354,8 @@ func (b *Builder) claim(ctx context.Context, version int64) *claim {
 			}
 			select {
 			case <-ctx.Done():
+				return
+			case <-c.stop:
 				return
 			case <-time.After(b.timing.beat):
 			}
@@ -370,7 +371,9 @@ func (c *claim) release() {
 		return
 	}
 	c.released = true
-	c.cancel()
+	// Stopped between two beats, never during one: a write cancelled in
+	// flight can still land on the server after the delete below.
+	close(c.stop)
 	<-c.done
 	if err := c.b.shared.Delete(context.Background(), c.name); err != nil {
 		c.b.log.Debug("bulk claim not removed", "name", c.name, "err", err)
