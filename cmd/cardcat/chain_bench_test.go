@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,6 +112,11 @@ func (f *chainFixture) server(b *testing.B, auth httpapi.Authenticator, lim rate
 
 // serverLogging is server with a logger and an access log.
 func (f *chainFixture) serverLogging(b *testing.B, log *slog.Logger, access func(web.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
+	return f.api(b, log, access, auth, lim).Handler()
+}
+
+// api is the API server on the fixture.
+func (f *chainFixture) api(b *testing.B, log *slog.Logger, access func(web.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) *httpapi.Server {
 	b.Helper()
 	if auth == nil {
 		auth = accounttest.KeyFormat{} // keys by form alone: no accounts
@@ -127,7 +133,7 @@ func (f *chainFixture) serverLogging(b *testing.B, log *slog.Logger, access func
 	if err != nil {
 		b.Fatal(err)
 	}
-	return api.Handler()
+	return api
 }
 
 func (f *chainFixture) ceiling() http.Handler {
@@ -212,6 +218,62 @@ func BenchmarkChain(b *testing.B) {
 			clear(w.h)
 			hs[k].ServeHTTP(w, reqs[i%len(reqs)])
 		})
+	})
+
+	// Connection runs the InProcess chain on requests of their own (as
+	// httptest makes them: each gets a request object and a copy of its
+	// *http.Request) and on requests of a connection whose ConnContext gave
+	// it the object they reuse, as serve's requests are, in turns; it reports
+	// ns and bytes allocated per request of each.
+	b.Run("Connection", func(b *testing.B) {
+		api := f.api(b, slog.New(slog.DiscardHandler), nil, account.NewAuthenticator(f.dir, time.Now), mem)
+		h := api.Handler()
+		// net/http's chain of contexts under a request: the connection's
+		// (ConnContext), its local address, and a cancel each for the
+		// connection and the request.
+		conn := api.ConnContext(context.Background(), nil)
+		conn, cancelConn := context.WithCancel(context.WithValue(conn, http.LocalAddrContextKey, nil))
+		defer cancelConn()
+		own := make([]*http.Request, len(f.targets))
+		onConn := make([]*http.Request, len(f.targets))
+		for i, t := range f.targets {
+			own[i] = httptest.NewRequest(http.MethodGet, t, nil)
+			own[i].Header.Set("X-API-Key", f.key)
+			ctx, cancel := context.WithCancel(conn)
+			defer cancel()
+			onConn[i] = own[i].WithContext(ctx)
+		}
+		w := &benchSink{h: http.Header{}}
+		reqs := [2][]*http.Request{own, onConn}
+		var spent [2]time.Duration
+		var count [2]int
+		var ms runtime.MemStats
+		var alloc [2]uint64
+		n := 0
+		for b.Loop() {
+			if n%256 == 0 {
+				k := (n / 256) % 2
+				runtime.ReadMemStats(&ms)
+				before := ms.TotalAlloc
+				start := time.Now()
+				for j := range 256 {
+					clear(w.h)
+					h.ServeHTTP(w, reqs[k][(n+j)%len(f.targets)])
+				}
+				spent[k] += time.Since(start)
+				runtime.ReadMemStats(&ms)
+				alloc[k] += ms.TotalAlloc - before
+				count[k] += 256
+			}
+			n++
+		}
+		if count[1] == 0 {
+			return
+		}
+		for k, name := range []string{"own", "conn"} {
+			b.ReportMetric(float64(spent[k].Nanoseconds())/float64(count[k]), name+"-ns")
+			b.ReportMetric(float64(alloc[k])/float64(count[k]), name+"-B")
+		}
 	})
 }
 

@@ -248,6 +248,8 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 		// OPTIONS * goes to the API like any OPTIONS (a 405, or a CORS
 		// preflight), not to net/http's bare 200 without the API's headers.
 		DisableGeneralOptionsHandler: true,
+		// The API's requests reuse their connection's request object.
+		ConnContext: api.ConnContext,
 		// The server's own errors (bad TLS, broken connections) go to the
 		// structured log too.
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -92,11 +93,12 @@ var (
 	noStore = []string{"no-store"}
 )
 
-// request is what the chain allocates for one request, in one object: the
-// request's state, the context that carries it, and the recorder of its
-// answer for the access log.
+// request is what the chain keeps of one request, in one object: the
+// request's state, the context that carries it (when it is not its
+// connection's: connRequest), and the recorder of its answer for the access
+// log.
 type request struct {
-	context.Context // the request's own
+	context.Context // the request's own, when the request has an object of its own
 	st              requestState
 	rec             web.Response
 }
@@ -110,6 +112,62 @@ func (c *request) Value(key any) any {
 	return c.Context.Value(key)
 }
 
+// connKey finds a connection's connRequest in a request's context.
+const connKey ctxKey = 1
+
+// connRequest is a connection's request object, reused by each request the
+// connection carries: HTTP/1.x serves them one after the other. A request
+// then needs neither an object of its own nor a copy of its *http.Request
+// to carry it (r.WithContext), which were 640 of a card detail's 888 bytes
+// allocated (bench/README.md, "The request object of a connection").
+//
+// Its state is the request's only while active: a context kept past its
+// request (context.WithoutCancel in a goroutine left running) reads no state
+// once the request is answered, and the connection's next request's while
+// that one runs, so whatever outlives a request copies what it needs of the
+// state first. MCP's SDK runs its session in goroutines of its own: /mcp
+// requests get objects of their own (withRequest).
+type connRequest struct {
+	context.Context // the connection's
+	req             request
+	active          bool
+}
+
+// Value gives the request state of the active request to stateOf, the
+// connRequest to withRequest, everything else to the connection's context.
+func (c *connRequest) Value(key any) any {
+	switch key {
+	case stateKey:
+		if c.active {
+			return &c.req.st
+		}
+		return nil
+	case connKey:
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+// ConnContext is the http.Server's ConnContext of a server whose handler
+// is the API's: each connection gets the request object its requests reuse.
+func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
+	return &connRequest{Context: ctx}
+}
+
+// requestObject returns the request object of r: its connection's, made ready
+// for it, when the connection has one free (a server without ConnContext,
+// HTTP/2 and /mcp never do), else a new one, which r is then copied to
+// carry.
+func requestObject(r *http.Request) (*request, *connRequest, *http.Request) {
+	if cr, ok := r.Context().Value(connKey).(*connRequest); ok && !cr.active && r.ProtoMajor == 1 && r.URL.Path != mcpPath && r.URL.Path != mcpPath+"/" {
+		cr.req = request{}
+		cr.active = true
+		return &cr.req, cr, r
+	}
+	c := &request{Context: r.Context()}
+	return c, nil, r.WithContext(c)
+}
+
 // withRequest starts every request: the headers every answer has
 // (web.StartHeaders) and the CORS headers, so that every answer has them
 // (5xx and panics included), its state, and after the answer its access log
@@ -117,7 +175,10 @@ func (c *request) Value(key any) any {
 func (s *Server) withRequest(next http.Handler) http.Handler {
 	https := web.IsHTTPS(s.deps.PublicURL)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := &request{Context: r.Context()}
+		c, cr, r := requestObject(r)
+		if cr != nil {
+			defer func() { cr.active = false }()
+		}
 		st := &c.st
 		st.start = s.now()
 		st.id = r.Header.Get("X-Request-Id")
@@ -132,7 +193,6 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 
 		rec := &c.rec
 		rec.Reset(w, r.Header["Accept-Encoding"], s.encoded)
-		r = r.WithContext(c)
 		next.ServeHTTP(rec, r)
 		var end time.Time // one clock read for the metrics and the access log
 		if s.metrics != nil || s.deps.AccessLog != nil {

@@ -1,0 +1,171 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cardcat/cardcat/internal/ratelimit/memory"
+)
+
+// connAnswer is what TestConnectionRequestObject compares of an answer:
+// everything a caller sees but the Date and the request id when the server
+// made one, and the access log's entry.
+type connAnswer struct {
+	Status  int
+	Header  http.Header
+	Body    string
+	Logged  AccessEntry
+	IDGiven bool // the X-Request-Id was the one sent
+}
+
+// TestConnectionRequestObject: the requests of one keep-alive connection,
+// one after the other, reuse the request object its ConnContext made, and
+// each answer and access-log entry is the one a request with an object of
+// its own gets (the same sequence in process): no id, key, account, tag,
+// count or path value of one request reaches the next. Once answered, a
+// request's context holds no state.
+func TestConnectionRequestObject(t *testing.T) {
+	type step struct{ headers []string }
+	// headers as do takes them; "X-Request-Id" "" asks the server for one.
+	steps := []step{
+		{[]string{"X-API-Key", keyA1, "X-Request-Id", "conn-1"}},
+		{[]string{"X-API-Key", "", "X-Request-Id", ""}},                            // 401, no account
+		{[]string{"X-API-Key", keyA1, "If-None-Match", "TAG", "X-Request-Id", ""}}, // 304 of the first
+		{[]string{"X-API-Key", keyB, "Accept-Encoding", "gzip", "X-Request-Id", "conn-4"}},
+		{[]string{"X-API-Key", keyB, "X-Request-Id", "conn-5"}},            // page 1: no query of the last
+		{[]string{"X-API-Key", "pk_test_short", "X-Request-Id", "conn-6"}}, // malformed: 401
+		{[]string{"X-API-Key", keyA1, "X-Request-Id", "conn-last"}},
+	}
+	targets := []string{cardPath, cardPath, cardPath, "/dbs/sets/FB01?limit=2&page=2", "/dbs/sets/FB01", "/dbs/sets", "/nope"}
+
+	newServer := func() (*Server, func() []AccessEntry) {
+		lim := memory.New(memory.Options{})
+		t.Cleanup(func() { lim.Close() })
+		var mu sync.Mutex
+		var entries []AccessEntry
+		deps := testDeps(mustView(t, mustFixture(t)))
+		deps.Auth, deps.Limiter = newLimitAuth(), lim
+		deps.AccessLog = func(e AccessEntry) {
+			mu.Lock()
+			defer mu.Unlock()
+			e.Time, e.Duration, e.Remote = testNow, 0, ""
+			entries = append(entries, e)
+		}
+		s, err := New(Config{}, deps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, func() []AccessEntry { mu.Lock(); defer mu.Unlock(); return slices.Clone(entries) }
+	}
+	answerOf := func(status int, h http.Header, body string, e AccessEntry, sentID string) connAnswer {
+		h = h.Clone()
+		given := sentID != "" && h.Get("X-Request-Id") == sentID
+		if sentID == "" && h.Get("X-Request-Id") == "" || sentID != "" && !given {
+			t.Errorf("X-Request-Id %q for the id %q sent", h.Get("X-Request-Id"), sentID)
+		}
+		if !given {
+			e.RequestID = "" // the server's own: differs between the two servers
+		}
+		h.Del("X-Request-Id")
+		h.Del("Date")
+		h.Del("Content-Length") // net/http's own, on the wire only, where the handler set none
+		return connAnswer{Status: status, Header: h, Body: body, Logged: e, IDGiven: given}
+	}
+	headersOf := func(i int, tag string) []string {
+		hs := slices.Clone(steps[i].headers)
+		for k := 1; k < len(hs); k += 2 {
+			if hs[k] == "TAG" {
+				hs[k] = tag
+			}
+		}
+		return hs
+	}
+	sentID := func(hs []string) string {
+		for k := 0; k+1 < len(hs); k += 2 {
+			if hs[k] == "X-Request-Id" {
+				return hs[k+1]
+			}
+		}
+		return ""
+	}
+
+	// In process: every request has an object of its own.
+	s, logged := newServer()
+	var want []connAnswer
+	var tag string
+	for i, target := range targets {
+		hs := headersOf(i, tag)
+		w := do(s.Handler(), http.MethodGet, target, hs...)
+		if i == 0 {
+			tag = w.Header().Get("ETag")
+		}
+		want = append(want, answerOf(w.Code, w.Header(), w.Body.String(), logged()[i], sentID(hs)))
+	}
+	if want[2].Status != http.StatusNotModified || want[1].Logged.Account != "" || want[0].Logged.Account != "1" {
+		t.Fatalf("the sequence does not test what it should: %+v", want)
+	}
+
+	// Over one connection of a server whose ConnContext gives it its
+	// request object.
+	s, logged = newServer()
+	var conns []*connRequest
+	srv := httptest.NewUnstartedServer(s.Handler())
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		ctx = s.ConnContext(ctx, c)
+		conns = append(conns, ctx.(*connRequest))
+		return ctx
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	for i, target := range targets {
+		hs := headersOf(i, tag)
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		for k := 0; k+1 < len(hs); k += 2 {
+			if hs[k+1] != "" {
+				r.Header.Set(hs[k], hs[k+1])
+			}
+		}
+		if err := r.Write(conn); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got := answerOf(resp.StatusCode, resp.Header, string(body), logged()[i], sentID(hs))
+		if diff := cmp.Diff(want[i], got); diff != "" {
+			t.Errorf("request %d (%s) on the connection (-in process +on the connection):\n%s", i+1, target, diff)
+		}
+	}
+	if len(conns) != 1 || conns[0].active || conns[0].req.st.id != "conn-last" {
+		t.Fatalf("connections %d; want one, whose object served the last request and is free again", len(conns))
+	}
+
+	// A context kept past its request reads no state.
+	r := httptest.NewRequest(http.MethodGet, cardPath, nil).WithContext(s.ConnContext(context.Background(), nil))
+	r.Header.Set("X-API-Key", keyA1)
+	s.Handler().ServeHTTP(httptest.NewRecorder(), r)
+	if st := stateOf(r.Context()); st != nil {
+		t.Errorf("after its answer the request's context still has state: %+v", st)
+	}
+	if CallerFrom(r.Context()); requestID(r.Context()) != "" {
+		t.Errorf("after its answer the request's context has the id %q", requestID(r.Context()))
+	}
+}
