@@ -154,7 +154,7 @@ func TestConnectionRequestObject(t *testing.T) {
 			t.Errorf("request %d (%s) on the connection (-in process +on the connection):\n%s", i+1, target, diff)
 		}
 	}
-	if len(conns) != 1 || conns[0].active || conns[0].req.st.id != "conn-last" {
+	if len(conns) != 1 || conns[0].active.Load() || conns[0].req.st.id != "conn-last" {
 		t.Fatalf("connections %d; want one, whose object served the last request and is free again", len(conns))
 	}
 

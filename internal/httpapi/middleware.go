@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/account"
@@ -130,7 +131,9 @@ const connKey ctxKey = 1
 type connRequest struct {
 	context.Context // the connection's
 	req             request
-	active          bool
+	// active is atomic so that a kept context's read never races with the
+	// connection's next request.
+	active atomic.Bool
 }
 
 // Value gives the request state of the active request to stateOf, the
@@ -138,7 +141,7 @@ type connRequest struct {
 func (c *connRequest) Value(key any) any {
 	switch key {
 	case stateKey:
-		if c.active {
+		if c.active.Load() {
 			return &c.req.st
 		}
 		return nil
@@ -159,9 +162,9 @@ func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
 // HTTP/2 and /mcp never do), else a new one, which r is then copied to
 // carry.
 func requestObject(r *http.Request) (*request, *connRequest, *http.Request) {
-	if cr, ok := r.Context().Value(connKey).(*connRequest); ok && !cr.active && r.ProtoMajor == 1 && r.URL.Path != mcpPath && r.URL.Path != mcpPath+"/" {
+	if cr, ok := r.Context().Value(connKey).(*connRequest); ok && !cr.active.Load() && r.ProtoMajor == 1 && r.URL.Path != mcpPath && r.URL.Path != mcpPath+"/" {
 		cr.req = request{}
-		cr.active = true
+		cr.active.Store(true)
 		return &cr.req, cr, r
 	}
 	c := &request{Context: r.Context()}
@@ -177,7 +180,7 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, cr, r := requestObject(r)
 		if cr != nil {
-			defer func() { cr.active = false }()
+			defer cr.active.Store(false)
 		}
 		st := &c.st
 		st.start = s.now()
