@@ -25,8 +25,9 @@ type ctxKey int
 
 const stateKey ctxKey = 0
 
-// requestState is what the middlewares learn about a request, kept in its
-// context once (one context and request copy per request, not one per fact).
+// requestState is what the middlewares learn about a request, in one place
+// its context leads to (its connection's request object, or one of its own:
+// connRequest), not a context per fact.
 // The arrays back header values, so that setting them allocates no slice.
 type requestState struct {
 	id       string
