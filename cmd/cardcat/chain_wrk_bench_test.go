@@ -67,12 +67,14 @@ func BenchmarkChainWrk(b *testing.B) {
 		p99  []int64
 	}
 	var servers []*server
-	start := func(name string, h http.Handler) {
+	// start serves h on a port of its own; cc, when set, is the server's
+	// ConnContext (the API's, as serve sets it).
+	start := func(name string, h http.Handler, cc func(context.Context, net.Conn) context.Context) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			b.Fatal(err)
 		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute, ConnContext: cc}
 		go srv.Serve(ln)
 		b.Cleanup(func() { srv.Close() })
 		servers = append(servers, &server{name: name, url: "http://" + ln.Addr().String()})
@@ -81,22 +83,26 @@ func BenchmarkChainWrk(b *testing.B) {
 	logs := accesslog.NewBuffer(io.Discard)
 	log := newLogger(config.Log{}, logs)
 	access := accesslog.New(config.Log{}, logs)
-	api := func(auth httpapi.Authenticator, lim ratelimit.Limiter) http.Handler {
-		return f.serverLogging(b, log, access, auth, lim)
+	api := func(auth httpapi.Authenticator, lim ratelimit.Limiter) *httpapi.Server {
+		return f.api(b, log, access, auth, lim)
 	}
-	start("Ceiling", f.ceiling())
-	start("Off", api(nil, nil))
+	start("Ceiling", f.ceiling(), nil)
+	offAPI := api(nil, nil)
+	start("Off", offAPI.Handler(), offAPI.ConnContext)
 	mem := memory.New(memory.Options{})
 	b.Cleanup(func() { mem.Close() })
-	start("InProcess", api(account.NewAuthenticator(f.dir, time.Now), mem))
-	start("Headers", withConstantLimitHeaders(api(nil, nil)))
+	in := api(account.NewAuthenticator(f.dir, time.Now), mem)
+	start("InProcess", in.Handler(), in.ConnContext)
+	headers := api(nil, nil)
+	start("Headers", withConstantLimitHeaders(headers.Handler()), headers.ConnContext)
 	if u := os.Getenv(redisURLVar); u != "" {
 		rl, err := redis.Open(context.Background(), u, memory.New(memory.Options{}), redis.Options{Prefix: "cardcat-bench:" + strconv.FormatInt(time.Now().UnixNano(), 36) + ":"})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { rl.Close() })
-		start("Redis", api(account.NewAuthenticator(f.dir, time.Now), rl))
+		rs := api(account.NewAuthenticator(f.dir, time.Now), rl)
+		start("Redis", rs.Handler(), rs.ConnContext)
 	}
 
 	paths := filepath.Join(b.TempDir(), "paths.txt")
