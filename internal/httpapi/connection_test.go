@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cardcat/cardcat/internal/mcpserver"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 )
 
@@ -158,14 +160,39 @@ func TestConnectionRequestObject(t *testing.T) {
 		t.Fatalf("connections %d; want one, whose object served the last request and is free again", len(conns))
 	}
 
+	// /mcp, whose SDK runs goroutines of its own, gets an object of its own
+	// on the same connection.
+	r := httptest.NewRequest(http.MethodPost, mcpPath, strings.NewReader(mcpserver.ListTools))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("X-API-Key", keyA1)
+	r.Header.Set("X-Request-Id", "conn-mcp")
+	if err := r.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	entries := logged()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Request-Id") != "conn-mcp" ||
+		entries[len(entries)-1].RequestID != "conn-mcp" || entries[len(entries)-1].Account != "1" {
+		t.Errorf("POST /mcp on the connection: %d, id %q, logged %+v", resp.StatusCode, resp.Header.Get("X-Request-Id"), entries[len(entries)-1])
+	}
+	if conns[0].active.Load() || conns[0].req.st.id != "conn-last" {
+		t.Errorf("POST /mcp used the connection's object (its last id %q)", conns[0].req.st.id)
+	}
+
 	// A context kept past its request reads no state.
-	r := httptest.NewRequest(http.MethodGet, cardPath, nil).WithContext(s.ConnContext(context.Background(), nil))
+	r = httptest.NewRequest(http.MethodGet, cardPath, nil).WithContext(s.ConnContext(context.Background(), nil))
 	r.Header.Set("X-API-Key", keyA1)
 	s.Handler().ServeHTTP(httptest.NewRecorder(), r)
 	if st := stateOf(r.Context()); st != nil {
 		t.Errorf("after its answer the request's context still has state: %+v", st)
 	}
-	if CallerFrom(r.Context()); requestID(r.Context()) != "" {
-		t.Errorf("after its answer the request's context has the id %q", requestID(r.Context()))
+	if _, ok := CallerFrom(r.Context()); ok || requestID(r.Context()) != "" {
+		t.Errorf("after its answer the request's context has a caller (%v) or the id %q", ok, requestID(r.Context()))
 	}
 }

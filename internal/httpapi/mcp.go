@@ -12,6 +12,10 @@ import (
 
 const mcpPath = "/mcp"
 
+// isMCPPath tells whether p is the MCP endpoint's path, which takes one
+// trailing slash like every other.
+func isMCPPath(p string) bool { return p == mcpPath || p == mcpPath+"/" }
+
 // admitMCP is /mcp's admission (admission.go): a request with a valid key is
 // not counted (its tool calls are, one by one) and shows its pool; any other
 // is counted in the client's guard bucket, as a keyed route counts it,

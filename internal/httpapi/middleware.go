@@ -163,7 +163,7 @@ func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
 // HTTP/2 and /mcp never do), else a new one, which r is then copied to
 // carry.
 func requestObject(r *http.Request) (*request, *connRequest, *http.Request) {
-	if cr, ok := r.Context().Value(connKey).(*connRequest); ok && !cr.active.Load() && r.ProtoMajor == 1 && r.URL.Path != mcpPath && r.URL.Path != mcpPath+"/" {
+	if cr, ok := r.Context().Value(connKey).(*connRequest); ok && !cr.active.Load() && r.ProtoMajor == 1 && !isMCPPath(r.URL.Path) {
 		cr.req = request{}
 		cr.active.Store(true)
 		return &cr.req, cr, r
@@ -258,7 +258,7 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 func (s *Server) withGETOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		preflight := r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
-		if p := r.URL.Path; p == mcpPath || p == mcpPath+"/" {
+		if isMCPPath(r.URL.Path) {
 			if preflight {
 				stateOf(r.Context()).route = routePreflight
 				s.preflight(w, r, http.MethodPost, "X-API-Key, Authorization, Content-Type, Accept, X-Request-Id, Mcp-Protocol-Version")
