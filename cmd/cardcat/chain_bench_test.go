@@ -245,34 +245,16 @@ func BenchmarkChain(b *testing.B) {
 		}
 		w := &benchSink{h: http.Header{}}
 		reqs := [2][]*http.Request{own, onConn}
-		var spent [2]time.Duration
-		var count [2]int
-		var ms runtime.MemStats
-		var alloc [2]uint64
-		n := 0
-		for b.Loop() {
-			if n%256 == 0 {
-				k := (n / 256) % 2
-				runtime.ReadMemStats(&ms)
-				before := ms.TotalAlloc
-				start := time.Now()
-				for j := range 256 {
-					clear(w.h)
-					h.ServeHTTP(w, reqs[k][(n+j)%len(f.targets)])
-				}
-				spent[k] += time.Since(start)
-				runtime.ReadMemStats(&ms)
-				alloc[k] += ms.TotalAlloc - before
-				count[k] += 256
-			}
-			n++
-		}
-		if count[1] == 0 {
+		ns, bytes := interleaved(b, 256, 2, true, func(k, i int) {
+			clear(w.h)
+			h.ServeHTTP(w, reqs[k][i%len(f.targets)])
+		})
+		if ns == nil {
 			return
 		}
 		for k, name := range []string{"own", "conn"} {
-			b.ReportMetric(float64(spent[k].Nanoseconds())/float64(count[k]), name+"-ns")
-			b.ReportMetric(float64(alloc[k])/float64(count[k]), name+"-B")
+			b.ReportMetric(ns[k], name+"-ns")
+			b.ReportMetric(bytes[k], name+"-B")
 		}
 	})
 }
@@ -295,32 +277,54 @@ func withConstantLimitHeaders(next http.Handler) http.Handler {
 // 2 (InProcess) in turns of batch requests, and reports each one's ns per
 // request and headers-% and chain-% over Off.
 func interleave(b *testing.B, batch, handlers int, do func(k, i int)) {
+	ns, _ := interleaved(b, batch, handlers, false, do)
+	if ns == nil {
+		return
+	}
+	b.ReportMetric(ns[0], "off-ns")
+	b.ReportMetric(ns[1], "headers-ns")
+	b.ReportMetric(ns[2], "on-ns")
+	b.ReportMetric(100*(ns[1]-ns[0])/ns[0], "headers-%")
+	b.ReportMetric(100*(ns[2]-ns[0])/ns[0], "chain-%")
+}
+
+// interleaved runs do(k, i) for the handlers k in turns of batch requests,
+// and returns each one's ns and, with allocs, bytes allocated per request
+// (read around each batch, outside its time); nil when a handler ran none.
+func interleaved(b *testing.B, batch, handlers int, allocs bool, do func(k, i int)) (ns, bytes []float64) {
 	spent := make([]time.Duration, handlers)
+	alloc := make([]uint64, handlers)
 	count := make([]int, handlers)
+	var ms runtime.MemStats
 	n := 0
 	for b.Loop() {
 		if n%batch == 0 {
 			k := (n / batch) % handlers
+			if allocs {
+				runtime.ReadMemStats(&ms)
+				alloc[k] -= ms.TotalAlloc
+			}
 			start := time.Now()
 			for j := range batch {
 				do(k, n+j)
 			}
 			spent[k] += time.Since(start)
+			if allocs {
+				runtime.ReadMemStats(&ms)
+				alloc[k] += ms.TotalAlloc
+			}
 			count[k] += batch
 		}
 		n++
 	}
-	for _, c := range count {
+	for k, c := range count {
 		if c == 0 {
-			return
+			return nil, nil
 		}
+		ns = append(ns, float64(spent[k].Nanoseconds())/float64(c))
+		bytes = append(bytes, float64(alloc[k])/float64(c))
 	}
-	ns := func(k int) float64 { return float64(spent[k].Nanoseconds()) / float64(count[k]) }
-	b.ReportMetric(ns(0), "off-ns")
-	b.ReportMetric(ns(1), "headers-ns")
-	b.ReportMetric(ns(2), "on-ns")
-	b.ReportMetric(100*(ns(1)-ns(0))/ns(0), "headers-%")
-	b.ReportMetric(100*(ns(2)-ns(0))/ns(0), "chain-%")
+	return ns, bytes
 }
 
 // BenchmarkChainHTTP is BenchmarkChain over loopback HTTP with keep-alive:
