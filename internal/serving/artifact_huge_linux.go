@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -41,9 +42,22 @@ const hugeEnough = 0.9
 // between the two drops stays small, the rest of the file is re-read
 // anyway. Each 2 MB's hash is compared before and after: the file must not
 // change while mapped, and a change is an error (the bytes served were
-// checked against the artifact's checksum when it was read).
-func settleHuge(path string, m *mapping) (hugeShare, error) {
+// checked against the artifact's checksum when it was read). A file cut
+// shorter while mapped faults on the pages past its end: that is the same
+// error, not a crash of the process (the requests that read those pages
+// would fault too, hence the error's advice to restart).
+func settleHuge(path string, m *mapping) (s hugeShare, err error) {
 	defer runtime.KeepAlive(m) // mapped until the end, whatever the holder drops
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(interface{ Addr() uintptr })
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("%w: %s, a fault at %#x (the file is shorter than its mapping)", errArtifactChanged, path, f.Addr())
+		}
+	}()
 	data := m.data
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
 	if len(data) < hugePage || base%hugePage != 0 || !hugePagesOn() {
@@ -51,8 +65,7 @@ func settleHuge(path string, m *mapping) (hugeShare, error) {
 		// a file system that does not align its mappings, huge pages off.
 		return hugeShare{}, nil
 	}
-	s := hugeShare{Whole: int64(len(data)) / hugePage * hugePage}
-	var err error
+	s = hugeShare{Whole: int64(len(data)) / hugePage * hugePage}
 	if s.Before, err = pmdMapped(base); err != nil {
 		return s, err
 	}

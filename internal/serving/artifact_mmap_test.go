@@ -227,7 +227,10 @@ func TestServeMappedKeepsBuiltView(t *testing.T) {
 		t.Fatal("the built version was not swapped for its artifact")
 	}
 
-	// Unreadable: one byte of the checksummed file flipped.
+	// Unreadable: one byte of the checksummed file flipped, once the
+	// re-read of its pages that the swap started has ended (it would find
+	// the file changed under it).
+	h.Artifacts.waitSettled()
 	path := h.Artifacts.Path(built.Version)
 	flipLastByte(t, path)
 	remapped := 0
@@ -243,6 +246,7 @@ func TestServeMappedKeepsBuiltView(t *testing.T) {
 	}
 
 	// Readable again, but another view is served by now.
+	h.Artifacts.waitSettled()
 	flipLastByte(t, path)
 	h.view.Store(mapped)
 	logs.Reset()
@@ -258,19 +262,29 @@ func TestServeMappedKeepsBuiltView(t *testing.T) {
 	}
 }
 
-// flipLastByte flips the last bit of the file at path and returns its
-// length.
+// flipLastByte flips the last bit of the file at path, in place (the file
+// may be mapped: rewriting it whole would cut it short for a moment), and
+// returns its length.
 func flipLastByte(t *testing.T, path string) int {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[len(b)-1] ^= 1
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return len(b)
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		t.Fatal(err)
+	}
+	last[0] ^= 1
+	if _, err := f.WriteAt(last, fi.Size()-1); err != nil {
+		t.Fatal(err)
+	}
+	return int(fi.Size())
 }
 
 // TestArtifactRefusedUnmapped: a file refused after mapping (a bad

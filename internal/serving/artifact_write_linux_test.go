@@ -4,8 +4,11 @@ package serving
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -258,5 +261,40 @@ func TestSettleHugeSmallFile(t *testing.T) {
 	defer m.release()
 	if s, err := settleHuge(path, m); err != nil || s != (hugeShare{}) {
 		t.Errorf("settleHuge = %+v, %v; want nothing", s, err)
+	}
+}
+
+// TestSettleHugeTruncatedFile: a mapped file cut shorter (rewritten in place
+// by hand, say) faults where settleHuge reads past its new end; that is
+// errArtifactChanged, not a SIGBUS that ends the process (CI's stop 39).
+func TestSettleHugeTruncatedFile(t *testing.T) {
+	const size = 4 * hugePage
+	path := filepath.Join(t.TempDir(), "cut")
+	if err := os.WriteFile(path, pattern(size), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := mapFile(f, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.release()
+	if !hugePagesOn() || uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))%hugePage != 0 {
+		t.Skip("huge pages off, or the mapping is not at a 2 MB boundary: settleHuge reads nothing")
+	}
+	if err := os.Truncate(path, hugePage); err != nil {
+		t.Fatal(err)
+	}
+	s, err := settleHuge(path, m)
+	if !errors.Is(err, errArtifactChanged) || !strings.Contains(err.Error(), "shorter than its mapping") {
+		t.Fatalf("settleHuge on a file cut to 2 MB of its 8 = %+v, %v; want errArtifactChanged saying the file is shorter", s, err)
+	}
+	// The fault flag is the caller's again.
+	if debug.SetPanicOnFault(false) {
+		t.Error("settleHuge left its goroutine panicking on faults")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cardcat/cardcat/internal/blob"
@@ -34,6 +35,8 @@ type Artifacts struct {
 	// DefaultKeepArtifacts when 0.
 	Keep int
 	Log  *slog.Logger
+
+	settling sync.WaitGroup // the settleHuge runs started beside requests
 }
 
 // DefaultKeepArtifacts keeps the version served and the one before it, and
@@ -69,7 +72,7 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 	path := a.Path(version)
 	v, m, err := readArtifactFile(path, reg, version)
 	if err == nil {
-		go a.settleHuge(path, m, version)
+		a.settling.Go(func() { a.settleHuge(path, m, version) })
 		return v, "disk", nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -112,7 +115,7 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 	if err != nil {
 		a.log().Warn("snapshot artifact not kept on disk", "version", version, "err", err)
 	} else {
-		go a.settleHuge(path, m, version)
+		a.settling.Go(func() { a.settleHuge(path, m, version) })
 	}
 	return v, "s3", nil
 }
@@ -141,6 +144,9 @@ func (a *Artifacts) settleHuge(path string, m *mapping, version int64) {
 		"whole", s.Whole>>20, "reread", s.Reread, "took", time.Since(start).Round(time.Millisecond))
 }
 
+// waitSettled waits for the settleHuge runs started so far to end.
+func (a *Artifacts) waitSettled() { a.settling.Wait() }
+
 // Mapped reads version's artifact from the directory when the system maps
 // it in place, and nil otherwise (a file read into memory would hold the
 // same bytes as the view built from the store, and cost a read more).
@@ -150,7 +156,7 @@ func (a *Artifacts) Mapped(reg *game.Registry, version int64) (*View, error) {
 	if err != nil || m == nil {
 		return nil, err
 	}
-	go a.settleHuge(path, m, version)
+	a.settling.Go(func() { a.settleHuge(path, m, version) })
 	return v, nil
 }
 
