@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -293,47 +294,73 @@ func TestTrial(t *testing.T) {
 	_, trial, _ := mustAccount(t, st, account.Account{Plan: account.Free, TrialStartedAt: start})
 	_, never, _ := mustAccount(t, st, account.Account{Plan: account.Pro})
 	_, expired, _ := mustAccount(t, st, account.Account{Plan: account.Coffee, TrialStartedAt: now.Add(-8 * 24 * time.Hour)})
-	clk := &clock{t: now}
-	auth := account.NewAuthenticator(mustDirectory(t, st), clk.Now)
-	check := func(key string, want account.Access, when string) {
-		t.Helper()
-		c, err := auth.Authenticate(context.Background(), key)
-		if err != nil || c.Paid != want {
-			t.Errorf("%s: Paid = %v (%v), want %v", when, c.Paid, err, want)
-		}
+	for _, mode := range authModes {
+		t.Run(mode.name, func(t *testing.T) {
+			clk := &clock{t: now}
+			auth := mode.of(account.NewAuthenticator(mustDirectory(t, st), clk.Now))
+			check := func(key string, want account.Access, when string) {
+				t.Helper()
+				c, err := auth(context.Background(), key)
+				if err != nil || c.Paid != want {
+					t.Errorf("%s: Paid = %v (%v), want %v", when, c.Paid, err, want)
+				}
+			}
+			check(trial, account.Allowed, "trial on day 3")
+			check(never, account.NeedsTrial, "no trial")
+			check(expired, account.TrialExpired, "trial ended yesterday")
+			clk.Set(start.Add(account.TrialLength - time.Nanosecond))
+			check(trial, account.Allowed, "last instant of the trial")
+			clk.Set(start.Add(account.TrialLength))
+			check(trial, account.TrialExpired, "end of the trial")
+		})
 	}
-	check(trial, account.Allowed, "trial on day 3")
-	check(never, account.NeedsTrial, "no trial")
-	check(expired, account.TrialExpired, "trial ended yesterday")
-	clk.Set(start.Add(account.TrialLength - time.Nanosecond))
-	check(trial, account.Allowed, "last instant of the trial")
-	clk.Set(start.Add(account.TrialLength))
-	check(trial, account.TrialExpired, "end of the trial")
+}
+
+// authModes are the two ways a request's key is authenticated: alone
+// (Authenticate), and as one of a connection's requests, which share a
+// KeyMemo (AuthenticateMemo); every rule holds for both.
+var authModes = []struct {
+	name string
+	of   func(*account.Authenticator) func(context.Context, string) (account.Caller, error)
+}{
+	{"alone", func(a *account.Authenticator) func(context.Context, string) (account.Caller, error) {
+		return a.Authenticate
+	}},
+	{"connection", func(a *account.Authenticator) func(context.Context, string) (account.Caller, error) {
+		var m account.KeyMemo
+		return func(ctx context.Context, key string) (account.Caller, error) { return a.AuthenticateMemo(ctx, key, &m) }
+	}},
 }
 
 // TestChangesAfterRefresh: a revocation, a plan change and a new key take
 // effect at the directory's next refresh, without a new Authenticator.
 func TestChangesAfterRefresh(t *testing.T) {
+	for _, mode := range authModes {
+		t.Run(mode.name, func(t *testing.T) { testChangesAfterRefresh(t, mode.of) })
+	}
+}
+
+func testChangesAfterRefresh(t *testing.T, of func(*account.Authenticator) func(context.Context, string) (account.Caller, error)) {
 	st := newMemStore()
 	ctx := context.Background()
 	acc, key, k := mustAccount(t, st, account.Account{Plan: account.Free})
 	dir := mustDirectory(t, st)
-	auth := account.NewAuthenticator(dir, func() time.Time { return now })
+	authenticate := of(account.NewAuthenticator(dir, func() time.Time { return now }))
 
 	acc.Plan = account.Ultra
 	if err := st.UpdateAccount(ctx, acc); err != nil {
 		t.Fatal(err)
 	}
 	newKey, _ := mustKey(t, st, acc.ID)
-	if c, _ := auth.Authenticate(ctx, key); c.Plan != "free" {
+	if c, _ := authenticate(ctx, key); c.Plan != "free" {
 		t.Errorf("before the refresh: plan %q, want free", c.Plan)
 	}
 	mustRefresh(t, dir)
-	c, err := auth.Authenticate(ctx, key)
+	c, err := authenticate(ctx, key)
 	if err != nil || c.Plan != "ultra" || c.Limits != (ratelimit.Limits{Hour: 7000, Day: 70000}) || c.Paid != account.Allowed {
 		t.Errorf("after the upgrade: %+v, %v", c, err)
 	}
-	if _, err := auth.Authenticate(ctx, newKey); err != nil {
+	if _, err := authenticate(ctx, newKey); err != nil {
 		t.Errorf("new key after the refresh: %v", err)
 	}
 
@@ -341,30 +368,83 @@ func TestChangesAfterRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRefresh(t, dir)
-	if _, err := auth.Authenticate(ctx, key); !errors.Is(err, account.ErrInvalidKey) {
+	if _, err := authenticate(ctx, key); !errors.Is(err, account.ErrInvalidKey) {
 		t.Errorf("revoked key: %v, want ErrInvalidKey", err)
 	}
-	if _, err := auth.Authenticate(ctx, newKey); err != nil {
+	if _, err := authenticate(ctx, newKey); err != nil {
 		t.Errorf("the account's other key after a revocation: %v", err)
+	}
+}
+
+// TestKeyMemoOfManyKeys: a connection whose requests send other keys (a
+// proxy's connection, shared by its clients' keys) gets each key's own
+// caller; a malformed or unknown key is refused without forgetting the key
+// remembered, and a memo on other Keys than the Directory is not used.
+func TestKeyMemoOfManyKeys(t *testing.T) {
+	st := newMemStore()
+	ctx := context.Background()
+	_, free, _ := mustAccount(t, st, account.Account{Plan: account.Free})
+	_, ultra, _ := mustAccount(t, st, account.Account{Plan: account.Ultra})
+	dir := mustDirectory(t, st)
+	auth := account.NewAuthenticator(dir, func() time.Time { return now })
+	var m account.KeyMemo
+	for i, tc := range []struct{ key, plan string }{
+		{free, "free"}, {ultra, "ultra"}, {ultra, "ultra"}, {"pk_live_short", ""}, {ultra, "ultra"},
+		{"pk_live_" + strings.Repeat("Z", 32), ""}, {ultra, "ultra"}, {free, "free"},
+		{ultra[:len(ultra)-1] + "Q", ""}, // the remembered key but one letter
+	} {
+		c, err := auth.AuthenticateMemo(ctx, tc.key, &m)
+		want, wantErr := auth.Authenticate(ctx, tc.key)
+		if tc.plan == "" {
+			if !errors.Is(err, account.ErrInvalidKey) || err != wantErr {
+				t.Errorf("%d: %q: %v, want Authenticate's %v", i, tc.key, err, wantErr)
+			}
+			continue
+		}
+		if err != nil || string(c.Plan) != tc.plan || c != want {
+			t.Errorf("%d: %+v, %v; want %+v", i, c, err, want)
+		}
+	}
+
+	// Keys other than the Directory: looked up every time.
+	counting := &countingKeys{Keys: dir}
+	other := account.NewAuthenticator(counting, nil)
+	var m2 account.KeyMemo
+	for range 3 {
+		if _, err := other.AuthenticateMemo(ctx, free, &m2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if counting.n != 3 {
+		t.Errorf("%d lookups of 3 requests through other Keys", counting.n)
 	}
 }
 
 // TestWatchSeesRevocation: the directory's Watch loop, as serve runs it,
 // picks up a revocation within its interval.
 func TestWatchSeesRevocation(t *testing.T) {
+	for _, mode := range authModes {
+		t.Run(mode.name, func(t *testing.T) { testWatchSeesRevocation(t, mode.of) })
+	}
+}
+
+func testWatchSeesRevocation(t *testing.T, of func(*account.Authenticator) func(context.Context, string) (account.Caller, error)) {
 	st := newMemStore()
 	_, key, k := mustAccount(t, st, account.Account{Plan: account.Free})
 	dir := mustDirectory(t, st)
-	auth := account.NewAuthenticator(dir, nil)
+	authenticate := of(account.NewAuthenticator(dir, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if _, err := authenticate(ctx, key); err != nil { // remembered, on a connection
+		t.Fatal(err)
+	}
 	go dir.Watch(ctx, 5*time.Millisecond)
 	if err := st.RevokeKey(ctx, k.ID, now); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if _, err := auth.Authenticate(ctx, key); errors.Is(err, account.ErrInvalidKey) {
+		if _, err := authenticate(ctx, key); errors.Is(err, account.ErrInvalidKey) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -404,8 +484,13 @@ func BenchmarkAuthenticate(b *testing.B) {
 		b.Fatal(err)
 	}
 	auth := account.NewAuthenticator(dir, nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		auth.Authenticate(ctx, key)
+	for _, mode := range authModes {
+		b.Run(mode.name, func(b *testing.B) {
+			authenticate := mode.of(auth)
+			b.ReportAllocs()
+			for b.Loop() {
+				authenticate(ctx, key)
+			}
+		})
 	}
 }

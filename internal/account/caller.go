@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -153,7 +154,8 @@ var (
 // never a database round trip.
 type Authenticator struct {
 	keys Keys
-	refs keyRefs // keys, when it knows key ids; else nil
+	refs keyRefs    // keys, when it knows key ids; else nil
+	dir  *Directory // keys, when it is the Directory (AuthenticateMemo); else nil
 	now  func() time.Time
 
 	// names holds each account's id and pool as strings (int64 ->
@@ -171,13 +173,42 @@ func NewAuthenticator(keys Keys, now func() time.Time) *Authenticator {
 		now = time.Now
 	}
 	refs, _ := keys.(keyRefs)
-	return &Authenticator{keys: keys, refs: refs, now: now}
+	dir, _ := keys.(*Directory)
+	return &Authenticator{keys: keys, refs: refs, dir: dir, now: now}
 }
 
 // Authenticate returns the caller of key. An unknown, revoked or malformed
 // key returns an error wrapping ErrInvalidKey. The caller's plan, limits and
 // paid access are the account's as Keys holds it now.
 func (a *Authenticator) Authenticate(_ context.Context, key string) (Caller, error) {
+	return a.authenticate(key)
+}
+
+// AuthenticateMemo is Authenticate for a request of a client connection
+// that keeps m for its requests: a key m remembers is not hashed and looked
+// up again while the directory's keys are the same (KeyMemo). With another
+// Keys than the Directory, m is not used.
+func (a *Authenticator) AuthenticateMemo(_ context.Context, key string, m *KeyMemo) (Caller, error) {
+	if a.dir == nil {
+		return a.authenticate(key)
+	}
+	view := a.dir.view.Load()
+	e, names, ok := m.remembered(key, view)
+	if !ok {
+		if !WellFormed(key) {
+			return Caller{}, errMalformed
+		}
+		if e, ok = view.lookup(key); !ok {
+			return Caller{}, errUnknownKey
+		}
+		names = a.namesOf(e.acc.ID)
+		// A copy of the key: the memo outlives the request it came with.
+		*m = KeyMemo{key: strings.Clone(key), view: view, entry: e, names: names}
+	}
+	return a.callerOf(e.acc, key, e.keyID, names), nil
+}
+
+func (a *Authenticator) authenticate(key string) (Caller, error) {
 	if !WellFormed(key) {
 		return Caller{}, errMalformed
 	}
@@ -194,13 +225,18 @@ func (a *Authenticator) Authenticate(_ context.Context, key string) (Caller, err
 	if !ok {
 		return Caller{}, errUnknownKey
 	}
+	return a.callerOf(acc, key, keyRef, a.namesOf(acc.ID)), nil
+}
+
+// callerOf is the caller of acc's key now.
+func (a *Authenticator) callerOf(acc *Account, key string, keyRef int64, names *accountNames) Caller {
 	// Only a started trial makes paid access depend on the time; the clock
 	// is read only then, since it is a good part of a lookup's cost.
 	var now time.Time
 	if !acc.TrialStartedAt.IsZero() {
 		now = a.now()
 	}
-	return callerOf(acc, DisplayPrefix(key), keyRef, now, a.namesOf(acc.ID)), nil
+	return callerOf(acc, DisplayPrefix(key), keyRef, now, names)
 }
 
 func (a *Authenticator) namesOf(id int64) *accountNames {

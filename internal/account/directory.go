@@ -66,9 +66,40 @@ func (d *Directory) Lookup(key string) (*Account, bool) {
 
 // LookupRef is Lookup that also returns the key's store id.
 func (d *Directory) LookupRef(key string) (acc *Account, keyRef int64, ok bool) {
-	var buf [48]byte // a key is 40 bytes
-	e, ok := d.view.Load().byHash[sha256.Sum256(append(buf[:0], key...))]
+	e, ok := d.view.Load().lookup(key)
 	return e.acc, e.keyID, ok
+}
+
+func (v *directoryView) lookup(key string) (directoryEntry, bool) {
+	var buf [48]byte // a key is 40 bytes
+	e, ok := v.byHash[sha256.Sum256(append(buf[:0], key...))]
+	return e, ok
+}
+
+// KeyMemo is a client connection's memory of the last key that opened the
+// API on it: the connection's next requests with the same key skip its
+// SHA-256 and lookup (a tenth of a card detail's own time at the wire:
+// bench/README.md, "A connection's key remembered") for as long as the
+// directory holds the same keys. A refresh that finds any change (a
+// revocation, a plan, a new key) makes a new view, which the memo no longer
+// matches. The zero KeyMemo remembers nothing; one request uses it at a time.
+type KeyMemo struct {
+	key   string
+	view  *directoryView
+	entry directoryEntry
+	names *accountNames
+}
+
+// Remembers reports whether m remembers key.
+func (m *KeyMemo) Remembers(key string) bool { return m.key != "" && m.key == key }
+
+// remembered returns what m holds of key, found in the directory's current
+// view.
+func (m *KeyMemo) remembered(key string, view *directoryView) (directoryEntry, *accountNames, bool) {
+	if m.view != view || m.key != key {
+		return directoryEntry{}, nil, false
+	}
+	return m.entry, m.names, true
 }
 
 // Refresh reloads the keys when the accounts version changed. The version

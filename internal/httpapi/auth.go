@@ -21,6 +21,13 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, key string) (account.Caller, error)
 }
 
+// memoAuthenticator is an Authenticator that can remember the key of a
+// client connection (account.Authenticator): the connection's requests that
+// send it again are not hashed and looked up again (account.KeyMemo).
+type memoAuthenticator interface {
+	AuthenticateMemo(ctx context.Context, key string, m *account.KeyMemo) (account.Caller, error)
+}
+
 // keyState is what a request's key turned out to be.
 type keyState uint8
 
@@ -46,7 +53,13 @@ func (s *Server) withIdentity(next http.Handler) http.Handler {
 		case !account.WellFormed(key):
 			st.key = keyMalformed
 		default:
-			caller, err := s.deps.Auth.Authenticate(r.Context(), key)
+			var caller account.Caller
+			var err error
+			if st.keyMemo != nil && s.memoAuth != nil {
+				caller, err = s.memoAuth.AuthenticateMemo(r.Context(), key, st.keyMemo)
+			} else {
+				caller, err = s.deps.Auth.Authenticate(r.Context(), key)
+			}
 			switch {
 			case err == nil:
 				st.caller, st.key = caller, keyValid

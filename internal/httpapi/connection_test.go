@@ -7,15 +7,20 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/mcpserver"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
+	"github.com/cardcat/cardcat/internal/store/sqlite"
 )
 
 // connAnswer is what TestConnectionRequestObject compares of an answer:
@@ -195,4 +200,124 @@ func TestConnectionRequestObject(t *testing.T) {
 	if _, ok := CallerFrom(r.Context()); ok || requestID(r.Context()) != "" {
 		t.Errorf("after its answer the request's context has a caller (%v) or the id %q", ok, requestID(r.Context()))
 	}
+}
+
+// TestConnectionRemembersKey: a keep-alive connection's requests are
+// authenticated through the key its connection remembers (account.KeyMemo)
+// by the real Authenticator, and still answer as the keys in the store say:
+// another key on the same connection is its own account, a plan change and a
+// revocation apply at the key directory's next refresh.
+func TestConnectionRemembersKey(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cardcat.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	newKey := func(plan account.Plan) (*account.Account, *account.Key, string) {
+		acc := &account.Account{Email: string(plan) + "@example.test", Plan: plan}
+		if err := st.CreateAccount(ctx, acc); err != nil {
+			t.Fatal(err)
+		}
+		key, err := account.NewKey(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := &account.Key{AccountID: acc.ID, Hash: account.HashKey(key), Prefix: account.DisplayPrefix(key)}
+		if err := st.CreateKey(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		return acc, k, key
+	}
+	accA, keyRefA, keyA := newKey(account.Free)
+	accB, _, keyB := newKey(account.Coffee)
+	dir, err := account.NewDirectory(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := memory.New(memory.Options{})
+	t.Cleanup(func() { lim.Close() })
+	var mu sync.Mutex
+	var accounts []string
+	deps := testDeps(mustView(t, mustFixture(t)))
+	deps.Now = time.Now
+	deps.Auth, deps.Limiter = account.NewAuthenticator(dir, nil), lim
+	deps.AccessLog = func(e AccessEntry) { mu.Lock(); accounts = append(accounts, e.Account); mu.Unlock() }
+	s, err := New(Config{}, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []*connRequest
+	srv := httptest.NewUnstartedServer(s.Handler())
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		ctx = s.ConnContext(ctx, c)
+		conns = append(conns, ctx.(*connRequest))
+		return ctx
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	get := func(key string) *http.Response {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodGet, cardPath, nil)
+		r.Header.Set("X-API-Key", key)
+		if err := r.Write(conn); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	idA, idB := strconv.FormatInt(accA.ID, 10), strconv.FormatInt(accB.ID, 10)
+	check := func(key string, status int, hourLimit, acc string) {
+		t.Helper()
+		resp := get(key)
+		mu.Lock()
+		logged := accounts[len(accounts)-1]
+		mu.Unlock()
+		if resp.StatusCode != status || resp.Header.Get("X-RateLimit-Limit-Hour") != hourLimit || logged != acc {
+			t.Errorf("%d, hourly limit %s, account %q logged; want %d, %s, %q", resp.StatusCode,
+				resp.Header.Get("X-RateLimit-Limit-Hour"), logged, status, hourLimit, acc)
+		}
+		if len(conns) != 1 {
+			t.Fatalf("%d connections, want one", len(conns))
+		}
+	}
+	check(keyA, http.StatusOK, "100", idA)
+	check(keyA, http.StatusOK, "100", idA)
+	if !conns[0].keys.Remembers(keyA) {
+		t.Error("the connection does not remember the key its requests sent")
+	}
+	check(keyB, http.StatusOK, "1000", idB)
+	check(keyA, http.StatusOK, "100", idA)
+
+	// A's account upgraded: its next request after the refresh has Ultra's limits.
+	accA.Plan = account.Ultra
+	if err := st.UpdateAccount(ctx, accA); err != nil {
+		t.Fatal(err)
+	}
+	check(keyA, http.StatusOK, "100", idA) // the directory has not seen it yet
+	if err := dir.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check(keyA, http.StatusOK, "7000", idA)
+
+	// A's key revoked: refused on the connection that remembered it.
+	if err := st.RevokeKey(ctx, keyRefA.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := dir.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check(keyA, http.StatusUnauthorized, "1000", "") // counted in the guard bucket of the client's address
+	check(keyB, http.StatusOK, "1000", idB)
 }

@@ -36,9 +36,10 @@ type requestState struct {
 	// and the access log's duration are taken from it (one clock read).
 	start time.Time
 
-	key     keyState       // what the request's key turned out to be (withIdentity)
-	caller  account.Caller // of a valid key
-	authErr error          // the Authenticator's failure (key == keyFailed)
+	key     keyState         // what the request's key turned out to be (withIdentity)
+	keyMemo *account.KeyMemo // the connection's memory of its key; nil for a request with an object of its own
+	caller  account.Caller   // of a valid key
+	authErr error            // the Authenticator's failure (key == keyFailed)
 
 	limitValues [4]string // X-RateLimit-* values
 	retryAfter  [1]string // Retry-After of a 429
@@ -132,6 +133,7 @@ const connKey ctxKey = 1
 type connRequest struct {
 	context.Context // the connection's
 	req             request
+	keys            account.KeyMemo // the key the connection's requests sent, for withIdentity
 	// active is atomic so that a kept context's read never races with the
 	// connection's next request.
 	active atomic.Bool
@@ -165,6 +167,7 @@ func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
 func requestObject(r *http.Request) (*request, *connRequest, *http.Request) {
 	if cr, ok := r.Context().Value(connKey).(*connRequest); ok && !cr.active.Load() && r.ProtoMajor == 1 && !isMCPPath(r.URL.Path) {
 		cr.req = request{}
+		cr.req.st.keyMemo = &cr.keys
 		cr.active.Store(true)
 		return &cr.req, cr, r
 	}

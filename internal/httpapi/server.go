@@ -203,6 +203,9 @@ type Server struct {
 	served  []servedRoute     // every pattern registered on the mux
 	slots   chan struct{}     // the search concurrency limiter
 	ids     *web.RequestIDs
+	// memoAuth is Deps.Auth when it can remember a connection's key
+	// (account.Authenticator), else nil.
+	memoAuth memoAuthenticator
 
 	limits limits // the rate-limit step: poolLimits, or noLimits without a Limiter
 
@@ -229,6 +232,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		return nil, errors.New("httpapi: Deps.View, Deps.Games and Deps.Auth are required")
 	}
 	s := &Server{cfg: cfg.withDefaults(), deps: deps, log: deps.Logger, now: deps.Now}
+	s.memoAuth, _ = deps.Auth.(memoAuthenticator)
 	s.encoded = web.NewEncodedCache(s.cfg.CompressCacheBytes)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
