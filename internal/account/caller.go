@@ -203,7 +203,7 @@ func (a *Authenticator) AuthenticateMemo(_ context.Context, key string, m *KeyMe
 		}
 		names = a.namesOf(e.acc.ID)
 		// A copy of the key: the memo outlives the request it came with.
-		*m = KeyMemo{key: strings.Clone(key), view: view, entry: e, names: names}
+		*m = KeyMemo{key: strings.Clone(key), gen: view.gen, entry: e, names: names}
 	}
 	return a.callerOf(e.acc, key, e.keyID, names), nil
 }

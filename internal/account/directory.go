@@ -36,7 +36,13 @@ const (
 type directoryView struct {
 	version int64
 	byHash  map[[sha256.Size]byte]directoryEntry
+	// gen tells this view from every other one of the process (KeyMemo): a
+	// store's version may come back to an earlier number after a restore.
+	gen uint64
 }
+
+// viewGens numbers the directory views made in the process.
+var viewGens atomic.Uint64
 
 // directoryEntry is a key's account and the key's store id (for the usage
 // meter's last use).
@@ -48,7 +54,7 @@ type directoryEntry struct {
 // NewDirectory loads the active keys once.
 func NewDirectory(ctx context.Context, st Store, log *slog.Logger) (*Directory, error) {
 	d := &Directory{st: st, log: log, tracker: poll.NewTracker("key directory refresh", "keeping the keys loaded last", log, nil)}
-	d.view.Store(&directoryView{version: -1})
+	d.view.Store(&directoryView{version: -1, gen: viewGens.Add(1)})
 	if err := d.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -78,14 +84,15 @@ func (v *directoryView) lookup(key string) (directoryEntry, bool) {
 
 // KeyMemo is a client connection's memory of the last key that opened the
 // API on it: the connection's next requests with the same key skip its
-// SHA-256 and lookup (a tenth of a card detail's own time at the wire:
-// bench/README.md, "A connection's key remembered") for as long as the
-// directory holds the same keys. A refresh that finds any change (a
-// revocation, a plan, a new key) makes a new view, which the memo no longer
-// matches. The zero KeyMemo remembers nothing; one request uses it at a time.
+// SHA-256 and lookup (bench/README.md, "A connection's key remembered") for
+// as long as the directory holds the same keys. A refresh that finds any
+// change (a revocation, a plan, a new key) makes a new view, which the memo
+// no longer matches. It keeps the view's number, not the view: an idle
+// connection does not hold a replaced view's keys in memory. The zero
+// KeyMemo remembers nothing; one request uses it at a time.
 type KeyMemo struct {
 	key   string
-	view  *directoryView
+	gen   uint64 // of the directory's view the key was found in
 	entry directoryEntry
 	names *accountNames
 }
@@ -96,7 +103,7 @@ func (m *KeyMemo) Remembers(key string) bool { return m.key != "" && m.key == ke
 // remembered returns what m holds of key, found in the directory's current
 // view.
 func (m *KeyMemo) remembered(key string, view *directoryView) (directoryEntry, *accountNames, bool) {
-	if m.view != view || m.key != key {
+	if m.gen != view.gen || m.key != key {
 		return directoryEntry{}, nil, false
 	}
 	return m.entry, m.names, true
@@ -153,7 +160,7 @@ func (d *Directory) refresh(ctx context.Context) error {
 		}
 		byHash[sum] = directoryEntry{acc: a, keyID: ka.Key.ID}
 	}
-	d.view.Store(&directoryView{version: v, byHash: byHash})
+	d.view.Store(&directoryView{version: v, byHash: byHash, gen: viewGens.Add(1)})
 	return nil
 }
 
