@@ -124,21 +124,7 @@ func TestConnectionRequestObject(t *testing.T) {
 	// Over one connection of a server whose ConnContext gives it its
 	// request object.
 	s, logged = newServer()
-	var conns []*connRequest
-	srv := httptest.NewUnstartedServer(s.Handler())
-	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-		ctx = s.ConnContext(ctx, c)
-		conns = append(conns, ctx.(*connRequest))
-		return ctx
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	br := bufio.NewReader(conn)
+	ka := dialKeepAlive(t, s)
 	for i, target := range targets {
 		hs := headersOf(i, tag)
 		r := httptest.NewRequest(http.MethodGet, target, nil)
@@ -147,20 +133,13 @@ func TestConnectionRequestObject(t *testing.T) {
 				r.Header.Set(hs[k], hs[k+1])
 			}
 		}
-		if err := r.Write(conn); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(br, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		got := answerOf(resp.StatusCode, resp.Header, string(body), logged()[i], sentID(hs))
+		resp, body := ka.do(r)
+		got := answerOf(resp.StatusCode, resp.Header, body, logged()[i], sentID(hs))
 		if diff := cmp.Diff(want[i], got); diff != "" {
 			t.Errorf("request %d (%s) on the connection (-in process +on the connection):\n%s", i+1, target, diff)
 		}
 	}
+	conns := ka.conns
 	if len(conns) != 1 || conns[0].active.Load() || conns[0].req.st.id != "conn-last" {
 		t.Fatalf("connections %d; want one, whose object served the last request and is free again", len(conns))
 	}
@@ -172,15 +151,7 @@ func TestConnectionRequestObject(t *testing.T) {
 	r.Header.Set("Accept", "application/json, text/event-stream")
 	r.Header.Set("X-API-Key", keyA1)
 	r.Header.Set("X-Request-Id", "conn-mcp")
-	if err := r.Write(conn); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(br, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	resp, _ := ka.do(r)
 	entries := logged()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Request-Id") != "conn-mcp" ||
 		entries[len(entries)-1].RequestID != "conn-mcp" || entries[len(entries)-1].Account != "1" {
@@ -247,40 +218,13 @@ func TestConnectionRemembersKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var conns []*connRequest
-	srv := httptest.NewUnstartedServer(s.Handler())
-	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-		ctx = s.ConnContext(ctx, c)
-		conns = append(conns, ctx.(*connRequest))
-		return ctx
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	br := bufio.NewReader(conn)
-	get := func(key string) *http.Response {
-		t.Helper()
-		r := httptest.NewRequest(http.MethodGet, cardPath, nil)
-		r.Header.Set("X-API-Key", key)
-		if err := r.Write(conn); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(br, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp
-	}
+	ka := dialKeepAlive(t, s)
 	idA, idB := strconv.FormatInt(accA.ID, 10), strconv.FormatInt(accB.ID, 10)
 	check := func(key string, status int, hourLimit, acc string) {
 		t.Helper()
-		resp := get(key)
+		r := httptest.NewRequest(http.MethodGet, cardPath, nil)
+		r.Header.Set("X-API-Key", key)
+		resp, _ := ka.do(r)
 		mu.Lock()
 		logged := accounts[len(accounts)-1]
 		mu.Unlock()
@@ -288,13 +232,13 @@ func TestConnectionRemembersKey(t *testing.T) {
 			t.Errorf("%d, hourly limit %s, account %q logged; want %d, %s, %q", resp.StatusCode,
 				resp.Header.Get("X-RateLimit-Limit-Hour"), logged, status, hourLimit, acc)
 		}
-		if len(conns) != 1 {
-			t.Fatalf("%d connections, want one", len(conns))
+		if len(ka.conns) != 1 {
+			t.Fatalf("%d connections, want one", len(ka.conns))
 		}
 	}
 	check(keyA, http.StatusOK, "100", idA)
 	check(keyA, http.StatusOK, "100", idA)
-	if !conns[0].keys.Remembers(keyA) {
+	if !ka.conns[0].keys.Remembers(keyA) {
 		t.Error("the connection does not remember the key its requests sent")
 	}
 	check(keyB, http.StatusOK, "1000", idB)
@@ -320,4 +264,49 @@ func TestConnectionRemembersKey(t *testing.T) {
 	}
 	check(keyA, http.StatusUnauthorized, "1000", "") // counted in the guard bucket of the client's address
 	check(keyB, http.StatusOK, "1000", idB)
+}
+
+// keepAlive is one keep-alive connection to s, served as serve serves it:
+// its ConnContext gives the connection its request object (conns: those
+// made, one per connection).
+type keepAlive struct {
+	t     *testing.T
+	conn  net.Conn
+	br    *bufio.Reader
+	conns []*connRequest
+}
+
+func dialKeepAlive(t *testing.T, s *Server) *keepAlive {
+	t.Helper()
+	ka := &keepAlive{t: t}
+	srv := httptest.NewUnstartedServer(s.Handler())
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		ctx = s.ConnContext(ctx, c)
+		ka.conns = append(ka.conns, ctx.(*connRequest))
+		return ctx
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ka.conn, ka.br = conn, bufio.NewReader(conn)
+	return ka
+}
+
+// do sends r on the connection and returns its answer and body.
+func (ka *keepAlive) do(r *http.Request) (*http.Response, string) {
+	ka.t.Helper()
+	if err := r.Write(ka.conn); err != nil {
+		ka.t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(ka.br, r)
+	if err != nil {
+		ka.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(body)
 }

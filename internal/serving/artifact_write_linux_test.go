@@ -245,20 +245,7 @@ func TestSettleHugeRereads(t *testing.T) {
 // TestSettleHugeSmallFile: a file under 2 MB (the tests' artifacts) has
 // nothing to map with 2 MB entries: no share, no error, nothing logged.
 func TestSettleHugeSmallFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "small")
-	if err := os.WriteFile(path, pattern(hugePage/2), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := mapFile(f, hugePage/2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.release()
+	path, m := mappedPattern(t, "small", hugePage/2)
 	if s, err := settleHuge(path, m); err != nil || s != (hugeShare{}) {
 		t.Errorf("settleHuge = %+v, %v; want nothing", s, err)
 	}
@@ -268,21 +255,7 @@ func TestSettleHugeSmallFile(t *testing.T) {
 // by hand, say) faults where settleHuge reads past its new end; that is
 // errArtifactChanged, not a SIGBUS that ends the process (CI's stop 39).
 func TestSettleHugeTruncatedFile(t *testing.T) {
-	const size = 4 * hugePage
-	path := filepath.Join(t.TempDir(), "cut")
-	if err := os.WriteFile(path, pattern(size), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m, err := mapFile(f, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.release()
+	path, m := mappedPattern(t, "cut", 4*hugePage)
 	if !hugePagesOn() || uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))%hugePage != 0 {
 		t.Skip("huge pages off, or the mapping is not at a 2 MB boundary: settleHuge reads nothing")
 	}
@@ -297,4 +270,25 @@ func TestSettleHugeTruncatedFile(t *testing.T) {
 	if debug.SetPanicOnFault(false) {
 		t.Error("settleHuge left its goroutine panicking on faults")
 	}
+}
+
+// mappedPattern writes a file of size bytes of pattern and maps it, until
+// the test ends.
+func mappedPattern(t *testing.T, name string, size int) (string, *mapping) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, pattern(size), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := mapFile(f, int64(size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.release)
+	return path, m
 }
