@@ -3,7 +3,6 @@
 package serving
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
@@ -160,10 +159,10 @@ func TestHolderSwapReleasesMapping(t *testing.T) {
 
 // artifactHolder is a holder of the sample store with artifacts in a
 // directory of its own, logging into the buffer it returns.
-func artifactHolder(t *testing.T) (*Holder, *countingStore, *bytes.Buffer) {
+func artifactHolder(t *testing.T) (*Holder, *countingStore, *logBuffer) {
 	t.Helper()
 	st := mustSampleStore(t)
-	logs := new(bytes.Buffer)
+	logs := new(logBuffer)
 	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(logs, nil)))
 	h.Artifacts = &Artifacts{Dir: t.TempDir()}
 	return h, st, logs

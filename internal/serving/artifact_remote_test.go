@@ -43,7 +43,7 @@ func testArtifactRemote(t *testing.T, remote blob.Bucket) {
 	}
 
 	second := mustSampleStore(t)
-	var logs bytes.Buffer
+	var logs logBuffer
 	b := NewHolder(second, reg, slog.New(slog.NewTextHandler(&logs, nil)))
 	b.Artifacts = &Artifacts{Dir: filepath.Join(t.TempDir(), "snapshots"), Remote: remote}
 	if err := b.Refresh(t.Context()); err != nil {

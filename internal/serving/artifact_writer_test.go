@@ -1,7 +1,6 @@
 package serving
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -20,7 +19,7 @@ import (
 func TestHolderWaitsForAWriter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &holderStore{cat: mustFixture(t)}
-		var logs bytes.Buffer
+		var logs logBuffer
 		h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 		h.Artifacts = &Artifacts{Dir: t.TempDir(), SharedDir: true}
 		h.ArtifactWait = time.Minute

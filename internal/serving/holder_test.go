@@ -1,7 +1,6 @@
 package serving
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,7 +79,7 @@ func (s *holderStore) LoadCatalog(context.Context) (*catalog.Catalog, error) {
 func TestHolderRefresh(t *testing.T) {
 	ctx := context.Background()
 	st := &holderStore{cat: mustFixture(t), historyErr: errors.New("price_points: no such table")}
-	var logs bytes.Buffer
+	var logs logBuffer
 	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 	if h.Current() != nil {
 		t.Fatal("a view before the first refresh")
@@ -280,7 +279,7 @@ func (s *stuckStore) CatalogVersion(ctx context.Context) (int64, error) {
 func TestHolderRefreshDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &stuckStore{holderStore: &holderStore{cat: mustFixture(t)}}
-		var logs bytes.Buffer
+		var logs logBuffer
 		h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 		if err := h.Refresh(t.Context()); err != nil {
 			t.Fatal(err)
