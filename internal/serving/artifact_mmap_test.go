@@ -16,6 +16,7 @@ import (
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // mappedState returns the state of the mapping v's card bodies are in,
@@ -159,10 +160,10 @@ func TestHolderSwapReleasesMapping(t *testing.T) {
 
 // artifactHolder is a holder of the sample store with artifacts in a
 // directory of its own, logging into the buffer it returns.
-func artifactHolder(t *testing.T) (*Holder, *countingStore, *logBuffer) {
+func artifactHolder(t *testing.T) (*Holder, *countingStore, *testkit.SyncBuffer) {
 	t.Helper()
 	st := mustSampleStore(t)
-	logs := new(logBuffer)
+	logs := new(testkit.SyncBuffer)
 	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(logs, nil)))
 	h.Artifacts = &Artifacts{Dir: t.TempDir()}
 	return h, st, logs

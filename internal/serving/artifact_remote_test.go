@@ -11,6 +11,7 @@ import (
 	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/blob/blobtest"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // TestArtifactRemote: the artifact one replica writes is read by another
@@ -43,7 +44,7 @@ func testArtifactRemote(t *testing.T, remote blob.Bucket) {
 	}
 
 	second := mustSampleStore(t)
-	var logs logBuffer
+	var logs testkit.SyncBuffer
 	b := NewHolder(second, reg, slog.New(slog.NewTextHandler(&logs, nil)))
 	b.Artifacts = &Artifacts{Dir: filepath.Join(t.TempDir(), "snapshots"), Remote: remote}
 	if err := b.Refresh(t.Context()); err != nil {

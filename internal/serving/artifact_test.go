@@ -27,6 +27,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/store"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // countingStore counts the store's heavy reads, the ones an artifact saves.
@@ -245,7 +246,7 @@ func TestHolderStartsFromArtifact(t *testing.T) {
 	t.Parallel()
 	built, arts := mustBuiltArtifact(t)
 	st := mustSampleStore(t)
-	var logs logBuffer
+	var logs testkit.SyncBuffer
 	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 	h.Artifacts = &Artifacts{Dir: arts.Dir}
 	if err := h.Refresh(t.Context()); err != nil {
@@ -317,7 +318,7 @@ func TestArtifactRefused(t *testing.T) {
 			}
 
 			st := mustSampleStore(t)
-			var logs logBuffer
+			var logs testkit.SyncBuffer
 			h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 			h.Artifacts = a
 			if err := h.Refresh(t.Context()); err != nil {
@@ -397,7 +398,7 @@ func (emptyRemote) Delete(context.Context, string) error                        
 func TestHolderWaitsForArtifact(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &holderStore{cat: mustFixture(t)}
-		var logs logBuffer
+		var logs testkit.SyncBuffer
 		h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 		h.Artifacts = &Artifacts{Dir: t.TempDir(), Remote: emptyRemote{}}
 		h.ArtifactWait = time.Minute

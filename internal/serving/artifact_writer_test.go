@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // TestHolderWaitsForAWriter: a holder that sees a new version without its
@@ -19,7 +20,7 @@ import (
 func TestHolderWaitsForAWriter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &holderStore{cat: mustFixture(t)}
-		var logs logBuffer
+		var logs testkit.SyncBuffer
 		h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 		h.Artifacts = &Artifacts{Dir: t.TempDir(), SharedDir: true}
 		h.ArtifactWait = time.Minute

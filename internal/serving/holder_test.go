@@ -21,6 +21,7 @@ import (
 	"github.com/cardcat/cardcat/internal/ingest"
 	"github.com/cardcat/cardcat/internal/store"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 // holderStore serves a catalogue at a version, and fails to read the
@@ -79,7 +80,7 @@ func (s *holderStore) LoadCatalog(context.Context) (*catalog.Catalog, error) {
 func TestHolderRefresh(t *testing.T) {
 	ctx := context.Background()
 	st := &holderStore{cat: mustFixture(t), historyErr: errors.New("price_points: no such table")}
-	var logs logBuffer
+	var logs testkit.SyncBuffer
 	h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 	if h.Current() != nil {
 		t.Fatal("a view before the first refresh")
@@ -279,7 +280,7 @@ func (s *stuckStore) CatalogVersion(ctx context.Context) (int64, error) {
 func TestHolderRefreshDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := &stuckStore{holderStore: &holderStore{cat: mustFixture(t)}}
-		var logs logBuffer
+		var logs testkit.SyncBuffer
 		h := NewHolder(st, game.Default(), slog.New(slog.NewTextHandler(&logs, nil)))
 		if err := h.Refresh(t.Context()); err != nil {
 			t.Fatal(err)
