@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -22,6 +23,41 @@ type SearchResult struct {
 	Cards     []CardRef
 	Truncated bool
 	Counts    SourceCounts
+
+	buf *searchBuf // the memory of Cards, reused after Release
+}
+
+// Release gives the result's memory back for another search to reuse;
+// Cards must not be used after it. A result never released is collected
+// as any other memory.
+func (r *SearchResult) Release() {
+	if r.buf != nil {
+		r.buf.release()
+		r.buf, r.Cards = nil, nil
+	}
+}
+
+// searchBuf is the memory of one search: its answer, and the working
+// lists that the next search through the pool reuses.
+type searchBuf struct {
+	out, nums, taken []uint32
+	words            wordMatcher
+}
+
+var searchBufs = sync.Pool{New: func() any { return new(searchBuf) }}
+
+func getSearchBuf() *searchBuf { return searchBufs.Get().(*searchBuf) }
+
+// maxKeptRefs bounds the refs a pooled buffer keeps: a matcher's batch
+// can take a run of block maps' refs far past a chunk.
+const maxKeptRefs = 1 << 16
+
+func (b *searchBuf) release() {
+	if cap(b.words.cand) > maxKeptRefs {
+		b.words.cand = nil
+	}
+	b.words = wordMatcher{cand: b.words.cand[:0], win: b.words.win} // drops the index and lists
+	searchBufs.Put(b)
 }
 
 // SourceCounts counts cards by the marketplaces that have them.
@@ -58,13 +94,15 @@ func (g *GameSnapshot) SearchBefore(ctx context.Context, q string, deadline time
 	if err := st.err(); err != nil {
 		return SearchResult{}, err
 	}
-	refs, truncated, err := g.index.search(st, Fold(q), MaxSearchMatches)
+	buf := getSearchBuf()
+	refs, truncated, err := g.index.search(st, buf, Fold(q), MaxSearchMatches)
 	if err != nil {
+		buf.release()
 		return SearchResult{}, err
 	}
 	// refs is the search's own slice, and a CardRef is a uint32: the
 	// answer is refs itself, not a copy.
-	res := SearchResult{Cards: unsafe.Slice((*CardRef)(unsafe.SliceData(refs)), len(refs)), Truncated: truncated}
+	res := SearchResult{Cards: unsafe.Slice((*CardRef)(unsafe.SliceData(refs)), len(refs)), Truncated: truncated, buf: buf}
 	// Counted by the flags as an index: which marketplaces a card has is as
 	// good as random, and a branch on it mispredicted about every other card.
 	var bySources [flagTCG | flagCM + 1]int
@@ -97,15 +135,19 @@ func (s stop) err() error {
 }
 
 // search returns up to max refs matching the folded query qn, and whether
-// more matched. The refs are a new slice (Search hands it out as is).
-func (ix *searchIndex) search(st stop, qn string, max int) ([]uint32, bool, error) {
+// more matched. The refs are buf.out (Search hands it out as is).
+func (ix *searchIndex) search(st stop, buf *searchBuf, qn string, max int) ([]uint32, bool, error) {
 	if qn == "" {
 		return nil, false, nil
 	}
 	// Names equal to qn and names starting with it are ranges of byName.
 	lo, ex, hi := ix.nameRange(qn)
 	exact, prefixed := ix.byName[lo:ex], ix.byName[ex:hi]
-	out := make([]uint32, 0, min(max, hi-lo)+16)
+	// Room for the whole answer and the one ref past it that says it is
+	// cut: appends never grow it (growing it from a guess, and clearing
+	// each new array, was a fifth of a search's time).
+	out := slices.Grow(buf.out[:0], max+1)
+	buf.out = out
 	if len(exact) > max {
 		return append(out, exact[:max]...), true, nil
 	}
@@ -126,14 +168,15 @@ func (ix *searchIndex) search(st stop, qn string, max int) ([]uint32, bool, erro
 	// in ascending order, so each is walked against it once.
 	taken := out
 	if len(exact) > 0 && len(prefixed) > 0 {
-		taken = mergeSorted(out[:len(exact)], out[len(exact):])
+		buf.taken = mergeSorted(buf.taken[:0], out[:len(exact)], out[len(exact):])
+		taken = buf.taken
 	}
 	nlo, nhi := ix.numRange(qn)
-	nums := ix.numHeads.appendSmallest(nil, ix.byNum, nlo, nhi, need+1+hi-lo)
-	nums, _ = dropTaken(nums, taken)
+	buf.nums = ix.numHeads.appendSmallest(buf.nums[:0], ix.byNum, nlo, nhi, need+1+hi-lo)
+	nums, _ := dropTaken(buf.nums, taken)
 	var words *wordMatcher
 	if utf8.RuneCountInString(qn) >= 3 {
-		words = ix.matchWords(qn)
+		words = ix.matchWords(&buf.words, qn)
 	}
 	// Merge the numbers with the words' refs, a batch of them at a time.
 	wordsLeft := words != nil
@@ -201,9 +244,9 @@ func dropTaken(refs, taken []uint32) ([]uint32, []uint32) {
 	return kept, taken
 }
 
-// mergeSorted returns the ascending merge of two ascending lists.
-func mergeSorted(a, b []uint32) []uint32 {
-	m := make([]uint32, 0, len(a)+len(b))
+// mergeSorted appends the ascending merge of two ascending lists to m.
+func mergeSorted(m, a, b []uint32) []uint32 {
+	m = slices.Grow(m, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
 		if a[0] <= b[0] {
 			m, a = append(m, a[0]), a[1:]
@@ -391,6 +434,7 @@ type wordMatcher struct {
 	checks []wordCheck // the other words' lists, the most telling first
 	verify []string    // words checked on the names
 	cand   []uint32    // the buffer of the refs of drive that pass the checks
+	win    []uint64    // the buffer of drive's window, when it unites lists
 	done   bool
 	// touched keeps the loads of touchNames from being optimized away.
 	touched byte
@@ -408,9 +452,10 @@ type wordLists struct {
 // for them to be checked; a word in more tokens is checked on the names.
 const maxCheckLists = 4
 
-// matchWords returns the matcher of the words of qn.
-func (ix *searchIndex) matchWords(qn string) *wordMatcher {
-	m := &wordMatcher{ix: ix, done: true}
+// matchWords returns the matcher of the words of qn: m, made anew but for
+// its buffers, which it keeps.
+func (ix *searchIndex) matchWords(m *wordMatcher, qn string) *wordMatcher {
+	*m = wordMatcher{ix: ix, done: true, cand: m.cand[:0], win: m.win}
 	words := strings.Split(qn, " ")
 	words = slices.DeleteFunc(words, func(w string) bool { return w == "" })
 	slices.SortFunc(words, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
@@ -475,7 +520,8 @@ func (ix *searchIndex) matchWords(qn string) *wordMatcher {
 	for i, k := range terms[0].lists {
 		lists[i] = ix.list(k)
 	}
-	m.drive.init(lists)
+	m.drive.init(lists, len(ix.nameOff)-1, m.win)
+	m.win = m.drive.win
 	// When the walked list has a bitset, so have the lists of the words
 	// that are checked by one list (they are as long or longer, and the
 	// longest get bitsets first): their AND is the candidates, 64 refs a
@@ -629,14 +675,15 @@ func (m *wordMatcher) touchNames(refs []uint32) {
 }
 
 // refUnion yields the union of ascending posting lists in ascending order,
-// each ref once: one list is read in place, several are merged with a heap
-// of their heads; with all set, it yields 0..all-1. With bits set it
-// yields instead the refs in every one of those bitsets.
+// each ref once: one list is read in place, several are merged a window of
+// refs at a time (see takeWindow); with all set, it yields 0..all-1. With
+// bits set it yields instead the refs in every one of those bitsets.
 type refUnion struct {
-	list  []uint32    // one list: what is left of it
-	heads []listCheck // several: a min-heap by the list's next ref (nil: none left)
-	all   uint32      // every ref below all (when no list is given)
-	next  uint32      // with all: the next ref; with bits: the next word
+	list  []uint32   // one list: what is left of it
+	lists [][]uint32 // several: what is left of each (empty ones dropped)
+	win   []uint64   // several: the window's bitmap, clear between takes
+	all   uint32     // every ref below all (when no list is given)
+	next  uint32     // with all: the next ref; with bits: the next word; with lists: the window's start
 	bits  [][]uint64
 	// With blocks set it yields the refs that the block maps' AND finds.
 	blocks *blockAnd
@@ -646,20 +693,29 @@ type refUnion struct {
 // sparse AND still returns to look at the search's stop.
 const bitsWords = 4096
 
-func (u *refUnion) init(lists [][]uint32) {
+// init sets the lists to unite; n is the number of refs (every ref is
+// below it). win is a buffer the union may use for its window.
+func (u *refUnion) init(lists [][]uint32, n int, win []uint64) {
 	if len(lists) == 1 {
 		u.list = lists[0]
 		return
 	}
+	total := 0
 	for _, l := range lists {
 		if len(l) > 0 {
-			u.heads = append(u.heads, listCheck{list: l})
+			u.lists = append(u.lists, l)
+			total += len(l)
 		}
 	}
-	for i := len(u.heads)/2 - 1; i >= 0; i-- {
-		u.down(i)
-	}
+	// A window that holds about a chunk's worth of refs.
+	words := max(n, 1) / max(total, 1) * matchChunk / 64
+	words = min(max(words, 1), unionWindowWords)
+	u.win = slices.Grow(win[:0], words)[:words]
+	clear(u.win)
 }
+
+// unionWindowWords bounds a union's window: 4,096 words, 262,144 refs.
+const unionWindowWords = 4096
 
 // take appends up to k more refs to dst; done says that none is left.
 func (u *refUnion) take(dst []uint32, k int) (_ []uint32, done bool) {
@@ -689,21 +745,11 @@ func (u *refUnion) take(dst []uint32, k int) (_ []uint32, done bool) {
 			}
 		}
 		return dst, u.next == n
-	case u.heads != nil:
-		last, any := uint32(0), false
-		for len(u.heads) > 0 && k > 0 {
-			r := u.pop()
-			if any && r == last {
-				continue // a name with two tokens holding the word
-			}
-			dst, last, any = append(dst, r), r, true
-			k--
+	case u.win != nil:
+		for len(u.lists) > 0 && len(dst)-start < k {
+			dst = u.takeWindow(dst)
 		}
-		// The next take must not yield last again.
-		for len(u.heads) > 0 && any && u.heads[0].list[u.heads[0].pos] == last {
-			u.pop()
-		}
-		return dst, len(u.heads) == 0
+		return dst, len(u.lists) == 0
 	case u.all > 0:
 		end := min(u.next+uint32(k), u.all)
 		for r := u.next; r < end; r++ {
@@ -719,35 +765,41 @@ func (u *refUnion) take(dst []uint32, k int) (_ []uint32, done bool) {
 	}
 }
 
-// pop takes the smallest head.
-func (u *refUnion) pop() uint32 {
-	h := &u.heads[0]
-	r := h.list[h.pos]
-	if h.pos++; h.pos == len(h.list) {
-		u.heads[0] = u.heads[len(u.heads)-1]
-		u.heads = u.heads[:len(u.heads)-1]
+// takeWindow appends the union's refs in its next window, ascending: each
+// list sets the bits of its refs there, and the bits are read out in order.
+// A merge by a heap of the lists' heads cost a few compares and a
+// mispredicted branch a ref (a third of a one-word search with a word in
+// several tokens); this is a load and a store a ref, and a ref in two lists
+// (a name with two tokens holding the word) is one bit. The window starts
+// at the lowest ref left, so a sparse stretch costs nothing.
+func (u *refUnion) takeWindow(dst []uint32) []uint32 {
+	lo := u.lists[0][0]
+	for _, l := range u.lists[1:] {
+		lo = min(lo, l[0])
 	}
-	u.down(0)
-	return r
-}
-
-func (u *refUnion) down(i int) {
-	h := u.heads
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
+	lo &^= 63
+	win := u.win
+	hi := uint64(lo) + 64*uint64(len(win)) // may pass the refs' range
+	kept := u.lists[:0]
+	for _, l := range u.lists {
+		j := 0
+		for ; j < len(l) && uint64(l[j]) < hi; j++ {
+			r := l[j] - lo
+			win[r>>6] |= 1 << (r & 63)
 		}
-		m := l
-		if r := l + 1; r < len(h) && h[r].list[h[r].pos] < h[l].list[h[l].pos] {
-			m = r
+		if j < len(l) {
+			kept = append(kept, l[j:])
 		}
-		if h[i].list[h[i].pos] <= h[m].list[h[m].pos] {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
 	}
+	clear(u.lists[len(kept):])
+	u.lists = kept
+	for w, x := range win {
+		for ; x != 0; x &= x - 1 {
+			dst = append(dst, lo+uint32(w)<<6|uint32(bits.TrailingZeros64(x)))
+		}
+		win[w] = 0
+	}
+	return dst
 }
 
 // wordCheck tells whether a ref is in one of a word's lists.

@@ -55,11 +55,11 @@ func TestSearchBlocksMatchBruteForce(t *testing.T) {
 		used := 0
 		for i, q := range qs {
 			qn := Fold(q)
-			if m := ix.matchWords(qn); m.drive.blocks != nil {
+			if m := ix.matchWords(new(wordMatcher), qn); m.drive.blocks != nil {
 				used++
 			}
 			for j, max := range maxes {
-				got, truncated, err := ix.search(stop{ctx: ctx}, qn, max)
+				got, truncated, err := ix.search(stop{ctx: ctx}, new(searchBuf), qn, max)
 				if err != nil {
 					t.Fatal(err)
 				}

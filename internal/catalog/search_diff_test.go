@@ -258,9 +258,10 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 			if v.name == "everything" && (len(ix.nameHeads.at) == 0 || len(ix.numHeads.at) == 0 || len(ix.dense.at) == 0) {
 				t.Fatalf("the build made no heads or bitsets to test")
 			}
+			buf := new(searchBuf) // reused by every search, as the pool reuses one
 			for i, q := range qs {
 				qn := Fold(q)
-				got, truncated, err := ix.search(stop{ctx: ctx}, qn, MaxSearchMatches)
+				got, truncated, err := ix.search(stop{ctx: ctx}, buf, qn, MaxSearchMatches)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -271,7 +272,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 				}
 				if i%10 == 0 { // a smaller cap cuts every group somewhere
 					for _, m := range []int{1, 7, 300} {
-						got, truncated, _ := ix.search(stop{ctx: ctx}, qn, m)
+						got, truncated, _ := ix.search(stop{ctx: ctx}, buf, qn, m)
 						wr, wt := bruteSearch(folded, foldedNums, qn, m)
 						if truncated != wt || !slices.Equal(got, wr) {
 							t.Fatalf("search(%q, max %d): %d refs, truncated %v; want %d, %v",

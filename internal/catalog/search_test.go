@@ -194,7 +194,7 @@ func TestSearchDeadline(t *testing.T) {
 	}
 	g := s.Game("dbs")
 	st := stop{context.Background(), time.Now().Add(-time.Second)}
-	if _, _, err := g.index.search(st, Fold("abcz bcde"), MaxSearchMatches); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := g.index.search(st, new(searchBuf), Fold("abcz bcde"), MaxSearchMatches); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("deadline passed during the walk: err = %v, want context.DeadlineExceeded", err)
 	}
 	if res, err := g.SearchBefore(context.Background(), "abcz", time.Now().Add(time.Minute)); err != nil || len(res.Cards) == 0 {

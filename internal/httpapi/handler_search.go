@@ -46,6 +46,7 @@ func (s *Server) handleSearch(code string) keyedHandler {
 		if err != nil {
 			return reply{}, err
 		}
+		defer res.Release() // the cards are copied into the body below
 
 		bp := getBuffer()
 		b := append(*bp, `{"query":`...)

@@ -106,6 +106,7 @@ func compareSearch(ctx context.Context, cfg *config, dbPath string, queries []qu
 		for i, r := range res.Cards {
 			refs[i] = uint32(r)
 		}
+		res.Release()
 		return refs, err
 	})
 	cc.Agree = len(queries)
