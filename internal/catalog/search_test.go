@@ -324,3 +324,38 @@ func TestSourcesOfEveryCard(t *testing.T) {
 		t.Fatalf("the catalogue has cards of %d kinds of sources, want TCGplayer only, Cardmarket only and both", len(seen))
 	}
 }
+
+// A released result's memory serves later searches: their answers are as a
+// search with memory of its own gives them, a long answer's refs never
+// leak into a shorter one, and releasing twice is harmless.
+func TestSearchReleaseReusesMemory(t *testing.T) {
+	s := mustSnapshot(t, bulkCatalog(5000, func(i int) string { return fmt.Sprintf("abcz x%d y%d", i, i%7) },
+		func(i int) string { return fmt.Sprintf("N-%04d", i) }))
+	g := s.Game("dbs")
+	ctx := context.Background()
+	queries := []string{"abcz", "x12", "y3 abcz", "n-00", "zzzq", "x4999", "ab"}
+	want := map[string][]CardRef{}
+	for _, q := range queries {
+		res, err := g.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[q] = slices.Clone(res.Cards) // never released: memory of its own
+	}
+	for range 3 {
+		for _, q := range queries {
+			res, err := g.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(res.Cards, want[q]) {
+				t.Fatalf("%q on reused memory: %d cards, want %d", q, len(res.Cards), len(want[q]))
+			}
+			res.Release()
+			if res.Cards != nil {
+				t.Fatalf("%q: Cards kept after Release", q)
+			}
+			res.Release()
+		}
+	}
+}
