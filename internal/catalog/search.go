@@ -56,7 +56,7 @@ func (b *searchBuf) release() {
 	if cap(b.words.cand) > maxKeptRefs {
 		b.words.cand = nil
 	}
-	b.words = wordMatcher{cand: b.words.cand[:0], win: b.words.win} // drops the index and lists
+	b.words = wordMatcher{cand: b.words.cand[:0], win: b.words.win, or: b.words.or} // drops the index and lists
 	searchBufs.Put(b)
 }
 
@@ -434,7 +434,9 @@ type wordMatcher struct {
 	checks []wordCheck // the other words' lists, the most telling first
 	verify []string    // words checked on the names
 	cand   []uint32    // the buffer of the refs of drive that pass the checks
-	win    []uint64    // the buffer of drive's window, when it unites lists
+	win    []uint64    // the buffer of drive's window, when it unites lists or ANDs windows
+	or     []uint64    // the buffer of a window AND's term
+	wand   windowAnd   // drive's window AND, when it is one
 	done   bool
 	// touched keeps the loads of touchNames from being optimized away.
 	touched byte
@@ -455,7 +457,7 @@ const maxCheckLists = 4
 // matchWords returns the matcher of the words of qn: m, made anew but for
 // its buffers, which it keeps.
 func (ix *searchIndex) matchWords(m *wordMatcher, qn string) *wordMatcher {
-	*m = wordMatcher{ix: ix, done: true, cand: m.cand[:0], win: m.win}
+	*m = wordMatcher{ix: ix, done: true, cand: m.cand[:0], win: m.win, or: m.or}
 	words := strings.Split(qn, " ")
 	words = slices.DeleteFunc(words, func(w string) bool { return w == "" })
 	slices.SortFunc(words, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
@@ -513,7 +515,7 @@ func (ix *searchIndex) matchWords(m *wordMatcher, qn string) *wordMatcher {
 	// Walk the lists with the fewest refs; check the others, fewest
 	// first: they reject the most at the least cost.
 	slices.SortStableFunc(terms, func(a, b wordLists) int { return cmp.Compare(a.size, b.size) })
-	if m.matchBlocks(terms) {
+	if m.matchBlocks(terms) || m.matchWindow(terms) {
 		return m
 	}
 	lists := make([][]uint32, len(terms[0].lists))
@@ -612,6 +614,74 @@ func (m *wordMatcher) matchBlocks(terms []wordLists) bool {
 	return true
 }
 
+// matchWindow makes the matcher AND the terms' lists a window of refs at a
+// time (search_window.go) when that costs less than the walk: a step per
+// ref of the shortest term and, per step, a load for each word of one list
+// with a bitset, a gallop (about three loads) per list of a word of up to
+// maxCheckLists lists, a name read for a word of more (about six: the
+// refs of a word are mostly of a few sets, whose names are near one
+// another). The window AND costs a load and a store per ref of the
+// walked lists and, over the windows, a word operation per 64 refs per
+// term and a few per bitset, whose reads of cold memory the walk mostly
+// does without. It reports whether it did.
+func (m *wordMatcher) matchWindow(terms []wordLists) bool {
+	if len(terms) < 2 {
+		return false
+	}
+	ix := m.ix
+	n := len(ix.nameOff) - 1
+	per, plain, words := 1.0, 0, 0.5*float64(len(terms))
+	allBits := true
+	for i, t := range terms {
+		oneBitset := len(t.lists) == 1 && ix.dense.bitset(t.lists[0]) != nil
+		allBits = allBits && oneBitset
+		for _, k := range t.lists {
+			if ix.dense.bitset(k) != nil {
+				words += 2 // read where the walk reads a word per step
+			} else {
+				plain += int(ix.postOff[k+1] - ix.postOff[k])
+			}
+		}
+		switch {
+		case i == 0:
+		case oneBitset:
+			per++
+		case len(t.lists) <= maxCheckLists:
+			per += 3 * float64(len(t.lists))
+		default:
+			per += 6
+		}
+	}
+	// Every word one list with a bitset: the walk ANDs the bitsets.
+	if allBits || float64(plain)+words*float64(n)/64 >= per*float64(terms[0].size) {
+		return false
+	}
+	a := &m.wand
+	a.n = uint32(n)
+	for _, t := range terms {
+		var wt windowTerm
+		for _, k := range t.lists {
+			if b := ix.dense.bitset(k); b != nil {
+				wt.bits = append(wt.bits, b)
+			} else if l := ix.list(k); len(l) > 0 {
+				wt.lists = append(wt.lists, l)
+			}
+		}
+		if len(wt.lists) == 0 && len(wt.bits) == 0 {
+			m.done = true // no name holds the word
+			return true
+		}
+		a.terms = append(a.terms, wt)
+	}
+	w := windowWords(n, terms[0].size)
+	m.win = slices.Grow(m.win[:0], w)[:w]
+	m.or = slices.Grow(m.or[:0], w)[:w]
+	clear(m.win)
+	a.acc, a.or = m.win, m.or
+	m.drive.window = a
+	return true
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -685,8 +755,10 @@ type refUnion struct {
 	all   uint32     // every ref below all (when no list is given)
 	next  uint32     // with all: the next ref; with bits: the next word; with lists: the window's start
 	bits  [][]uint64
-	// With blocks set it yields the refs that the block maps' AND finds.
+	// With blocks set it yields the refs that the block maps' AND finds;
+	// with window, the refs of a window AND (search_window.go).
 	blocks *blockAnd
+	window *windowAnd
 }
 
 // bitsWords is the most bitset words take reads in one call, so that a
@@ -723,6 +795,8 @@ func (u *refUnion) take(dst []uint32, k int) (_ []uint32, done bool) {
 	switch {
 	case u.blocks != nil:
 		return u.blocks.take(dst, k)
+	case u.window != nil:
+		return u.window.take(dst, k)
 	case u.bits != nil:
 		first, n := u.bits[0], uint32(len(u.bits[0]))
 		end := min(u.next+bitsWords, n)
