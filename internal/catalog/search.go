@@ -779,15 +779,10 @@ func (u *refUnion) init(lists [][]uint32, n int, win []uint64) {
 			total += len(l)
 		}
 	}
-	// A window that holds about a chunk's worth of refs.
-	words := max(n, 1) / max(total, 1) * matchChunk / 64
-	words = min(max(words, 1), unionWindowWords)
+	words := windowWords(n, total) // about a chunk's worth of refs
 	u.win = slices.Grow(win[:0], words)[:words]
 	clear(u.win)
 }
-
-// unionWindowWords bounds a union's window: 4,096 words, 262,144 refs.
-const unionWindowWords = 4096
 
 // take appends up to k more refs to dst; done says that none is left.
 func (u *refUnion) take(dst []uint32, k int) (_ []uint32, done bool) {

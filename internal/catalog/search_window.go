@@ -32,12 +32,13 @@ type windowTerm struct {
 	bits  [][]uint64
 }
 
-// maxWindowWords bounds a window: 4,096 words, 262,144 refs.
+// maxWindowWords bounds a window (of a union or an AND): 4,096 words,
+// 262,144 refs.
 const maxWindowWords = 4096
 
-// windowWords is the window's length in words for terms whose shortest
-// has sparse refs of n: about a chunk of refs of that word a window (the
-// AND holds fewer).
+// windowWords is the length in words of a window over n refs that holds
+// about a chunk of the sparse refs of a list or a union (an AND's window
+// is sized for its shortest term, and holds fewer).
 func windowWords(n, sparse int) int {
 	return min(max(n/max(sparse, 1)*matchChunk/64, 1), maxWindowWords)
 }
