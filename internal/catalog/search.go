@@ -849,25 +849,8 @@ func (u *refUnion) takeWindow(dst []uint32) []uint32 {
 	lo &^= 63
 	win := u.win
 	hi := uint64(lo) + 64*uint64(len(win)) // may pass the refs' range
-	kept := u.lists[:0]
-	for _, l := range u.lists {
-		j := 0
-		for ; j < len(l) && uint64(l[j]) < hi; j++ {
-			r := l[j] - lo
-			win[r>>6] |= 1 << (r & 63)
-		}
-		if j < len(l) {
-			kept = append(kept, l[j:])
-		}
-	}
-	clear(u.lists[len(kept):])
-	u.lists = kept
-	for w, x := range win {
-		for ; x != 0; x &= x - 1 {
-			dst = append(dst, lo+uint32(w)<<6|uint32(bits.TrailingZeros64(x)))
-		}
-		win[w] = 0
-	}
+	u.lists = markWindow(win, u.lists, lo, hi)
+	dst = readWindow(dst, win, lo)
 	return dst
 }
 

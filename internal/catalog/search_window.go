@@ -90,22 +90,7 @@ func (a *windowAnd) window(dst []uint32) []uint32 {
 				m[j] |= b[j]
 			}
 		}
-		kept := t.lists[:0]
-		for _, l := range t.lists {
-			j := 0
-			if l[0] < lo { // below every other term's refs
-				j = gallop(l, 0, lo)
-			}
-			for ; j < len(l) && uint64(l[j]) < hi; j++ {
-				r := l[j] - lo
-				m[r>>6] |= 1 << (r & 63)
-			}
-			if j < len(l) {
-				kept = append(kept, l[j:])
-			}
-		}
-		clear(t.lists[len(kept):])
-		t.lists = kept
+		t.lists = markWindow(m, t.lists, lo, hi)
 		if i > 0 {
 			andInto(acc, m)
 		}
@@ -113,15 +98,45 @@ func (a *windowAnd) window(dst []uint32) []uint32 {
 			a.done = true // no ref past this window holds the word
 		}
 	}
-	for j, x := range acc {
-		for ; x != 0; x &= x - 1 {
-			dst = append(dst, lo+uint32(j)<<6|uint32(bits.TrailingZeros64(x)))
-		}
-		acc[j] = 0
-	}
+	dst = readWindow(dst, acc, lo)
 	if hi >= uint64(a.n) {
 		a.done = true
 	}
 	a.next = uint32(min(hi, uint64(a.n)))
+	return dst
+}
+
+// markWindow sets in m, the bitmap of the window of refs [lo, hi), the bits
+// of the lists' refs there (refs below lo are skipped: below the window's
+// start no other term has a ref), and returns what is left of each list
+// past the window, the ones used up dropped, in lists' own memory.
+func markWindow(m []uint64, lists [][]uint32, lo uint32, hi uint64) [][]uint32 {
+	kept := lists[:0]
+	for _, l := range lists {
+		j := 0
+		if l[0] < lo {
+			j = gallop(l, 0, lo)
+		}
+		for ; j < len(l) && uint64(l[j]) < hi; j++ {
+			r := l[j] - lo
+			m[r>>6] |= 1 << (r & 63)
+		}
+		if j < len(l) {
+			kept = append(kept, l[j:])
+		}
+	}
+	clear(lists[len(kept):])
+	return kept
+}
+
+// readWindow appends the refs of the bits set in m, the bitmap of a window
+// starting at ref lo, ascending, and clears m for the next window.
+func readWindow(dst []uint32, m []uint64, lo uint32) []uint32 {
+	for j, x := range m {
+		for ; x != 0; x &= x - 1 {
+			dst = append(dst, lo+uint32(j)<<6|uint32(bits.TrailingZeros64(x)))
+		}
+		m[j] = 0
+	}
 	return dst
 }
