@@ -427,7 +427,10 @@ func siftDown(h []uint32, i int) {
 // and is checked on the names the lists leave; a wide word of 1 or 2 bytes
 // is only checked on the names. The matcher walks the lists of the word
 // with the fewest refs, a chunk at a time, keeps the refs that the other
-// words' lists hold (by bitset or galloping), then checks the names.
+// words' lists hold (by bitset or galloping), then checks the names; or,
+// when it costs less, it ANDs the words' block maps (search_blocks.go) or
+// their lists a window of refs at a time (search_window.go) and checks
+// what is left.
 type wordMatcher struct {
 	ix     *searchIndex
 	drive  refUnion
