@@ -73,6 +73,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 		matches += len(res.Cards)
+		res.Release() // as the HTTP handler does once the cards are copied
 		i++
 	}
 	if cpu := processCPU() - cpu; cpu > 0 {
@@ -114,9 +115,11 @@ func BenchmarkSearchKinds(b *testing.B) {
 		b.Run(q, func(b *testing.B) {
 			cpu := processCPU()
 			for b.Loop() {
-				if _, err := g.Search(ctx, q); err != nil {
+				res, err := g.Search(ctx, q)
+				if err != nil {
 					b.Fatal(err)
 				}
+				res.Release()
 			}
 			if cpu := processCPU() - cpu; cpu > 0 {
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
@@ -202,13 +205,14 @@ func BenchmarkSearchMix(b *testing.B) {
 		cpu := processCPU()
 		for b.Loop() {
 			t0 := time.Now()
-			_, err := g.Search(ctx, qs[i%len(qs)])
+			res, err := g.Search(ctx, qs[i%len(qs)])
 			if len(lat) < cap(lat) {
 				lat = append(lat, time.Since(t0))
 			}
 			if err != nil {
 				b.Fatal(err)
 			}
+			res.Release()
 			i++
 		}
 		if cpu := processCPU() - cpu; cpu > 0 {
