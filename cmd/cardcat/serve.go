@@ -20,6 +20,7 @@ import (
 	"github.com/cardcat/cardcat/internal/httpapi"
 	"github.com/cardcat/cardcat/internal/schedule"
 	"github.com/cardcat/cardcat/internal/serving"
+	"github.com/cardcat/cardcat/internal/web"
 	"github.com/cardcat/cardcat/internal/web/accesslog"
 	"github.com/cardcat/cardcat/internal/web/admin"
 )
@@ -299,7 +300,7 @@ func serve(ctx context.Context, env *Env, cfg *serveConfig) error {
 	}
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(web.OneWriteListener(ln)) }()
 	stopProbe := startStatusProbe(ctx, cfg, st, ln.Addr(), log)
 	defer stopProbe() // before the store closes
 	log.Info("listening", "addr", ln.Addr().String(), "store", sf.Describe())

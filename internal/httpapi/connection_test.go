@@ -21,6 +21,7 @@ import (
 	"github.com/cardcat/cardcat/internal/mcpserver"
 	"github.com/cardcat/cardcat/internal/ratelimit/memory"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
+	"github.com/cardcat/cardcat/internal/web"
 )
 
 // connAnswer is what TestConnectionRequestObject compares of an answer:
@@ -120,6 +121,11 @@ func TestConnectionRequestObject(t *testing.T) {
 	if want[2].Status != http.StatusNotModified || want[1].Logged.Account != "" || want[0].Logged.Account != "1" {
 		t.Fatalf("the sequence does not test what it should: %+v", want)
 	}
+	// A body past net/http's 4 kB buffer, which it writes in two parts: the
+	// connection (web.OneWriteListener) sends them in one.
+	if n := len(want[4].Body); n <= 4<<10 {
+		t.Fatalf("the set page is %d bytes; want one over 4 kB", n)
+	}
 
 	// Over one connection of a server whose ConnContext gives it its
 	// request object.
@@ -134,7 +140,15 @@ func TestConnectionRequestObject(t *testing.T) {
 			}
 		}
 		resp, body := ka.do(r)
-		got := answerOf(resp.StatusCode, resp.Header, body, logged()[i], sentID(hs))
+		// An answer sent whole leaves before its handler returns and logs it.
+		entries := logged()
+		for deadline := time.Now().Add(5 * time.Second); len(entries) <= i && time.Now().Before(deadline); entries = logged() {
+			time.Sleep(time.Millisecond)
+		}
+		if len(entries) <= i {
+			t.Fatalf("request %d (%s): not logged after 5s", i+1, target)
+		}
+		got := answerOf(resp.StatusCode, resp.Header, body, entries[i], sentID(hs))
 		if diff := cmp.Diff(want[i], got); diff != "" {
 			t.Errorf("request %d (%s) on the connection (-in process +on the connection):\n%s", i+1, target, diff)
 		}
@@ -267,8 +281,8 @@ func TestConnectionRemembersKey(t *testing.T) {
 }
 
 // keepAlive is one keep-alive connection to s, served as serve serves it:
-// its ConnContext gives the connection its request object (conns: those
-// made, one per connection).
+// through web.OneWriteListener, its ConnContext giving the connection its
+// request object (conns: those made, one per connection).
 type keepAlive struct {
 	t     *testing.T
 	conn  net.Conn
@@ -285,6 +299,7 @@ func dialKeepAlive(t *testing.T, s *Server) *keepAlive {
 		ka.conns = append(ka.conns, ctx.(*connRequest))
 		return ctx
 	}
+	srv.Listener = web.OneWriteListener(srv.Listener)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())

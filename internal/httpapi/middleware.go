@@ -134,6 +134,7 @@ type connRequest struct {
 	context.Context // the connection's
 	req             request
 	keys            account.KeyMemo // the key the connection's requests sent, for withIdentity
+	conn            net.Conn        // for web.Response.SendsOn
 	// active is atomic so that a kept context's read never races with the
 	// connection's next request.
 	active atomic.Bool
@@ -156,8 +157,8 @@ func (c *connRequest) Value(key any) any {
 
 // ConnContext is the http.Server's ConnContext of a server whose handler
 // is the API's: each connection gets the request object its requests reuse.
-func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
-	return &connRequest{Context: ctx}
+func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return &connRequest{Context: ctx, conn: c}
 }
 
 // requestObject returns the request object of r: its connection's, made ready
@@ -200,6 +201,9 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 
 		rec := &c.rec
 		rec.Reset(w, r.Header["Accept-Encoding"], s.encoded)
+		if cr != nil {
+			rec.SendsOn(cr.conn)
+		}
 		next.ServeHTTP(rec, r)
 		var end time.Time // one clock read for the metrics and the access log
 		if s.metrics != nil || s.deps.AccessLog != nil {

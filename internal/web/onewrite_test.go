@@ -1,0 +1,200 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeCalls is the process's count of write system calls (write, writev)
+// so far, from /proc/self/io; ok false where there is none.
+func writeCalls(t *testing.T) (n int, ok bool) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, found := strings.CutPrefix(line, "syscw: "); found {
+			n, err := strconv.Atoi(v)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+type connKey struct{}
+
+// TestOneWrite: an answer sent whole over a OneWriteListener's connection
+// arrives as it was sent, whatever its size (around net/http's 2 kB and
+// 4 kB buffers, and far past the socket's buffer), in both SendBody and
+// SendBodyString, on one keep-alive connection, and leaves in one write
+// system call, header and body; without the listener a body of 5 kB or more
+// leaves in two.
+func TestOneWrite(t *testing.T) {
+	if _, ok := writeCalls(t); !ok {
+		t.Skip("no /proc/self/io here: the write system calls cannot be counted")
+	}
+	sizes := []int{0, 100, 2048, 2049, 3000, 3500, 4096, 5000, 7500, 8192, 45_000, 300_000, 4 << 20}
+	for _, oneWrite := range []bool{true, false} {
+		for _, str := range []bool{false, true} {
+			t.Run(fmt.Sprintf("oneWrite=%v/string=%v", oneWrite, str), func(t *testing.T) {
+				body := make([]byte, 4<<20)
+				for i := range body {
+					body[i] = 'a' + byte(i*7%26)
+				}
+				var size int
+				bodyOf := func() []byte { return body[:size] }
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if oneWrite {
+					ln = OneWriteListener(ln)
+				}
+				srv := &http.Server{
+					ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+						return context.WithValue(ctx, connKey{}, c)
+					},
+					Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						rec := &Response{}
+						rec.Reset(w, nil, nil)
+						rec.SendsOn(r.Context().Value(connKey{}).(net.Conn))
+						if str {
+							SendBodyString(rec, []string{"text/plain"}, string(bodyOf()))
+						} else {
+							SendBody(rec, []string{"text/plain"}, bodyOf())
+						}
+					}),
+				}
+				go srv.Serve(ln)
+				t.Cleanup(func() { srv.Close() })
+				conn, err := net.Dial("tcp", ln.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				br := bufio.NewReader(conn)
+				// do sends one request and returns the answer's Content-Length,
+				// body and the write calls the server made to send it: all of
+				// them between the request sent and the answer read whole.
+				do := func(method string) (int64, []byte, int) {
+					req, _ := http.NewRequest(method, "http://"+ln.Addr().String()+"/", nil)
+					before, _ := writeCalls(t)
+					// One write call of the client's, counted out below.
+					if _, err := conn.Write([]byte(method + " / HTTP/1.1\r\nHost: test\r\n\r\n")); err != nil {
+						t.Fatal(err)
+					}
+					resp, err := http.ReadResponse(br, req)
+					if err != nil {
+						t.Fatalf("%s of %d bytes: %v", method, size, err)
+					}
+					got, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err != nil {
+						t.Fatalf("%s of %d bytes: %v", method, size, err)
+					}
+					after, _ := writeCalls(t)
+					return resp.ContentLength, got, after - before - 1
+				}
+				for _, size = range sizes {
+					if n, got, _ := do(http.MethodHead); len(got) != 0 || size > 0 && n != int64(size) {
+						t.Errorf("HEAD of %d bytes: Content-Length %d, a body of %d", size, n, len(got))
+					}
+					// The fewest write calls of a few tries: the runtime's own
+					// (waking its poller for a collection) can fall within one.
+					fewest := -1
+					for range 5 {
+						n, got, calls := do(http.MethodGet)
+						if n != int64(size) || !bytes.Equal(got, bodyOf()) {
+							t.Fatalf("GET of %d bytes: Content-Length %d, %d bytes, not the body sent", size, n, len(got))
+						}
+						if fewest < 0 || calls < fewest {
+							fewest = calls
+						}
+					}
+					// Up to 45 kB the socket takes all at once; past it a
+					// write may wait for the client and be resumed.
+					switch {
+					case size > 45_000:
+					case oneWrite && fewest != 1:
+						t.Errorf("GET of %d bytes: %d write calls while sending it, want 1", size, fewest)
+					case !oneWrite && size >= 5000 && fewest != 2:
+						t.Errorf("GET of %d bytes without the listener: %d write calls while sending it, want net/http's 2", size, fewest)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestOneWriteConnFailure: when the client is gone, the write that sends
+// what was held fails with the error (not a count of bytes it did not
+// send), and a failed release closes the connection, so that net/http,
+// told earlier that the held bytes were written, goes no further on it.
+func TestOneWriteConnFailure(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ln = OneWriteListener(ln)
+	gone := func(t *testing.T) *oneWriteConn {
+		client, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		client.(*net.TCPConn).SetLinger(0) // a reset, not a polite close
+		client.Close()
+		oc := c.(*oneWriteConn)
+		// Until the reset has arrived a write still succeeds.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			if _, err := oc.TCPConn.Write([]byte("x")); err != nil {
+				return oc
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("writes to a reset connection still succeed after 5s")
+			}
+		}
+	}
+	t.Run("writev", func(t *testing.T) {
+		c := gone(t)
+		c.hold()
+		if n, err := c.Write(make([]byte, 4096)); n != 4096 || err != nil {
+			t.Fatalf("first write while holding: %d, %v; want it kept", n, err)
+		}
+		if n, err := c.Write(make([]byte, 40_000)); n != 0 || err == nil {
+			t.Fatalf("second write to a gone client: %d, %v; want 0 and the error", n, err)
+		}
+		c.release()
+		if c.held != nil || c.holding {
+			t.Fatal("the connection still holds after release")
+		}
+	})
+	t.Run("release", func(t *testing.T) {
+		c := gone(t)
+		c.hold()
+		if n, err := c.Write(make([]byte, 3000)); n != 3000 || err != nil {
+			t.Fatalf("write while holding: %d, %v; want it kept", n, err)
+		}
+		c.release()
+		if _, err := c.Write([]byte("y")); !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("write after a failed release: %v; want the connection closed", err)
+		}
+	})
+}
