@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/jsonw"
@@ -57,14 +58,33 @@ type setPage struct {
 }
 
 func (p *setPage) appendTo(b []byte) []byte {
-	b = append(b, `{"success":true,"set":`...)
+	b = append(b, pageOpen...)
 	b = append(b, p.set.HeaderJSON()...)
-	b = append(b, `,"cards":[`...)
+	b = append(b, cardsOpen...)
 	b = append(b, p.g.SetRun(p.set, p.from, p.to)...)
+	return p.appendTail(b)
+}
+
+// appendTail appends what follows the page's cards.
+func (p *setPage) appendTail(b []byte) []byte {
 	b = append(b, `],"pagination":`...)
 	b = p.pg.AppendJSON(b, p.set.Total)
 	return append(b, '}')
 }
+
+// send writes the page from the snapshot's parts as they lie, not joined
+// first: over serve's connections they leave in one writev without the
+// page's copy (web.SendParts).
+func (p *setPage) send(w http.ResponseWriter, contentType []string) {
+	bp := getBuffer()
+	defer putBuffer(bp)
+	*bp = p.appendTail((*bp)[:0])
+	run := p.g.SetRun(p.set, p.from, p.to)
+	web.SendParts(w, contentType, pageOpen, p.set.HeaderJSON(), cardsOpen, unsafe.Slice(unsafe.StringData(run), len(run)), *bp)
+}
+
+// The constant parts of a set page, as SendParts takes them.
+var pageOpen, cardsOpen = []byte(`{"success":true,"set":`), []byte(`,"cards":[`)
 
 // length is the length of the page appendTo makes, without making it.
 func (p *setPage) length() int {

@@ -155,6 +155,10 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 		return
 	}
 	if c == web.Identity {
+		if rp.page.g != nil {
+			rp.page.send(w, rp.contentType)
+			return
+		}
 		rp.bytes()
 		if rp.body == nil {
 			web.SendBodyString(w, rp.contentType, rp.str)

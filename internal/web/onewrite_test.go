@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // writeCalls is the process's count of write system calls (write, writev)
@@ -37,18 +38,18 @@ type connKey struct{}
 
 // TestOneWrite: an answer sent whole over a OneWriteListener's connection
 // arrives as it was sent, whatever its size (around net/http's 2 kB and
-// 4 kB buffers, and far past the socket's buffer), in both SendBody and
-// SendBodyString, on one keep-alive connection, and leaves in one write
-// system call, header and body; without the listener a body of 5 kB or more
-// leaves in two.
+// 4 kB buffers, and far past the socket's buffer), by SendBody,
+// SendBodyString and SendParts, on one keep-alive connection, and leaves in
+// one write system call, header and body; without the listener a body of
+// 5 kB or more leaves in two.
 func TestOneWrite(t *testing.T) {
 	if _, ok := writeCalls(t); !ok {
 		t.Skip("no /proc/self/io here: the write system calls cannot be counted")
 	}
 	sizes := []int{0, 100, 2048, 2049, 3000, 3500, 4096, 5000, 7500, 8192, 45_000, 300_000, 4 << 20}
 	for _, oneWrite := range []bool{true, false} {
-		for _, str := range []bool{false, true} {
-			t.Run(fmt.Sprintf("oneWrite=%v/string=%v", oneWrite, str), func(t *testing.T) {
+		for _, send := range []string{"SendBody", "SendBodyString", "SendParts"} {
+			t.Run(fmt.Sprintf("oneWrite=%v/%s", oneWrite, send), func(t *testing.T) {
 				body := make([]byte, 4<<20)
 				for i := range body {
 					body[i] = 'a' + byte(i*7%26)
@@ -70,10 +71,14 @@ func TestOneWrite(t *testing.T) {
 						rec := &Response{}
 						rec.Reset(w, nil, nil)
 						rec.SendsOn(r.Context().Value(connKey{}).(net.Conn))
-						if str {
-							SendBodyString(rec, []string{"text/plain"}, string(bodyOf()))
-						} else {
-							SendBody(rec, []string{"text/plain"}, bodyOf())
+						switch b := bodyOf(); send {
+						case "SendBody":
+							SendBody(rec, []string{"text/plain"}, b)
+						case "SendBodyString":
+							SendBodyString(rec, []string{"text/plain"}, string(b))
+						default: // a head and a tail around the rest, as a set page
+							head, tail := min(len(b), 300), max(len(b)-200, min(len(b), 300))
+							SendParts(rec, []string{"text/plain"}, b[:head], b[head:tail], b[tail:])
 						}
 					}),
 				}
@@ -138,10 +143,9 @@ func TestOneWrite(t *testing.T) {
 	}
 }
 
-// TestOneWriteConnFailure: when the client is gone, the write that sends
-// what was held fails with the error (not a count of bytes it did not
-// send), and a failed release closes the connection, so that net/http,
-// told earlier that the held bytes were written, goes no further on it.
+// TestOneWriteConnFailure: when the client is gone, release, which sends
+// what the hold kept, closes the connection, so that net/http, told that
+// those bytes were written, goes no further on it.
 func TestOneWriteConnFailure(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -149,52 +153,71 @@ func TestOneWriteConnFailure(t *testing.T) {
 	}
 	defer ln.Close()
 	ln = OneWriteListener(ln)
-	gone := func(t *testing.T) *oneWriteConn {
-		client, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer accepted.Close()
+	c := accepted.(*oneWriteConn)
+	client.(*net.TCPConn).SetLinger(0) // a reset, not a polite close
+	client.Close()
+	// Until the reset has arrived a write still succeeds.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := c.TCPConn.Write([]byte("x")); err != nil {
+			break
 		}
-		c, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		client.(*net.TCPConn).SetLinger(0) // a reset, not a polite close
-		client.Close()
-		oc := c.(*oneWriteConn)
-		// Until the reset has arrived a write still succeeds.
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-			if _, err := oc.TCPConn.Write([]byte("x")); err != nil {
-				return oc
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("writes to a reset connection still succeed after 5s")
-			}
+		if time.Now().After(deadline) {
+			t.Fatal("writes to a reset connection still succeed after 5s")
 		}
 	}
-	t.Run("writev", func(t *testing.T) {
-		c := gone(t)
-		c.hold()
-		if n, err := c.Write(make([]byte, 4096)); n != 4096 || err != nil {
-			t.Fatalf("first write while holding: %d, %v; want it kept", n, err)
-		}
-		if n, err := c.Write(make([]byte, 40_000)); n != 0 || err == nil {
-			t.Fatalf("second write to a gone client: %d, %v; want 0 and the error", n, err)
-		}
-		c.release()
-		if c.held != nil || c.holding {
-			t.Fatal("the connection still holds after release")
-		}
-	})
-	t.Run("release", func(t *testing.T) {
-		c := gone(t)
-		c.hold()
-		if n, err := c.Write(make([]byte, 3000)); n != 3000 || err != nil {
+	body := make([]byte, 40_000)
+	c.hold([][]byte{body})
+	for _, p := range [][]byte{make([]byte, 4096), body[1000:]} {
+		if n, err := c.Write(p); n != len(p) || err != nil {
 			t.Fatalf("write while holding: %d, %v; want it kept", n, err)
 		}
-		c.release()
-		if _, err := c.Write([]byte("y")); !errors.Is(err, net.ErrClosed) {
-			t.Fatalf("write after a failed release: %v; want the connection closed", err)
+	}
+	c.release()
+	if c.holding || c.segs != nil || c.copied != nil {
+		t.Fatal("the connection still holds after release")
+	}
+	if _, err := c.Write([]byte("y")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write after a failed release: %v; want the connection closed", err)
+	}
+}
+
+// TestOneWriteConnKeeps: during a hold, a write within one of the parts is
+// kept by reference, anything else (net/http's buffers, which it writes
+// into again at once, or a write that only starts within a part) as a copy.
+func TestOneWriteConnKeeps(t *testing.T) {
+	c := &oneWriteConn{}
+	mem, other := make([]byte, 12_000), make([]byte, 4096)
+	part := mem[:10_000]
+	c.hold([][]byte{nil, part})
+	writes := [][]byte{other, part[100:], part[:0], part[9_000:], part[9_999:], other[:10]}
+	for _, p := range writes {
+		if n, err := c.Write(p); n != len(p) || err != nil {
+			t.Fatalf("write while holding: %d, %v", n, err)
 		}
-	})
+	}
+	if len(c.segs) != len(writes) {
+		t.Fatalf("%d writes kept, want %d", len(c.segs), len(writes))
+	}
+	for i, p := range writes {
+		byRef := len(p) > 0 && unsafe.SliceData(c.segs[i]) == unsafe.SliceData(p)
+		wantRef := i == 1 || i == 3 || i == 4
+		if byRef != wantRef || len(c.segs[i]) != len(p) {
+			t.Errorf("write %d (%d bytes): kept by reference %v, want %v", i, len(p), byRef, wantRef)
+		}
+	}
+	// A write that starts within the part and goes past its end is copied.
+	if c.isPart(mem[9_999:10_001]) {
+		t.Error("a write past the part's end is taken for part of it")
+	}
+	c.holding = false
+	c.parts, c.segs = nil, nil
 }

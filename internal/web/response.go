@@ -132,10 +132,7 @@ func SetContentLength(w http.ResponseWriter, n int) {
 
 // SendBody writes a 200 of body as it is (identity or already compressed).
 func SendBody(w http.ResponseWriter, contentType []string, body []byte) {
-	w.Header()["Content-Type"] = contentType
-	SetContentLength(w, len(body))
-	w.WriteHeader(http.StatusOK)
-	sendWhole(w, body)
+	SendParts(w, contentType, body)
 }
 
 // SendBodyString is SendBody of a body held in a string, not copied: its
