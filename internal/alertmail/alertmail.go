@@ -87,7 +87,7 @@ func (w *Worker) Run(ctx context.Context) {
 	if n <= 0 {
 		n = DefaultWorkers
 	}
-	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.SendOne, poll.NewTracker("alert email queue", "emails wait in the queue", w.Log, nil).Record)
+	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.SendOne, poll.NewTracker("alert email queue", "emails wait in the queue", w.Log, nil))
 }
 
 // SendOne claims the email due first, sends it once (or decides it is not

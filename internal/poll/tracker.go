@@ -25,6 +25,7 @@ type Tracker struct {
 	lastOK       time.Time
 	failingSince time.Time // zero while refreshes succeed
 	failures     int
+	successes    uint64 // recorded so far, for Attempt
 }
 
 // NewTracker returns the tracker of a refresh called what, whose WARN line
@@ -42,13 +43,42 @@ func NewTracker(what, serving string, log *slog.Logger, now func() time.Time) *T
 
 // Record notes the outcome of one refresh. The error of a refresh cut short
 // because ctx ended (shutdown) is not a failure and is not recorded.
-func (t *Tracker) Record(ctx context.Context, err error) {
+func (t *Tracker) Record(ctx context.Context, err error) { t.record(ctx, err, nil) }
+
+// Attempt is a refresh begun by one of several loops sharing a Tracker (a
+// queue's workers): Begin it before the call, Record its outcome after.
+type Attempt struct {
+	t         *Tracker
+	successes uint64 // the Tracker's when it began
+}
+
+// Begin starts an Attempt.
+func (t *Tracker) Begin() Attempt {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return Attempt{t: t, successes: t.successes}
+}
+
+// Record notes the attempt's outcome as Tracker.Record does, except that a
+// failure of an attempt begun before another's success was recorded is not
+// one: the store answered since it began, and the failure, reported late,
+// would log a second outage of a millisecond after the recovery.
+func (a Attempt) Record(ctx context.Context, err error) { a.t.record(ctx, err, &a.successes) }
+
+func (t *Tracker) record(ctx context.Context, err error, begun *uint64) {
 	if err != nil && ctx.Err() != nil {
 		return
 	}
 	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if err != nil && begun != nil && *begun != t.successes {
+		t.log.LogAttrs(ctx, slog.LevelDebug, t.what+" failed before it recovered", slog.Any("err", err))
+		return
+	}
+	if err == nil {
+		t.successes++
+	}
 	switch {
 	case err == nil && t.failingSince.IsZero():
 		t.lastOK = now

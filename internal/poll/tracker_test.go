@@ -68,3 +68,33 @@ func TestTracker(t *testing.T) {
 		t.Error("a refresh cut short by shutdown was logged")
 	}
 }
+
+// TestTrackerAttempts: of several loops sharing a tracker, a failure whose
+// attempt began before another attempt's success was recorded (reported
+// late) is not a new outage; an attempt begun after the success that fails
+// is one; failures of attempts begun during an outage count in it.
+func TestTrackerAttempts(t *testing.T) {
+	var logs bytes.Buffer
+	tr := NewTracker("webhook queue", "deliveries wait", slog.New(slog.NewTextHandler(&logs, nil)), nil)
+	ctx := context.Background()
+	busy := errors.New("database is locked")
+
+	a, b := tr.Begin(), tr.Begin()
+	a.Record(ctx, busy) // the outage starts
+	c, d := tr.Begin(), tr.Begin()
+	c.Record(ctx, busy)         // during it: counted
+	tr.Begin().Record(ctx, nil) // the store answers again
+	b.Record(ctx, busy)         // begun before the outage, told after the recovery
+	d.Record(ctx, busy)         // begun during the outage, told after the recovery
+	if !tr.FailingSince().IsZero() {
+		t.Fatalf("late failures made a new outage:\n%s", logs.String())
+	}
+	out := logs.String()
+	if strings.Count(out, "level=WARN") != 1 || strings.Count(out, "recovered") != 1 || !strings.Contains(out, "failures=2") {
+		t.Fatalf("want one outage of two failures logged:\n%s", out)
+	}
+	tr.Begin().Record(ctx, busy) // a new outage
+	if tr.FailingSince().IsZero() || strings.Count(logs.String(), "level=WARN") != 2 {
+		t.Fatalf("a failure begun after the recovery is not a new outage:\n%s", logs.String())
+	}
+}

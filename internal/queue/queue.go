@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/poll"
 )
 
 // Or returns d, or def when d is not positive (a setting left at zero).
@@ -37,24 +39,25 @@ func Delay(attempts int, first, limit time.Duration, jitter func() float64) time
 }
 
 // Run runs n workers until ctx ends, each calling one for the next due
-// item and waiting poll when none was due (did false) or one failed;
-// record is told each call's outcome (nil when it did not fail), unless ctx
-// had ended: a poll.Tracker's Record, so that a store that stays busy or
-// down (SQLite's write lock held by a long ingest) is logged once, not by
-// every worker at every poll.
-func Run(ctx context.Context, n int, poll time.Duration, one func(context.Context) (did bool, err error), record func(context.Context, error)) {
+// item and waiting every when none was due (did false) or one failed;
+// tracker is told each call's outcome, unless ctx had ended, so that a
+// store that stays busy or down (SQLite's write lock held by a long ingest)
+// is logged once, not by every worker at every poll, and a worker's failure
+// reported after another's success is not a new outage.
+func Run(ctx context.Context, n int, every time.Duration, one func(context.Context) (did bool, err error), tracker *poll.Tracker) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
 			for ctx.Err() == nil {
+				attempt := tracker.Begin()
 				did, err := one(ctx)
 				if ctx.Err() == nil {
-					record(ctx, err)
+					attempt.Record(ctx, err)
 				}
 				if !did || err != nil {
 					select {
 					case <-ctx.Done():
-					case <-time.After(poll):
+					case <-time.After(every):
 					}
 				}
 			}

@@ -3,9 +3,14 @@ package queue
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/poll"
+	"github.com/cardcat/cardcat/internal/testkit"
 )
 
 func TestDelay(t *testing.T) {
@@ -27,14 +32,15 @@ func TestDelay(t *testing.T) {
 }
 
 // TestRun: the workers call one back to back while items are due, wait
-// poll when none is or one failed, tell record each outcome, and all return
+// poll when none is or one failed, tell the tracker each outcome, and all return
 // once the context ends.
 func TestRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
-	due, calls, idle, successes := 5, 0, 0, 0
-	var failures []error
+	due, calls, idle := 5, 0, 0
 	boom := errors.New("store down")
+	var logs testkit.SyncBuffer
+	tracker := poll.NewTracker("test queue", "items wait", slog.New(slog.NewTextHandler(&logs, nil)), nil)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -54,15 +60,7 @@ func TestRun(t *testing.T) {
 				cancel()
 			}
 			return false, nil
-		}, func(_ context.Context, err error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if err == nil {
-				successes++
-			} else {
-				failures = append(failures, err)
-			}
-		})
+		}, tracker)
 	}()
 	select {
 	case <-done:
@@ -71,13 +69,12 @@ func TestRun(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if due != 0 || len(failures) != 1 || !errors.Is(failures[0], boom) {
-		t.Errorf("%d items left, failures %v: want every item taken and the one failure told", due, failures)
-	}
-	// The calls that did not fail are told as successes (those that ended
-	// after the context did are not told at all).
-	if successes == 0 || successes+len(failures) > calls {
-		t.Errorf("%d successes and %d failures told of %d calls", successes, len(failures), calls)
+	// The failure is told (the outage's one WARN), and the calls after it
+	// as successes (its recovery).
+	out := logs.String()
+	if due != 0 || strings.Count(out, "level=WARN") != 1 || !strings.Contains(out, "store down") ||
+		strings.Count(out, "test queue recovered") != 1 || tracker.LastSuccess().IsZero() {
+		t.Errorf("%d items left; want every item taken, the one failure told and the successes after it:\n%s", due, out)
 	}
 	// 5 items, 1 failure and 4 idle calls: the idle ones each waited poll,
 	// so at most a few calls more than those (a worker may have been

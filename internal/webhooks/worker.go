@@ -73,7 +73,7 @@ func (w *Worker) Run(ctx context.Context) {
 	if n <= 0 {
 		n = DefaultWorkers
 	}
-	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.DeliverOne, poll.NewTracker("webhook queue", "deliveries wait in the queue", w.Log, nil).Record)
+	queue.Run(ctx, n, queue.Or(w.Poll, DefaultPoll), w.DeliverOne, poll.NewTracker("webhook queue", "deliveries wait in the queue", w.Log, nil))
 }
 
 // DeliverOne claims the delivery due first, sends it once and records the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,14 +30,12 @@ func (s *busyStore) ClaimDelivery(context.Context, time.Time, time.Duration) (De
 
 // TestRunLogsAnOutageOnce: a store that stays busy is one WARN for all the
 // failed claims, and one INFO when it answers again, not an ERROR per
-// poll. One worker: with several, a failure returned just before the first
-// success can be reported just after it, which logs a second outage of a
-// millisecond: a benign second pair of lines that poll.Tracker, which
-// does not know when each claim started, cannot tell from a new outage.
+// poll. Three workers: a failure returned just before the first success and
+// reported just after it is not a second outage (poll.Attempt).
 func TestRunLogsAnOutageOnce(t *testing.T) {
 	st := &busyStore{fails: 20}
 	var logs testkit.SyncBuffer
-	w := &Worker{Store: st, Workers: 1, Poll: time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	w := &Worker{Store: st, Workers: 3, Poll: time.Millisecond, Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
@@ -51,8 +50,10 @@ func TestRunLogsAnOutageOnce(t *testing.T) {
 	if n := strings.Count(out, "level=WARN"); n != 1 || !strings.Contains(out, `msg="webhook queue failing; deliveries wait in the queue (logged once per outage)"`) {
 		t.Errorf("%d WARN lines, want the one of the outage:\n%s", n, out)
 	}
-	if n := strings.Count(out, `msg="webhook queue recovered"`); n != 1 || !strings.Contains(out, "failures=20") {
-		t.Errorf("%d recoveries logged, want one after 20 failures:\n%s", n, out)
+	// Up to two failures, of the other workers, may be told after the
+	// recovery, and are then not counted in it.
+	if n := strings.Count(out, `msg="webhook queue recovered"`); n != 1 || !regexp.MustCompile(`failures=(18|19|20)\b`).MatchString(out) {
+		t.Errorf("%d recoveries logged, want one after 18-20 failures:\n%s", n, out)
 	}
 	if strings.Contains(out, "level=ERROR") {
 		t.Errorf("an ERROR line for a busy store:\n%s", out)
