@@ -142,15 +142,21 @@ func SendParts(w http.ResponseWriter, contentType []string, parts ...[]byte) {
 		}
 		return
 	}
+	f, _ := rec.ResponseWriter.(http.Flusher)
 	rec.conn.hold(parts)
 	defer rec.conn.release()
+	// The body has its Content-Length (SetContentLength), so a flush does
+	// not make net/http chunk it. The first sends the header alone, so that
+	// a part longer than net/http's buffers reaches the connection as it
+	// lies rather than through them; the last sends the body's end within
+	// the hold, not after the handler returns.
+	if f != nil {
+		f.Flush()
+	}
 	for _, p := range parts {
 		w.Write(p)
 	}
-	// The body has its Content-Length (SetContentLength), so the flush
-	// does not make net/http chunk it: its last part is written now, inside
-	// the hold, not after the handler returns.
-	if f, ok := rec.ResponseWriter.(http.Flusher); ok {
+	if f != nil {
 		f.Flush()
 	}
 }
