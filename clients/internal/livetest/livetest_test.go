@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -15,8 +16,7 @@ import (
 // them all; it gives up when ctx ends, saying what it saw last.
 func TestWaitBulkListing(t *testing.T) {
 	var requests, conditional int
-	ready := 4             // the listing is complete from the 4th request on
-	var slow time.Duration // how long requests after the first take
+	ready := 4 // the listing is complete from the 4th request on
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests++
 		if r.Header.Get("X-API-Key") != "key" {
@@ -24,9 +24,6 @@ func TestWaitBulkListing(t *testing.T) {
 			return
 		}
 		files, tag := `[{"name":"cards.jsonl.gz"}]`, `"partial"`
-		if requests > 1 && slow > 0 {
-			time.Sleep(slow)
-		}
 		if requests >= ready {
 			files, tag = `[{"name":"cards.jsonl.gz"},{"name":"prices.csv.gz"}]`, `"whole"`
 		}
@@ -58,11 +55,22 @@ func TestWaitBulkListing(t *testing.T) {
 
 	// ctx ends in the middle of a request: what the server said last is
 	// kept, not the deadline's error. The first request must have answered
-	// by then: a second, where a busy machine took 300 ms (a flake).
-	requests, slow = 0, 2*time.Second
+	// by then: a second, where a busy machine took 300 ms (a flake). A
+	// server of its own, so that a request of the wait above, cancelled but
+	// reaching the server late, is not counted as this one's first (it made
+	// the first request the slow one once in CI).
+	var slowRequests atomic.Int32
+	slowSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slowRequests.Add(1) > 1 {
+			time.Sleep(2 * time.Second)
+		}
+		w.Header().Set("ETag", `"partial"`)
+		fmt.Fprint(w, `{"success":true,"files":[{"name":"cards.jsonl.gz"}]}`)
+	}))
+	defer slowSrv.Close()
 	ctx, cancel = context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if last, ok := waitBulkListing(ctx, srv.URL, "key"); ok || !strings.Contains(last, `["cards.jsonl.gz"]`) {
+	if last, ok := waitBulkListing(ctx, slowSrv.URL, "key"); ok || !strings.Contains(last, `["cards.jsonl.gz"]`) {
 		t.Errorf("waitBulkListing ended during a request: %v, last %q", ok, last)
 	}
 }
