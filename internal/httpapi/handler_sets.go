@@ -57,40 +57,50 @@ type setPage struct {
 	from, to int
 }
 
-func (p *setPage) appendTo(b []byte) []byte {
-	b = append(b, pageOpen...)
-	b = append(b, p.set.HeaderJSON()...)
-	b = append(b, cardsOpen...)
-	b = append(b, p.g.SetRun(p.set, p.from, p.to)...)
-	return p.appendTail(b)
-}
-
-// appendTail appends what follows the page's cards.
-func (p *setPage) appendTail(b []byte) []byte {
-	b = append(b, `],"pagination":`...)
-	b = p.pg.AppendJSON(b, p.set.Total)
-	return append(b, '}')
-}
-
-// send writes the page from the snapshot's parts as they lie, not joined
-// first: over serve's connections they leave in one writev without the
-// page's copy (web.SendParts).
-func (p *setPage) send(w http.ResponseWriter, contentType []string) {
-	bp := getBuffer()
-	defer putBuffer(bp)
-	*bp = p.appendTail((*bp)[:0])
+// parts are the page in order: its head, the set's header, the run of its
+// cards' listings as it lies in the snapshot, and its tail, appended to
+// tail's memory. appendTo, length and send all take the page from them.
+func (p *setPage) parts(tail []byte) [5][]byte {
+	tail = append(tail, `],"pagination":`...)
+	tail = p.pg.AppendJSON(tail, p.set.Total)
 	run := p.g.SetRun(p.set, p.from, p.to)
-	web.SendParts(w, contentType, pageOpen, p.set.HeaderJSON(), cardsOpen, unsafe.Slice(unsafe.StringData(run), len(run)), *bp)
+	return [5][]byte{pageOpen, p.set.HeaderJSON(), cardsOpen, unsafe.Slice(unsafe.StringData(run), len(run)), append(tail, '}')}
 }
 
-// The constant parts of a set page, as SendParts takes them.
+// The constant parts of a set page.
 var pageOpen, cardsOpen = []byte(`{"success":true,"set":`), []byte(`,"cards":[`)
+
+// tailRoom holds a page's tail (its pagination) without an allocation.
+type tailRoom [128]byte
+
+func (p *setPage) appendTo(b []byte) []byte {
+	var tail tailRoom
+	for _, part := range p.parts(tail[:0]) {
+		b = append(b, part...)
+	}
+	return b
+}
 
 // length is the length of the page appendTo makes, without making it.
 func (p *setPage) length() int {
-	var pagination [128]byte
-	return len(`{"success":true,"set":`) + len(p.set.HeaderJSON()) + len(`,"cards":[`) + len(p.g.SetRun(p.set, p.from, p.to)) +
-		len(`],"pagination":`) + len(p.pg.AppendJSON(pagination[:0], p.set.Total)) + len(`}`)
+	var tail tailRoom
+	n := 0
+	for _, part := range p.parts(tail[:0]) {
+		n += len(part)
+	}
+	return n
+}
+
+// send writes the page from its parts as they lie, not joined first: over
+// serve's connections they leave in one writev without the page's copy
+// (web.SendParts). The tail is in a pooled buffer: written through an
+// interface, it would otherwise move to the heap.
+func (p *setPage) send(w http.ResponseWriter, contentType []string) {
+	bp := getBuffer()
+	defer putBuffer(bp)
+	parts := p.parts((*bp)[:0])
+	*bp = parts[4]
+	web.SendParts(w, contentType, parts[:]...)
 }
 
 // resolveSet resolves :set for every route under /{game}/sets/{set}: a
