@@ -129,12 +129,14 @@ func SendParts(w http.ResponseWriter, contentType []string, parts ...[]byte) {
 		// call of its own: one body, one or two calls.
 		if len(parts) > 1 && n > chunkingAbove {
 			bp := joinBufs.Get().(*[]byte)
-			defer joinBufs.Put(bp)
 			*bp = (*bp)[:0]
 			for _, p := range parts {
 				*bp = append(*bp, p...)
 			}
 			w.Write(*bp)
+			if cap(*bp) <= maxJoinBuf {
+				joinBufs.Put(bp) // a rare large body's buffer is not kept
+			}
 			return
 		}
 		for _, p := range parts {
@@ -162,3 +164,6 @@ func SendParts(w http.ResponseWriter, contentType []string, parts ...[]byte) {
 }
 
 var joinBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// maxJoinBuf bounds the join buffers kept: a set page of 200 cards is ~180 kB.
+const maxJoinBuf = 1 << 20
