@@ -118,10 +118,16 @@ func (f *chainFixture) serverLogging(b *testing.B, log *slog.Logger, access func
 // api is the API server on the fixture.
 func (f *chainFixture) api(b *testing.B, log *slog.Logger, access func(web.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) *httpapi.Server {
 	b.Helper()
+	return f.apiConfig(b, httpapi.Config{}, log, access, auth, lim)
+}
+
+// apiConfig is api with a configuration.
+func (f *chainFixture) apiConfig(b *testing.B, cfg httpapi.Config, log *slog.Logger, access func(web.AccessEntry), auth httpapi.Authenticator, lim ratelimit.Limiter) *httpapi.Server {
+	b.Helper()
 	if auth == nil {
 		auth = accounttest.KeyFormat{} // keys by form alone: no accounts
 	}
-	api, err := httpapi.New(httpapi.Config{}, httpapi.Deps{
+	api, err := httpapi.New(cfg, httpapi.Deps{
 		View:      func() *serving.View { return f.view },
 		Games:     game.Default(),
 		Logger:    log,
@@ -255,6 +261,66 @@ func BenchmarkChain(b *testing.B) {
 		for k, name := range []string{"own", "conn"} {
 			b.ReportMetric(ns[k], name+"-ns")
 			b.ReportMetric(bytes[k], name+"-B")
+		}
+	})
+
+	// Answers runs, on one connection as serve's requests are, a card
+	// detail (200), the same path without a key (401) and an unknown card
+	// (404), in turns: the three kinds of small answer of issue 26's load
+	// scenarios; it reports ns and bytes allocated per request of each.
+	b.Run("Answers", func(b *testing.B) {
+		// A guard bucket that never runs out: the 401s stay 401s.
+		api := f.apiConfig(b, httpapi.Config{GuardPerHour: 1 << 40}, slog.New(slog.DiscardHandler), nil, account.NewAuthenticator(f.dir, time.Now), mem)
+		h := api.Handler()
+		conn := api.ConnContext(context.Background(), nil)
+		conn, cancelConn := context.WithCancel(context.WithValue(conn, http.LocalAddrContextKey, nil))
+		defer cancelConn()
+		unknown := func(t string) string { // the same game's id form, unknown
+			dir := t[:strings.LastIndexByte(t, '/')+1]
+			return dir + strings.Split(dir, "/")[1] + "_0123456789abcdef"
+		}
+		kinds := []struct {
+			name   string
+			status int
+			path   func(t string) string
+			key    string
+		}{
+			{"200", http.StatusOK, func(t string) string { return t }, f.key},
+			{"401", http.StatusUnauthorized, func(t string) string { return t }, ""},
+			{"404", http.StatusNotFound, unknown, f.key},
+		}
+		reqs := make([][]*http.Request, len(kinds))
+		w := &benchSink{h: http.Header{}}
+		for k, kind := range kinds {
+			for _, t := range f.targets {
+				r := httptest.NewRequest(http.MethodGet, kind.path(t), nil)
+				if kind.key != "" {
+					r.Header.Set("X-API-Key", kind.key)
+				}
+				ctx, cancel := context.WithCancel(conn)
+				defer cancel()
+				reqs[k] = append(reqs[k], r.WithContext(ctx))
+			}
+			clear(w.h)
+			w.code = 0
+			h.ServeHTTP(w, reqs[k][0])
+			if w.code != kind.status {
+				b.Fatalf("%s %s: status %d, want %d", kind.name, reqs[k][0].URL.Path, w.code, kind.status)
+			}
+		}
+		ns, bytes := interleaved(b, 256, len(kinds), true, func(k, i int) {
+			clear(w.h)
+			h.ServeHTTP(w, reqs[k][i%len(f.targets)])
+			if w.code != kinds[k].status {
+				b.Fatalf("%s %s: status %d, want %d", kinds[k].name, reqs[k][i%len(f.targets)].URL.Path, w.code, kinds[k].status)
+			}
+		})
+		if ns == nil {
+			return
+		}
+		for k, kind := range kinds {
+			b.ReportMetric(ns[k], kind.name+"-ns")
+			b.ReportMetric(bytes[k], kind.name+"-B")
 		}
 	})
 }

@@ -94,10 +94,13 @@ func CallerFrom(ctx context.Context) (account.Caller, bool) {
 	return account.Caller{}, false
 }
 
+// wwwAuthenticate is every 401's challenge (RFC 9110, 11.6.1).
+var wwwAuthenticate = http.Header{"Www-Authenticate": {`Bearer realm="cardcat"`}}
+
 // unauthorized is a 401 whose example is a curl line for the same route.
 func (s *Server) unauthorized(r *http.Request, code, message string) *apiError {
 	e := newError(http.StatusUnauthorized, code, message)
-	e.Header = map[string]string{"WWW-Authenticate": `Bearer realm="cardcat"`}
+	e.Header = wwwAuthenticate
 	e.Body.Example = `curl -H "X-API-Key: pk_live_YOUR_32_CHARACTER_API_KEY" "` + s.deps.PublicURL + r.URL.RequestURI() + `"`
 	if r.URL.Path == mcpPath {
 		e.Body.Example = s.mcpExample() // a GET of /mcp would be its 405

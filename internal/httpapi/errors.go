@@ -22,8 +22,26 @@ type apiHandler func(w http.ResponseWriter, r *http.Request) error
 type apiError struct {
 	Status int
 	Body   errorBody
-	Header map[string]string // extra headers: Retry-After, Allow, WWW-Authenticate
+	// Header is the answer's extra headers (Retry-After, Allow,
+	// WWW-Authenticate) by their canonical names: set as they are, never
+	// changed (a constant one is shared by every answer that has it).
+	Header http.Header
 }
+
+// headerOf is the canonical http.Header of extra headers given by name.
+func headerOf(fields map[string]string) http.Header {
+	if len(fields) == 0 {
+		return nil
+	}
+	h := make(http.Header, len(fields))
+	for k, v := range fields {
+		h.Set(k, v)
+	}
+	return h
+}
+
+// retryAfter is the header of an answer to retry after secs seconds.
+func retryAfter(secs string) http.Header { return http.Header{"Retry-After": {secs}} }
 
 func (e *apiError) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.Status, e.Body.Error, e.Body.Message)
@@ -83,23 +101,27 @@ func (s *Server) adapt(h apiHandler) http.Handler {
 // writeError answers with err: an *apiError as it says, anything else as a
 // logged 500.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apiError
-	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
-		// The client went away: nobody reads an answer, nothing failed here.
-		s.log.LogAttrs(r.Context(), slog.LevelDebug, "request canceled by the client",
-			slog.String("request_id", requestID(r.Context())))
-		return
-	}
-	if !errors.As(err, &ae) {
-		id := requestID(r.Context())
-		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
-			slog.String("request_id", id), slog.String("path", web.RedactTarget(r.URL.Path)), slog.Any("error", err))
-		ae = internalError(id)
+	// Most errors are an *apiError as it is (every 401 and 404): no
+	// unwrapping for them, which was 1% of a 401's CPU at saturation.
+	ae, ok := err.(*apiError)
+	if !ok {
+		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+			// The client went away: nobody reads an answer, nothing failed here.
+			s.log.LogAttrs(r.Context(), slog.LevelDebug, "request canceled by the client",
+				slog.String("request_id", requestID(r.Context())))
+			return
+		}
+		if !errors.As(err, &ae) {
+			id := requestID(r.Context())
+			s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
+				slog.String("request_id", id), slog.String("path", web.RedactTarget(r.URL.Path)), slog.Any("error", err))
+			ae = internalError(id)
+		}
 	}
 	h := w.Header()
 	h["Cache-Control"] = noStore
 	for k, v := range ae.Header {
-		h.Set(k, v)
+		h[k] = v
 	}
 	bp := getBuffer()
 	*bp = ae.Body.appendJSON(*bp)

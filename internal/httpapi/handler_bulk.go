@@ -120,6 +120,6 @@ func bulkNotBuilt(code, name string) *apiError {
 	e := newError(http.StatusServiceUnavailable, errServiceUnavailable,
 		"The bulk file "+name+" of the catalogue version being served is being built; retry in "+bulkRetryAfter+
 			" seconds (GET /"+code+"/bulk lists the files ready).")
-	e.Header = map[string]string{"Retry-After": bulkRetryAfter}
+	e.Header = retryAfter(bulkRetryAfter)
 	return e
 }

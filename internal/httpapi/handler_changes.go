@@ -139,6 +139,6 @@ func (s *Server) readChanges(r *http.Request, game string, since time.Time, offs
 		slog.String("request_id", requestID(r.Context())), slog.String("game", game), slog.Any("error", err))
 	e := newError(http.StatusServiceUnavailable, errServiceUnavailable,
 		"The change feed cannot be read right now; please retry in a few seconds.")
-	e.Header = map[string]string{"Retry-After": changesRetryAfter}
+	e.Header = retryAfter(changesRetryAfter)
 	return store.ChangePage{}, e
 }

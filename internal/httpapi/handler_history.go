@@ -192,7 +192,7 @@ func (s *Server) readHistory(r *http.Request, game, cardID, market string, from,
 		slog.String("request_id", requestID(r.Context())), slog.String("game", game), slog.Any("error", err))
 	e := newError(http.StatusServiceUnavailable, errServiceUnavailable,
 		"The price history cannot be read right now; please retry in a few seconds.")
-	e.Header = map[string]string{"Retry-After": historyRetryAfter}
+	e.Header = retryAfter(historyRetryAfter)
 	return nil, e
 }
 

@@ -97,7 +97,7 @@ func (s *Server) imageReply(r *http.Request, img *images.Image, err error, size 
 		s.log.Debug("image not available", "err", err)
 		e := newError(http.StatusBadGateway, errImageUnavailable,
 			"The image source cannot be reached right now; try again in a few seconds.")
-		e.Header = map[string]string{"Retry-After": strconv.FormatInt(retryAfterSeconds(images.RetryAfter(err)), 10)}
+		e.Header = retryAfter(strconv.FormatInt(retryAfterSeconds(images.RetryAfter(err)), 10))
 		return reply{}, e
 	}
 }

@@ -204,6 +204,6 @@ func (s *Server) dataSource(ctx context.Context, v *serving.View) apiref.DataSou
 func unavailable() *apiError {
 	e := newError(http.StatusServiceUnavailable, errServiceUnavailable,
 		"The catalogue is being loaded; please retry in a few seconds.")
-	e.Header = map[string]string{"Retry-After": "5"}
+	e.Header = retryAfter("5")
 	return e
 }

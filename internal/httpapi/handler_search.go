@@ -137,6 +137,6 @@ func (s *Server) searchUnavailable(why string) *apiError {
 	secs := int((s.cfg.SearchRetryAfter + time.Second - 1) / time.Second)
 	e := newError(http.StatusServiceUnavailable, errSearchUnavailable,
 		why+"; retry after "+strconv.Itoa(secs)+" s, or narrow the query.")
-	e.Header = map[string]string{"Retry-After": strconv.Itoa(secs)}
+	e.Header = retryAfter(strconv.Itoa(secs))
 	return e
 }

@@ -286,10 +286,13 @@ func (s *Server) withGETOnly(next http.Handler) http.Handler {
 		stateOf(r.Context()).route = routeMethodNotAllowed
 		e := newError(http.StatusMethodNotAllowed, errMethodNotAllowed,
 			"This API is read-only and answers GET only; "+r.Method+" is not allowed.")
-		e.Header = map[string]string{"Allow": http.MethodGet}
+		e.Header = allowGET
 		s.answerUnrouted(w, r, e)
 	})
 }
+
+// allowGET is every 405's Allow.
+var allowGET = http.Header{"Allow": {http.MethodGet}}
 
 // preflight answers a CORS preflight, never counted.
 func (s *Server) preflight(w http.ResponseWriter, r *http.Request, methods, headers string) {

@@ -305,5 +305,6 @@ func tooManyMessage(res *ratelimit.Result, guard bool) string {
 
 // guardPool is the guard bucket of the request's client (web.Clients.Group).
 func (p *poolLimits) guardPool(r *http.Request) string {
-	return "ip:" + p.clients.Group(r)
+	var b [64]byte
+	return string(p.clients.AppendGroup(append(b[:0], "ip:"...), r))
 }

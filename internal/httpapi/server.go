@@ -260,7 +260,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		API: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }),
 		WriteError: func(w http.ResponseWriter, r *http.Request, status int, code, message string, header map[string]string) {
 			e := newError(status, code, message)
-			e.Header = header
+			e.Header = headerOf(header)
 			s.writeError(w, r, e)
 		},
 		RequestID: requestID,

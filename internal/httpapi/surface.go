@@ -59,6 +59,6 @@ func (s *Server) surfaceProblem(r *http.Request, err error) error {
 			slog.String("request_id", requestID(r.Context())), slog.String("path", web.RedactTarget(r.URL.Path)), slog.Any("error", p.Cause))
 	}
 	e := newError(p.Status, p.Code, p.Message)
-	e.Header = p.Header
+	e.Header = headerOf(p.Header)
 	return e
 }
