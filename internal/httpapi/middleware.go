@@ -41,9 +41,9 @@ type requestState struct {
 	caller  account.Caller   // of a valid key
 	authErr error            // the Authenticator's failure (key == keyFailed)
 
-	limitValues [4]string // X-RateLimit-* values
-	retryAfter  [1]string // Retry-After of a 429
-	etag        [1]string // ETag of a keyed route's 200 or 304
+	remaining  [2]string // X-RateLimit-Remaining-* values
+	retryAfter [1]string // Retry-After of a 429
+	etag       [1]string // ETag of a keyed route's 200 or 304
 
 	route int // the route number it reached (metrics.go); routeUnmatched until then
 

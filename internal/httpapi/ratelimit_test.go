@@ -579,3 +579,29 @@ func TestRateLimitAllocations(t *testing.T) {
 	}
 	t.Logf("card detail allocations: %.1f without the limiter, %.1f with", a, b)
 }
+
+// TestLimitCache: the X-RateLimit-Limit-* values of a pair of limits are
+// made once and shared; past maxCachedLimits pairs they are still right,
+// made per call.
+func TestLimitCache(t *testing.T) {
+	var c limitCache
+	h1, d1 := c.values(100, 1000)
+	h2, d2 := c.values(100, 1000)
+	if h1[0] != "100" || d1[0] != "1000" || &h1[0] != &h2[0] || &d1[0] != &d2[0] {
+		t.Fatalf("values(100, 1000) = %q %q then %q %q, want 100 1000, shared", h1, d1, h2, d2)
+	}
+	if h, d := c.values(100, 2400); h[0] != "100" || d[0] != "2400" {
+		t.Fatalf("values(100, 2400) = %q %q", h, d)
+	}
+	for i := range int64(2 * maxCachedLimits) {
+		if h, d := c.values(-i, i*i); h[0] != strconv.FormatInt(-i, 10) || d[0] != strconv.FormatInt(i*i, 10) {
+			t.Fatalf("values(%d, %d) = %q %q", -i, i*i, h, d)
+		}
+	}
+	if n := len(*c.list.Load()); n != maxCachedLimits {
+		t.Errorf("%d pairs kept, want %d", n, maxCachedLimits)
+	}
+	if h, _ := c.values(100, 1000); &h[0] != &h1[0] {
+		t.Error("the first pair is no longer shared")
+	}
+}
