@@ -57,8 +57,11 @@ func (rd *redactor) cut(from, to int) {
 // keyShaped cuts the key-shaped tokens of t[from:to].
 func (rd *redactor) keyShaped(from, to int) {
 	for i := from; i+len("pk_live_") <= to; i++ {
-		if rd.t[i]|0x20 != 'p' {
-			continue
+		// To the next p or P (IndexByte's vector loop rather than a byte at
+		// a time: every request's target is scanned, and most have none).
+		i = nextP(rd.t[:to], i)
+		if i+len("pk_live_") > to {
+			return
 		}
 		n := keyPrefixLen(rd.t[i:to])
 		if n == 0 {
@@ -154,4 +157,16 @@ func unhex(c byte) byte {
 		return c - '0'
 	}
 	return (c | 0x20) - 'a' + 10
+}
+
+// nextP is the index of the first p or P in s[i:], len(s) when none.
+func nextP(s string, i int) int {
+	n := len(s)
+	if j := strings.IndexByte(s[i:n], 'p'); j >= 0 {
+		n = i + j
+	}
+	if j := strings.IndexByte(s[i:n], 'P'); j >= 0 {
+		n = i + j
+	}
+	return n
 }
