@@ -226,7 +226,7 @@ func (p *poolLimits) setLimitHeaders(w http.ResponseWriter, st *requestState, re
 
 // limitCache keeps the X-RateLimit-Limit-* header values of the few limits
 // pools have (a plan's, the guard bucket's), each made once and shared by
-// every answer (never changed): formatting them per request was a tenth
+// every answer (never changed): formatting them per request was a fifth
 // of the limit headers' cost. An immutable list, copied when a pair is
 // added, up to maxCachedLimits pairs; limits past those (accounts with
 // limits of their own) are formatted per request.
