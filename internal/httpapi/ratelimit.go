@@ -116,8 +116,8 @@ func (s *Server) count(w http.ResponseWriter, r *http.Request, st *requestState)
 // account's pool, others in the guard bucket of their client IP.
 type poolLimits struct {
 	limiter     ratelimit.Limiter
-	freeHeader  [4][]string      // X-RateLimit-* values of the Free plan with nothing used
-	limitValues limitCache       // X-RateLimit-Limit-* values of the limits seen
+	free        ratelimit.Limits // the Free plan's, shown to a request without a valid key that is not counted
+	limitValues limitCache       // X-RateLimit-* values of the limits seen
 	guard       ratelimit.Limits // of each client IP's guard bucket
 	clients     web.Clients      // who a request without a valid key is
 	log         *slog.Logger
@@ -125,12 +125,8 @@ type poolLimits struct {
 }
 
 func newPoolLimits(l ratelimit.Limiter, guardPerHour int64, trusted []netip.Prefix, log *slog.Logger) *poolLimits {
-	p := &poolLimits{limiter: l, guard: ratelimit.Limits{Hour: guardPerHour, Day: 24 * guardPerHour}, clients: web.NewClients(trusted), log: log}
-	free := account.FreeLimits()
-	for i, v := range []int64{free.Hour, free.Hour, free.Day, free.Day} {
-		p.freeHeader[i] = []string{strconv.FormatInt(v, 10)}
-	}
-	return p
+	return &poolLimits{limiter: l, free: account.FreeLimits(), guard: ratelimit.Limits{Hour: guardPerHour, Day: 24 * guardPerHour},
+		clients: web.NewClients(trusted), log: log}
 }
 
 func (p *poolLimits) take(w http.ResponseWriter, r *http.Request, st *requestState) (ratelimit.Result, bool, bool) {
@@ -195,14 +191,15 @@ func (p *poolLimits) failed(r *http.Request, err error) {
 		slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
 }
 
-// setFreeHeaders writes the Free plan's limits with nothing used, from
-// values made once.
+// setFreeHeaders writes the Free plan's limits with nothing used: the
+// limits' own values, made once (limitCache).
 func (p *poolLimits) setFreeHeaders(w http.ResponseWriter) {
+	hour, day := p.limitValues.values(p.free.Hour, p.free.Day)
 	h := w.Header()
-	h[apiref.HeaderLimitHour] = p.freeHeader[0]
-	h[apiref.HeaderRemainingHour] = p.freeHeader[1]
-	h[apiref.HeaderLimitDay] = p.freeHeader[2]
-	h[apiref.HeaderRemainingDay] = p.freeHeader[3]
+	h[apiref.HeaderLimitHour] = hour
+	h[apiref.HeaderRemainingHour] = hour
+	h[apiref.HeaderLimitDay] = day
+	h[apiref.HeaderRemainingDay] = day
 }
 
 // setLimitHeaders writes the four X-RateLimit-* headers of res. The limits'
