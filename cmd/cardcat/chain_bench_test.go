@@ -234,20 +234,13 @@ func BenchmarkChain(b *testing.B) {
 	b.Run("Connection", func(b *testing.B) {
 		api := f.api(b, slog.New(slog.DiscardHandler), nil, account.NewAuthenticator(f.dir, time.Now), mem)
 		h := api.Handler()
-		// net/http's chain of contexts under a request: the connection's
-		// (ConnContext), its local address, and a cancel each for the
-		// connection and the request.
-		conn := api.ConnContext(context.Background(), nil)
-		conn, cancelConn := context.WithCancel(context.WithValue(conn, http.LocalAddrContextKey, nil))
-		defer cancelConn()
+		conn := connContext(b, api)
 		own := make([]*http.Request, len(f.targets))
 		onConn := make([]*http.Request, len(f.targets))
 		for i, t := range f.targets {
 			own[i] = httptest.NewRequest(http.MethodGet, t, nil)
 			own[i].Header.Set("X-API-Key", f.key)
-			ctx, cancel := context.WithCancel(conn)
-			defer cancel()
-			onConn[i] = own[i].WithContext(ctx)
+			onConn[i] = onConnection(b, conn, own[i])
 		}
 		w := &benchSink{h: http.Header{}}
 		reqs := [2][]*http.Request{own, onConn}
@@ -272,9 +265,7 @@ func BenchmarkChain(b *testing.B) {
 		// A guard bucket that never runs out: the 401s stay 401s.
 		api := f.apiConfig(b, httpapi.Config{GuardPerHour: 1 << 40}, slog.New(slog.DiscardHandler), nil, account.NewAuthenticator(f.dir, time.Now), mem)
 		h := api.Handler()
-		conn := api.ConnContext(context.Background(), nil)
-		conn, cancelConn := context.WithCancel(context.WithValue(conn, http.LocalAddrContextKey, nil))
-		defer cancelConn()
+		conn := connContext(b, api)
 		unknown := func(t string) string { // the same game's id form, unknown
 			dir := t[:strings.LastIndexByte(t, '/')+1]
 			return dir + strings.Split(dir, "/")[1] + "_0123456789abcdef"
@@ -297,9 +288,7 @@ func BenchmarkChain(b *testing.B) {
 				if kind.key != "" {
 					r.Header.Set("X-API-Key", kind.key)
 				}
-				ctx, cancel := context.WithCancel(conn)
-				defer cancel()
-				reqs[k] = append(reqs[k], r.WithContext(ctx))
+				reqs[k] = append(reqs[k], onConnection(b, conn, r))
 			}
 			clear(w.h)
 			w.code = 0
@@ -323,6 +312,24 @@ func BenchmarkChain(b *testing.B) {
 			b.ReportMetric(bytes[k], kind.name+"-B")
 		}
 	})
+}
+
+// connContext is the context of a serve connection of api, as net/http
+// makes it: the connection's (ConnContext) under its local address and a
+// cancel.
+func connContext(b *testing.B, api *httpapi.Server) context.Context {
+	conn := api.ConnContext(context.Background(), nil)
+	conn, cancel := context.WithCancel(context.WithValue(conn, http.LocalAddrContextKey, nil))
+	b.Cleanup(cancel)
+	return conn
+}
+
+// onConnection is r as a request of the connection whose context is conn:
+// under a cancel of its own, as net/http gives each request.
+func onConnection(b *testing.B, conn context.Context, r *http.Request) *http.Request {
+	ctx, cancel := context.WithCancel(conn)
+	b.Cleanup(cancel)
+	return r.WithContext(ctx)
 }
 
 // withConstantLimitHeaders adds four X-RateLimit-* headers with constant
