@@ -118,10 +118,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			ae = internalError(id)
 		}
 	}
-	h := w.Header()
-	h["Cache-Control"] = noStore
+	web.SetField(w, web.FieldCacheControl, noStore)
 	for k, v := range ae.Header {
-		h[k] = v
+		if f, ok := web.FieldOf(k); ok {
+			web.SetField(w, f, v)
+		} else {
+			w.Header()[k] = v
+		}
 	}
 	bp := getBuffer()
 	*bp = ae.Body.appendJSON(*bp)
@@ -207,8 +210,7 @@ func writeBody(w http.ResponseWriter, status int, body []byte) {
 		writeOK(w, body, "")
 		return
 	}
-	h := w.Header()
-	h["Content-Type"] = jsonContentType
+	web.SetField(w, web.FieldContentType, jsonContentType)
 	web.SetContentLength(w, len(body))
 	w.WriteHeader(status)
 	w.Write(body)

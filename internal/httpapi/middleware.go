@@ -194,16 +194,14 @@ func (s *Server) withRequest(next http.Handler) http.Handler {
 			st.id = s.ids.Next()
 		}
 		st.idHeader[0] = st.id
-		h := w.Header()
-		web.StartHeaders(h, r, st.idHeader[:], https)
-		h["Access-Control-Allow-Origin"] = corsOrigin
-		h["Access-Control-Expose-Headers"] = corsExposed
-
 		rec := &c.rec
 		rec.Reset(w, r.Header["Accept-Encoding"], s.encoded)
 		if cr != nil {
-			rec.SendsOn(cr.conn)
+			rec.SendsOn(cr.conn, r)
 		}
+		web.StartHeaders(rec, r, st.idHeader[:], https)
+		web.SetField(rec, web.FieldAccessControlAllowOrigin, corsOrigin)
+		web.SetField(rec, web.FieldAccessControlExposeHeaders, corsExposed)
 		next.ServeHTTP(rec, r)
 		var end time.Time // one clock read for the metrics and the access log
 		if s.metrics != nil || s.deps.AccessLog != nil {
@@ -252,7 +250,7 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 			if rec := web.ResponseOf(w); rec != nil && rec.Written() {
 				return // too late for an error answer; the client sees a cut response
 			}
-			w.Header()["Cache-Control"] = noStore
+			web.SetField(w, web.FieldCacheControl, noStore)
 			writeJSON(w, http.StatusInternalServerError, internalError(id).Body)
 		}()
 		next.ServeHTTP(w, r)

@@ -195,11 +195,10 @@ func (p *poolLimits) failed(r *http.Request, err error) {
 // limits' own values, made once (limitCache).
 func (p *poolLimits) setFreeHeaders(w http.ResponseWriter) {
 	hour, day := p.limitValues.values(p.free.Hour, p.free.Day)
-	h := w.Header()
-	h[apiref.HeaderLimitHour] = hour
-	h[apiref.HeaderRemainingHour] = hour
-	h[apiref.HeaderLimitDay] = day
-	h[apiref.HeaderRemainingDay] = day
+	web.SetField(w, web.FieldXRatelimitLimitHour, hour)
+	web.SetField(w, web.FieldXRatelimitRemainingHour, hour)
+	web.SetField(w, web.FieldXRatelimitLimitDay, day)
+	web.SetField(w, web.FieldXRatelimitRemainingDay, day)
 }
 
 // setLimitHeaders writes the four X-RateLimit-* headers of res. The limits'
@@ -214,11 +213,10 @@ func (p *poolLimits) setLimitHeaders(w http.ResponseWriter, st *requestState, re
 	b = strconv.AppendInt(b, res.Day.Remaining, 10)
 	all := string(b)
 	st.remaining = [2]string{all[:e], all[e:]}
-	h := w.Header()
-	h[apiref.HeaderLimitHour] = hourLimit
-	h[apiref.HeaderRemainingHour] = st.remaining[0:1:1]
-	h[apiref.HeaderLimitDay] = dayLimit
-	h[apiref.HeaderRemainingDay] = st.remaining[1:2:2]
+	web.SetField(w, web.FieldXRatelimitLimitHour, hourLimit)
+	web.SetField(w, web.FieldXRatelimitRemainingHour, st.remaining[0:1:1])
+	web.SetField(w, web.FieldXRatelimitLimitDay, dayLimit)
+	web.SetField(w, web.FieldXRatelimitRemainingDay, st.remaining[1:2:2])
 }
 
 // limitCache keeps the X-RateLimit-Limit-* header values of the few limits
@@ -310,7 +308,7 @@ func (s *Server) writeTooMany(w http.ResponseWriter, r *http.Request, st *reques
 		Daily:  windowBody{Limit: res.Day.Limit, Used: res.Day.Used, Remaining: res.Day.Remaining},
 	}
 	st.retryAfter[0] = strconv.FormatInt(retryAfterSeconds(res.RetryAfter), 10)
-	w.Header()[apiref.HeaderRetryAfter] = st.retryAfter[:]
+	web.SetField(w, web.FieldRetryAfter, st.retryAfter[:])
 	s.writeError(w, r, e)
 }
 

@@ -135,18 +135,17 @@ func (rp *reply) settle(resp *web.Response) web.Coding {
 func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c web.Coding, notModified bool) {
 	defer rp.release()
 	st := stateOf(r.Context())
-	h := w.Header()
-	h["Cache-Control"] = s.keyedCacheControl // unless the reply says otherwise (images)
+	web.SetField(w, web.FieldCacheControl, s.keyedCacheControl) // unless the reply says otherwise (images)
 	if rp.header != nil {
-		rp.header(h)
+		rp.header(w.Header()) // the map from then on: rare routes (images, bulk files)
 	}
 	if rp.stream == nil {
-		h["Vary"] = web.VaryAcceptEncoding
+		web.SetField(w, web.FieldVary, web.VaryAcceptEncoding)
 	}
 	st.etag[0] = web.VariantTag(rp.tag, c)
-	h["Etag"] = st.etag[:]
+	web.SetField(w, web.FieldEtag, st.etag[:])
 	if notModified {
-		delete(h, "Content-Type")
+		web.DelField(w, web.FieldContentType)
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -167,7 +166,7 @@ func (s *Server) sendReply(w http.ResponseWriter, r *http.Request, rp *reply, c 
 		}
 		return
 	}
-	h["Content-Encoding"] = web.ContentEncoding[c]
+	web.SetField(w, web.FieldContentEncoding, web.ContentEncoding[c])
 	if rp.kind == web.Kept {
 		cache := web.ResponseOf(w).Cache()
 		v, ok := cache.Peek(rp.tag, c)

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -39,9 +41,16 @@ type oneWriteConn struct {
 	parts   [][]byte    // the parts being sent, in partsVec
 	segs    net.Buffers // what was written while holding, in order, in segsVec
 	copied  *[]byte     // the copies segs points into, pooled
+	// The header fields' lines to splice into the next header net/http
+	// writes (spliceHeader), and whether its Content-Length line is one of
+	// them.
+	head   []byte
+	headCL bool
+	lines  []byte // the buffer a Response makes head in, kept from answer to answer
 	// The arrays parts and segs use, so that a hold allocates nothing.
-	partsVec [6][]byte
-	segsVec  [8][]byte
+	partsVec  [6][]byte
+	segsVec   [8][]byte
+	spliceVec [4][]byte
 }
 
 // copyBufs keeps the copies of what net/http writes from its buffers (its
@@ -50,6 +59,9 @@ type oneWriteConn struct {
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
 func (c *oneWriteConn) Write(p []byte) (int, error) {
+	if c.head != nil {
+		return c.writeSpliced(p)
+	}
 	if !c.holding {
 		return c.TCPConn.Write(p)
 	}
@@ -67,6 +79,64 @@ func (c *oneWriteConn) Write(p []byte) (int, error) {
 	c.segs = append(c.segs, p)
 	return len(p), nil
 }
+
+// spliceHeader has the next write, which begins with the header net/http
+// writes for an answer (its status line, its own fields, the blank line),
+// carry lines (a Response's fields, each ending in CRLF) right after the
+// status line, where net/http would have written them had they been in
+// its map: its own fields (Date, and Content-Length or Connection when it
+// adds them) come after a map's, and a map of one Content-Length writes it
+// first, so that with dropCL (lines hold it) that line is left out. The
+// bytes on the wire are those net/http writes from a map of every field
+// (TestSpliceSameBytes). lines is read, not copied, until the write.
+func (c *oneWriteConn) spliceHeader(lines []byte, dropCL bool) {
+	c.head, c.headCL = lines, dropCL
+}
+
+var (
+	crlf        = []byte("\r\n")
+	headerEnd   = []byte("\r\n\r\n")
+	clLineStart = []byte("Content-Length: ")
+)
+
+// writeSpliced writes p, net/http's first write of an answer, with the
+// pending lines spliced into its header (spliceHeader): kept with the rest
+// during a hold, else in one writev. A p that does not begin with a whole
+// header fails the write, which closes the connection: an answer without
+// its fields is not sent (net/http writes a header of a few fields in its
+// 4 kB buffer, whole, in its first write).
+func (c *oneWriteConn) writeSpliced(p []byte) (int, error) {
+	lines, dropCL := c.head, c.headCL
+	c.head = nil
+	status := bytes.Index(p, crlf) + 2
+	end := bytes.Index(p, headerEnd) + 2 // after the last field's CRLF
+	if !bytes.HasPrefix(p, []byte("HTTP/1.")) || status < 2 || end < status {
+		c.TCPConn.Close()
+		return 0, errHeaderNotWhole
+	}
+	own := p[status:end] // net/http's own fields
+	if dropCL && bytes.HasPrefix(own, clLineStart) {
+		own = own[bytes.Index(own, crlf)+2:]
+	}
+	v := append(c.spliceVec[:0], p[:status], lines, own, p[end:])
+	if c.holding {
+		for _, b := range v {
+			if len(b) > 0 {
+				c.Write(b) // kept: copied, as net/http's buffer is reused
+			}
+		}
+		return len(p), nil
+	}
+	bufs := net.Buffers(v)
+	_, err := bufs.WriteTo(c.TCPConn)
+	clear(c.spliceVec[:])
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+var errHeaderNotWhole = errors.New("web: an answer's first write does not hold its whole header; connection closed")
 
 // isPart reports whether p lies within one of the parts being sent.
 func (c *oneWriteConn) isPart(p []byte) bool {
@@ -120,7 +190,7 @@ func SendParts(w http.ResponseWriter, contentType []string, parts ...[]byte) {
 	for _, p := range parts {
 		n += len(p)
 	}
-	w.Header()["Content-Type"] = contentType
+	SetField(w, FieldContentType, contentType)
 	SetContentLength(w, n)
 	w.WriteHeader(http.StatusOK)
 	rec, _ := w.(*Response)

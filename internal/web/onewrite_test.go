@@ -70,7 +70,7 @@ func TestOneWrite(t *testing.T) {
 					Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 						rec := &Response{}
 						rec.Reset(w, nil, nil)
-						rec.SendsOn(r.Context().Value(connKey{}).(net.Conn))
+						rec.SendsOn(r.Context().Value(connKey{}).(net.Conn), r)
 						switch b := bodyOf(); send {
 						case "SendBody":
 							SendBody(rec, []string{"text/plain"}, b)

@@ -22,6 +22,8 @@ type Response struct {
 	accept []string  // the request's Accept-Encoding field values
 	cache  *EncodedCache
 	conn   *oneWriteConn // the connection, when a body sent whole may leave in one write
+	fields fields        // the header fields set with SetField (fields.go)
+	splice bool          // the fields' lines may be spliced into net/http's header on conn
 }
 
 // Reset makes rec the Response of an answer written to w, for a request
@@ -34,22 +36,63 @@ func (rec *Response) Reset(w http.ResponseWriter, accept []string, cache *Encode
 	*rec = Response{ResponseWriter: w, accept: accept, cache: cache}
 }
 
-// SendsOn says that the answer is written on conn (nil: on a connection that
-// is not a OneWriteListener's), so that a body sent whole leaves in one write.
-func (rec *Response) SendsOn(conn net.Conn) {
+// SendsOn says that the answer to r is written on conn (nil: on a
+// connection that is not a OneWriteListener's), so that a body sent whole
+// leaves in one write and the header fields set with SetField are spliced
+// into net/http's header rather than given to its map. Only for requests
+// without a body, over HTTP/1.x: net/http writes nothing else on the
+// connection between the answer's WriteHeader and its header (no 100
+// Continue).
+func (rec *Response) SendsOn(conn net.Conn, r *http.Request) {
 	rec.conn, _ = conn.(*oneWriteConn)
+	if rec.conn == nil {
+		return
+	}
+	rec.conn.head = nil // an answer never sent (a connection being closed) leaves nothing behind
+	rec.splice = r.ProtoMajor == 1 && r.ContentLength == 0 && len(r.TransferEncoding) == 0
 }
 
 func (rec *Response) WriteHeader(code int) {
 	if rec.Status == 0 {
 		rec.Status = code
 	}
+	if !rec.fields.inMap {
+		rec.sendFields(code)
+	}
 	rec.ResponseWriter.WriteHeader(code)
+}
+
+// sendFields hands the fields set with SetField to net/http as the answer
+// of status code starts: as lines the connection splices into the header
+// net/http writes, when it can (SendsOn, a final status, nothing else in
+// net/http's map: its fields would then have to be sorted among them),
+// else in net/http's map. Net/http's map is told what it needs to know: that
+// there is a Content-Type (it would sniff one otherwise) and the
+// Content-Length (the body's framing).
+func (rec *Response) sendFields(code int) {
+	h := rec.ResponseWriter.Header()
+	rec.fields.inMap = true // later fields go to the map, which net/http has copied by then, as before
+	if !rec.splice || code < 200 || len(h) != 0 {
+		rec.fields.moveTo(h)
+		return
+	}
+	fs := &rec.fields
+	c := rec.conn
+	c.lines = fs.appendLines(c.lines[:0], code)
+	if fs.vals[FieldContentType] != nil {
+		h["Content-Type"] = nil // present, so not sniffed; no values, so not written
+	}
+	cl := fs.vals[FieldContentLength]
+	if cl != nil {
+		h["Content-Length"] = cl
+	}
+	c.spliceHeader(c.lines, cl != nil && !suppressed(FieldContentLength, code))
+	fs.vals = [numFields][]string{}
 }
 
 func (rec *Response) Write(b []byte) (int, error) {
 	if rec.Status == 0 {
-		rec.Status = http.StatusOK
+		rec.WriteHeader(http.StatusOK)
 	}
 	n, err := rec.ResponseWriter.Write(b)
 	rec.Bytes += n
@@ -58,14 +101,12 @@ func (rec *Response) Write(b []byte) (int, error) {
 
 func (rec *Response) WriteString(str string) (int, error) {
 	if rec.Status == 0 {
-		rec.Status = http.StatusOK
+		rec.WriteHeader(http.StatusOK)
 	}
 	n, err := rec.ResponseWriter.(interface{ WriteString(string) (int, error) }).WriteString(str)
 	rec.Bytes += n
 	return n, err
 }
-
-func (rec *Response) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 
 // Written reports whether the answer has started.
 func (rec *Response) Written() bool { return rec.Status != 0 }
@@ -124,10 +165,10 @@ func SetContentLength(w http.ResponseWriter, n int) {
 	v := strconv.Itoa(n)
 	if rec, ok := w.(*Response); ok {
 		rec.clen[0] = v
-		w.Header()["Content-Length"] = rec.clen[:]
+		SetField(w, FieldContentLength, rec.clen[:])
 		return
 	}
-	w.Header()["Content-Length"] = []string{v}
+	SetField(w, FieldContentLength, []string{v})
 }
 
 // SendBody writes a 200 of body as it is (identity or already compressed).
@@ -150,7 +191,7 @@ func SendBodyString(w http.ResponseWriter, contentType []string, body string) {
 func WriteAnswer(w http.ResponseWriter, kind BodyKind, contentType []string, body []byte, str string) {
 	rec := ResponseOf(w)
 	if rec != nil {
-		w.Header()["Vary"] = VaryAcceptEncoding
+		SetField(w, FieldVary, VaryAcceptEncoding)
 	}
 	n := len(body)
 	if body == nil {
@@ -165,7 +206,7 @@ func WriteAnswer(w http.ResponseWriter, kind BodyKind, contentType []string, bod
 		}
 		return
 	}
-	w.Header()["Content-Encoding"] = ContentEncoding[c]
+	SetField(w, FieldContentEncoding, ContentEncoding[c])
 	if kind == Kept {
 		var tag string
 		if body == nil {

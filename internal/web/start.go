@@ -25,11 +25,11 @@ var (
 // nosniff, Strict-Transport-Security when callers reach the server over
 // https, and Connection: close after a request sent with a
 // Transfer-Encoding.
-func StartHeaders(h http.Header, r *http.Request, id []string, https bool) {
-	h["X-Request-Id"] = id
-	h["X-Content-Type-Options"] = nosniff
+func StartHeaders(rec *Response, r *http.Request, id []string, https bool) {
+	SetField(rec, FieldXRequestID, id)
+	SetField(rec, FieldXContentTypeOptions, nosniff)
 	if https {
-		h["Strict-Transport-Security"] = hsts
+		SetField(rec, FieldStrictTransportSecurity, hsts)
 	}
 	if len(r.TransferEncoding) > 0 {
 		// A request with both Transfer-Encoding and Content-Length may be an
@@ -38,7 +38,7 @@ func StartHeaders(h http.Header, r *http.Request, id []string, https bool) {
 		// after answering. net/http drops the Content-Length before any
 		// handler runs, so every request sent with a Transfer-Encoding (rare:
 		// bodies here are small) ends its connection.
-		h["Connection"] = connectionClose
+		rec.Header()["Connection"] = connectionClose // net/http reads it from its map
 	}
 }
 

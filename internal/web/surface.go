@@ -56,9 +56,9 @@ func (c *Surface) Wrap(next http.Handler) http.Handler {
 		if !ValidRequestID(id) {
 			id = ids.Next()
 		}
-		StartHeaders(w.Header(), r, []string{id}, c.HTTPS)
 		rec := &Response{}
 		rec.Reset(w, nil, nil)
+		StartHeaders(rec, r, []string{id}, c.HTTPS)
 		r = r.WithContext(context.WithValue(r.Context(), surfaceIDKey{}, id))
 		func() {
 			defer c.recover(rec, r, id, log)
