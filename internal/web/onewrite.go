@@ -47,6 +47,9 @@ type oneWriteConn struct {
 	head   []byte
 	headCL bool
 	lines  []byte // the buffer a Response makes head in, kept from answer to answer
+	// spliced is an answer's pieces outside a hold, in spliceVec: one writev
+	// (one buffer and one write measured the same).
+	spliced net.Buffers
 	// The arrays parts and segs use, so that a hold allocates nothing.
 	partsVec  [6][]byte
 	segsVec   [8][]byte
@@ -127,8 +130,8 @@ func (c *oneWriteConn) writeSpliced(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
-	bufs := net.Buffers(v)
-	_, err := bufs.WriteTo(c.TCPConn)
+	c.spliced = v // a field, so that WriteTo's pointer to it allocates nothing
+	_, err := c.spliced.WriteTo(c.TCPConn)
 	clear(c.spliceVec[:])
 	if err != nil {
 		return 0, err
