@@ -3,7 +3,6 @@ package web
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -132,32 +131,21 @@ func TestSpliceSameBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := &http.Server{
-			ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-				return context.WithValue(ctx, connKey{}, c)
-			},
-			Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				rec := &Response{}
-				rec.Reset(w, nil, nil)
-				rec.SendsOn(r.Context().Value(connKey{}).(net.Conn), r)
-				if !splice {
-					rec.Header() // every field in the map, as before splicing
-				}
-				SetField(rec, FieldXRequestID, []string{"id-7"})
-				SetField(rec, FieldCacheControl, []string{"private, max-age=30"})
-				SetField(rec, FieldXRatelimitRemainingHour, []string{"99"})
-				SetField(rec, FieldAccessControlAllowOrigin, []string{"*"})
-				answers[strings.TrimPrefix(r.URL.Path, "/")](rec)
-				if splice && r.ContentLength == 0 {
-					mu.Lock()
-					mapLens = append(mapLens, len(w.Header()))
-					mu.Unlock()
-				}
-			}),
-		}
-		go srv.Serve(OneWriteListener(ln))
-		t.Cleanup(func() { srv.Close() })
-		return ln.Addr().String()
+		return serveResponses(t, OneWriteListener(ln), func(rec *Response, r *http.Request) {
+			if !splice {
+				rec.Header() // every field in the map, as before splicing
+			}
+			SetField(rec, FieldXRequestID, []string{"id-7"})
+			SetField(rec, FieldCacheControl, []string{"private, max-age=30"})
+			SetField(rec, FieldXRatelimitRemainingHour, []string{"99"})
+			SetField(rec, FieldAccessControlAllowOrigin, []string{"*"})
+			answers[strings.TrimPrefix(r.URL.Path, "/")](rec)
+			if splice && r.ContentLength == 0 {
+				mu.Lock()
+				mapLens = append(mapLens, len(rec.ResponseWriter.Header()))
+				mu.Unlock()
+			}
+		})
 	}
 	spliced, mapped := server(true), server(false)
 	date := regexp.MustCompile(`(?m)^Date: [^\r]*\r$`)

@@ -36,6 +36,27 @@ func writeCalls(t *testing.T) (n int, ok bool) {
 
 type connKey struct{}
 
+// serveResponses serves on ln (closed with the test) answers written
+// through a Response told its connection, as the API's chain does, by
+// handle; it returns the address.
+func serveResponses(t *testing.T, ln net.Listener, handle func(rec *Response, r *http.Request)) string {
+	t.Helper()
+	srv := &http.Server{
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := &Response{}
+			rec.Reset(w, nil, nil)
+			rec.SendsOn(r.Context().Value(connKey{}).(net.Conn), r)
+			handle(rec, r)
+		}),
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
 // TestOneWrite: an answer sent whole over a OneWriteListener's connection
 // arrives as it was sent, whatever its size (around net/http's 2 kB and
 // 4 kB buffers, and far past the socket's buffer), by SendBody,
@@ -63,28 +84,18 @@ func TestOneWrite(t *testing.T) {
 				if oneWrite {
 					ln = OneWriteListener(ln)
 				}
-				srv := &http.Server{
-					ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-						return context.WithValue(ctx, connKey{}, c)
-					},
-					Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-						rec := &Response{}
-						rec.Reset(w, nil, nil)
-						rec.SendsOn(r.Context().Value(connKey{}).(net.Conn), r)
-						switch b := bodyOf(); send {
-						case "SendBody":
-							SendBody(rec, []string{"text/plain"}, b)
-						case "SendBodyString":
-							SendBodyString(rec, []string{"text/plain"}, string(b))
-						default: // a head and a tail around the rest, as a set page
-							head, tail := min(len(b), 300), max(len(b)-200, min(len(b), 300))
-							SendParts(rec, []string{"text/plain"}, b[:head], b[head:tail], b[tail:])
-						}
-					}),
-				}
-				go srv.Serve(ln)
-				t.Cleanup(func() { srv.Close() })
-				conn, err := net.Dial("tcp", ln.Addr().String())
+				addr := serveResponses(t, ln, func(rec *Response, _ *http.Request) {
+					switch b := bodyOf(); send {
+					case "SendBody":
+						SendBody(rec, []string{"text/plain"}, b)
+					case "SendBodyString":
+						SendBodyString(rec, []string{"text/plain"}, string(b))
+					default: // a head and a tail around the rest, as a set page
+						head, tail := min(len(b), 300), max(len(b)-200, min(len(b), 300))
+						SendParts(rec, []string{"text/plain"}, b[:head], b[head:tail], b[tail:])
+					}
+				})
+				conn, err := net.Dial("tcp", addr)
 				if err != nil {
 					t.Fatal(err)
 				}
