@@ -158,33 +158,7 @@ func TestOneWrite(t *testing.T) {
 // what the hold kept, closes the connection, so that net/http, told that
 // those bytes were written, goes no further on it.
 func TestOneWriteConnFailure(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	ln = OneWriteListener(ln)
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer accepted.Close()
-	c := accepted.(*oneWriteConn)
-	client.(*net.TCPConn).SetLinger(0) // a reset, not a polite close
-	client.Close()
-	// Until the reset has arrived a write still succeeds.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		if _, err := c.TCPConn.Write([]byte("x")); err != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("writes to a reset connection still succeed after 5s")
-		}
-	}
+	c := resetConn(t)
 	body := make([]byte, 40_000)
 	c.hold([][]byte{body})
 	for _, p := range [][]byte{make([]byte, 4096), body[1000:]} {
@@ -198,6 +172,54 @@ func TestOneWriteConnFailure(t *testing.T) {
 	}
 	if _, err := c.Write([]byte("y")); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("write after a failed release: %v; want the connection closed", err)
+	}
+}
+
+// resetConn is the server side of a connection its client has reset, once
+// a write has seen the reset.
+func resetConn(t *testing.T) *oneWriteConn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	ln = OneWriteListener(ln)
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { accepted.Close() })
+	c := accepted.(*oneWriteConn)
+	client.(*net.TCPConn).SetLinger(0) // a reset, not a polite close
+	client.Close()
+	// Until the reset has arrived a write still succeeds.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := c.TCPConn.Write([]byte("x")); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("writes to a reset connection still succeed after 5s")
+		}
+	}
+	return c
+}
+
+// TestSplicedWriteFailure: a spliced answer that cannot be written (the
+// client reset the connection) fails the write, as net/http needs to
+// close the connection, and leaves no lines pending.
+func TestSplicedWriteFailure(t *testing.T) {
+	c := resetConn(t)
+	c.spliceHeader([]byte("X-Request-Id: 1\r\n"), false)
+	if n, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")); n != 0 || err == nil {
+		t.Fatalf("spliced write to a reset connection: %d, %v; want a failure", n, err)
+	}
+	if c.head != nil {
+		t.Fatal("the lines are still pending after the failed write")
 	}
 }
 
