@@ -62,8 +62,6 @@ var fieldNames = [numFields]string{
 	"X-Request-Id",
 }
 
-func (f Field) String() string { return fieldNames[f] }
-
 var fieldOf = func() map[string]Field {
 	m := make(map[string]Field, numFields)
 	for f, name := range fieldNames {
@@ -95,14 +93,6 @@ func SetField(w http.ResponseWriter, f Field, v []string) {
 		return
 	}
 	w.Header()[fieldNames[f]] = v
-}
-
-// GetField is the field f of the answer written to w (nil when unset).
-func GetField(w http.ResponseWriter, f Field) []string {
-	if rec, ok := w.(*Response); ok && !rec.fields.inMap {
-		return rec.fields.vals[f]
-	}
-	return w.Header()[fieldNames[f]]
 }
 
 // DelField removes the field f of the answer written to w.
