@@ -101,6 +101,18 @@ func captureAnswers(ctx context.Context, base string, paths []string, header, va
 	return out, nil
 }
 
+// sampleLines are the lines of paths that captureAnswers(paths, n, seed)
+// asks for: a scenario of them has its ceiling's cards, and its own ceiling
+// captures all of them.
+func sampleLines(paths []string, n int, seed uint64) []string {
+	idx := sampleIndices(len(paths), n, seed)
+	out := make([]string, len(idx))
+	for i, j := range idx {
+		out[i] = paths[j]
+	}
+	return out
+}
+
 // sampleIndices picks n of the indices 0..total-1 (all when n >= total), one
 // at random from each of n equal stretches. Not every total/n-th: the query
 // mix's list cycles through its six kinds, so that the 200 answers of 1,200

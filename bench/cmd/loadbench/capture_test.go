@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,5 +172,28 @@ func TestSampleIndicesFollowsTheMix(t *testing.T) {
 	}
 	if a, b := sampleIndices(total, n, 7), sampleIndices(total, n, 7); !slices.Equal(a, b) {
 		t.Error("the same seed drew different indices")
+	}
+}
+
+// TestSampleLines: the cardhot scenario's paths are exactly the card
+// scenario's captured ones, and its own ceiling captures all of them, in the
+// same order.
+func TestSampleLines(t *testing.T) {
+	paths := make([]string, 1000)
+	for i := range paths {
+		paths[i] = "/cards/" + strconv.Itoa(i)
+	}
+	hot := sampleLines(paths, 20, 3)
+	idx := sampleIndices(len(paths), 20, 3)
+	if len(hot) != 20 {
+		t.Fatalf("%d lines, want 20", len(hot))
+	}
+	for i, j := range idx {
+		if hot[i] != paths[j] {
+			t.Errorf("line %d: %s, the capture asks for %s", i, hot[i], paths[j])
+		}
+	}
+	if again := sampleIndices(len(hot), 20, 3); !slices.Equal(again, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
+		t.Errorf("the hot scenario's ceiling captures %v, want every line in order", again)
 	}
 }

@@ -104,7 +104,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&cfg.threads, "t", 1, "wrk threads")
 	paced := fs.String("paced", "0.5,0.75", "card detail is also run paced at these shares of its ceiling's requests/s (the median of the main rounds), ceiling and cardcat alike, for the p99 at that load (the target's is 0.75); \"\": not")
 	pin := fs.String("pin", "1/0", "SERVER_CPUS/WRK_CPUS for taskset (e.g. 1/0: servers on CPU 1, wrk on CPU 0); \"none\": unpinned, the load generator and the server share the cores")
-	scen := fs.String("scenarios", "card,set,setgz,setbr,search,paid,401,404,304", "scenarios to run: card, set, setgz and setbr (set pages with Accept-Encoding: gzip, br), search, paid, 401, 404, 304")
+	scen := fs.String("scenarios", "card,cardhot,set,setgz,setbr,search,paid,401,404,304", "scenarios to run: card, cardhot (card detail on the ceiling's own cards), set, setgz and setbr (set pages with Accept-Encoding: gzip, br), search, paid, 401, 404, 304")
 	fs.StringVar(&cfg.redisURL, "redis-url", "redis://127.0.0.1:6379/0", "Redis for the second run (CARDCAT_REDIS_URL of serve); empty: skip")
 	fs.StringVar(&cfg.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL for the pg_trgm comparison (a schema of its own, dropped after); empty: skip")
 	fs.BoolVar(&cfg.compare, "compare", true, "run the search comparison (cardcat index, FTS5 trigram, pg_trgm)")
@@ -153,7 +153,7 @@ func parseConfig(args []string) (*config, error) {
 		}
 		cfg.serverCPUs, cfg.loadCPUs = s, l
 	}
-	known := map[string]bool{"card": true, "set": true, "setgz": true, "setbr": true, "search": true, "paid": true, "401": true, "404": true, "304": true}
+	known := map[string]bool{"card": true, "cardhot": true, "set": true, "setgz": true, "setbr": true, "search": true, "paid": true, "401": true, "404": true, "304": true}
 	for _, s := range strings.Split(*scen, ",") {
 		s = strings.TrimSpace(s)
 		if !known[s] {
@@ -301,7 +301,7 @@ func runSize(ctx context.Context, cfg *config, cardcat, ceilingBin, script strin
 	w := newWorkload(cards, sets, cfg.queries, cfg.seed)
 	cards = nil
 	cfg.probePath = w.cardPaths[0]
-	for _, sc := range allScenarios(w) {
+	for _, sc := range allScenarios(w, cfg.answers, cfg.seed) {
 		if !slices.Contains(cfg.scenarios, sc.Key) {
 			continue
 		}

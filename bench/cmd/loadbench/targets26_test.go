@@ -26,8 +26,8 @@ func TestTargets26(t *testing.T) {
 	paced := pacedLevel{Share: 0.75, Rate: 30_000}
 	sr := &sizeReport{
 		Cat: &catalogue{Cards: 1000, Products: map[string]int{"dbs": 1000}},
-		Scenarios: []*scenario{{Key: "card", Name: "card detail", Expect: 200}, {Key: "search", Name: "search (query mix)", Expect: 200},
-			{Key: "404", Name: "404 (unknown card)", Expect: 404}},
+		Scenarios: []*scenario{{Key: "card", Name: "card detail", Expect: 200}, {Key: "cardhot", Name: "card detail, the ceiling's cards", Expect: 200},
+			{Key: "search", Name: "search (query mix)", Expect: 200}, {Key: "404", Name: "404 (unknown card)", Expect: 404}},
 		Paced:     []pacedLevel{paced},
 		Limiter:   true,
 		MemLoaded: memStatus{RSS: 2_100_000},
@@ -35,6 +35,7 @@ func TestTargets26(t *testing.T) {
 	for round := 1; round <= 3; round++ {
 		sr.Results = append(sr.Results,
 			run("", "card", ceilingName, round, 40_000, 2), run("", "card", "cardcat", round, 38_400, 3), // 0.96
+			run("", "cardhot", ceilingName, round, 40_000, 2), run("", "cardhot", "cardcat", round, 39_200, 3), // 0.98
 			run("", "search", ceilingName, round, 40_000, 2), run("", "search", "cardcat", round, 20_000, 5), // 0.50
 			run("", "404", ceilingName, round, 40_000, 2), run("", "404", "cardcat", round, 30_000, 3), // 0.75
 			run("redis", "card", ceilingName, round, 40_000, 2), run("redis", "card", "cardcat, Redis limiter", round, 36_000, 3), // 0.90
@@ -47,7 +48,8 @@ func TestTargets26(t *testing.T) {
 	rep.targets26(&b, sr)
 	out := b.String()
 	for _, want := range []string{
-		"| card detail: ≥ 0.95 of the ceiling | 0.96 [0.96–0.96] (per core 0.96) | met |  |",
+		"| card detail: ≥ 0.95 of the ceiling | 0.96 [0.96–0.96] (per core 0.96) | met |  |\n" +
+			"| (no target) card detail, the ceiling's cards: what cardcat's code reaches when the catalogue's memory is not in the way | 0.98 [0.98–0.98] (per core 0.98) | | |\n",
 		"| search (query mix): ≥ 0.60 of the ceiling | 0.50 [0.50–0.50] (per core 0.50) | **missed** | ",
 		"spinForProfile ",
 		"| 404 (unknown card): ≥ 0.95 of the ceiling | 0.75 [0.75–0.75] (per core 0.75) | **missed** | (no profile of this scenario) |",
