@@ -35,6 +35,11 @@ type soakSample struct {
 	Version    int           // catalogue version served (its last snapshot line); 0 unknown
 	Requests   int64
 	Errors     int64 // non-2xx answers and socket errors
+	// Refreshing: a refresh (synth and ingest) ran during some of the
+	// slice. Its p99 is the ingest's as much as the server's: at 1M an
+	// ingest takes a core and more for minutes (bench/README.md, "The soak
+	// at a million cards").
+	Refreshing bool
 }
 
 // soakIngest is one catalogue refresh during the soak.
@@ -75,6 +80,9 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 	start := time.Now()
 	refreshCtx, stopRefresh := context.WithCancel(ctx)
 	var mu sync.Mutex
+	// refreshing and refreshEvents (starts and ends, under mu) tell each
+	// slice whether a refresh ran during it.
+	refreshing, refreshEvents := false, 0
 	var wg sync.WaitGroup
 	if cfg.soakRefresh > 0 {
 		wg.Go(func() {
@@ -87,11 +95,17 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 				case <-time.After(cfg.soakRefresh):
 				}
 				t0 := time.Now()
+				mu.Lock()
+				refreshing, refreshEvents = true, refreshEvents+1
+				mu.Unlock()
 				_, err := command(refreshCtx, nil, cardcat, "synth", "--cards", strconv.Itoa(cat.Cards), "--seed", strconv.FormatUint(cfg.seed, 10),
 					"--day", strconv.Itoa(day), "--out", mirror)
 				if err == nil {
 					_, err = command(refreshCtx, nil, cardcat, "ingest", "--from", mirror, "--data-dir", cat.DataDir)
 				}
+				mu.Lock()
+				refreshing, refreshEvents = false, refreshEvents+1
+				mu.Unlock()
 				if refreshCtx.Err() != nil {
 					return // stopped at the end of the soak: not a failure
 				}
@@ -119,6 +133,9 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 		}
 		logBefore := fileSize(cc.srv.log)
 		load := loadAvg()
+		mu.Lock()
+		refreshAtStart, eventsAtStart := refreshing, refreshEvents
+		mu.Unlock()
 		run := wrkRun{Threads: cfg.threads, Connections: cfg.connections, Duration: d, CPUs: cfg.loadCPUs,
 			Script: script, URL: cc.srv.url, Paths: paths, Header: "X-API-Key", Value: cat.Key}
 		res, _, err := run.run(ctx)
@@ -127,6 +144,9 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 		}
 		s := soakSample{At: time.Since(start), RPS: res.RPS(), P50: time.Duration(res.Latency.P50) * time.Microsecond,
 			P99: time.Duration(res.Latency.P99) * time.Microsecond, Requests: res.Requests, Errors: res.Errors(200), Goroutines: -1, Load: load}
+		mu.Lock()
+		s.Refreshing = refreshAtStart || refreshEvents != eventsAtStart
+		mu.Unlock()
 		m, err := readMem(cc.srv.pid())
 		if err != nil {
 			return nil, fmt.Errorf("soak: cardcat exited: %w", err)
@@ -218,15 +238,24 @@ func lastSnapshotVersion(path string, offset int64) (int, bool) {
 }
 
 // soakTrend compares the last quarter of the samples with the first (the
-// medians of each): what "flat" is judged on.
+// medians of each): what "flat" is judged on. Memory and goroutines are
+// judged on every slice; p99 and requests/s on the slices without a refresh
+// running when each quarter has some, so that an ingest beside the load in
+// one quarter and not the other does not read as the server's drift.
 type soakTrend struct {
-	N                   int // samples per quarter
-	RSSFirst, RSSLast   float64
-	GorFirst, GorLast   float64 // -1 unknown
-	P99First, P99Last   float64 // ms
-	RPSFirst, RPSLast   float64
-	MemGrowth, P99Drift float64 // last/first - 1
-	GorGrowth           float64 // goroutines, last - first
+	N int // samples per quarter
+	// QuietFirst, QuietLast: the slices without a refresh of each quarter
+	// that p99 and requests/s were taken on; 0 and 0 when every slice was
+	// (no refresh ran in either quarter) or when a quarter had none (then
+	// all were, and Busy says so).
+	QuietFirst, QuietLast int
+	Busy                  bool
+	RSSFirst, RSSLast     float64
+	GorFirst, GorLast     float64 // -1 unknown
+	P99First, P99Last     float64 // ms
+	RPSFirst, RPSLast     float64
+	MemGrowth, P99Drift   float64 // last/first - 1
+	GorGrowth             float64 // goroutines, last - first
 }
 
 func trendOf(ss []soakSample) (soakTrend, bool) {
@@ -251,8 +280,19 @@ func trendOf(ss []soakSample) (soakTrend, bool) {
 	gor := func(s soakSample) float64 { return float64(s.Goroutines) }
 	p99 := func(s soakSample) float64 { return msd(s.P99) }
 	rps := func(s soakSample) float64 { return s.RPS }
-	t := soakTrend{N: q, RSSFirst: med(first, rss), RSSLast: med(last, rss), GorFirst: med(first, gor), GorLast: med(last, gor),
-		P99First: med(first, p99), P99Last: med(last, p99), RPSFirst: med(first, rps), RPSLast: med(last, rps)}
+	t := soakTrend{N: q, RSSFirst: med(first, rss), RSSLast: med(last, rss), GorFirst: med(first, gor), GorLast: med(last, gor)}
+	quietFirst, quietLast := quiet(first), quiet(last)
+	latFirst, latLast := first, last
+	switch {
+	case len(quietFirst) == q && len(quietLast) == q: // no refresh in either quarter
+	case len(quietFirst) > 0 && len(quietLast) > 0:
+		latFirst, latLast = quietFirst, quietLast
+		t.QuietFirst, t.QuietLast = len(quietFirst), len(quietLast)
+	default:
+		t.Busy = true
+	}
+	t.P99First, t.P99Last = med(latFirst, p99), med(latLast, p99)
+	t.RPSFirst, t.RPSLast = med(latFirst, rps), med(latLast, rps)
 	if t.RSSFirst > 0 {
 		t.MemGrowth = t.RSSLast/t.RSSFirst - 1
 	}
@@ -263,6 +303,17 @@ func trendOf(ss []soakSample) (soakTrend, bool) {
 		t.GorGrowth = t.GorLast - t.GorFirst
 	}
 	return t, true
+}
+
+// quiet returns the samples of ss without a refresh running.
+func quiet(ss []soakSample) []soakSample {
+	var out []soakSample
+	for _, s := range ss {
+		if !s.Refreshing {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // What the verdict calls flat. Reported, never asserted: on a shared
@@ -291,8 +342,15 @@ func (t soakTrend) verdict() string {
 	case t.P99Drift < -soakFlatP99:
 		p99 = "lower"
 	}
-	return fmt.Sprintf("Last quarter against the first (medians of %d slices each): resident memory %s → %s (%+.1f%%, %s), %s, p99 %.2f → %.2f ms (%+.0f%%, %s), requests/s %s → %s.",
-		t.N, mb(int64(t.RSSFirst)), mb(int64(t.RSSLast)), t.MemGrowth*100, word(t.MemGrowth <= soakFlatMem), gor,
+	which := ""
+	switch {
+	case t.QuietFirst > 0:
+		which = fmt.Sprintf("; p99 and requests/s of the slices without a refresh running, %d and %d of them", t.QuietFirst, t.QuietLast)
+	case t.Busy:
+		which = "; p99 and requests/s of every slice: a quarter had a refresh running in each of its slices"
+	}
+	return fmt.Sprintf("Last quarter against the first (medians of %d slices each%s): resident memory %s → %s (%+.1f%%, %s), %s, p99 %.2f → %.2f ms (%+.0f%%, %s), requests/s %s → %s.",
+		t.N, which, mb(int64(t.RSSFirst)), mb(int64(t.RSSLast)), t.MemGrowth*100, word(t.MemGrowth <= soakFlatMem), gor,
 		t.P99First, t.P99Last, t.P99Drift*100, p99, thousands(t.RPSFirst), thousands(t.RPSLast))
 }
 
@@ -304,9 +362,9 @@ func (rep *report) soakSection(b *strings.Builder, s *soakReport) {
 	if s.Refresh > 0 {
 		refresh = fmt.Sprintf("every %s the same catalogue a day later (`cardcat synth --day N`, about 10%% of prices changed) ingested into the store cardcat serves, which swaps its snapshot under load", s.Refresh)
 	}
-	p("Mixed load (card detail, set page, search, paid statistics in turn) on one `cardcat serve` for %s, wrk -t%d -c%d in slices of %s; %s. Each row is read right after its slice: wrk's figures of the slice, VmRSS, goroutines (the admin listener's goroutine profile), the catalogue version of the last \"catalogue snapshot ready\" line so far; the load average at the slice's start says how busy the machine was (p99 follows it).\n\n",
+	p("Mixed load (card detail, set page, search, paid statistics in turn) on one `cardcat serve` for %s, wrk -t%d -c%d in slices of %s; %s. Each row is read right after its slice: wrk's figures of the slice, VmRSS, goroutines (the admin listener's goroutine profile), the catalogue version of the last \"catalogue snapshot ready\" line so far; the load average at the slice's start says how busy the machine was (p99 follows it); \"refresh running\": a synth or ingest of the next day ran during some of the slice, beside the load.\n\n",
 		s.Duration, cfg.threads, cfg.connections, s.Slice, refresh)
-	p("| time | req/s | p50 ms | p99 ms | VmRSS | goroutines | catalogue version | errors | load avg |\n|---|---|---|---|---|---|---|---|---|\n")
+	p("| time | req/s | p50 ms | p99 ms | VmRSS | goroutines | catalogue version | errors | load avg | refresh running |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, x := range s.Samples {
 		g, v := "—", "—"
 		if x.Goroutines >= 0 {
@@ -315,7 +373,11 @@ func (rep *report) soakSection(b *strings.Builder, s *soakReport) {
 		if x.Version > 0 {
 			v = strconv.Itoa(x.Version)
 		}
-		p("| %s | %s | %.2f | %.2f | %s | %s | %s | %s | %.2f |\n", x.At.Round(time.Second), thousands(x.RPS), msd(x.P50), msd(x.P99), mb(x.RSS), g, v, errorsCell(x.Errors, x.Requests), x.Load)
+		r := ""
+		if x.Refreshing {
+			r = "yes"
+		}
+		p("| %s | %s | %.2f | %.2f | %s | %s | %s | %s | %.2f | %s |\n", x.At.Round(time.Second), thousands(x.RPS), msd(x.P50), msd(x.P99), mb(x.RSS), g, v, errorsCell(x.Errors, x.Requests), x.Load, r)
 	}
 	p("\n")
 	if len(s.Ingests) > 0 {

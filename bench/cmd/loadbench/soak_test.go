@@ -116,3 +116,45 @@ func TestReportSoak(t *testing.T) {
 		t.Errorf("3 slices: want no verdict:\n%s", b.String())
 	}
 }
+
+// TestSoakTrendBesideIngests: the p99 of slices with a refresh running
+// beside the load is not read as the server's drift: each quarter's p99 and
+// requests/s are taken on its slices without one, and when a quarter has
+// none, on all of them, which the verdict says.
+func TestSoakTrendBesideIngests(t *testing.T) {
+	var ss []soakSample
+	for i := range 12 {
+		ss = append(ss, soakSample{At: time.Duration(i+1) * 30 * time.Second, RPS: 20_000, P99: 4 * time.Millisecond,
+			RSS: 2_000_000_000, Goroutines: 30, Requests: 600_000})
+	}
+	// The last quarter (slices 9-11): an ingest from slice 10 on.
+	for i := 10; i < 12; i++ {
+		ss[i].Refreshing, ss[i].P99, ss[i].RPS = true, 10*time.Millisecond, 10_000
+	}
+	tr, ok := trendOf(ss)
+	if !ok {
+		t.Fatal("no trend of 12 slices")
+	}
+	if tr.QuietFirst != 3 || tr.QuietLast != 1 || tr.P99Last != 4 || tr.RPSLast != 20_000 {
+		t.Errorf("trend %+v: want p99 and requests/s of the 3 and 1 slices without a refresh (4 ms, 20,000)", tr)
+	}
+	v := tr.verdict()
+	for _, want := range []string{"slices without a refresh running, 3 and 1 of them)", "p99 4.00 → 4.00 ms (+0%, flat)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdict lacks %q: %s", want, v)
+		}
+	}
+
+	ss[9].Refreshing, ss[9].P99 = true, 10*time.Millisecond // the whole last quarter
+	tr, _ = trendOf(ss)
+	if v := tr.verdict(); !tr.Busy || !strings.Contains(v, "a quarter had a refresh running in each of its slices") || !strings.Contains(v, "**drifts up**") {
+		t.Errorf("a quarter all beside an ingest: %+v, %s", tr, v)
+	}
+
+	rep := &report{cfg: &config{threads: 1, connections: 32}}
+	var b strings.Builder
+	rep.soakSection(&b, &soakReport{Duration: 6 * time.Minute, Slice: 30 * time.Second, Samples: ss})
+	if want := "| 6m0s | 10,000 | 0.00 | 10.00 | 2000 MB | 30 | — | 0 | 0.00 | yes |"; !strings.Contains(b.String(), want) {
+		t.Errorf("soak table lacks %q:\n%s", want, b.String())
+	}
+}
