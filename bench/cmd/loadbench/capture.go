@@ -91,8 +91,8 @@ func prime(ctx context.Context, base, key string, lines []string) error {
 // random (seeded) from each of n equal stretches of the list.
 func captureAnswers(ctx context.Context, base string, paths []string, header, value string, n int, seed uint64) ([]answer, error) {
 	out := make([]answer, 0, min(n, len(paths)))
-	for _, i := range sampleIndices(len(paths), n, seed) {
-		a, err := get(ctx, base+paths[i], header, value)
+	for _, p := range sampleLines(paths, n, seed) {
+		a, err := get(ctx, base+p, header, value)
 		if err != nil {
 			return nil, err
 		}
@@ -101,9 +101,9 @@ func captureAnswers(ctx context.Context, base string, paths []string, header, va
 	return out, nil
 }
 
-// sampleLines are the lines of paths that captureAnswers(paths, n, seed)
-// asks for: a scenario of them has its ceiling's cards, and its own ceiling
-// captures all of them.
+// sampleLines are n of paths, drawn by sampleIndices: the ones
+// captureAnswers asks for. A scenario of them has its ceiling's cards (and
+// its own ceiling captures all of them).
 func sampleLines(paths []string, n int, seed uint64) []string {
 	idx := sampleIndices(len(paths), n, seed)
 	out := make([]string, len(idx))

@@ -80,9 +80,10 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 	start := time.Now()
 	refreshCtx, stopRefresh := context.WithCancel(ctx)
 	var mu sync.Mutex
-	// refreshing and refreshEvents (starts and ends, under mu) tell each
-	// slice whether a refresh ran during it.
-	refreshing, refreshEvents := false, 0
+	// refreshEvents counts the refreshes' starts and ends (under mu): odd
+	// while one runs. A slice ran beside a refresh when it started at an odd
+	// count or the count moved during it.
+	refreshEvents := 0
 	var wg sync.WaitGroup
 	if cfg.soakRefresh > 0 {
 		wg.Go(func() {
@@ -96,7 +97,7 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 				}
 				t0 := time.Now()
 				mu.Lock()
-				refreshing, refreshEvents = true, refreshEvents+1
+				refreshEvents++
 				mu.Unlock()
 				_, err := command(refreshCtx, nil, cardcat, "synth", "--cards", strconv.Itoa(cat.Cards), "--seed", strconv.FormatUint(cfg.seed, 10),
 					"--day", strconv.Itoa(day), "--out", mirror)
@@ -104,7 +105,7 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 					_, err = command(refreshCtx, nil, cardcat, "ingest", "--from", mirror, "--data-dir", cat.DataDir)
 				}
 				mu.Lock()
-				refreshing, refreshEvents = false, refreshEvents+1
+				refreshEvents++
 				mu.Unlock()
 				if refreshCtx.Err() != nil {
 					return // stopped at the end of the soak: not a failure
@@ -134,7 +135,7 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 		logBefore := fileSize(cc.srv.log)
 		load := loadAvg()
 		mu.Lock()
-		refreshAtStart, eventsAtStart := refreshing, refreshEvents
+		eventsAtStart := refreshEvents
 		mu.Unlock()
 		run := wrkRun{Threads: cfg.threads, Connections: cfg.connections, Duration: d, CPUs: cfg.loadCPUs,
 			Script: script, URL: cc.srv.url, Paths: paths, Header: "X-API-Key", Value: cat.Key}
@@ -145,7 +146,7 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 		s := soakSample{At: time.Since(start), RPS: res.RPS(), P50: time.Duration(res.Latency.P50) * time.Microsecond,
 			P99: time.Duration(res.Latency.P99) * time.Microsecond, Requests: res.Requests, Errors: res.Errors(200), Goroutines: -1, Load: load}
 		mu.Lock()
-		s.Refreshing = refreshAtStart || refreshEvents != eventsAtStart
+		s.Refreshing = eventsAtStart%2 == 1 || refreshEvents != eventsAtStart
 		mu.Unlock()
 		m, err := readMem(cc.srv.pid())
 		if err != nil {

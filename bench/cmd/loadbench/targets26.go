@@ -57,7 +57,7 @@ func (rep *report) targets26(b *strings.Builder, sr *sizeReport) {
 		}
 		p("| %s: ≥ %.2f of the ceiling | %.2f [%.2f–%.2f] (per core %.2f) | %s | %s |\n",
 			sc.Name, t.target, rt.Median, rt.Min, rt.Max, ct.Median, verdict(met), top)
-		if hot := sr.scenario("cardhot"); t.key == "card" && hot != nil {
+		if hot := sr.scenario("cardhot"); t.key == "card" && hot != nil { // card detail's gap, told apart from the catalogue's memory
 			rt, ct := sr.ratios("", hot.Key, "cardcat"), sr.coreRatios("", hot.Key, "cardcat")
 			p("| (no target) %s: what cardcat's code reaches when the catalogue's memory is not in the way | %.2f [%.2f–%.2f] (per core %.2f) | | |\n",
 				hot.Name, rt.Median, rt.Min, rt.Max, ct.Median)
