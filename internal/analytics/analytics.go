@@ -3,10 +3,8 @@ package analytics
 import (
 	"bytes"
 	"slices"
-	"sync"
 
 	"github.com/cardcat/cardcat/internal/catalog"
-	"github.com/cardcat/cardcat/internal/etag"
 	"github.com/cardcat/cardcat/internal/store"
 )
 
@@ -38,19 +36,9 @@ func (o Options) minAvg30() int64 {
 // a sync.Once), so any number of goroutines may read it.
 type Game struct {
 	snap     *catalog.GameSnapshot // the prices bodies are rendered from its card records
-	sets     map[string]*setAnswers
+	sets     setAnswers
 	trending *itemList
 	top      [numTopLists]*itemList
-}
-
-// setAnswers are the bodies of the per-set endpoints of one set. Statistics
-// and completion value are rendered by Build; the prices bodies, which are
-// as large as the prices they show, on first request.
-type setAnswers struct {
-	set        *catalog.ListedSet
-	prices     [numSources]lazyAnswer
-	statistics [2]lazyAnswer // normal, foil
-	completion lazyAnswer
 }
 
 // Answer is a paid endpoint's body and its strong ETag (etag.Of of the
@@ -61,25 +49,6 @@ type setAnswers struct {
 type Answer struct {
 	Body []byte
 	Tag  string
-}
-
-// lazyAnswer is one Answer of a Game: its body made by Build, read from the
-// binary form or rendered on first use, its tag made on first use.
-type lazyAnswer struct {
-	once sync.Once
-	a    Answer
-}
-
-// get returns the answer, rendering its body with render first when it is
-// rendered lazily (render nil: the body is there).
-func (x *lazyAnswer) get(render func() []byte) Answer {
-	x.once.Do(func() {
-		if render != nil {
-			x.a.Body = render()
-		}
-		x.a.Tag = etag.Of(x.a.Body)
-	})
-	return x.a
 }
 
 // Build computes the paid answers of one game from its catalogue gc and the
@@ -97,7 +66,7 @@ func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Gam
 	if gc == nil {
 		gc = &catalog.GameCatalog{}
 	}
-	g := &Game{snap: gs, sets: make(map[string]*setAnswers, len(gs.Sets()))}
+	g := &Game{snap: gs, sets: newSetAnswers(len(gs.Sets()))}
 	gm := gs.Game()
 	minAvg30 := opts.minAvg30()
 	th := newTCGHistory(opts.TCGHistory[gm.Code])
@@ -124,16 +93,16 @@ func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Gam
 	for i := range gc.Sets {
 		s, cards := &gc.Sets[i], members[i]
 		listed, ok := gs.SetByID(s.ID)
-		if len(cards) == 0 || !ok || g.sets[s.ID] != nil {
+		if len(cards) == 0 || !ok || g.sets.has[listed.Position()] {
 			continue
 		}
 		info := &listed.SetInfo
 		slices.SortFunc(cards, catalog.CompareListing)
-		a := &setAnswers{set: listed}
-		a.statistics[0].a.Body = r.statistics(info, cards, VariantNormal)
-		a.statistics[1].a.Body = r.statistics(info, cards, VariantFoil)
-		a.completion.a.Body = r.completion(info, cards)
-		g.sets[s.ID] = a
+		g.sets.add(listed.Position(), &[builtKinds][]byte{
+			builtStatsNormal: r.statistics(info, cards, VariantNormal),
+			builtStatsFoil:   r.statistics(info, cards, VariantFoil),
+			builtCompletion:  r.completion(info, cards),
+		})
 		if t, ok := trendOfSet(info, cards, minAvg30, &th); ok {
 			trending = append(trending, t)
 		}
@@ -141,6 +110,7 @@ func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Gam
 			top.add(s, c)
 		}
 	}
+	g.sets.done()
 	g.trending = trendingList(trending, &th)
 	for l := range g.top {
 		g.top[l] = top.list(topList(l), &gm)
@@ -154,27 +124,27 @@ func Build(gs *catalog.GameSnapshot, gc *catalog.GameCatalog, opts Options) *Gam
 // once, on its first request, from the snapshot's card records, and kept for
 // the version: some tens of microseconds per hundred cards.
 func (g *Game) PricesBySet(setID, source string) Answer {
-	a := g.sets[setID]
-	s, ok := sourceIndex(source)
-	if a == nil || !ok {
+	p, ok := g.sets.position(g.snap, setID)
+	s, known := sourceIndex(source)
+	if !ok || !known {
 		return Answer{}
 	}
-	return a.prices[s].get(func() []byte { return renderPrices(g.snap, a.set, s) })
+	return g.sets.prices[s].get(p, func() []byte { return renderPrices(g.snap, &g.snap.Sets()[p], s) })
 }
 
 // Statistics returns the Answer of GET /{game}/sets/:set/statistics for a
 // set_id and a variant ("" or "normal", "foil"); no Body when the set is unknown
 // or the variant is.
 func (g *Game) Statistics(setID, variant string) Answer {
-	a := g.sets[setID]
-	if a == nil {
+	p, ok := g.sets.position(g.snap, setID)
+	if !ok {
 		return Answer{}
 	}
 	switch variant {
 	case "", VariantNormal:
-		return a.statistics[0].get(nil)
+		return g.sets.answer(p, builtStatsNormal)
 	case VariantFoil:
-		return a.statistics[1].get(nil)
+		return g.sets.answer(p, builtStatsFoil)
 	}
 	return Answer{}
 }
@@ -182,8 +152,8 @@ func (g *Game) Statistics(setID, variant string) Answer {
 // CompletionValue returns the Answer of GET /{game}/sets/:set/completion-value
 // for a set_id; no Body when the set is unknown.
 func (g *Game) CompletionValue(setID string) Answer {
-	if a := g.sets[setID]; a != nil {
-		return a.completion.get(nil)
+	if p, ok := g.sets.position(g.snap, setID); ok {
+		return g.sets.answer(p, builtCompletion)
 	}
 	return Answer{}
 }
@@ -222,7 +192,7 @@ type itemList struct {
 	items      []byte // the items back to back, comma-separated
 	ends       []int  // ends[i]: end of item i in items
 	maxLimit   int    // the largest limit
-	bodies     []lazyAnswer
+	bodies     lazyAnswers
 }
 
 func newItemList(head, tail string, maxLimit int) *itemList {
@@ -244,14 +214,14 @@ func (l *itemList) add(item []byte) {
 // done freezes the list.
 func (l *itemList) done() *itemList {
 	l.items = bytes.Clone(l.items)
-	l.bodies = make([]lazyAnswer, len(l.ends)+1)
+	l.bodies = newLazyAnswers(len(l.ends) + 1)
 	return l
 }
 
 // body returns the answer for a limit, clamped to [1, maxLimit].
 func (l *itemList) body(limit int) Answer {
 	k := min(max(limit, 1), l.maxLimit, len(l.ends))
-	return l.bodies[k].get(func() []byte {
+	return l.bodies.get(k, func() []byte {
 		var items []byte
 		if k > 0 {
 			items = l.items[:l.ends[k-1]]

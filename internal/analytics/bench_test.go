@@ -95,12 +95,14 @@ var (
 // included: they are assembled on demand) and of the prices bodies rendered
 // so far.
 func answerBytes(g *Game) (built, prices int) {
-	for _, a := range g.sets {
-		for i := range a.prices {
-			prices += len(a.prices[i].a.Body)
+	for _, l := range g.sets.prices {
+		for _, a := range l.ans {
+			if a != nil {
+				prices += len(a.Body)
+			}
 		}
-		built += len(a.statistics[0].a.Body) + len(a.statistics[1].a.Body) + len(a.completion.a.Body)
 	}
+	built += len(g.sets.built)
 	built += len(g.trending.items)
 	for _, l := range g.top {
 		built += len(l.items)

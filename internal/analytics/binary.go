@@ -2,8 +2,8 @@ package analytics
 
 import (
 	"fmt"
-	"maps"
 	"slices"
+	"strings"
 
 	"github.com/cardcat/cardcat/internal/binio"
 	"github.com/cardcat/cardcat/internal/catalog"
@@ -19,14 +19,20 @@ const Encoding = 1
 // The prices bodies are not written: they are rendered from the snapshot's
 // records on their first request, as after Build.
 func (g *Game) WriteBinary(w *binio.Writer) {
-	ids := slices.Sorted(maps.Keys(g.sets))
-	w.Uvarint(uint64(len(ids)))
-	for _, id := range ids {
-		a := g.sets[id]
-		w.String(id)
-		w.Bytes(a.statistics[0].a.Body)
-		w.Bytes(a.statistics[1].a.Body)
-		w.Bytes(a.completion.a.Body)
+	sets := g.snap.Sets()
+	ps := make([]int, 0, len(sets))
+	for p := range sets {
+		if g.sets.has[p] {
+			ps = append(ps, p)
+		}
+	}
+	slices.SortFunc(ps, func(a, b int) int { return strings.Compare(sets[a].ID, sets[b].ID) })
+	w.Uvarint(uint64(len(ps)))
+	for _, p := range ps {
+		w.String(sets[p].ID)
+		for k := range builtKinds {
+			w.Bytes(g.sets.body(p, k))
+		}
 	}
 	g.trending.writeBinary(w)
 	for _, l := range g.top {
@@ -38,12 +44,14 @@ func (g *Game) WriteBinary(w *binio.Writer) {
 // same version; every set must be one gs lists.
 func ReadGame(r *binio.Reader, gs *catalog.GameSnapshot) (*Game, error) {
 	n := r.Len(4)
-	g := &Game{snap: gs, sets: make(map[string]*setAnswers, n)}
+	g := &Game{snap: gs, sets: newSetAnswers(len(gs.Sets()))}
 	prev := ""
 	for i := 0; i < n && r.Err() == nil; i++ {
 		id := r.String()
-		a := &setAnswers{}
-		a.statistics[0].a.Body, a.statistics[1].a.Body, a.completion.a.Body = r.Bytes(), r.Bytes(), r.Bytes()
+		var bodies [builtKinds][]byte
+		for k := range bodies {
+			bodies[k] = r.BytesRef()
+		}
 		if r.Err() != nil {
 			break
 		}
@@ -52,10 +60,10 @@ func ReadGame(r *binio.Reader, gs *catalog.GameSnapshot) (*Game, error) {
 			r.Failf("answers of set %q, unknown or out of order", id)
 			break
 		}
-		a.set = set
-		g.sets[id] = a
+		g.sets.add(set.Position(), &bodies)
 		prev = id
 	}
+	g.sets.done()
 	g.trending = readItemList(r)
 	for i := range g.top {
 		g.top[i] = readItemList(r)
@@ -97,6 +105,6 @@ func readItemList(r *binio.Reader) *itemList {
 		}
 		l.ends[i] = int(e)
 	}
-	l.bodies = make([]lazyAnswer, len(l.ends)+1)
+	l.bodies = newLazyAnswers(len(l.ends) + 1)
 	return l
 }

@@ -340,6 +340,16 @@ func (r *Reader) StringRef() string {
 	return s
 }
 
+// BytesRef reads what Bytes reads, shared with the reader's bytes as
+// StringRef's string is (a copy from an io.Reader); nil for none. The caller
+// must not change them.
+func (r *Reader) BytesRef() []byte {
+	if s := r.StringRef(); s != "" {
+		return unsafe.Slice(unsafe.StringData(s), len(s))
+	}
+	return nil
+}
+
 // Bytes reads a length and that many bytes; nil for none.
 func (r *Reader) Bytes() []byte {
 	n := r.Len(1)

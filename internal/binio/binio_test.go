@@ -71,6 +71,30 @@ func TestBytesReaderStrings(t *testing.T) {
 	}
 }
 
+// TestBytesRef: from a byte slice BytesRef shares its memory, from an
+// io.Reader it copies, and none is nil either way.
+func TestBytesRef(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	w.Bytes([]byte("body"))
+	w.Bytes(nil)
+	w.Flush()
+	data := buf.Bytes()
+	for _, shared := range []bool{true, false} {
+		r := NewBytesReader(data, nil)
+		if !shared {
+			r = NewReader(bytes.NewReader(data), int64(len(data)))
+		}
+		b, none := r.BytesRef(), r.BytesRef()
+		if string(b) != "body" || none != nil || r.Err() != nil {
+			t.Fatalf("shared %v: %q %v %v", shared, b, none, r.Err())
+		}
+		if got := &b[0] == &data[1]; got != shared {
+			t.Errorf("shared %v: the bytes are the reader's: %v", shared, got)
+		}
+	}
+}
+
 // TestRefusals: a length that cannot fit in the bytes left is refused
 // before anything is allocated for it, and errors stick.
 func TestRefusals(t *testing.T) {

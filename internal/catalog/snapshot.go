@@ -127,6 +127,9 @@ type ListedSet struct {
 // HeaderJSON returns the pre-rendered set object of the set's card listing.
 func (s *ListedSet) HeaderJSON() []byte { return s.header }
 
+// Position returns the set's position in its game's set list (Sets).
+func (s *ListedSet) Position() int { return int(s.pos) }
+
 // Cards returns the set's cards as the range [first, end), in listing order.
 func (s *ListedSet) Cards() (first, end CardRef) { return s.first, s.end }
 

@@ -31,12 +31,15 @@ func SumString(body string) uint64 { return xxh3.HashString(body) }
 // FromSum is the tag of a body whose SumString is sum.
 func FromSum(sum uint64) string { return quote(sum) }
 
+// Len is the length of every tag Of, OfString and FromSum return.
+const Len = 18
+
 func quote(sum uint64) string {
 	var raw [8]byte
 	binary.BigEndian.PutUint64(raw[:], sum)
-	var b [18]byte
-	b[0], b[17] = '"', '"'
-	hex.Encode(b[1:17], raw[:])
+	var b [Len]byte
+	b[0], b[Len-1] = '"', '"'
+	hex.Encode(b[1:Len-1], raw[:])
 	return string(b[:])
 }
 
