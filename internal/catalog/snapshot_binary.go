@@ -228,6 +228,38 @@ func sortedMap[K uint32 | uint64, V ~uint32](r *binio.Reader, keys []K, vals []u
 	return m
 }
 
+// The text fields of a set in the binary form, in their order there (the
+// counts and the card range come between ReleaseDate and the header).
+const (
+	setID = iota
+	setCode
+	setName
+	setLanguage
+	setReleaseDate
+	setHeader
+	setFolded
+	setTextFields
+)
+
+// setText gathers the text of every set of a game, read into one string
+// (and their headers into one array) rather than an allocation a field:
+// some 30,000 at
+// a million cards that lived as long as the snapshot, each of them marked by
+// the collector at every cycle, and a cycle's marking holds a pinned
+// server's one core (bench/README.md, "The paced p99 is the collector's mark
+// worker").
+type setText []byte
+
+type textSpan struct{ at, n uint32 }
+
+func (t *setText) add(s string) textSpan {
+	sp := textSpan{uint32(len(*t)), uint32(len(s))}
+	*t = append(*t, s...)
+	return sp
+}
+
+func (sp textSpan) in(all string) string { return all[sp.at : sp.at+sp.n] }
+
 // count reads a uvarint that must not exceed limit.
 func count(r *binio.Reader, limit uint64, what string) uint32 {
 	v := r.Uvarint()
@@ -253,20 +285,30 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	// The sets, then the cards, whose count bounds the sets' ranges.
 	nsets := r.Len(8)
 	gs.sets = make([]ListedSet, nsets)
+	var text, headers setText
+	spans := make([][setTextFields]textSpan, nsets)
 	for i := 0; i < nsets && r.Err() == nil; i++ {
-		s := &gs.sets[i]
+		s, sp := &gs.sets[i], &spans[i]
 		s.pos = int32(i)
-		s.ID, s.Code, s.Name, s.Language, s.ReleaseDate = r.String(), r.String(), r.String(), r.String(), r.String()
+		for f := range setHeader {
+			sp[f] = text.add(r.StringRef())
+		}
 		s.CardCount = int(count(r, 1<<32-1, "card count"))
 		s.SealedCount = int(count(r, 1<<32-1, "sealed count"))
 		s.Total = int(count(r, 1<<32-1, "total"))
 		s.first = CardRef(count(r, 1<<32-1, "first card"))
 		s.end = CardRef(count(r, 1<<32-1, "end card"))
-		s.header = r.Bytes()
-		s.folded = r.String()
-		if r.Err() != nil {
-			break
-		}
+		sp[setHeader] = headers.add(r.StringRef())
+		sp[setFolded] = text.add(r.StringRef())
+	}
+	all := string(text)
+	for i := 0; i < nsets && r.Err() == nil; i++ {
+		s, sp := &gs.sets[i], &spans[i]
+		s.ID, s.Code, s.Name, s.Language, s.ReleaseDate = sp[setID].in(all), sp[setCode].in(all),
+			sp[setName].in(all), sp[setLanguage].in(all), sp[setReleaseDate].in(all)
+		h := sp[setHeader]
+		s.header = headers[h.at : h.at+h.n : h.at+h.n]
+		s.folded = sp[setFolded].in(all)
 		if _, dup := gs.setByID[s.ID]; dup {
 			r.Failf("set_id %q twice", s.ID)
 			break

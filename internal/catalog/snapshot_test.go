@@ -415,3 +415,42 @@ func TestFold(t *testing.T) {
 		}
 	}
 }
+
+// TestSetsReadBack: the sets read from the binary form are the sets built,
+// field by field (their text is read into one string per game), found the
+// same ways, and a set's header cannot grow into the next one's.
+func TestSetsReadBack(t *testing.T) {
+	s := mustSnapshot(t, fixtureCatalog())
+	read := readBack(t, s)
+	for _, built := range s.Games() {
+		got := read.Game(built.Game().Code)
+		if len(got.Sets()) != len(built.Sets()) {
+			t.Fatalf("%s: %d sets read, %d built", built.Game().Code, len(got.Sets()), len(built.Sets()))
+		}
+		for i := range built.Sets() {
+			b, r := &built.Sets()[i], &got.Sets()[i]
+			if r.SetInfo != b.SetInfo || !bytes.Equal(r.HeaderJSON(), b.HeaderJSON()) || r.folded != b.folded ||
+				r.Position() != i || r.first != b.first || r.end != b.end {
+				t.Errorf("set %d: read %+v, built %+v", i, r.SetInfo, b.SetInfo)
+			}
+			if byID, ok := got.SetByID(b.ID); !ok || byID != r {
+				t.Errorf("set %q: not found by its id", b.ID)
+			}
+			if b.Code != "" && !slicesContain(got.SetsByCode(strings.ToUpper(b.Code)), r) {
+				t.Errorf("set %q: not found by its code %q", b.ID, b.Code)
+			}
+			if h := r.HeaderJSON(); cap(h) != len(h) {
+				t.Errorf("set %q: its header has %d bytes of room past its end", b.ID, cap(h)-len(h))
+			}
+		}
+	}
+}
+
+func slicesContain(sets []*ListedSet, s *ListedSet) bool {
+	for _, x := range sets {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
