@@ -23,9 +23,7 @@ const (
 // the prices they show, are rendered on first request. No record per set
 // holds pointers: as one with a pointer per body and per tag, the 5,824 sets
 // of a million cards were about 2 MB and tens of thousands of objects that
-// the collector marked at every cycle, and a cycle's marking holds a pinned
-// server's one core (bench/README.md, "The paced p99 is the collector's
-// mark worker").
+// the collector marked at every cycle (bench/README.md, "Less to mark").
 type setAnswers struct {
 	built []byte // every set's built bodies, back to back
 	// spans[p] are where set position p's bodies are in built: body k is

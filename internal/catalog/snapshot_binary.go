@@ -243,11 +243,8 @@ const (
 
 // setText gathers the text of every set of a game, read into one string
 // (and their headers into one array) rather than an allocation a field:
-// some 30,000 at
-// a million cards that lived as long as the snapshot, each of them marked by
-// the collector at every cycle, and a cycle's marking holds a pinned
-// server's one core (bench/README.md, "The paced p99 is the collector's mark
-// worker").
+// some 30,000 at a million cards that lived as long as the snapshot, each
+// marked by the collector at every cycle (bench/README.md, "Less to mark").
 type setText []byte
 
 type textSpan struct{ at, n uint32 }
