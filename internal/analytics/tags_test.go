@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/cardcat/cardcat/internal/binio"
@@ -74,5 +75,33 @@ func TestAnswersCarryTheirTags(t *testing.T) {
 	}
 	if order := []string{built.snap.Sets()[0].ID, built.snap.Sets()[1].ID}; order[0] < order[1] {
 		t.Errorf("the fixture's first sets %q are in id order: the test does not show that positions are kept", order)
+	}
+}
+
+// TestReadGameRefusesSets: the binary form's sets must be the snapshot's,
+// each once, in id order; otherwise ReadGame fails rather than answering
+// one set's statistics at another's id.
+func TestReadGameRefusesSets(t *testing.T) {
+	gs := mustSnapshot(t, fixture())
+	for name, ids := range map[string][]string{
+		"unknown set":  {"no such set"},
+		"out of order": {"1002", "1001"},
+		"twice":        {"1001", "1001"},
+	} {
+		var buf bytes.Buffer
+		w := binio.NewWriter(&buf)
+		w.Uvarint(uint64(len(ids)))
+		for _, id := range ids {
+			w.String(id)
+			for range builtKinds {
+				w.Bytes([]byte(`{}`))
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadGame(binio.NewBytesReader(buf.Bytes(), nil), gs); err == nil || !strings.Contains(err.Error(), "unknown or out of order") {
+			t.Errorf("%s: err %v", name, err)
+		}
 	}
 }

@@ -454,3 +454,24 @@ func slicesContain(sets []*ListedSet, s *ListedSet) bool {
 	}
 	return false
 }
+
+// TestReadSnapshotRefusesASetTwice: a binary form with one set_id twice is
+// refused, not read into a lookup that finds only one of them.
+func TestReadSnapshotRefusesASetTwice(t *testing.T) {
+	s := mustSnapshot(t, fixtureCatalog())
+	gs := s.Games()[0]
+	if len(gs.sets) < 2 {
+		t.Fatalf("%s: %d sets, the test needs two", gs.Game().Code, len(gs.sets))
+	}
+	gs.sets[1].ID = gs.sets[0].ID
+	var buf bytes.Buffer
+	w := binio.NewWriter(&buf)
+	s.WriteBinary(w)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadSnapshot(binio.NewBytesReader(buf.Bytes(), nil), game.Default())
+	if err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("err %v, want the set_id named twice", err)
+	}
+}
