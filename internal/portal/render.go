@@ -45,12 +45,18 @@ type pageData struct {
 	// AlertsOn: the Alerts and Webhooks pages are served (the navigation
 	// links them).
 	AlertsOn bool
+	// Content is the page's own part, rendered first (render), which the
+	// layout places in its main element.
+	Content template.HTML
 }
 
-// pages holds one template per page, each with the shared layout, and the
-// static assets by their served name.
+// pages holds the templates, one set of the layout and every page's
+// content (named pagePrefix+page), and the static assets by their served
+// name. One set, not a clone of the layout per page: the clones were 20,000
+// objects the collector marked in every cycle (bench/README.md, "Less to
+// mark, again").
 type pages struct {
-	byName    map[string]*template.Template
+	set       *template.Template
 	assets    map[string]staticAsset // served name -> asset
 	assetURLs map[string]string      // file name -> URL
 }
@@ -80,7 +86,7 @@ var funcs = template.FuncMap{
 }
 
 func parsePages() (*pages, error) {
-	ps := &pages{byName: map[string]*template.Template{}, assets: map[string]staticAsset{}, assetURLs: map[string]string{}}
+	ps := &pages{assets: map[string]staticAsset{}, assetURLs: map[string]string{}}
 	files, err := fs.Glob(staticFS, "static/*")
 	if err != nil {
 		return nil, err
@@ -98,14 +104,26 @@ func parsePages() (*pages, error) {
 		ps.assets[served] = staticAsset{contentType: contentTypes[ext], body: b}
 		ps.assetURLs[name] = "/account/static/" + served
 	}
-	layout, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	set, err := parseTemplates(templateFS)
 	if err != nil {
 		return nil, err
 	}
-	if layout, err = layout.ParseFS(site.Templates, "templates/header.html"); err != nil {
+	ps.set = set
+	return ps, nil
+}
+
+// parseTemplates parses fsys's templates/layout.html, the site's header and
+// every other templates/*.html, a page whose "content" is renamed by the
+// page (pagePrefix), into one set.
+func parseTemplates(fsys fs.FS) (*template.Template, error) {
+	set, err := template.New("layout.html").Funcs(funcs).ParseFS(fsys, "templates/layout.html")
+	if err != nil {
 		return nil, err
 	}
-	names, err := fs.Glob(templateFS, "templates/*.html")
+	if set, err = set.ParseFS(site.Templates, "templates/header.html"); err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(fsys, "templates/*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -114,13 +132,21 @@ func parsePages() (*pages, error) {
 		if base == "layout.html" {
 			continue
 		}
-		t, err := template.Must(layout.Clone()).ParseFS(templateFS, n)
+		text, err := fs.ReadFile(fsys, n)
 		if err != nil {
 			return nil, err
 		}
-		ps.byName[strings.TrimSuffix(base, ".html")] = t
+		// Each page defines "content"; in the one set it is named by its page.
+		page := pagePrefix + strings.TrimSuffix(base, ".html")
+		renamed := strings.Replace(string(text), `{{define "content"}}`, `{{define "`+page+`"}}`, 1)
+		if renamed == string(text) {
+			return nil, fmt.Errorf("portal: %s defines no \"content\"", n)
+		}
+		if _, err := set.New(base).Parse(renamed); err != nil {
+			return nil, err
+		}
 	}
-	return ps, nil
+	return set, nil
 }
 
 var contentTypes = map[string]string{
@@ -129,11 +155,15 @@ var contentTypes = map[string]string{
 	".svg": "image/svg+xml",
 }
 
-// render writes the page name with status. The page is rendered into a
-// buffer first, so that a template error is a clean 500, not half a page.
+// pagePrefix names a page's content template in the set: "page:keys".
+const pagePrefix = "page:"
+
+// render writes the page name with status: its content, then the layout
+// around it. The page is rendered into a buffer first, so that a template
+// error is a clean 500, not half a page.
 func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, name string, d pageData) {
-	t, ok := p.pages.byName[name]
-	if !ok {
+	content := p.pages.set.Lookup(pagePrefix + name)
+	if content == nil {
 		panic("portal: no template " + name)
 	}
 	if d.Account == nil {
@@ -143,7 +173,13 @@ func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, name
 	d.SiteHeader = site.HeaderFor("account")
 	d.Contact, d.MailLog, d.AlertsOn = p.contact, p.mailLog, p.alertsOn()
 	var b bytes.Buffer
-	if err := t.ExecuteTemplate(&b, "layout.html", d); err != nil {
+	err := content.Execute(&b, d)
+	if err == nil {
+		d.Content = template.HTML(b.String()) // escaped by its own template
+		b.Reset()
+		err = p.pages.set.ExecuteTemplate(&b, "layout.html", d)
+	}
+	if err != nil {
 		p.log.ErrorContext(r.Context(), "portal: render", "page", name, "error", err)
 		http.Error(w, "The page could not be shown; please try again.", http.StatusInternalServerError)
 		return
