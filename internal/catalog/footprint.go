@@ -95,14 +95,7 @@ func (g *GameSnapshot) Footprint() []Part {
 		sets = append(sets, sliceSpan(g.sets[i].header))
 	}
 	add(PartSets, sets...)
-	var lookups int64
-	for k := range g.setByID {
-		lookups += int64(16+len(k)) + 4 + mapEntryOverhead
-	}
-	for k, v := range g.setsByCode {
-		lookups += int64(16+len(k)) + 24 + 4*int64(cap(v)) + mapEntryOverhead
-	}
-	estimate(PartSets, lookups)
+	add(PartSets, sliceSpan(g.setByID.hashes), sliceSpan(g.setByID.pos), sliceSpan(g.setsByCode.hashes), sliceSpan(g.setsByCode.pos))
 	return parts
 }
 

@@ -48,10 +48,10 @@ type GameSnapshot struct {
 	// referenced: one kept beyond that must be copied (strings.Clone).
 	backing any
 
-	sets       []ListedSet        // set-list order; only sets with cards
-	setByID    map[string]int32   // set_id -> position in sets
-	setsByCode map[string][]int32 // lower-cased set_code -> positions in sets
-	setList    []byte             // the /sets response body
+	sets       []ListedSet // set-list order; only sets with cards
+	setByID    setIndex    // set_id -> position in sets
+	setsByCode setIndex    // lower-cased set_code -> positions in sets
+	setList    []byte      // the /sets response body
 
 	cards  []cardEntry
 	chunks []string // per set, its cards' listing forms, then each card's prices and record (cardParts)
@@ -183,10 +183,8 @@ func (g *GameSnapshot) Sets() []ListedSet { return g.sets }
 
 func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 	gs := &GameSnapshot{
-		game:       g,
-		setByID:    map[string]int32{},
-		setsByCode: map[string][]int32{},
-		byOther:    map[string]CardRef{},
+		game:    g,
+		byOther: map[string]CardRef{},
 	}
 	if gc == nil {
 		gc = &GameCatalog{Game: g.Code}
@@ -255,11 +253,6 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		ls.header = appendSetHeader(nil, &ls.SetInfo)
 		ls.folded = Fold(set.Name)
 		ls.first = next
-		gs.setByID[set.ID] = int32(pos)
-		if set.Code != "" {
-			k := strings.ToLower(set.Code)
-			gs.setsByCode[k] = append(gs.setsByCode[k], int32(pos))
-		}
 
 		ms := members[o.model]
 		slices.SortFunc(ms, func(a, b int32) int { return CompareListing(&gc.Cards[a], &gc.Cards[b]) })
@@ -274,6 +267,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 		ls.end = next
 		r.endSet(ls.first, ls.end)
 	}
+	gs.indexSets()
 	r.flush()
 	gs.chunks = r.chunks
 	gs.finishNames, gs.times = r.records.names, r.records.times

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -273,8 +272,7 @@ func count(r *binio.Reader, limit uint64, what string) uint32 {
 func (g *GameSnapshot) Backing() any { return g.backing }
 
 func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
-	gs := &GameSnapshot{game: g, setByID: map[string]int32{}, setsByCode: map[string][]int32{},
-		byOther: map[string]CardRef{}}
+	gs := &GameSnapshot{game: g, byOther: map[string]CardRef{}}
 	if code := r.String(); r.Err() == nil && code != g.Code {
 		r.Failf("game %q where the registry has %q", code, g.Code)
 	}
@@ -306,15 +304,10 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 		h := sp[setHeader]
 		s.header = headers[h.at : h.at+h.n : h.at+h.n]
 		s.folded = sp[setFolded].in(all)
-		if _, dup := gs.setByID[s.ID]; dup {
-			r.Failf("set_id %q twice", s.ID)
-			break
-		}
-		gs.setByID[s.ID] = int32(i)
-		if s.Code != "" {
-			k := strings.ToLower(s.Code)
-			gs.setsByCode[k] = append(gs.setsByCode[k], int32(i))
-		}
+	}
+	gs.indexSets()
+	if id, dup := gs.setByID.repeated(func(p int32) string { return gs.sets[p].ID }); dup {
+		r.Failf("set_id %q twice", id)
 	}
 	gs.setList = r.Bytes()
 

@@ -124,20 +124,24 @@ func (g *GameSnapshot) SetRun(s *ListedSet, from, to int) string {
 
 // SetByID returns the listed set with the set_id (exact).
 func (g *GameSnapshot) SetByID(id string) (*ListedSet, bool) {
-	p, ok := g.setByID[id]
-	if !ok {
-		return nil, false
+	for _, p := range g.setByID.candidates(id) {
+		if g.sets[p].ID == id {
+			return &g.sets[p], true
+		}
 	}
-	return &g.sets[p], true
+	return nil, false
 }
 
 // SetsByCode returns the listed sets whose set_code equals code, compared
 // case-insensitively, in set-list order.
 func (g *GameSnapshot) SetsByCode(code string) []*ListedSet {
-	ps := g.setsByCode[strings.ToLower(code)]
-	out := make([]*ListedSet, len(ps))
-	for i, p := range ps {
-		out[i] = &g.sets[p]
+	lower := strings.ToLower(code)
+	ps := g.setsByCode.candidates(lower)
+	out := make([]*ListedSet, 0, len(ps))
+	for _, p := range ps {
+		if lowerIs(g.sets[p].Code, lower) {
+			out = append(out, &g.sets[p])
+		}
 	}
 	return out
 }
