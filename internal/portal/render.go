@@ -52,7 +52,7 @@ type pageData struct {
 
 // pages holds the templates, one set of the layout and every page's
 // content (named pagePrefix+page), and the static assets by their served
-// name. One set, not a clone of the layout per page: the clones were 20,000
+// name. One set, not a clone of the layout per page: the clones were 13,000
 // objects the collector marked in every cycle (bench/README.md, "Less to
 // mark, again").
 type pages struct {
