@@ -70,3 +70,25 @@ func TestLowerIs(t *testing.T) {
 		}
 	}
 }
+
+// SetByID and SetsByCode compare each candidate's key: two sets whose keys
+// share a hash (forced here) are told apart.
+func TestSetLookupsCompareKeys(t *testing.T) {
+	g := &GameSnapshot{sets: []ListedSet{
+		{SetInfo: SetInfo{ID: "other", Code: "ZZ"}},
+		{SetInfo: SetInfo{ID: "wanted", Code: "SV1"}},
+	}}
+	h := setKeyHash("wanted")
+	g.setByID = setIndex{hashes: []uint64{h, h}, pos: []int32{0, 1}}
+	if s, ok := g.SetByID("wanted"); !ok || s.ID != "wanted" {
+		t.Errorf("SetByID(wanted) = %+v, %v", s, ok)
+	}
+	if s, ok := g.SetByID("absent"); ok {
+		t.Errorf("SetByID(absent) = %+v", s)
+	}
+	h = setKeyHash("sv1")
+	g.setsByCode = setIndex{hashes: []uint64{h, h}, pos: []int32{0, 1}}
+	if got := g.SetsByCode("Sv1"); len(got) != 1 || got[0].ID != "wanted" {
+		t.Errorf("SetsByCode(Sv1) = %v, want the set of code SV1 alone", got)
+	}
+}
