@@ -22,8 +22,8 @@ func mustSnapshot(tb testing.TB, c *Catalog) *Snapshot {
 	return s
 }
 
-// readBack is s written in its binary form and read back.
-func readBack(tb testing.TB, s *Snapshot) *Snapshot {
+// binaryOf is s written in its binary form.
+func binaryOf(tb testing.TB, s *Snapshot) []byte {
 	tb.Helper()
 	var buf bytes.Buffer
 	w := binio.NewWriter(&buf)
@@ -31,7 +31,13 @@ func readBack(tb testing.TB, s *Snapshot) *Snapshot {
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
 	}
-	read, err := ReadSnapshot(binio.NewBytesReader(buf.Bytes(), nil), game.Default())
+	return buf.Bytes()
+}
+
+// readBack is s written in its binary form and read back.
+func readBack(tb testing.TB, s *Snapshot) *Snapshot {
+	tb.Helper()
+	read, err := ReadSnapshot(binio.NewBytesReader(binaryOf(tb, s), nil), game.Default())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -464,13 +470,7 @@ func TestReadSnapshotRefusesASetTwice(t *testing.T) {
 		t.Fatalf("%s: %d sets, the test needs two", gs.Game().Code, len(gs.sets))
 	}
 	gs.sets[1].ID = gs.sets[0].ID
-	var buf bytes.Buffer
-	w := binio.NewWriter(&buf)
-	s.WriteBinary(w)
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	_, err := ReadSnapshot(binio.NewBytesReader(buf.Bytes(), nil), game.Default())
+	_, err := ReadSnapshot(binio.NewBytesReader(binaryOf(t, s), nil), game.Default())
 	if err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("err %v, want the set_id named twice", err)
 	}
