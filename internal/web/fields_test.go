@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestFieldNames(t *testing.T) {
@@ -169,6 +170,12 @@ func TestSpliceSameBytes(t *testing.T) {
 				// Twice on one connection (where it stays open): the second
 				// answer's splice must not see the first's.
 				a, b := exchange(t, spliced, req), exchange(t, mapped, req)
+				for _, d := range date.FindAll(a, -1) { // the second's line (dateLine), not net/http's
+					at, err := http.ParseTime(strings.TrimSpace(strings.TrimPrefix(string(d), "Date:")))
+					if err != nil || time.Since(at) > 5*time.Second || time.Until(at) > time.Second {
+						t.Errorf("spliced answer's %q: %v, %v from now", d, err, time.Since(at))
+					}
+				}
 				a, b = date.ReplaceAll(a, []byte("Date: -\r")), date.ReplaceAll(b, []byte("Date: -\r"))
 				if !bytes.Equal(a, b) {
 					t.Errorf("spliced answer differs from the map's:\n%s\n---\n%s", clip(a), clip(b))
@@ -182,7 +189,7 @@ func TestSpliceSameBytes(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, n := range mapLens {
-		if n > 2 { // Content-Type and Content-Length at most: the rest was spliced
+		if n > 3 { // Content-Type, Content-Length and Date (no values) at most: the rest was spliced
 			t.Fatalf("net/http's map held %d fields after a spliced answer: %v", n, mapLens)
 		}
 	}
@@ -242,7 +249,7 @@ func TestSpliceNeedsWholeHeader(t *testing.T) {
 	}
 	defer c.Close()
 	oc := c.(*oneWriteConn)
-	oc.spliceHeader([]byte("X-Request-Id: 1\r\n"), false)
+	oc.spliceHeader([]byte("X-Request-Id: 1\r\n"), nil, false)
 	if _, err := oc.Write([]byte("HTTP/1.1 200 OK\r\nContent-Len")); !errors.Is(err, errHeaderNotWhole) {
 		t.Fatalf("cut header: %v", err)
 	}

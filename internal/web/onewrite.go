@@ -44,16 +44,17 @@ type oneWriteConn struct {
 	// The header fields' lines to splice into the next header net/http
 	// writes (spliceHeader), and whether its Content-Length line is one of
 	// them.
-	head   []byte
-	headCL bool
-	lines  []byte // the buffer a Response makes head in, kept from answer to answer
+	head     []byte
+	headDate []byte // the Date line, written before net/http's own fields
+	headCL   bool
+	lines    []byte // the buffer a Response makes head in, kept from answer to answer
 	// spliced is an answer's pieces outside a hold, in spliceVec: one writev
 	// (one buffer and one write measured the same).
 	spliced net.Buffers
 	// The arrays parts and segs use, so that a hold allocates nothing.
 	partsVec  [6][]byte
 	segsVec   [8][]byte
-	spliceVec [4][]byte
+	spliceVec [5][]byte
 }
 
 // copyBufs keeps the copies of what net/http writes from its buffers (its
@@ -92,8 +93,11 @@ func (c *oneWriteConn) Write(p []byte) (int, error) {
 // first, so that with dropCL (lines hold it) that line is left out. The
 // bytes on the wire are those net/http writes from a map of every field
 // (TestSpliceSameBytes). lines is read, not copied, until the write.
-func (c *oneWriteConn) spliceHeader(lines []byte, dropCL bool) {
-	c.head, c.headCL = lines, dropCL
+//
+// date is the Date line net/http would have written first among its own
+// fields, had the map not held a Date (net/http then writes none).
+func (c *oneWriteConn) spliceHeader(lines, date []byte, dropCL bool) {
+	c.head, c.headDate, c.headCL = lines, date, dropCL
 }
 
 var (
@@ -109,8 +113,8 @@ var (
 // its fields is not sent (net/http writes a header of a few fields in its
 // 4 kB buffer, whole, in its first write).
 func (c *oneWriteConn) writeSpliced(p []byte) (int, error) {
-	lines, dropCL := c.head, c.headCL
-	c.head = nil
+	lines, date, dropCL := c.head, c.headDate, c.headCL
+	c.head, c.headDate = nil, nil
 	status := bytes.Index(p, crlf) + 2
 	end := bytes.Index(p, headerEnd) + 2 // after the last field's CRLF
 	if !bytes.HasPrefix(p, []byte("HTTP/1.")) || status < 2 || end < status {
@@ -121,7 +125,7 @@ func (c *oneWriteConn) writeSpliced(p []byte) (int, error) {
 	if dropCL && bytes.HasPrefix(own, clLineStart) {
 		own = own[bytes.Index(own, crlf)+2:]
 	}
-	v := append(c.spliceVec[:0], p[:status], lines, own, p[end:])
+	v := append(c.spliceVec[:0], p[:status], lines, date, own, p[end:])
 	if c.holding {
 		for _, b := range v {
 			if len(b) > 0 {

@@ -214,7 +214,7 @@ func resetConn(t *testing.T) *oneWriteConn {
 // close the connection, and leaves no lines pending.
 func TestSplicedWriteFailure(t *testing.T) {
 	c := resetConn(t)
-	c.spliceHeader([]byte("X-Request-Id: 1\r\n"), false)
+	c.spliceHeader([]byte("X-Request-Id: 1\r\n"), nil, false)
 	if n, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")); n != 0 || err == nil {
 		t.Fatalf("spliced write to a reset connection: %d, %v; want a failure", n, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 	"unsafe"
 
 	"github.com/cardcat/cardcat/internal/etag"
@@ -86,7 +87,8 @@ func (rec *Response) sendFields(code int) {
 	if cl != nil {
 		h["Content-Length"] = cl
 	}
-	c.spliceHeader(c.lines, cl != nil && !suppressed(FieldContentLength, code))
+	h["Date"] = nil // present, so net/http formats none; the connection writes the second's (dateLine)
+	c.spliceHeader(c.lines, dateLine(time.Now()), cl != nil && !suppressed(FieldContentLength, code))
 	fs.vals = [numFields][]string{}
 }
 
