@@ -241,16 +241,18 @@ func lastSnapshotVersion(path string, offset int64) (int, bool) {
 // soakTrend compares the last quarter of the samples with the first (the
 // medians of each): what "flat" is judged on. Memory and goroutines are
 // judged on every slice; p99 and requests/s on the slices without a refresh
-// running when each quarter has some, so that an ingest beside the load in
-// one quarter and not the other does not read as the server's drift.
+// running when each quarter has some (else each half), so that an ingest
+// beside the load in one quarter and not the other does not read as the
+// server's drift.
 type soakTrend struct {
 	N int // samples per quarter
 	// QuietFirst, QuietLast: the slices without a refresh of each quarter
-	// that p99 and requests/s were taken on; 0 and 0 when every slice was
-	// (no refresh ran in either quarter) or when a quarter had none (then
-	// all were, and Busy says so).
+	// that p99 and requests/s were taken on, or of each half when a quarter
+	// had none (Halves); 0 and 0 when every slice was (no refresh ran in
+	// either quarter) or when a half had none (then all were, and Busy says
+	// so).
 	QuietFirst, QuietLast int
-	Busy                  bool
+	Halves, Busy          bool
 	RSSFirst, RSSLast     float64
 	GorFirst, GorLast     float64 // -1 unknown
 	P99First, P99Last     float64 // ms
@@ -290,7 +292,16 @@ func trendOf(ss []soakSample) (soakTrend, bool) {
 		latFirst, latLast = quietFirst, quietLast
 		t.QuietFirst, t.QuietLast = len(quietFirst), len(quietLast)
 	default:
-		t.Busy = true
+		// A quarter ran a refresh in every slice (a refresh longer than a
+		// quarter, on a slow host): the halves' slices without one, else
+		// every slice.
+		h := len(ss) / 2
+		if qa, qb := quiet(ss[:h]), quiet(ss[h:]); len(qa) > 0 && len(qb) > 0 {
+			latFirst, latLast = qa, qb
+			t.QuietFirst, t.QuietLast, t.Halves = len(qa), len(qb), true
+		} else {
+			t.Busy = true
+		}
 	}
 	t.P99First, t.P99Last = med(latFirst, p99), med(latLast, p99)
 	t.RPSFirst, t.RPSLast = med(latFirst, rps), med(latLast, rps)
@@ -345,10 +356,12 @@ func (t soakTrend) verdict() string {
 	}
 	which := ""
 	switch {
+	case t.Halves:
+		which = fmt.Sprintf("; p99 and requests/s of the slices without a refresh running in each half, %d and %d of them: a quarter had a refresh running in each of its slices", t.QuietFirst, t.QuietLast)
 	case t.QuietFirst > 0:
 		which = fmt.Sprintf("; p99 and requests/s of the slices without a refresh running, %d and %d of them", t.QuietFirst, t.QuietLast)
 	case t.Busy:
-		which = "; p99 and requests/s of every slice: a quarter had a refresh running in each of its slices"
+		which = "; p99 and requests/s of every slice: a half had a refresh running in each of its slices"
 	}
 	return fmt.Sprintf("Last quarter against the first (medians of %d slices each%s): resident memory %s → %s (%+.1f%%, %s), %s, p99 %.2f → %.2f ms (%+.0f%%, %s), requests/s %s → %s.",
 		t.N, which, mb(int64(t.RSSFirst)), mb(int64(t.RSSLast)), t.MemGrowth*100, word(t.MemGrowth <= soakFlatMem), gor,

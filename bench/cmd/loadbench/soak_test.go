@@ -119,8 +119,9 @@ func TestReportSoak(t *testing.T) {
 
 // TestSoakTrendBesideIngests: the p99 of slices with a refresh running
 // beside the load is not read as the server's drift: each quarter's p99 and
-// requests/s are taken on its slices without one, and when a quarter has
-// none, on all of them, which the verdict says.
+// requests/s are taken on its slices without one; when a quarter has none,
+// on each half's, and when a half has none, on all of them, which the
+// verdict says.
 func TestSoakTrendBesideIngests(t *testing.T) {
 	var ss []soakSample
 	for i := range 12 {
@@ -147,8 +148,19 @@ func TestSoakTrendBesideIngests(t *testing.T) {
 
 	ss[9].Refreshing, ss[9].P99 = true, 10*time.Millisecond // the whole last quarter
 	tr, _ = trendOf(ss)
-	if v := tr.verdict(); !tr.Busy || !strings.Contains(v, "a quarter had a refresh running in each of its slices") || !strings.Contains(v, "**drifts up**") {
-		t.Errorf("a quarter all beside an ingest: %+v, %s", tr, v)
+	if !tr.Halves || tr.Busy || tr.QuietFirst != 6 || tr.QuietLast != 3 || tr.P99First != 4 || tr.P99Last != 4 {
+		t.Errorf("a quarter all beside an ingest: %+v; want the halves' 6 and 3 slices without one (4 ms each)", tr)
+	}
+	if v := tr.verdict(); !strings.Contains(v, "without a refresh running in each half, 6 and 3 of them") || !strings.Contains(v, "(+0%, flat)") {
+		t.Errorf("a quarter all beside an ingest: %s", v)
+	}
+
+	for i := 6; i < 9; i++ { // the whole last half
+		ss[i].Refreshing, ss[i].P99 = true, 10*time.Millisecond
+	}
+	tr, _ = trendOf(ss)
+	if v := tr.verdict(); !tr.Busy || !strings.Contains(v, "a half had a refresh running in each of its slices") || !strings.Contains(v, "**drifts up**") {
+		t.Errorf("a half all beside an ingest: %+v, %s", tr, v)
 	}
 
 	rep := &report{cfg: &config{threads: 1, connections: 32}}
