@@ -626,7 +626,11 @@ func (m *wordMatcher) matchBlocks(terms []wordLists) bool {
 // another). The window AND costs a load and a store per ref of the
 // walked lists and, over the windows, a word operation per 64 refs per
 // term and a few per bitset, whose reads of cold memory the walk mostly
-// does without. It reports whether it did.
+// does without. A walked word of several lists is itself a union made a
+// window at a time (refUnion.takeWindow): the walk then pays those marks
+// and a window's words too, and reads out every ref of the union where the
+// AND reads out only the matches; counted twice (unionWeight), as measured.
+// It reports whether it did.
 func (m *wordMatcher) matchWindow(terms []wordLists) bool {
 	if len(terms) < 2 {
 		return false
@@ -655,8 +659,12 @@ func (m *wordMatcher) matchWindow(terms []wordLists) bool {
 			per += 6
 		}
 	}
+	walk := per * float64(terms[0].size)
+	if len(terms[0].lists) > 1 {
+		walk += unionWeight * (float64(terms[0].size) + float64(n)/64)
+	}
 	// Every word one list with a bitset: the walk ANDs the bitsets.
-	if allBits || float64(plain)+words*float64(n)/64 >= per*float64(terms[0].size) {
+	if allBits || float64(plain)+words*float64(n)/64 >= walk {
 		return false
 	}
 	a := &m.wand
@@ -684,6 +692,14 @@ func (m *wordMatcher) matchWindow(terms []wordLists) bool {
 	m.drive.window = a
 	return true
 }
+
+// unionWeight is what the walk of a word of several lists pays for their
+// union, per ref of it and per 64 refs of the catalogue, in the units above.
+// On the 1M load harness's store ("Awakened Krillin": 4 lists, 4,213 refs,
+// and a word with a bitset) 2 sent 27 of 1,200 queries of its mix to the
+// window AND, in 0.77 of their time and none slower; 1 sent 15, 4 sent 28
+// (bench/README.md, "The walk's union in the window AND's cost").
+const unionWeight = 2
 
 func b2i(b bool) int {
 	if b {
