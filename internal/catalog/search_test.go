@@ -380,16 +380,16 @@ func TestMatchWindowCountsTheWalkedUnion(t *testing.T) {
 		b.add(name, "")
 	}
 	ix := b.build()
+	// The fixture has the shape it is for.
+	if lo, hi := ix.suffixRange("krillin"); hi-lo < 2 {
+		t.Fatalf("fixture: krillin is in %d tokens, want several", hi-lo)
+	}
+	if lo, hi := ix.suffixRange("awakened"); hi-lo != 1 || ix.dense.bitset(ix.sufTok[lo]) == nil {
+		t.Fatalf("fixture: awakened is in %d tokens; want one, with a bitset", hi-lo)
+	}
 	var m wordMatcher
 	ix.matchWords(&m, Fold("awakened krillin"))
 	if m.drive.window == nil {
 		t.Fatalf("the matcher walks (drive lists %d, blocks %v), want the window AND", len(m.drive.lists), m.drive.blocks != nil)
-	}
-	if lo, hi := ix.suffixRange("krillin"); hi-lo < 2 {
-		t.Fatalf("fixture: krillin is in %d tokens, want several", hi-lo)
-	}
-	lo, hi := ix.suffixRange("awakened")
-	if hi-lo != 1 || ix.dense.bitset(ix.sufTok[lo]) == nil {
-		t.Fatalf("fixture: awakened is in %d tokens, bitset %v; want one with a bitset", hi-lo, hi-lo == 1 && ix.dense.bitset(ix.sufTok[lo]) != nil)
 	}
 }
