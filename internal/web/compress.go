@@ -187,35 +187,58 @@ type EncodedCache struct {
 	head  int    // where the next variant goes
 	lap   uint32 // how many times head wrapped
 	// queue holds the kept variants in the order written: from the oldest
-	// (the first to be overwritten) to the newest.
-	queue []*encodedEntry
+	// (the first to be overwritten) to the newest. Its records, the map's
+	// keys and its values hold no pointers, so the collector neither scans
+	// nor marks them: at a million cards the cache keeps some 40,000
+	// variants, which as records, tag strings and a map of pointers were
+	// more than half of what every collection scanned (bench/README.md,
+	// "The compressed variants' records without pointers").
+	queue []encodedEntry
 	first int // queue[first:] are kept; the rest are dropped
-	byKey map[encodedKey]*encodedEntry
+	base  int // how many records were removed from queue's front: record i is queue[i-base]
+	byKey map[encodedKey]int
 }
 
+// maxKeptTag is the longest identity tag whose variants are kept (a key
+// holds the tag's bytes); a variant of a longer one is compressed and sent
+// unkept. cardcat's tags have etag.Len (18) bytes.
+const maxKeptTag = 32
+
 type encodedKey struct {
-	tag string // the identity ETag: a hash of the body's bytes
+	tag [maxKeptTag]byte // the identity ETag: a hash of the body's bytes
+	n   uint8            // its length
 	c   Coding
+}
+
+// keyOf returns the key of tag's variant in c; false when tag is too long
+// to be kept.
+func keyOf(tag string, c Coding) (encodedKey, bool) {
+	if len(tag) > maxKeptTag {
+		return encodedKey{}, false
+	}
+	k := encodedKey{c: c}
+	k.n = uint8(copy(k.tag[:], tag))
+	return k, true
 }
 
 type encodedEntry struct {
 	key  encodedKey
-	body []byte // in the arena
-	off  int
+	off  int // the variant is arena[off:off+n]
+	n    int
 	lap  uint32
 	pins int32 // requests sending it now; guarded by the cache's mu
 }
 
 func NewEncodedCache(maxBytes int) *EncodedCache {
-	return &EncodedCache{max: maxBytes, byKey: map[encodedKey]*encodedEntry{}}
+	return &EncodedCache{max: maxBytes, byKey: map[encodedKey]int{}}
 }
 
 // Variant is a compressed variant to send: its bytes are valid until
 // Release, which the sender must call once they are written.
 type Variant struct {
 	b  []byte
-	e  *encodedEntry // nil: not in the cache, b is the heap's
-	ec *EncodedCache
+	i  int           // its record, when kept
+	ec *EncodedCache // nil: not in the cache, b is the heap's
 }
 
 // Bytes returns the variant's bytes, valid until Release.
@@ -223,19 +246,29 @@ func (k Variant) Bytes() []byte { return k.b }
 
 // Release lets the cache overwrite the variant.
 func (k Variant) Release() {
-	if k.e == nil {
+	if k.ec == nil {
 		return
 	}
 	k.ec.mu.Lock()
-	k.e.pins--
+	k.ec.entry(k.i).pins--
 	k.ec.mu.Unlock()
+}
+
+// entry returns record i (kept, or pinned: a pinned record is never
+// dropped). ec.mu is held.
+func (ec *EncodedCache) entry(i int) *encodedEntry { return &ec.queue[i-ec.base] }
+
+// pinned returns record i's variant, pinned. ec.mu is held.
+func (ec *EncodedCache) pinned(i int) Variant {
+	e := ec.entry(i)
+	e.pins++
+	return Variant{b: ec.arena[e.off : e.off+e.n : e.off+e.n], i: i, ec: ec}
 }
 
 // Get returns the body (held in body, or in str when body is nil)
 // compressed in c, compressing it on a miss. Two first requests at once may
 // both compress: the same bytes, kept once.
 func (ec *EncodedCache) Get(tag string, c Coding, body []byte, str string) Variant {
-	k := encodedKey{tag, c}
 	if kv, ok := ec.Peek(tag, c); ok {
 		return kv
 	}
@@ -243,44 +276,46 @@ func (ec *EncodedCache) Get(tag string, c Coding, body []byte, str string) Varia
 		body = []byte(str) // once per body and Coding: a miss
 	}
 	b := Encode(c, Kept, body)
-	if len(b) > ec.max/8 {
+	k, ok := keyOf(tag, c)
+	if !ok || len(b) > ec.max/8 {
 		return Variant{b: b} // too big to keep without dropping most of the rest
 	}
 	ec.mu.Lock()
 	defer ec.mu.Unlock()
-	if e, ok := ec.byKey[k]; ok { // kept meanwhile by another request
-		e.pins++
-		return Variant{b: e.body, e: e, ec: ec}
+	if i, ok := ec.byKey[k]; ok { // kept meanwhile by another request
+		return ec.pinned(i)
 	}
-	e := ec.keep(k, b)
-	if e == nil {
+	i, ok := ec.keep(k, b)
+	if !ok {
 		return Variant{b: b}
 	}
-	e.pins++
-	return Variant{b: e.body, e: e, ec: ec}
+	return ec.pinned(i)
 }
 
 // Peek returns the kept variant of the body tagged tag in c, pinned
 // (Variant.Release unpins it).
 func (ec *EncodedCache) Peek(tag string, c Coding) (Variant, bool) {
-	ec.mu.Lock()
-	defer ec.mu.Unlock()
-	e, ok := ec.byKey[encodedKey{tag, c}]
+	k, ok := keyOf(tag, c)
 	if !ok {
 		return Variant{}, false
 	}
-	e.pins++
-	return Variant{b: e.body, e: e, ec: ec}, true
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	i, ok := ec.byKey[k]
+	if !ok {
+		return Variant{}, false
+	}
+	return ec.pinned(i), true
 }
 
-// keep writes b at the arena's head, dropping the variants it overwrites;
-// nil when one of them is being sent (or the arena cannot be made): b then
-// goes unkept. ec.mu is held.
-func (ec *EncodedCache) keep(k encodedKey, b []byte) *encodedEntry {
+// keep writes b at the arena's head, dropping the variants it overwrites,
+// and returns its record; false when one of them is being sent (or the
+// arena cannot be made): b then goes unkept. ec.mu is held.
+func (ec *EncodedCache) keep(k encodedKey, b []byte) (int, bool) {
 	if ec.arena == nil {
 		var err error
 		if ec.arena, err = newArena(ec, ec.max); err != nil {
-			return nil
+			return 0, false
 		}
 	}
 	head, lap := ec.head, ec.lap
@@ -293,33 +328,30 @@ func (ec *EncodedCache) keep(k encodedKey, b []byte) *encodedEntry {
 	// queue holds the last lap's in the order of their places).
 	end := ec.first
 	for ; end < len(ec.queue); end++ {
-		e := ec.queue[end]
+		e := &ec.queue[end]
 		if e.lap+1 > lap || e.lap+1 == lap && e.off >= head+len(b) {
 			break
 		}
 		if e.pins > 0 {
-			return nil
+			return 0, false
 		}
 	}
-	for _, e := range ec.queue[ec.first:end] {
-		delete(ec.byKey, e.key)
-		ec.size -= len(e.body)
-		e.body = nil
+	for j := ec.first; j < end; j++ {
+		delete(ec.byKey, ec.queue[j].key)
+		ec.size -= ec.queue[j].n
 	}
 	ec.first = end
 	if ec.first > len(ec.queue)/2 && ec.first > 64 { // reuse the queue's front
 		n := copy(ec.queue, ec.queue[ec.first:])
-		clear(ec.queue[n:])
-		ec.queue, ec.first = ec.queue[:n], 0
+		ec.queue, ec.base, ec.first = ec.queue[:n], ec.base+ec.first, 0
 	}
-	dst := ec.arena[head : head+len(b) : head+len(b)]
-	copy(dst, b)
-	e := &encodedEntry{key: k, body: dst, off: head, lap: lap}
-	ec.queue = append(ec.queue, e)
-	ec.byKey[k] = e
+	copy(ec.arena[head:head+len(b)], b)
+	ec.queue = append(ec.queue, encodedEntry{key: k, off: head, n: len(b), lap: lap})
+	i := ec.base + len(ec.queue) - 1
+	ec.byKey[k] = i
 	ec.size += len(b)
 	ec.head, ec.lap = head+len(b), lap
-	return e
+	return i, true
 }
 
 var gzipWriters = sync.Pool{New: func() any {

@@ -3,8 +3,10 @@ package web
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -91,7 +93,7 @@ func TestEncodedCacheBounded(t *testing.T) {
 		t.Fatalf("size %d of %d, %d keys, %d queued; want 8 of %d bytes", ec.Bytes(), ec.max, len(ec.byKey), len(ec.queue)-ec.first, enc)
 	}
 	for _, gone := range []string{`"0"`, `"1"`} {
-		if _, ok := ec.byKey[encodedKey{gone, Gzip}]; ok {
+		if isKept(ec, gone, Gzip) {
 			t.Errorf("%s, the first kept, is still kept", gone)
 		}
 	}
@@ -111,7 +113,7 @@ func TestEncodedCacheBounded(t *testing.T) {
 		t.Fatal(`"2" is not kept`)
 	}
 	v := get(10)
-	if _, kept := ec.byKey[encodedKey{`"10"`, Gzip}]; kept || inArena(ec, v.Bytes()) {
+	if isKept(ec, `"10"`, Gzip) || inArena(ec, v.Bytes()) {
 		t.Error("a variant was kept over one being sent")
 	}
 	if got := testkit.Decode(t, "gzip", v.Bytes()); !bytes.Equal(got, body) {
@@ -122,10 +124,10 @@ func TestEncodedCacheBounded(t *testing.T) {
 	}
 	sending.Release()
 	get(11).Release()
-	if _, kept := ec.byKey[encodedKey{`"11"`, Gzip}]; !kept {
+	if !isKept(ec, `"11"`, Gzip) {
 		t.Error("once sent, the oldest variant was not overwritten by the next")
 	}
-	if _, kept := ec.byKey[encodedKey{`"2"`, Gzip}]; kept {
+	if isKept(ec, `"2"`, Gzip) {
 		t.Error(`"2" is still kept after "11" took its place`)
 	}
 
@@ -174,8 +176,8 @@ func TestEncodedCacheRing(t *testing.T) {
 		size := 0
 		var spans [][2]int
 		for _, e := range ec.queue[ec.first:] {
-			size += len(e.body)
-			spans = append(spans, [2]int{e.off, e.off + len(e.body)})
+			size += e.n
+			spans = append(spans, [2]int{e.off, e.off + e.n})
 		}
 		slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
 		for j := 1; j < len(spans); j++ {
@@ -190,6 +192,73 @@ func TestEncodedCacheRing(t *testing.T) {
 	if ec.lap < 3 {
 		t.Errorf("%d laps of the arena: the test no longer wraps it", ec.lap)
 	}
+	if ec.base == 0 {
+		t.Error("the queue's front was never reused: the test no longer moves held records")
+	}
+}
+
+// TestEncodedCacheLongTag: a variant whose tag is longer than a key holds
+// is compressed and sent, never kept.
+func TestEncodedCacheLongTag(t *testing.T) {
+	body := bytes.Repeat([]byte(`{"name":"card","price":1.25},`), 200)
+	ec := NewEncodedCache(1 << 20)
+	tag := `"` + strings.Repeat("a", maxKeptTag) + `"`
+	for range 2 {
+		v := ec.Get(tag, Gzip, body, "")
+		if got := testkit.Decode(t, "gzip", v.Bytes()); !bytes.Equal(got, body) {
+			t.Fatal("a long tag's variant is not the body compressed")
+		}
+		v.Release()
+		if ec.Len() != 0 || inArena(ec, v.Bytes()) {
+			t.Fatalf("a variant of a %d-byte tag was kept", len(tag))
+		}
+	}
+	if _, ok := ec.Peek(tag, Gzip); ok {
+		t.Error("Peek found a long tag's variant")
+	}
+}
+
+// TestEncodedCacheRecordsHoldNoPointers: the cache's records and its map
+// hold no pointers, so that the collector does not scan the tens of
+// thousands of them a large catalogue keeps (bench/README.md, "The
+// compressed variants' records without pointers").
+func TestEncodedCacheRecordsHoldNoPointers(t *testing.T) {
+	ec := NewEncodedCache(1 << 20)
+	for _, typ := range []reflect.Type{
+		reflect.TypeOf(ec.queue).Elem(),
+		reflect.TypeOf(ec.byKey).Key(),
+		reflect.TypeOf(ec.byKey).Elem(),
+	} {
+		if p := pointerIn(typ); p != "" {
+			t.Errorf("%v holds a pointer: %s", typ, p)
+		}
+	}
+}
+
+// pointerIn names a part of t that is or holds a pointer; "" when none.
+func pointerIn(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Array:
+		return pointerIn(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if p := pointerIn(t.Field(i).Type); p != "" {
+				return t.Field(i).Name + ": " + p
+			}
+		}
+		return ""
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return ""
+	}
+	return t.String()
+}
+
+func isKept(ec *EncodedCache, tag string, c Coding) bool {
+	k, ok := keyOf(tag, c)
+	_, kept := ec.byKey[k]
+	return ok && kept
 }
 
 func inArena(ec *EncodedCache, b []byte) bool {
