@@ -278,7 +278,7 @@ func (ec *EncodedCache) Get(tag string, c Coding, body []byte, str string) Varia
 	b := Encode(c, Kept, body)
 	k, ok := keyOf(tag, c)
 	if !ok || len(b) > ec.max/8 {
-		return Variant{b: b} // too big to keep without dropping most of the rest
+		return Variant{b: b} // a tag too long for a key, or too big to keep without dropping most of the rest
 	}
 	ec.mu.Lock()
 	defer ec.mu.Unlock()
