@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"time"
@@ -32,6 +33,31 @@ func accessDurations(path string, offset int64) ([]time.Duration, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// keepServerLines appends to dst the lines of the log at path that are not
+// access log lines: serve's own (start, snapshots, jobs, warnings).
+func keepServerLines(path, dst string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(out)
+	sc := bufio.NewScanner(bufio.NewReaderSize(f, 1<<20))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if !bytes.Contains(sc.Bytes(), accessMarker) {
+			w.Write(sc.Bytes())
+			w.WriteByte('\n')
+		}
+	}
+	err = errors.Join(sc.Err(), w.Flush())
+	return errors.Join(err, out.Close())
 }
 
 var (

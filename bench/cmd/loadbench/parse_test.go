@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +149,39 @@ func TestAccessDuration(t *testing.T) {
 		if got != c.want || ok != c.ok {
 			t.Errorf("%s: %v %v, want %v %v", c.line, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestKeepServerLines: serve's own lines are appended to the file kept
+// apart, slice after slice, and the access log's are not.
+func TestKeepServerLines(t *testing.T) {
+	dir := t.TempDir()
+	log, kept := filepath.Join(dir, "cardcat.log"), filepath.Join(dir, "cardcat.log.server")
+	slices := []string{
+		`time=2026-11-22T04:05:06.789Z level=INFO msg=request request_id=a-1 method=GET path=/dbs/cards/x status=200 bytes=10 duration=850ns
+time=2026-11-22T04:05:07.000Z level=INFO msg="catalogue snapshot ready" version=2 load=1.2s build=3.4s
+time=2026-11-22T04:05:07.100Z level=INFO msg=request request_id=a-2 method=GET path=/dbs/cards/y status=200 bytes=10 duration=900ns
+`,
+		`time=2026-11-22T04:05:37.000Z level=WARN msg="a swap waited" waited=2s
+`,
+	}
+	for _, s := range slices {
+		if err := os.WriteFile(log, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := keepServerLines(log, kept); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `time=2026-11-22T04:05:07.000Z level=INFO msg="catalogue snapshot ready" version=2 load=1.2s build=3.4s
+time=2026-11-22T04:05:37.000Z level=WARN msg="a swap waited" waited=2s
+`
+	if string(got) != want {
+		t.Errorf("kept:\n%s\nwant:\n%s", got, want)
 	}
 }
 

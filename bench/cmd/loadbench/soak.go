@@ -159,7 +159,11 @@ func runSoak(ctx context.Context, cfg *config, cardcat, script string, cc *runni
 		}
 		s.Version = version
 		// The access log's content is not needed, and grows by gigabytes
-		// over a long soak.
+		// over a long soak; serve's own lines (a snapshot's load and build,
+		// what a swap's slow slice would be asked about) are kept apart.
+		if err := keepServerLines(cc.srv.log, cc.srv.log+".server"); err != nil {
+			logf("soak: serve's own log lines not kept: %v", err)
+		}
 		os.Truncate(cc.srv.log, 0)
 		sr.Samples = append(sr.Samples, s)
 		logf("soak %s: %.0f req/s, p99 %.2f ms, VmRSS %s, %d goroutines, catalogue version %d, %d errors",
