@@ -16,48 +16,49 @@ import (
 // kernel's queues and the load generator's own time. Lines of other kinds
 // are skipped.
 func accessDurations(path string, offset int64) ([]time.Duration, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return nil, err
-	}
 	var out []time.Duration
-	sc := bufio.NewScanner(bufio.NewReaderSize(f, 1<<20))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if d, ok := accessDuration(sc.Bytes()); ok {
+	err := eachLine(path, offset, func(line []byte) {
+		if d, ok := accessDuration(line); ok {
 			out = append(out, d)
 		}
-	}
-	return out, sc.Err()
+	})
+	return out, err
 }
 
 // keepServerLines appends to dst the lines of the log at path that are not
 // access log lines: serve's own (start, snapshots, jobs, warnings).
 func keepServerLines(path, dst string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(out)
+	err = eachLine(path, 0, func(line []byte) {
+		if !bytes.Contains(line, accessMarker) {
+			w.Write(line)
+			w.WriteByte('\n')
+		}
+	})
+	err = errors.Join(err, w.Flush())
+	return errors.Join(err, out.Close())
+}
+
+// eachLine calls fn with each line of the file at path from offset on.
+func eachLine(path string, offset int64, fn func(line []byte)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return err
+	}
 	sc := bufio.NewScanner(bufio.NewReaderSize(f, 1<<20))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		if !bytes.Contains(sc.Bytes(), accessMarker) {
-			w.Write(sc.Bytes())
-			w.WriteByte('\n')
-		}
+		fn(sc.Bytes())
 	}
-	err = errors.Join(sc.Err(), w.Flush())
-	return errors.Join(err, out.Close())
+	return sc.Err()
 }
 
 var (
