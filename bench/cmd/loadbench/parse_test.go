@@ -183,6 +183,14 @@ time=2026-11-22T04:05:37.000Z level=WARN msg="a swap waited" waited=2s
 	if string(got) != want {
 		t.Errorf("kept:\n%s\nwant:\n%s", got, want)
 	}
+	// A log that is gone (serve stopped and its directory removed) is an
+	// error the soak reports, and adds nothing.
+	if err := keepServerLines(filepath.Join(dir, "gone.log"), kept); err == nil {
+		t.Error("no error for a log that does not exist")
+	}
+	if again, _ := os.ReadFile(kept); string(again) != want {
+		t.Errorf("a missing log changed the kept lines:\n%s", again)
+	}
 }
 
 func TestParseCPUTicks(t *testing.T) {
