@@ -21,3 +21,10 @@ func BenchmarkAlertEvaluation(b *testing.B) {
 	db := mustOpen(b, newSchema(b))
 	storetest.BenchAlertEvaluation(b, db, storetest.BenchCards(b), storetest.BenchAlerts(b))
 }
+
+// BenchmarkClaimNothingDue is an idle queue worker's poll
+// (storetest.BenchClaimNothingDue); skipped without
+// $CARDCAT_TEST_POSTGRES_URL.
+func BenchmarkClaimNothingDue(b *testing.B) {
+	storetest.BenchClaimNothingDue(b, mustOpen(b, newSchema(b)))
+}

@@ -79,10 +79,16 @@ func scanEmail(sc interface{ Scan(...any) error }, e *alerts.Email, extra ...any
 	return err
 }
 
+// emailsDue says whether an email is due (anyDue), by alert_emails_due.
+const emailsDue = `SELECT EXISTS (SELECT 1 FROM alert_emails WHERE state IN ('pending', 'sending') AND next_at <= ?)`
+
 // ClaimEmail claims the email due first. SQLite has one writer: the write
 // transaction is the claim's lock.
 func (db *DB) ClaimEmail(ctx context.Context, now time.Time, lease time.Duration) (alerts.Email, error) {
 	var e alerts.Email
+	if due, err := db.anyDue(ctx, "alert emails", emailsDue, now); err != nil || !due {
+		return e, cmpErr(err, alerts.ErrNoEmail)
+	}
 	err := db.writeTx(ctx, "claim alert email", func(tx *sql.Tx) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, `UPDATE alert_emails SET state = 'sending', attempts = attempts + 1, next_at = ?

@@ -22,3 +22,9 @@ func BenchmarkAlertEvaluation(b *testing.B) {
 	db := mustOpen(b, filepath.Join(b.TempDir(), "cardcat.db"))
 	storetest.BenchAlertEvaluation(b, db, storetest.BenchCards(b), storetest.BenchAlerts(b))
 }
+
+// BenchmarkClaimNothingDue is an idle queue worker's poll
+// (storetest.BenchClaimNothingDue).
+func BenchmarkClaimNothingDue(b *testing.B) {
+	storetest.BenchClaimNothingDue(b, mustOpen(b, filepath.Join(b.TempDir(), "cardcat.db")))
+}

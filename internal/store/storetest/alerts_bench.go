@@ -214,3 +214,27 @@ func (t *timedAlerts) RecordEvaluations(ctx context.Context, version int64, evs 
 	defer func() { t.write += time.Since(start) }()
 	return t.Store.RecordEvaluations(ctx, version, evs, emailsPerHour)
 }
+
+// BenchClaimNothingDue measures a queue worker's poll that finds nothing
+// due, the alert emails' and the webhook deliveries': every idle worker
+// makes one a second (internal/queue), on the core that serves requests.
+func BenchClaimNothingDue(b *testing.B, s store.Store) {
+	ctx := context.Background()
+	now := time.Now()
+	b.Run("email", func(b *testing.B) {
+		es := s.(alerts.EmailStore)
+		for b.Loop() {
+			if _, err := es.ClaimEmail(ctx, now, time.Minute); err != alerts.ErrNoEmail {
+				b.Fatalf("ClaimEmail = %v, want ErrNoEmail", err)
+			}
+		}
+	})
+	b.Run("delivery", func(b *testing.B) {
+		ws := s.(webhooks.Store)
+		for b.Loop() {
+			if _, err := ws.ClaimDelivery(ctx, now, time.Minute); err != webhooks.ErrNoDelivery {
+				b.Fatalf("ClaimDelivery = %v, want ErrNoDelivery", err)
+			}
+		}
+	})
+}
