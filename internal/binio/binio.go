@@ -115,9 +115,15 @@ func (w *Writer) Bytes(b []byte) {
 // U32s writes v as its length and 4 bytes per element, from the next
 // multiple of 8 bytes of the stream (zeros between): a Reader of mapped
 // bytes can then use the array in place (U32sRef).
-func (w *Writer) U32s(v []uint32) {
+func (w *Writer) U32s(v []uint32) { w.U32sAligned(v, 8) }
+
+// U32sAligned is U32s with the elements from the next multiple of align
+// bytes (a power of two, 8 to MaxAlign): an array of rows of align bytes
+// read in place from a stream whose start is so aligned in memory has no
+// row across two cache lines. U32sRefAligned(align) reads it.
+func (w *Writer) U32sAligned(v []uint32, align int) {
 	w.Uvarint(uint64(len(v)))
-	w.align()
+	w.alignTo(align)
 	var block [4096]byte
 	for len(v) > 0 && w.err == nil {
 		n := min(len(v), len(block)/4)
@@ -144,11 +150,26 @@ func (w *Writer) U64s(v []uint64) {
 	}
 }
 
+// MaxAlign is the largest alignment of an array (U32sAligned): a cache line.
+const MaxAlign = 64
+
 // align writes zeros up to the next multiple of 8 bytes written.
-func (w *Writer) align() {
-	if pad := -w.n & 7; pad > 0 {
-		clear(w.buf[:])
-		w.Raw(w.buf[:pad])
+func (w *Writer) align() { w.alignTo(8) }
+
+// alignTo writes zeros up to the next multiple of n bytes written.
+func (w *Writer) alignTo(n int) {
+	checkAlign(n)
+	if pad := -w.n & int64(n-1); pad > 0 {
+		var zeros [MaxAlign]byte
+		w.Raw(zeros[:pad])
+	}
+}
+
+// checkAlign panics unless n is an alignment of the format: a caller's
+// constant, the same when writing and reading.
+func checkAlign(n int) {
+	if n < 8 || n > MaxAlign || n&(n-1) != 0 {
+		panic(fmt.Sprintf("binio: alignment %d is not a power of two from 8 to %d", n, MaxAlign))
 	}
 }
 
@@ -365,8 +386,12 @@ func (r *Reader) Bytes() []byte {
 }
 
 // align skips the zeros the Writer's align wrote.
-func (r *Reader) align() {
-	for pad := -(r.size - r.remain) & 7; pad > 0 && r.err == nil; pad-- {
+func (r *Reader) align() { r.alignTo(8) }
+
+// alignTo skips the zeros up to the next multiple of n bytes read.
+func (r *Reader) alignTo(n int) {
+	checkAlign(n)
+	for pad := -(r.size - r.remain) & int64(n-1); pad > 0 && r.err == nil; pad-- {
 		if r.Byte() != 0 && r.err == nil {
 			r.Failf("a non-zero byte before an array")
 		}
@@ -382,16 +407,16 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // aligned in memory, on a little-endian machine, it is not copied: the
 // slice is the reader's bytes, valid as long as its Owner keeps them (see
 // StringRef), and must not be written to. Otherwise it is U32s.
-func (r *Reader) U32sRef() []uint32 {
-	if r.r != nil || !littleEndian {
-		return r.U32s()
-	}
+func (r *Reader) U32sRef() []uint32 { return r.U32sRefAligned(8) }
+
+// U32sRefAligned is U32sRef of what U32sAligned(v, align) wrote.
+func (r *Reader) U32sRefAligned(align int) []uint32 {
 	n := r.Len(4)
-	r.align()
+	r.alignTo(align)
 	if r.err != nil {
 		return nil
 	}
-	if n == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(r.b)))%4 != 0 {
+	if r.r != nil || !littleEndian || n == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(r.b)))%4 != 0 {
 		return r.u32s(n)
 	}
 	if !r.take(4 * int64(n)) {

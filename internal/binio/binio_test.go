@@ -3,6 +3,7 @@ package binio
 import (
 	"bytes"
 	"errors"
+	"io"
 	"slices"
 	"testing"
 	"unsafe"
@@ -180,5 +181,53 @@ func TestArraysInPlace(t *testing.T) {
 	bad[2] = 9 // the padding after the first array's length
 	if r := NewBytesReader(bad, nil); r.Byte() == 1 && r.U32sRef() != nil || !errors.Is(r.Err(), ErrCorrupt) {
 		t.Errorf("non-zero padding: %v", r.Err())
+	}
+}
+
+// TestArraysAligned: U32sAligned puts the array at the next multiple of its
+// alignment, whatever comes before, and U32sRefAligned reads it in place
+// from bytes so aligned, or as a copy from an io.Reader; an alignment that
+// is not the format's panics.
+func TestArraysAligned(t *testing.T) {
+	for _, lead := range []int{0, 1, 7, 8, 33, 63, 64} {
+		var buf bytes.Buffer
+		w := NewWriter(&buf)
+		w.Raw(make([]byte, lead))
+		w.U32sAligned([]uint32{1, 2, 3, 4, 5, 6, 7, 8}, 32)
+		w.U32s([]uint32{9})
+		w.Flush()
+		mem := make([]uint64, buf.Len()/8+8)
+		base := unsafe.Slice((*byte)(unsafe.Pointer(&mem[0])), 8*len(mem))
+		skip := int(-uintptr(unsafe.Pointer(&base[0])) & 63) // a 64-byte boundary in mem
+		data := base[skip : skip+buf.Len()]
+		copy(data, buf.Bytes())
+		r := NewBytesReader(data, nil)
+		r.Raw(make([]byte, lead))
+		rows := r.U32sRefAligned(32)
+		next := r.U32sRef()
+		if r.Err() != nil || !slices.Equal(rows, []uint32{1, 2, 3, 4, 5, 6, 7, 8}) || !slices.Equal(next, []uint32{9}) {
+			t.Fatalf("lead %d: read %v %v, err %v", lead, rows, next, r.Err())
+		}
+		if littleEndian && uintptr(unsafe.Pointer(&rows[0]))%32 != 0 {
+			t.Errorf("lead %d: rows at %#x, not a multiple of 32", lead, uintptr(unsafe.Pointer(&rows[0])))
+		}
+		if at := bytes.Index(buf.Bytes(), []byte{1, 0, 0, 0, 2}); at%32 != 0 {
+			t.Errorf("lead %d: rows at byte %d of the stream", lead, at)
+		}
+		cr := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		cr.Raw(make([]byte, lead))
+		if rows := cr.U32sRefAligned(32); !slices.Equal(rows, []uint32{1, 2, 3, 4, 5, 6, 7, 8}) || !slices.Equal(cr.U32s(), []uint32{9}) {
+			t.Errorf("lead %d: an io.Reader's rows read back as %v, err %v", lead, rows, cr.Err())
+		}
+	}
+	for _, bad := range []int{0, 4, 12, 128} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("alignment %d did not panic", bad)
+				}
+			}()
+			NewWriter(io.Discard).U32sAligned(nil, bad)
+		}()
 	}
 }

@@ -26,8 +26,8 @@ type Span struct {
 // them over the games.
 const (
 	PartBodies    = "card bodies and records"
-	PartCardRows  = "card rows (32 B each)"
-	PartCardTags  = "card ETags and marketplaces"
+	PartCardRows  = "card rows with their ETags (32 B each)"
+	PartCardSides = "card images and marketplaces"
 	PartIDTables  = "id tables"
 	PartSearchTxt = "search: names, numbers, tokens"
 	PartSearchLst = "search: posting lists"
@@ -70,7 +70,7 @@ func (g *GameSnapshot) Footprint() []Part {
 	}
 	add(PartBodies, bodies...)
 	add(PartCardRows, sliceSpan(g.cards))
-	add(PartCardTags, sliceSpan(g.bodyTags), sliceSpan(g.sources))
+	add(PartCardSides, sliceSpan(g.images), sliceSpan(g.sources))
 	add(PartIDTables, append(append(g.byTCG.spans(), g.byCM.spans()...), sliceSpan(g.cmIDs))...)
 	var other int64
 	for id := range g.byOther {

@@ -26,15 +26,21 @@ type cardLayout struct {
 // three per card of a page when pages were cut out of the detail forms.
 // splitCard and the methods below are the only code that knows the parts.
 type cardParts struct {
-	off, n   uint32 // the listing form: chunk[off:off+n]
-	tAt, cAt uint32 // where in it market_t.prices' and market_c.prices' contents go
-	xoff     uint32 // chunk[xoff:]: market_t.prices' contents, market_c.prices', then the record
-	pn       uint32 // the two contents' lengths: market_t's << 16 | market_c's
+	off, n uint32 // the listing form: chunk[off:off+n]
+	at     uint32 // where in it market_t.prices' and market_c.prices' contents go: market_t's << 16 | market_c's
+	xoff   uint32 // chunk[xoff:]: market_t.prices' contents, market_c.prices', then the record
+	pn     uint32 // the two contents' lengths: market_t's << 16 | market_c's
 }
 
 // maxPricesLen bounds the contents of one prices array (pn keeps 16 bits of
 // each): about 200 finishes' worth; a card has one entry per finish.
 const maxPricesLen = 1<<16 - 1
+
+// maxPricesAt bounds where the prices arrays are in a listing form (at keeps
+// 16 bits of each): a card's text before them 64 KB long, where the longest
+// real card's is about 2 KB. Sixteen bits each keep a card's row, its tag
+// included, in 32 bytes (cardEntry).
+const maxPricesAt = 1<<16 - 1
 
 // splitCard appends the listing form of body (rendered with layout l) to
 // listing and its prices arrays' contents to extra; off and xoff of the
@@ -45,7 +51,12 @@ func splitCard(listing, extra, body []byte, l cardLayout) ([]byte, []byte, cardP
 		return listing, extra, cardParts{}, fmt.Errorf("%w: a prices array of %d and %d bytes (at most %d)",
 			ErrInvalidCatalog, tn, cn, maxPricesLen)
 	}
-	p := cardParts{off: uint32(len(listing)), xoff: uint32(len(extra)), tAt: l.tPrices[0], cAt: l.cPrices[0] - tn, pn: tn<<16 | cn}
+	tAt, cAt := l.tPrices[0], l.cPrices[0]-tn
+	if cAt > maxPricesAt {
+		return listing, extra, cardParts{}, fmt.Errorf("%w: the prices arrays at bytes %d and %d of the card (at most %d)",
+			ErrInvalidCatalog, tAt, cAt, maxPricesAt)
+	}
+	p := cardParts{off: uint32(len(listing)), xoff: uint32(len(extra)), at: tAt<<16 | cAt, pn: tn<<16 | cn}
 	listing = append(listing, body[:l.tPrices[0]]...)
 	listing = append(listing, body[l.tPrices[1]:l.cPrices[0]]...)
 	listing = append(listing, body[l.cPrices[1]:]...)
@@ -60,6 +71,9 @@ func (p *cardParts) listing(chunk string) string { return chunk[p.off : p.off+p.
 
 // pricesLen returns the lengths of the two arrays' contents.
 func (p *cardParts) pricesLen() (t, c uint32) { return p.pn >> 16, p.pn & maxPricesLen }
+
+// pricesAt returns where in the listing form the two arrays' contents go.
+func (p *cardParts) pricesAt() (t, c uint32) { return p.at >> 16, p.at & maxPricesAt }
 
 // detailLen returns the length of the card's detail form.
 func (p *cardParts) detailLen() int {
@@ -78,18 +92,20 @@ func (p *cardParts) appendDetail(b []byte, chunk string) []byte {
 	l := p.listing(chunk)
 	t, c := p.pricesLen()
 	x := chunk[p.xoff : p.xoff+t+c]
-	b = append(b, l[:p.tAt]...)
+	tAt, cAt := p.pricesAt()
+	b = append(b, l[:tAt]...)
 	b = append(b, x[:t]...)
-	b = append(b, l[p.tAt:p.cAt]...)
+	b = append(b, l[tAt:cAt]...)
 	b = append(b, x[t:]...)
-	return append(b, l[p.cAt:]...)
+	return append(b, l[cAt:]...)
 }
 
 // valid tells whether the parts lie inside a chunk of n bytes (what the
 // methods above read); the record is checked apart.
 func (p *cardParts) valid(n int) bool {
 	t, c := p.pricesLen()
-	return uint64(p.off)+uint64(p.n) <= uint64(n) && p.tAt <= p.cAt && p.cAt <= p.n &&
+	tAt, cAt := p.pricesAt()
+	return uint64(p.off)+uint64(p.n) <= uint64(n) && tAt <= cAt && cAt <= p.n &&
 		uint64(p.xoff)+uint64(t)+uint64(c) <= uint64(n)
 }
 

@@ -225,3 +225,23 @@ func TestCheckRefusesBrokenRun(t *testing.T) {
 	}
 	t.Fatal("no set of two cards in the fixture")
 }
+
+// TestPricesPositionBound: a card whose prices arrays come after more than
+// the row's 16 bits of text (a name of 70,000 characters) fails the
+// snapshot with ErrInvalidCatalog, and one of 60,000 characters does not.
+func TestPricesPositionBound(t *testing.T) {
+	for _, tt := range []struct {
+		name int
+		ok   bool
+	}{{60_000, true}, {70_000, false}} {
+		c := fixtureCatalog()
+		c.Games[0].Cards[0].Name = strings.Repeat("n", tt.name)
+		_, err := NewSnapshot(c, game.Default())
+		if tt.ok && err != nil {
+			t.Errorf("a name of %d: %v", tt.name, err)
+		}
+		if !tt.ok && (!errors.Is(err, ErrInvalidCatalog) || !strings.Contains(err.Error(), "prices arrays at bytes")) {
+			t.Errorf("a name of %d: %v, want ErrInvalidCatalog", tt.name, err)
+		}
+	}
+}

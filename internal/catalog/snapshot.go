@@ -55,9 +55,10 @@ type GameSnapshot struct {
 
 	cards  []cardEntry
 	chunks []string // per set, its cards' listing forms, then each card's prices and record (cardParts)
-	// bodyTags are the first 8 bytes of each card body's BodyHash, made as
-	// the body is rendered: its ETag (CardTag).
-	bodyTags []uint64
+	// images are each card's image (ImageProduct): the TCGplayer productId
+	// of its image, 0 when it has none. Apart from the cards' rows, which
+	// hold what a card detail reads.
+	images []uint32
 	// sources are each card's marketplaces (flagTCG, flagCM), 2 bits a
 	// card (sourcesOf): a search counts them over up to 1,000 cards, and in
 	// a quarter of a byte each the array of a large game stays in the cache
@@ -77,12 +78,22 @@ type GameSnapshot struct {
 	tags bodyTags // the bodies' ETags, made on first use (snapshot_tags.go)
 }
 
-// cardEntry is one card: where its parts are, and its image.
+// cardEntry is one card's row: where its parts are, and its body's tag.
+// What a card detail reads of it is one row of 32 bytes, the rows aligned to
+// them (writeGame), so one cache line: the tag in an array of its own was a
+// second miss for every card detail of a large catalogue.
 type cardEntry struct {
 	chunk uint32 // its parts are in chunks[chunk]
 	parts cardParts
-	image uint32 // TCGplayer productId of the card's image, 0 when it has none
+	// tag is the first 8 bytes of the body's BodyHash, made as the body is
+	// rendered, in two words (the high one first: the row is words of 4
+	// bytes, whichever machine wrote them): its ETag (CardTag).
+	tag [2]uint32
 }
+
+// setTag keeps sum as the card's tag; bodyTag returns it.
+func (e *cardEntry) setTag(sum uint64) { e.tag = [2]uint32{uint32(sum >> 32), uint32(sum)} }
+func (e *cardEntry) bodyTag() uint64   { return uint64(e.tag[0])<<32 | uint64(e.tag[1]) }
 
 // cmID is a 64-hex Cardmarket id, decoded, and its card.
 type cmID struct {
@@ -232,7 +243,7 @@ func newGameSnapshot(g game.Game, gc *GameCatalog) (*GameSnapshot, error) {
 
 	gs.sets = make([]ListedSet, len(order))
 	gs.cards = make([]cardEntry, len(gc.Cards))
-	gs.bodyTags = make([]uint64, len(gc.Cards))
+	gs.images = make([]uint32, len(gc.Cards))
 	gs.sources = make([]uint8, sourcesLen(len(gc.Cards)))
 	cmIDs := 0
 	for i := range gc.Cards {
@@ -334,7 +345,6 @@ func (gs *GameSnapshot) addCard(r *renderer, ids *idIndexer, ref CardRef, set *S
 	var layout cardLayout
 	r.scratch, layout = appendCard(r.scratch[:0], &gs.game, set, c)
 	h := BodyHash(r.scratch)
-	gs.bodyTags[ref] = binary.BigEndian.Uint64(h[:8])
 	if len(r.listings) > 0 {
 		r.listings = append(r.listings, ',')
 	}
@@ -343,11 +353,12 @@ func (gs *GameSnapshot) addCard(r *renderer, ids *idIndexer, ref CardRef, set *S
 	if r.listings, r.extras, e.parts, err = splitCard(r.listings, r.extras, r.scratch, layout); err != nil {
 		return fmt.Errorf("card %s: %w", c.ID, err)
 	}
+	e.setTag(binary.BigEndian.Uint64(h[:8]))
 	r.extras = r.records.append(r.extras, c)
 	if c.OnTCG() {
 		gs.sources[ref>>2] |= flagTCG << sourcesShift(ref)
 		if c.ImageCount > 0 {
-			e.image = uint32(c.TCGProductID)
+			gs.images[ref] = uint32(c.TCGProductID)
 		}
 	}
 	if c.OnCM() {

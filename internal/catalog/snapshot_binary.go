@@ -17,7 +17,7 @@ import (
 // ReadSnapshot reads. Any change to that form, or to what a snapshot holds
 // or how it renders (a body, a record, the search index), must increase it:
 // a file of another encoding is refused and the snapshot built again.
-const SnapshotEncoding = 7 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows; 6: the cards as listings and prices (cardParts); 7: the TCGplayer id table as its slots (idTable), the cards' sources 2 bits each
+const SnapshotEncoding = 8 // 2: the cards' body tags (bodyTags); 3: the search index by tokens, the cards' sources apart; 4: Cardmarket ids in key order; 5: arrays aligned, the cards as rows; 6: the cards as listings and prices (cardParts); 7: the TCGplayer id table as its slots (idTable), the cards' sources 2 bits each; 8: the body tags in the cards' rows, aligned, the images apart
 
 // The binary form of a snapshot is its own arrays written out: the
 // pre-rendered bodies and records as they are in memory, the flat arrays as
@@ -89,8 +89,8 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 	for _, c := range g.chunks {
 		w.String(c)
 	}
-	w.U32s(cardWords(g.cards))
-	w.U64s(g.bodyTags)
+	w.U32sAligned(cardWords(g.cards), cardRowAlign)
+	w.U32s(g.images)
 	w.Bytes(g.sources)
 
 	w.Uvarint(uint64(len(g.finishNames)))
@@ -146,8 +146,13 @@ func (g *GameSnapshot) writeBinary(w *binio.Writer) {
 
 // The cards are written as their entries are in memory, 8 words each in
 // cardEntry's field order (cardWords), so that a mapped artifact's cards
-// are used in place (cardsOfWords) rather than copied at every start.
-const cardEntryWords = 8
+// are used in place (cardsOfWords) rather than copied at every start; from
+// a multiple of their size, so that no card's row is across two cache
+// lines of the mapping.
+const (
+	cardEntryWords = 8
+	cardRowAlign   = 4 * cardEntryWords
+)
 
 // cardEntry must be exactly its 8 words, in their order (Go lays fields
 // out in declaration order; TestCardWords checks the order).
@@ -319,15 +324,15 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 		gs.chunks[i] = r.StringRef()
 	}
 	gs.backing = r.Owner()
-	if words := r.U32sRef(); r.Err() == nil {
+	if words := r.U32sRefAligned(cardRowAlign); r.Err() == nil {
 		var ok bool
 		if gs.cards, ok = cardsOfWords(words); !ok {
 			r.Failf("%d card words, not whole cards", len(words))
 		}
 	}
 	ncards := uint32(len(gs.cards))
-	if gs.bodyTags = r.U64sRef(); r.Err() == nil && len(gs.bodyTags) != len(gs.cards) {
-		r.Failf("%d body tags for %d cards", len(gs.bodyTags), len(gs.cards))
+	if gs.images = r.U32sRef(); r.Err() == nil && len(gs.images) != len(gs.cards) {
+		r.Failf("%d images for %d cards", len(gs.images), len(gs.cards))
 	}
 	if gs.sources = r.Bytes(); r.Err() == nil && len(gs.sources) != sourcesLen(len(gs.cards)) {
 		r.Failf("%d bytes of sources for %d cards", len(gs.sources), len(gs.cards))

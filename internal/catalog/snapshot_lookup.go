@@ -180,6 +180,6 @@ func containsAll(s string, words []string) bool {
 // false when the card has no image (a Cardmarket-only card, or a product that
 // lists none).
 func (g *GameSnapshot) ImageProduct(r CardRef) (int, bool) {
-	id := g.cards[r].image
+	id := g.images[r]
 	return int(id), id != 0
 }

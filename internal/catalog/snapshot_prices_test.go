@@ -65,7 +65,8 @@ func TestCardPrices(t *testing.T) {
 			body, e := gs.CardJSON(ref), &gs.cards[ref]
 			tn, cn := e.parts.pricesLen()
 			stored := gs.chunks[e.chunk][e.parts.xoff:]
-			tAt, cAt := e.parts.tAt, e.parts.cAt+tn // where the contents are in the body
+			tAt, cAt := e.parts.pricesAt()
+			cAt += tn // where the contents are in the body
 			var tcg, cm []byte
 			for j := range got.TCG {
 				if j > 0 {

@@ -12,9 +12,9 @@ import (
 
 // The snapshot owns the identity of the bodies it serves, so that the HTTP
 // layer hashes nothing per request: a card detail's tag is made from its
-// BodyHash when the body is rendered (bodyTags, kept in the binary form
-// too); the set list's and a set's listing's are made on first use and kept
-// for the snapshot's life, and a set page's from its set's and its window.
+// BodyHash when the body is rendered (kept in the card's row, cardEntry);
+// the set list's and a set's listing's are made on first use and kept for
+// the snapshot's life, and a set page's from its set's and its window.
 type bodyTags struct {
 	once    sync.Once
 	sets    []atomic.Uint64 // by position in sets; 0: not hashed yet
@@ -32,7 +32,7 @@ func (g *GameSnapshot) tagTables() *bodyTags {
 // CardTag returns the strong ETag of the card detail AppendCard(r): the first
 // 8 bytes of its BodyHash, the hash the change feed compares.
 func (g *GameSnapshot) CardTag(r CardRef) string {
-	return etag.FromSum(g.bodyTags[r])
+	return etag.FromSum(g.cards[r].bodyTag())
 }
 
 // SetListTag returns the strong ETag of SetListJSON: etag.Of of its bytes.

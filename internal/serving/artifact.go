@@ -28,6 +28,7 @@ import (
 //	answers encoding    u32 analytics.Encoding
 //	catalogue version   i64
 //	sections            u32 count, then u64 length of each
+//	padding             zeros, so that the body starts at a multiple of 64 bytes
 //	checksum            u64 XXH3 of the header's bytes above followed by the XXH3 of the body
 //	body                the sections back to back: the snapshot
 //	                    (catalog.Snapshot.WriteBinary), then each game's paid
@@ -38,8 +39,8 @@ import (
 // asked for, the sections' lengths against the file's size, the checksum,
 // or any value the decoders check.
 
-// ArtifactFormat is the version of the layout above.
-const ArtifactFormat = 1
+// ArtifactFormat is the version of the layout above (2: the padding).
+const ArtifactFormat = 2
 
 var artifactMagic = [8]byte{'C', 'C', 'S', 'N', 'A', 'P', '\r', '\n'}
 
@@ -47,9 +48,15 @@ var artifactMagic = [8]byte{'C', 'C', 'S', 'N', 'A', 'P', '\r', '\n'}
 // contents (as opposed to failing to open or read it).
 var ErrArtifactInvalid = errors.New("serving: snapshot artifact refused")
 
-// headerLen is the length of a header with n sections.
-func headerLen(n int) int { return 8 + 4 + 4 + 4 + 8 + 4 + 8*n + 8 }
+// headerLen is the length of a header with n sections: up to the next
+// multiple of binio.MaxAlign, so that the body's aligned arrays
+// (binio.Writer.U32sAligned) are as aligned in a mapped file's memory,
+// which starts at a page.
+func headerLen(n int) int {
+	return (8 + 4 + 4 + 4 + 8 + 4 + 8*n + 8 + binio.MaxAlign - 1) &^ (binio.MaxAlign - 1)
+}
 
+// appendHeader appends the header of an artifact, all but its checksum.
 func appendHeader(b []byte, version int64, sections []uint64) []byte {
 	b = append(b, artifactMagic[:]...)
 	b = binary.LittleEndian.AppendUint32(b, ArtifactFormat)
@@ -60,7 +67,7 @@ func appendHeader(b []byte, version int64, sections []uint64) []byte {
 	for _, l := range sections {
 		b = binary.LittleEndian.AppendUint64(b, l)
 	}
-	return b
+	return append(b, make([]byte, headerLen(len(sections))-8-len(b))...)
 }
 
 // sealSum is the checksum of a header (without its checksum) and a body's hash.

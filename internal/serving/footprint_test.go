@@ -4,6 +4,7 @@ package serving
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
@@ -43,7 +44,7 @@ func TestFootprint(t *testing.T) {
 		}
 		byName[p.Name] = p
 	}
-	for _, name := range []string{catalog.PartBodies, catalog.PartCardRows, catalog.PartCardTags, catalog.PartIDTables} {
+	for _, name := range []string{catalog.PartBodies, catalog.PartCardRows, catalog.PartCardSides, catalog.PartIDTables} {
 		p := byName[name]
 		if p.Bytes == 0 || p.Mapped == 0 {
 			t.Errorf("%s: %d bytes, %d mapped: want some, in the mapping", name, p.Bytes, p.Mapped)
@@ -70,5 +71,31 @@ func TestFootprint(t *testing.T) {
 	}
 	if pm := after.Process; pm.RssAnon <= 0 || pm.HeapInuse <= 0 || pm.RuntimeOther <= 0 {
 		t.Errorf("process memory %+v: want the kernel's and the runtime's counts", pm)
+	}
+}
+
+// TestArtifactRowsAligned: in a mapped artifact every game's card rows
+// start at a multiple of a row's 32 bytes, so that no row is across two
+// cache lines (a card detail reads its whole row).
+func TestArtifactRowsAligned(t *testing.T) {
+	t.Parallel()
+	built, arts := mustBuiltArtifact(t)
+	read, m, err := readArtifactFile(arts.Path(built.Version), game.Default(), built.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m == nil {
+		t.Fatal("the artifact was read, not mapped")
+	}
+	for _, g := range read.Games() {
+		for _, p := range g.Footprint() {
+			if p.Name != catalog.PartCardRows {
+				continue
+			}
+			start := uintptr(unsafe.Pointer(&m.data[0]))
+			if len(p.Spans) != 1 || p.Spans[0].Addr < start || p.Spans[0].Addr >= start+uintptr(len(m.data)) || p.Spans[0].Addr%32 != 0 {
+				t.Errorf("%s: card rows %+v, want one span in the mapping at a multiple of 32", g.Game().Code, p.Spans)
+			}
+		}
 	}
 }
