@@ -80,8 +80,8 @@ type GameSnapshot struct {
 
 // cardEntry is one card's row: where its parts are, and its body's tag.
 // What a card detail reads of it is one row of 32 bytes, the rows aligned to
-// them (writeGame), so one cache line: the tag in an array of its own was a
-// second miss for every card detail of a large catalogue.
+// them (writeBinary), so one cache line: the tag in an array of its own was
+// a second miss for every card detail of a large catalogue.
 type cardEntry struct {
 	chunk uint32 // its parts are in chunks[chunk]
 	parts cardParts

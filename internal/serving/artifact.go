@@ -252,6 +252,24 @@ func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*
 	return v, nil
 }
 
+// hashStep is how much of a mapped artifact hashInSteps hashes per call.
+const hashStep = 1 << 20
+
+// hashInSteps is xxh3.Hash(b) a megabyte at a time. xxh3.Hash of a whole
+// artifact (1.7 GB at a million cards) is one assembly loop, which the Go
+// scheduler cannot preempt: on a server given one core it held every
+// request for the hash's length (BenchmarkHashStall: 24 ms for 512 MB);
+// between two steps the scheduler can run them.
+func hashInSteps(b []byte) uint64 {
+	h := xxh3.New()
+	for len(b) > 0 {
+		n := min(len(b), hashStep)
+		h.Write(b[:n])
+		b = b[n:]
+	}
+	return h.Sum64()
+}
+
 // readMapped reads the artifact data, the whole file, whose card bodies and
 // arrays stay in data; owner keeps data valid (it is kept by every game's
 // snapshot). The checksum covers every byte, so that no damaged byte is
@@ -269,7 +287,7 @@ func readMapped(data []byte, owner any, reg *game.Registry, version int64) (*Vie
 		return nil, err
 	}
 	body := make(chan uint64, 1)
-	go func() { body <- xxh3.Hash(data[hl:]) }()
+	go func() { body <- hashInSteps(data[hl:]) }()
 	v, err := decodeBody(binio.NewBytesReader(data[hl:], owner), ah, reg, version)
 	if got := sealSum(data[:hl-8], <-body); got != ah.checksum {
 		return nil, invalid("checksum %016x, the contents give %016x", ah.checksum, got)
