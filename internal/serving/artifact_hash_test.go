@@ -46,29 +46,22 @@ func BenchmarkHashStall(b *testing.B) {
 				var stop atomic.Bool
 				longest := make(chan time.Duration)
 				go func() {
-					var max time.Duration
+					var gap time.Duration
 					last := time.Now()
 					for !stop.Load() {
 						time.Sleep(100 * time.Microsecond)
 						now := time.Now()
-						max = maxDuration(max, now.Sub(last))
+						gap = max(gap, now.Sub(last))
 						last = now
 					}
-					longest <- max
+					longest <- gap
 				}()
 				runtime.Gosched()
 				tt.hash(data)
 				stop.Store(true)
-				worst = maxDuration(worst, <-longest)
+				worst = max(worst, <-longest)
 			}
 			b.ReportMetric(float64(worst.Microseconds()), "max-stall-µs")
 		})
 	}
-}
-
-func maxDuration(a, b time.Duration) time.Duration {
-	if a > b {
-		return a
-	}
-	return b
 }
