@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"github.com/cardcat/cardcat/internal/account"
 	"github.com/cardcat/cardcat/internal/store/sqlite"
 	"github.com/cardcat/cardcat/internal/store/storetest"
-	"github.com/cardcat/cardcat/internal/webhooks"
 )
 
 // holdWriteLock takes the write lock of the SQLite file at path from a
@@ -51,6 +49,10 @@ func TestAccountsWriteDuringAnIngest(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A delivery due, so that the worker's claim writes (with none due it
+	// only reads).
+	queued := storetest.QueueDelivery(t, db, "alerts@example.com")
+
 	holdWriteLock(t, sqlite.CataloguePath(path))
 	start := time.Now()
 	a := &account.Account{Email: "during-ingest@example.com", Plan: "free"}
@@ -63,8 +65,8 @@ func TestAccountsWriteDuringAnIngest(t *testing.T) {
 	if err := db.CreateSession(ctx, &account.Session{IDHash: "session", AccountID: a.ID, CreatedAt: now, LastSeenAt: now}); err != nil {
 		t.Fatalf("CreateSession while the catalogue is written: %v", err)
 	}
-	if _, err := db.ClaimDelivery(ctx, now, time.Minute); !errors.Is(err, webhooks.ErrNoDelivery) {
-		t.Fatalf("ClaimDelivery while the catalogue is written: %v", err)
+	if d, err := db.ClaimDelivery(ctx, time.Now(), time.Minute); err != nil || d.EventID != queued {
+		t.Fatalf("ClaimDelivery while the catalogue is written = %+v, %v; want the delivery of %s", d, err, queued)
 	}
 	t.Logf("four writes in %s with the catalogue file locked", time.Since(start))
 	if v, err := db.CatalogVersion(ctx); err != nil || v != 1 {

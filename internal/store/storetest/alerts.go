@@ -445,6 +445,15 @@ func queueEvents(t *testing.T, s store.Store, acc int64, url, secret string, n i
 	return ids
 }
 
+// QueueDelivery queues one webhook delivery on s, due now, of an alert of a
+// new account with email, and returns its event's id: a store's own tests'
+// setup, so that a claim has one to take (and writes).
+func QueueDelivery(t *testing.T, s store.Store, email string) string {
+	t.Helper()
+	acc := newAlertAccount(t, s, email)
+	return queueEvents(t, s, acc, "https://hooks.example.com/cardcat", webhooks.NewSecret(), 1)[0]
+}
+
 func testWebhookTwoWorkers(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	acc := newAlertAccount(t, s, "a@example.com")
