@@ -34,6 +34,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/catalog"
+	"github.com/cardcat/cardcat/internal/pace"
 )
 
 // The files of each game of a version, in the order they are built and
@@ -254,7 +255,7 @@ func (b *Builder) build(ctx context.Context, snap *catalog.Snapshot) {
 // whether they all are; claim is called before a file is built.
 func (b *Builder) buildGame(ctx context.Context, snap *catalog.Snapshot, gs *catalog.GameSnapshot, dir string, claim func()) bool {
 	version, code := snap.Version, gs.Game().Code
-	reused := b.reuse(dir)
+	reused := b.reuse(ctx, dir)
 	var published *sharedManifest // another replica's files, fetched rather than built
 	if b.useShared() && len(reused) < len(Names) {
 		published = b.awaitShared(ctx, snap, code)
@@ -327,7 +328,7 @@ func writeBody(w io.Writer, name string, gs *catalog.GameSnapshot) error {
 }
 
 // reuse returns the files of dir's manifest whose bytes match it.
-func (b *Builder) reuse(dir string) map[string]File {
+func (b *Builder) reuse(ctx context.Context, dir string) map[string]File {
 	data, err := os.ReadFile(filepath.Join(dir, manifestName))
 	if err != nil {
 		return nil
@@ -338,21 +339,21 @@ func (b *Builder) reuse(dir string) map[string]File {
 	}
 	ok := map[string]File{}
 	for _, f := range files {
-		if Known(f.Name) && verify(filepath.Join(dir, f.Name), f) {
+		if Known(f.Name) && verify(ctx, filepath.Join(dir, f.Name), f) {
 			ok[f.Name] = f
 		}
 	}
 	return ok
 }
 
-func verify(path string, f File) bool {
+func verify(ctx context.Context, path string, f File) bool {
 	fh, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer fh.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, fh)
+	n, err := io.Copy(&ctxWriter{ctx: ctx, w: h}, fh)
 	return err == nil && n == f.Size && hex.EncodeToString(h.Sum(nil)) == f.SHA256
 }
 
@@ -420,16 +421,19 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // ctxWriter fails its writes once ctx ends, so that a build of a version
-// already replaced stops early.
+// already replaced stops early, and paces them: a server builds its files
+// beside its requests, on the same core.
 type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
+	ctx   context.Context
+	w     io.Writer
+	pacer pace.Pacer
 }
 
 func (c *ctxWriter) Write(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
+	c.pacer.Step()
 	return c.w.Write(p)
 }
 
