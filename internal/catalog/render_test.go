@@ -206,7 +206,7 @@ func TestPricesArrayBound(t *testing.T) {
 func TestCheckRefusesBrokenRun(t *testing.T) {
 	s := mustSnapshot(t, fixtureCatalog())
 	for _, gs := range s.Games() {
-		if err := gs.check(); err != nil {
+		if err := gs.check(nil); err != nil {
 			t.Fatalf("%s: a built snapshot refused: %v", gs.Game().Code, err)
 		}
 		for i := range gs.Sets() {
@@ -216,7 +216,7 @@ func TestCheckRefusesBrokenRun(t *testing.T) {
 			}
 			a, b := &gs.cards[first], &gs.cards[first+1]
 			*a, *b = *b, *a // each card's parts still whole; their order not
-			if err := gs.check(); err == nil || !strings.Contains(err.Error(), "does not follow") {
+			if err := gs.check(nil); err == nil || !strings.Contains(err.Error(), "does not follow") {
 				t.Errorf("%s set %d: two listings swapped: %v", gs.Game().Code, i, err)
 			}
 			*a, *b = *b, *a

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/cardcat/cardcat/internal/pace"
 )
 
 // MaxSearchMatches is the most matches one search returns; more set Truncated.
@@ -290,10 +292,13 @@ type sortedPrefixes struct {
 
 const prefixBlock = 64
 
-// keyPrefixes returns the keyPrefix of key(i) for i in [0, n).
-func keyPrefixes(n int, key func(int) string) sortedPrefixes {
+// keyPrefixes returns the keyPrefix of key(i) for i in [0, n), stepping p.
+func keyPrefixes(n int, key func(int) string, p *pace.Pacer) sortedPrefixes {
 	s := sortedPrefixes{pfx: make([]uint64, n), top: make([]uint64, (n+prefixBlock-1)/prefixBlock)}
 	for i := range s.pfx {
+		if i%pacedCards == 0 {
+			p.Step()
+		}
 		s.pfx[i] = keyPrefix(key(i))
 	}
 	for j := range s.top {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cardcat/cardcat/internal/pace"
 )
 
 // searchIndex answers searches without scanning the names: the folded names
@@ -110,11 +112,12 @@ func (ix *searchIndex) suffixRange(w string) (lo, hi int) {
 
 // derive makes the arrays derived from the others (not stored in the
 // snapshot's binary form): the key prefixes of the sorted arrays, and the
-// block maps of the tokens' lists (which need the lists' bitsets made).
-func (ix *searchIndex) derive() {
-	ix.namePfx = keyPrefixes(len(ix.byName), func(i int) string { return ix.name(ix.byName[i]) })
-	ix.numPfx = keyPrefixes(len(ix.byNum), func(i int) string { return ix.num(ix.byNum[i]) })
-	ix.sufPfx = keyPrefixes(len(ix.sufAt), ix.suffix)
+// block maps of the tokens' lists (which need the lists' bitsets made),
+// stepping p.
+func (ix *searchIndex) derive(p *pace.Pacer) {
+	ix.namePfx = keyPrefixes(len(ix.byName), func(i int) string { return ix.name(ix.byName[i]) }, p)
+	ix.numPfx = keyPrefixes(len(ix.byNum), func(i int) string { return ix.num(ix.byNum[i]) }, p)
+	ix.sufPfx = keyPrefixes(len(ix.sufAt), ix.suffix, p)
 	n := max(len(ix.nameOff)-1, 0)
 	ix.blocks = buildBlockLists(ix, n, defaultBlockBudget*n)
 }
@@ -219,7 +222,7 @@ func (b *indexBuilder) build() searchIndex {
 	ix.nameHeads = buildPrefixHeads(ix.byName, ix.name, true, b.headMin, b.headRefs)
 	ix.numHeads = buildPrefixHeads(ix.byNum, ix.num, false, b.headMin, b.headRefs)
 	ix.dense = buildDenseLists(&ix, int(n), b.denseDiv, b.denseLists)
-	ix.derive()
+	ix.derive(nil)
 	return ix
 }
 

@@ -278,7 +278,7 @@ func TestSortedPrefixesFirst(t *testing.T) {
 			vals[i] = uint64(rng.IntN(max(n/3, 1))) * 4 // runs of equal values; odd values fall between
 		}
 		slices.Sort(vals)
-		s := keyPrefixes(n, func(i int) string { return string(binary.BigEndian.AppendUint64(nil, vals[i])) })
+		s := keyPrefixes(n, func(i int) string { return string(binary.BigEndian.AppendUint64(nil, vals[i])) }, nil)
 		for v := uint64(0); v <= uint64(n/3+1)*4+1; v++ {
 			want := 0
 			for want < n && vals[want] < v {

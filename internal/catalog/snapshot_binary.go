@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/binio"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/pace"
 )
 
 // SnapshotEncoding is the version of the binary form WriteBinary writes and
@@ -42,8 +43,9 @@ func (s *Snapshot) WriteBinary(w *binio.Writer) {
 }
 
 // ReadSnapshot reads a snapshot written by WriteBinary for the games of reg
-// (the same games, in the same order, or it is refused).
-func ReadSnapshot(r *binio.Reader, reg *game.Registry) (*Snapshot, error) {
+// (the same games, in the same order, or it is refused). Its checks over
+// every card step p (nil: unpaced).
+func ReadSnapshot(r *binio.Reader, reg *game.Registry, p *pace.Pacer) (*Snapshot, error) {
 	s := &Snapshot{Version: r.Varint()}
 	if t := r.Bytes(); r.Err() == nil {
 		if err := s.CreatedAt.UnmarshalBinary(t); err != nil {
@@ -55,7 +57,7 @@ func ReadSnapshot(r *binio.Reader, reg *game.Registry) (*Snapshot, error) {
 		r.Failf("%d games, the registry has %d", n, len(reg.All()))
 	}
 	for i := 0; i < n && r.Err() == nil; i++ {
-		g := readGameSnapshot(r, reg.All()[i])
+		g := readGameSnapshot(r, reg.All()[i], p)
 		s.games = append(s.games, g)
 	}
 	if err := r.Err(); err != nil {
@@ -276,7 +278,7 @@ func count(r *binio.Reader, limit uint64, what string) uint32 {
 // the heap's.
 func (g *GameSnapshot) Backing() any { return g.backing }
 
-func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
+func readGameSnapshot(r *binio.Reader, g game.Game, p *pace.Pacer) *GameSnapshot {
 	gs := &GameSnapshot{game: g, byOther: map[string]CardRef{}}
 	if code := r.String(); r.Err() == nil && code != g.Code {
 		r.Failf("game %q where the registry has %q", code, g.Code)
@@ -410,10 +412,10 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 	ix.dense.bits = r.U64sRef()
 
 	if r.Err() == nil {
-		if err := gs.check(); err != nil {
+		if err := gs.check(p); err != nil {
 			r.Failf("game %s: %v", g.Code, err)
 		} else {
-			ix.derive()
+			ix.derive(p)
 		}
 	}
 	return gs
@@ -422,7 +424,7 @@ func readGameSnapshot(r *binio.Reader, g game.Game) *GameSnapshot {
 // check verifies every offset and reference that a request would follow,
 // and every card's record, so that a snapshot read from a file cannot fail
 // a request however its bytes were damaged.
-func (gs *GameSnapshot) check() error {
+func (gs *GameSnapshot) check(p *pace.Pacer) error {
 	n := uint32(len(gs.cards))
 	for i := range gs.sets {
 		s := &gs.sets[i]
@@ -431,6 +433,9 @@ func (gs *GameSnapshot) check() error {
 		}
 	}
 	for i := range gs.cards {
+		if i%pacedCards == 0 {
+			p.Step()
+		}
 		e := &gs.cards[i]
 		if int(e.chunk) >= len(gs.chunks) {
 			return fmt.Errorf("card %d: chunk %d of %d", i, e.chunk, len(gs.chunks))
@@ -496,6 +501,10 @@ func (gs *GameSnapshot) check() error {
 	}
 	return nil
 }
+
+// pacedCards is how many cards a loop over them checks between two steps of
+// its Pacer (a few microseconds).
+const pacedCards = 256
 
 // offsets reports whether off is n+1 ascending offsets from 0 to size.
 func offsets(off []uint32, n uint32, size int) bool {

@@ -37,7 +37,7 @@ func binaryOf(tb testing.TB, s *Snapshot) []byte {
 // readBack is s written in its binary form and read back.
 func readBack(tb testing.TB, s *Snapshot) *Snapshot {
 	tb.Helper()
-	read, err := ReadSnapshot(binio.NewBytesReader(binaryOf(tb, s), nil), game.Default())
+	read, err := ReadSnapshot(binio.NewBytesReader(binaryOf(tb, s), nil), game.Default(), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -470,7 +470,7 @@ func TestReadSnapshotRefusesASetTwice(t *testing.T) {
 		t.Fatalf("%s: %d sets, the test needs two", gs.Game().Code, len(gs.sets))
 	}
 	gs.sets[1].ID = gs.sets[0].ID
-	_, err := ReadSnapshot(binio.NewBytesReader(binaryOf(t, s), nil), game.Default())
+	_, err := ReadSnapshot(binio.NewBytesReader(binaryOf(t, s), nil), game.Default(), nil)
 	if err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("err %v, want the set_id named twice", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/pace"
 	"github.com/zeebo/xxh3"
 )
 
@@ -150,13 +151,14 @@ func sum(v []uint64) uint64 {
 // renaming a new file over them (a new inode; the mapping keeps the old
 // one's pages, even once it is unlinked).
 func ReadArtifact(path string, reg *game.Registry, version int64) (*View, error) {
-	v, _, err := readArtifactFile(path, reg, version)
+	v, _, err := readArtifactFile(path, reg, version, nil)
 	return v, err
 }
 
 // readArtifactFile is ReadArtifact that also returns the file's mapping
-// (nil where the file was read instead).
-func readArtifactFile(path string, reg *game.Registry, version int64) (*View, *mapping, error) {
+// (nil where the file was read instead), paced by p (nil: not paced) when
+// a version is served beside the read.
+func readArtifactFile(path string, reg *game.Registry, version int64, p *pace.Pacer) (*View, *mapping, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("serving: snapshot artifact: %w", err)
@@ -169,12 +171,12 @@ func readArtifactFile(path string, reg *game.Registry, version int64) (*View, *m
 	var v *View
 	m, merr := mapFile(f, fi.Size())
 	if merr == nil {
-		if v, err = readMapped(m.data, m, reg, version); err != nil {
+		if v, err = readMapped(m.data, m, reg, version, p); err != nil {
 			m.release()
 			m = nil
 		}
 	} else {
-		v, err = readArtifact(f, fi.Size(), reg, version)
+		v, err = readArtifact(f, fi.Size(), reg, version, p)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("serving: snapshot artifact %s: %w", path, err)
@@ -227,7 +229,7 @@ func parseHeader(h []byte, size int64, nsections int, version int64) (artifactHe
 
 // readArtifact reads an artifact of size bytes from r, copying every value
 // (where files are not mapped), and checks the checksum as it reads.
-func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*View, error) {
+func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64, p *pace.Pacer) (*View, error) {
 	nsections := 1 + len(reg.All())
 	hl := headerLen(nsections)
 	if size < int64(hl) {
@@ -242,7 +244,7 @@ func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*
 		return nil, err
 	}
 	body := xxh3.New()
-	v, err := decodeBody(binio.NewReader(io.TeeReader(r, body), int64(ah.total)), ah, reg, version)
+	v, err := decodeBody(binio.NewReader(io.TeeReader(r, body), int64(ah.total)), ah, reg, version, p)
 	if err != nil {
 		return nil, err
 	}
@@ -255,17 +257,17 @@ func readArtifact(r io.Reader, size int64, reg *game.Registry, version int64) (*
 // hashStep is how much of a mapped artifact hashInSteps hashes per call.
 const hashStep = 1 << 20
 
-// hashInSteps is xxh3.Hash(b) a megabyte at a time. xxh3.Hash of a whole
-// artifact (1.7 GB at a million cards) is one assembly loop, which the Go
-// scheduler cannot preempt: on a server given one core it held every
-// request for the hash's length (BenchmarkHashStall: 24 ms for 512 MB);
-// between two steps the scheduler can run them.
-func hashInSteps(b []byte) uint64 {
+// hashInSteps is xxh3.Hash(b) a megabyte at a time, stepping p. xxh3.Hash of
+// a whole artifact (1.7 GB at a million cards) is one assembly loop, which
+// the Go scheduler cannot preempt: on a server given one core it held every
+// request for the hash's length (BenchmarkHashStall: 24 ms for 512 MB).
+func hashInSteps(b []byte, p *pace.Pacer) uint64 {
 	h := xxh3.New()
 	for len(b) > 0 {
 		n := min(len(b), hashStep)
 		h.Write(b[:n])
 		b = b[n:]
+		p.Step()
 	}
 	return h.Sum64()
 }
@@ -275,8 +277,10 @@ func hashInSteps(b []byte) uint64 {
 // snapshot). The checksum covers every byte, so that no damaged byte is
 // ever served; it is computed while the sections are decoded, on another
 // core (the decoders check every value, so decoding bytes not yet verified
-// is safe), and the view is returned only once it matches.
-func readMapped(data []byte, owner any, reg *game.Registry, version int64) (*View, error) {
+// is safe), and the view is returned only once it matches. Paced (p not
+// nil), the checksum follows the decoding in the same goroutine, as paced
+// work must (package pace).
+func readMapped(data []byte, owner any, reg *game.Registry, version int64, p *pace.Pacer) (*View, error) {
 	nsections := 1 + len(reg.All())
 	hl := headerLen(nsections)
 	if len(data) < hl {
@@ -287,8 +291,14 @@ func readMapped(data []byte, owner any, reg *game.Registry, version int64) (*Vie
 		return nil, err
 	}
 	body := make(chan uint64, 1)
-	go func() { body <- hashInSteps(data[hl:]) }()
-	v, err := decodeBody(binio.NewBytesReader(data[hl:], owner), ah, reg, version)
+	hash := func() { body <- hashInSteps(data[hl:], p) }
+	if p == nil {
+		go hash()
+	}
+	v, err := decodeBody(binio.NewBytesReader(data[hl:], owner), ah, reg, version, p)
+	if p != nil {
+		hash()
+	}
 	if got := sealSum(data[:hl-8], <-body); got != ah.checksum {
 		return nil, invalid("checksum %016x, the contents give %016x", ah.checksum, got)
 	}
@@ -296,7 +306,7 @@ func readMapped(data []byte, owner any, reg *game.Registry, version int64) (*Vie
 }
 
 // decodeBody decodes the sections of a body from br.
-func decodeBody(br *binio.Reader, ah artifactHeader, reg *game.Registry, version int64) (*View, error) {
+func decodeBody(br *binio.Reader, ah artifactHeader, reg *game.Registry, version int64, p *pace.Pacer) (*View, error) {
 	sections, total, nsections := ah.sections, ah.total, len(ah.sections)
 	end := func(i int) error {
 		if err := br.Err(); err != nil {
@@ -307,7 +317,7 @@ func decodeBody(br *binio.Reader, ah artifactHeader, reg *game.Registry, version
 		}
 		return nil
 	}
-	snap, err := catalog.ReadSnapshot(br, reg)
+	snap, err := catalog.ReadSnapshot(br, reg, p)
 	if err == nil {
 		err = end(0)
 	}

@@ -61,7 +61,7 @@ func BenchmarkReadArtifact(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_, err = readArtifact(f, fi.Size(), reg, version)
+			_, err = readArtifact(f, fi.Size(), reg, version, nil)
 			f.Close()
 			if err != nil {
 				b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/cardcat/cardcat/internal/analytics"
 	"github.com/cardcat/cardcat/internal/catalog"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/pace"
 	"github.com/zeebo/xxh3"
 )
 
@@ -26,6 +27,9 @@ func FuzzReadArtifact(f *testing.F) {
 	f.Add(good, false)
 	f.Add(good, true)
 	f.Add(good[:len(good)/2], true)
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)-1] ^= 1 // the checksum refuses it
+	f.Add(flipped, false)
 	f.Add([]byte("CCSNAP\r\n"), false)
 	f.Add([]byte{}, false)
 	reg := game.Default()
@@ -34,16 +38,18 @@ func FuzzReadArtifact(f *testing.F) {
 			data = resealed(data, len(reg.All())+1)
 		}
 		// Both ways of reading: copied from a reader, and in place (as
-		// from a mapped file), whose strings share data.
-		v, err := readArtifact(bytes.NewReader(data), int64(len(data)), reg, 1)
-		mv, merr := readMapped(data, nil, reg, 1)
-		for _, e := range []error{err, merr} {
+		// from a mapped file), whose strings share data; in place paced
+		// too (the checksum after the decoding, in one goroutine).
+		v, err := readArtifact(bytes.NewReader(data), int64(len(data)), reg, 1, nil)
+		mv, merr := readMapped(data, nil, reg, 1, nil)
+		_, perr := readMapped(data, nil, reg, 1, new(pace.Pacer))
+		for _, e := range []error{err, merr, perr} {
 			if e != nil && !errors.Is(e, ErrArtifactInvalid) {
 				t.Fatalf("an error that is not a refusal: %v", e)
 			}
 		}
-		if (err == nil) != (merr == nil) {
-			t.Fatalf("read: %v; in place: %v", err, merr)
+		if (err == nil) != (merr == nil) || (merr == nil) != (perr == nil) {
+			t.Fatalf("read: %v; in place: %v; in place, paced: %v", err, merr, perr)
 		}
 		if err == nil {
 			exercise(v)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/cardcat/cardcat/internal/pace"
 )
 
 // TestHashInSteps: the checksum a megabyte at a time is xxh3.Hash's, at
@@ -19,7 +21,7 @@ func TestHashInSteps(t *testing.T) {
 		b[i] = byte(rng.Uint32())
 	}
 	for _, n := range []int{0, 1, 239, 240, 1024, hashStep - 1, hashStep, hashStep + 1, 3*hashStep + 5} {
-		if got, want := hashInSteps(b[:n]), xxh3.Hash(b[:n]); got != want {
+		if got, want := hashInSteps(b[:n], nil), xxh3.Hash(b[:n]); got != want {
 			t.Errorf("%d bytes: %016x, xxh3.Hash %016x", n, got, want)
 		}
 	}
@@ -29,7 +31,8 @@ func TestHashInSteps(t *testing.T) {
 // µs, on one core (GOMAXPROCS 1, as a pinned server), and reports the
 // longest wait between two ticks: the time no other goroutine could run.
 // xxh3.Hash of it all is one call the scheduler cannot preempt;
-// hashInSteps yields between megabytes.
+// hashInSteps can be preempted between megabytes, and paced it pauses
+// (package pace; its own benchmark measures requests woken by the network).
 func BenchmarkHashStall(b *testing.B) {
 	data := make([]byte, 512<<20)
 	for i := range data {
@@ -39,7 +42,7 @@ func BenchmarkHashStall(b *testing.B) {
 	for _, tt := range []struct {
 		name string
 		hash func([]byte) uint64
-	}{{"whole", xxh3.Hash}, {"steps", hashInSteps}} {
+	}{{"whole", xxh3.Hash}, {"steps", func(b []byte) uint64 { return hashInSteps(b, nil) }}, {"paced", func(b []byte) uint64 { return hashInSteps(b, new(pace.Pacer)) }}} {
 		b.Run(tt.name, func(b *testing.B) {
 			var worst time.Duration
 			for b.Loop() {

@@ -303,7 +303,7 @@ func TestArtifactRefusedUnmapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readMapped(m.data, m, game.Default(), built.Version); err == nil {
+	if _, err := readMapped(m.data, m, game.Default(), built.Version, nil); err == nil {
 		t.Fatal("a damaged file read")
 	}
 	m.release()

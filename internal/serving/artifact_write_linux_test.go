@@ -142,7 +142,7 @@ func TestFetchedArtifactMapsHuge(t *testing.T) {
 				t.Fatal(err)
 			}
 			replica := &Artifacts{Dir: t.TempDir(), Remote: remote}
-			if _, where, err := replica.Load(t.Context(), game.Default(), built.Version); err != nil || where != "s3" {
+			if _, where, err := replica.Load(t.Context(), game.Default(), built.Version, nil); err != nil || where != "s3" {
 				t.Fatalf("Load: %q, %v", where, err)
 			}
 			if got := mappedHuge(t, replica.Path(built.Version)); got < whole {

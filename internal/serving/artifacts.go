@@ -16,6 +16,7 @@ import (
 
 	"github.com/cardcat/cardcat/internal/blob"
 	"github.com/cardcat/cardcat/internal/game"
+	"github.com/cardcat/cardcat/internal/pace"
 )
 
 // Artifacts keeps the snapshot artifacts of catalogue versions: in Dir
@@ -67,10 +68,11 @@ func (a *Artifacts) log() *slog.Logger {
 // Load reads the View of a version from its artifact: the directory's,
 // else Remote's (copied into the directory first). It returns where it was
 // read ("disk", "s3"), or an error when no artifact could be served; a
-// refused or unreadable artifact is logged with why.
-func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64) (*View, string, error) {
+// refused or unreadable artifact is logged with why. p paces the read (nil:
+// none) when a version is served beside it.
+func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64, p *pace.Pacer) (*View, string, error) {
 	path := a.Path(version)
-	v, m, err := readArtifactFile(path, reg, version)
+	v, m, err := readArtifactFile(path, reg, version, p)
 	if err == nil {
 		a.settling.Go(func() { a.settleHuge(path, m, version) })
 		return v, "disk", nil
@@ -102,7 +104,7 @@ func (a *Artifacts) Load(ctx context.Context, reg *game.Registry, version int64)
 			fetchErr = err
 			return err
 		}
-		if v, m, err = readArtifactFile(f.Name(), reg, version); err != nil {
+		if v, m, err = readArtifactFile(f.Name(), reg, version, p); err != nil {
 			a.log().Warn("snapshot artifact refused", "version", version, "where", "s3", "err", err)
 			fetchErr = err
 			return err
@@ -149,10 +151,11 @@ func (a *Artifacts) waitSettled() { a.settling.Wait() }
 
 // Mapped reads version's artifact from the directory when the system maps
 // it in place, and nil otherwise (a file read into memory would hold the
-// same bytes as the view built from the store, and cost a read more).
+// same bytes as the view built from the store, and cost a read more). The
+// read is paced: the version built is served beside it.
 func (a *Artifacts) Mapped(reg *game.Registry, version int64) (*View, error) {
 	path := a.Path(version)
-	v, m, err := readArtifactFile(path, reg, version)
+	v, m, err := readArtifactFile(path, reg, version, new(pace.Pacer))
 	if err != nil || m == nil {
 		return nil, err
 	}

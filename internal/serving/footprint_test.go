@@ -80,7 +80,7 @@ func TestFootprint(t *testing.T) {
 func TestArtifactRowsAligned(t *testing.T) {
 	t.Parallel()
 	built, arts := mustBuiltArtifact(t)
-	read, m, err := readArtifactFile(arts.Path(built.Version), game.Default(), built.Version)
+	read, m, err := readArtifactFile(arts.Path(built.Version), game.Default(), built.Version, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"runtime/debug"
 	"time"
+
+	"github.com/cardcat/cardcat/internal/pace"
 )
 
 // DefaultArtifactWait is Holder.ArtifactWait's default: longer than ingest
@@ -31,7 +33,11 @@ func (h *Holder) fromArtifact(ctx context.Context, version int64) (view *View, w
 	ctx, cancel := context.WithTimeout(ctx, h.LoadTimeout)
 	defer cancel()
 	start := time.Now()
-	view, where, err := h.Artifacts.Load(ctx, h.reg, version)
+	var p *pace.Pacer // a holder serving nothing yet reads at full speed
+	if h.Current() != nil {
+		p = new(pace.Pacer)
+	}
+	view, where, err := h.Artifacts.Load(ctx, h.reg, version, p)
 	if err == nil {
 		h.log.Info("catalogue snapshot ready", "version", version, "source", "artifact", "where", where,
 			"read", time.Since(start).Round(time.Millisecond))
