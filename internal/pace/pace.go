@@ -5,34 +5,39 @@
 // On a process given one core (GOMAXPROCS 1), a goroutine that computes
 // without blocking keeps the only P until the scheduler preempts it, 10 ms
 // later, and only then are the requests the network woke run: every request
-// waits for it (BenchmarkPacerStall). Yielding (runtime.Gosched) does not
-// help: the scheduler takes the yielded goroutine again before it polls the
-// network. A short sleep does: with nothing else to run, the scheduler polls
-// the network before the sleep ends.
+// waits for it (BenchmarkPacerStall). A pause is two steps. A short sleep
+// first: with nothing else to run, the scheduler polls the network before
+// the sleep ends (runtime.Gosched alone does not: the scheduler takes the
+// yielded goroutine again before it polls). Then runtime.Gosched: a
+// goroutine woken by its timer is run next, ahead of the requests the poll
+// found, and a sleep alone gave the requests almost nothing (under load, a
+// request's p99 of 200 ms beside the work; bench/README.md, "Paced
+// background work"); yielded, the work waits behind them.
 package pace
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
 // Slice is how long work runs between two pauses while requests are
-// served: the longest a request waits for it, beside the scheduler's 10 ms.
-const Slice = time.Millisecond
+// served: about what a request waits for it.
+const Slice = 250 * time.Microsecond
 
-// IdleSlice is the longest slice, which the slices double to while nothing
-// else runs in the pauses: on an idle process a pause lasts until the
-// network poller's next wake-up (it waits in whole milliseconds), which
-// would double the work's time at one pause a millisecond.
+// IdleSlice is the longest slice, which the slices double to while the
+// process is idle in the pauses: an idle process's pause lasts until the
+// network poller's next wake-up (it waits in whole milliseconds), which at
+// one pause a Slice would make the work several times as long.
 const IdleSlice = 16 * time.Millisecond
 
-// busyCPU is the process's CPU time in a pause above which it ran
-// something else (requests) in it: a pause costs about 10 µs of CPU by
-// itself, a request at the wire 25 µs or more (bench/README.md, "Paced background
-// work").
-const busyCPU = 40 * time.Microsecond
-
 // Pause is each pause's sleep: long enough that the scheduler polls the
-// network before the sleep ends, and short enough to be over by the time the
-// requests it found have run.
+// network before the sleep ends.
 const Pause = 10 * time.Microsecond
+
+// idleWait is how long a pause lasts, at least, when the poller waited for
+// its wake-up: a pause that found nothing to run but ended sooner is one
+// between two requests, not an idle process.
+const idleWait = 900 * time.Microsecond
 
 // A Pacer pauses a piece of work once per slice. Its zero value is ready; a
 // nil *Pacer never pauses (the same work where no request waits: a server's
@@ -54,8 +59,9 @@ type Pacer struct {
 
 // Step is called between two steps of the work (a line, a megabyte): it
 // pauses once the slice has passed since the work began or last paused.
-// The next slice is Slice when the process ran something else in the pause
-// (requests), else twice the last, up to IdleSlice.
+// The next slice is twice the last, up to IdleSlice, after a pause in which
+// the process was idle (the pause waited for the poller, and the process
+// ran for less than a quarter of it), else Slice.
 func (p *Pacer) Step() {
 	if p == nil {
 		return
@@ -67,13 +73,16 @@ func (p *Pacer) Step() {
 	case !now.Before(p.next):
 		cpu, ok := p.cpuTime()
 		p.pause(Pause)
+		runtime.Gosched()
 		p.n++
-		if after, _ := p.cpuTime(); !ok || after-cpu >= busyCPU {
-			p.slice = Slice
-		} else {
+		end := p.clock()
+		after, _ := p.cpuTime()
+		if wall := end.Sub(now); ok && wall >= idleWait && after-cpu < wall/4 {
 			p.slice = min(2*p.slice, IdleSlice)
+		} else {
+			p.slice = Slice
 		}
-		p.next = p.clock().Add(p.slice)
+		p.next = end.Add(p.slice)
 	}
 }
 
@@ -93,7 +102,7 @@ func (p *Pacer) pause(d time.Duration) {
 }
 
 // cpuTime is the process's CPU time, or false where the system does not
-// say (every pause then ends a busy slice).
+// say (every slice is then Slice).
 func (p *Pacer) cpuTime() (time.Duration, bool) {
 	if p.cpu != nil {
 		return p.cpu()

@@ -10,14 +10,23 @@ import (
 )
 
 // TestPacerSlices: no pause before a slice has passed since the first step,
-// then one pause per slice, counted from the pause's end; the slice is Slice
-// after a pause in which the process ran (requests), and doubles up to
-// IdleSlice after pauses in which it did not.
+// then one pause per slice, counted from the pause's end; the slice doubles
+// up to IdleSlice after pauses in which the process was idle (it waited for
+// the poller and ran for less than a quarter of the pause), and is Slice
+// after any other: requests ran, or the pause found nothing to run but
+// ended at once (between two requests).
 func TestPacerSlices(t *testing.T) {
+	type pauseKind int
+	const (
+		busy    pauseKind = iota // requests ran for most of it
+		idle                     // the poller's wait, nothing run
+		between                  // nothing to run, over at once
+		light                    // the poller's wait, then one request
+	)
 	var (
 		now    = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 		cpu    time.Duration
-		busy   bool // whether the next pause runs requests
+		kind   pauseKind
 		slept  []time.Duration
 		cpuSay = true
 	)
@@ -25,10 +34,15 @@ func TestPacerSlices(t *testing.T) {
 		now: func() time.Time { return now },
 		sleep: func(d time.Duration) {
 			slept = append(slept, d)
-			if busy {
-				now, cpu = now.Add(3*time.Millisecond), cpu+3*time.Millisecond // requests ran
-			} else {
-				now = now.Add(time.Millisecond) // the poller's wait, nothing run
+			switch kind {
+			case busy:
+				now, cpu = now.Add(3*time.Millisecond), cpu+2*time.Millisecond
+			case idle:
+				now, cpu = now.Add(1050*time.Microsecond), cpu+30*time.Microsecond
+			case between:
+				now, cpu = now.Add(15*time.Microsecond), cpu+10*time.Microsecond
+			case light:
+				now, cpu = now.Add(1100*time.Microsecond), cpu+120*time.Microsecond
 			}
 		},
 		cpu: func() (time.Duration, bool) { return cpu, cpuSay },
@@ -40,28 +54,33 @@ func TestPacerSlices(t *testing.T) {
 		return p.n > before
 	}
 	steps := []struct {
-		after       time.Duration // since the step before
-		busy, pause bool
-		slice       time.Duration // the slice after the step
+		after time.Duration // since the step before
+		kind  pauseKind
+		pause bool
+		slice time.Duration // the slice after the step
 	}{
-		{0, true, false, Slice},                 // the work begins
-		{Slice - 1, true, false, Slice},         // not yet a slice
-		{1, true, true, Slice},                  // a slice: paused, requests ran
-		{Slice / 2, true, false, Slice},         //
-		{Slice / 2, true, true, Slice},          //
-		{10 * Slice, true, true, Slice},         // one pause however long the step
-		{Slice, false, true, 2 * Slice},         // nothing ran in the pause
-		{2*Slice - 1, false, false, 2 * Slice},  //
-		{1, false, true, 4 * Slice},             //
-		{4 * Slice, false, true, 8 * Slice},     //
-		{8 * Slice, false, true, IdleSlice},     //
-		{IdleSlice, false, true, IdleSlice},     // no longer than IdleSlice
-		{IdleSlice - 1, true, false, IdleSlice}, //
-		{1, true, true, Slice},                  // requests again: back to Slice
-		{Slice, false, true, 2 * Slice},         //
+		{0, busy, false, Slice},                 // the work begins
+		{Slice - 1, busy, false, Slice},         // not yet a slice
+		{1, busy, true, Slice},                  // a slice: paused, requests ran
+		{Slice / 2, busy, false, Slice},         //
+		{Slice / 2, busy, true, Slice},          //
+		{10 * Slice, busy, true, Slice},         // one pause however long the step
+		{Slice, idle, true, 2 * Slice},          // idle
+		{2*Slice - 1, idle, false, 2 * Slice},   //
+		{1, idle, true, 4 * Slice},              //
+		{4 * Slice, between, true, Slice},       // nothing ran, but no wait: back to Slice
+		{Slice, idle, true, 2 * Slice},          //
+		{2 * Slice, light, true, 4 * Slice},     // a light load is idle enough
+		{4 * Slice, idle, true, 8 * Slice},      //
+		{8 * Slice, idle, true, 16 * Slice},     //
+		{16 * Slice, idle, true, 32 * Slice},    //
+		{32 * Slice, idle, true, IdleSlice},     //
+		{IdleSlice, idle, true, IdleSlice},      // no longer than IdleSlice
+		{IdleSlice - 1, busy, false, IdleSlice}, //
+		{1, busy, true, Slice},                  // requests again: back to Slice
 	}
 	for i, s := range steps {
-		busy = s.busy
+		kind = s.kind
 		if paused := step(s.after); paused != s.pause || p.slice != s.slice {
 			t.Errorf("step %d (%v after the one before): paused %v, slice %v; want %v, %v", i, s.after, paused, p.slice, s.pause, s.slice)
 		}
@@ -70,9 +89,9 @@ func TestPacerSlices(t *testing.T) {
 		t.Errorf("slept %v, want %d pauses of %v", slept, p.n, Pause)
 	}
 
-	// Where the system does not say the process's CPU time, every pause
-	// ends a busy slice.
-	cpuSay, busy = false, false
+	// Where the system does not say the process's CPU time, every slice is
+	// Slice.
+	cpuSay, kind = false, idle
 	for range 3 {
 		if !step(p.slice) || p.slice != Slice {
 			t.Fatalf("without the CPU time: slice %v, want %v", p.slice, Slice)
