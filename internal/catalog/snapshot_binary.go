@@ -502,8 +502,8 @@ func (gs *GameSnapshot) check(p *pace.Pacer) error {
 	return nil
 }
 
-// pacedCards is how many cards a loop over them checks between two steps of
-// its Pacer (a few microseconds).
+// pacedCards is how many cards (or keys) a loop over them handles between
+// two steps of its Pacer: a few microseconds of work.
 const pacedCards = 256
 
 // offsets reports whether off is n+1 ascending offsets from 0 to size.
