@@ -118,8 +118,10 @@ func TestServeBulkSharedS3(t *testing.T) {
 			t.Errorf("GET %s from B: %d, %d bytes, from A %d bytes", path, resp.StatusCode, len(fromB), len(fromA))
 		}
 	}
-	logs := b.stderr.String()
-	if strings.Contains(logs, `msg="bulk file built"`) || !strings.Contains(logs, `msg="bulk file fetched"`) {
+	// The log reaches stderr up to 100 ms after the line (the log buffer's
+	// flush): wait for it.
+	waitLog(t, b, `msg="bulk file fetched" version=1 game=dbs`)
+	if logs := b.stderr.String(); strings.Contains(logs, `msg="bulk file built"`) {
 		t.Errorf("B built files rather than fetch them:\n%s", logs)
 	}
 }
