@@ -204,7 +204,7 @@ func TestProcessCPU(t *testing.T) {
 		if runtime.GOOS == "linux" {
 			t.Fatal("no CPU time on linux")
 		}
-		t.Skip("the system does not say the process's CPU time: every pause ends a busy slice")
+		t.Skip("the system does not say the process's CPU time: every slice is Slice")
 	}
 	work(20*time.Millisecond, false)
 	if after, _ := processCPU(); after <= before {
